@@ -1,0 +1,21 @@
+// Move notation: UCI long algebraic (e2e4, e7e8q) and SAN (Nf3, exd5, O-O, e8=Q+).
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "engine/board.h"
+
+namespace sparring {
+
+// Returns the move in UCI notation ("0000" for Move::none()).
+std::string to_uci(Move m);
+// Returns the legal move written in UCI notation, or Move::none() if it is not legal here.
+Move parse_uci(const Board& board, std::string_view text);
+// Returns the legal move m in SAN, with + or # when it gives check or mate.
+std::string to_san(const Board& board, Move m);
+// Returns the legal move written in SAN (check marks and annotations tolerated),
+// or Move::none() if it is not legal or ambiguous here.
+Move parse_san(const Board& board, std::string_view text);
+
+}  // namespace sparring
