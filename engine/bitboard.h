@@ -2,7 +2,13 @@
 // The tables are immutable and built before main() from constant data; nothing needs an init().
 #pragma once
 
+#include <array>
 #include <bit>
+#include <cstdlib>
+
+#ifdef SPARRING_USE_PEXT
+#include <immintrin.h>
+#endif
 
 #include "engine/types.h"
 
@@ -19,19 +25,31 @@ constexpr Bitboard RANK_6_BB = RANK_1_BB << 40;
 constexpr Bitboard RANK_7_BB = RANK_1_BB << 48;
 constexpr Bitboard RANK_8_BB = RANK_1_BB << 56;
 
-constexpr Bitboard file_bb(int file) { return FILE_A_BB << file; }
-constexpr Bitboard rank_bb(int rank) { return RANK_1_BB << (8 * rank); }
+constexpr Bitboard file_bb(int file) {
+    return FILE_A_BB << file;
+}
+constexpr Bitboard rank_bb(int rank) {
+    return RANK_1_BB << (8 * rank);
+}
 
-inline int popcount(Bitboard b) { return std::popcount(b); }
-inline Square lsb(Bitboard b) { return Square(std::countr_zero(b)); }
-inline Square msb(Bitboard b) { return Square(63 - std::countl_zero(b)); }
+inline int popcount(Bitboard b) {
+    return std::popcount(b);
+}
+inline Square lsb(Bitboard b) {
+    return Square(std::countr_zero(b));
+}
+inline Square msb(Bitboard b) {
+    return Square(63 - std::countl_zero(b));
+}
 // Removes the lowest set bit of b and returns its square.
 inline Square pop_lsb(Bitboard& b) {
     Square s = lsb(b);
     b &= b - 1;
     return s;
 }
-inline bool more_than_one(Bitboard b) { return (b & (b - 1)) != 0; }
+inline bool more_than_one(Bitboard b) {
+    return (b & (b - 1)) != 0;
+}
 
 // Shifts every bit of b one step in a direction, dropping bits that would wrap around.
 template <int Delta>
@@ -49,21 +67,92 @@ constexpr Bitboard shift(Bitboard b) {
     return 0;
 }
 
-Bitboard pawn_attacks(Color c, Square s);
-Bitboard knight_attacks(Square s);
-Bitboard king_attacks(Square s);
-Bitboard bishop_attacks(Square s, Bitboard occupied);
-Bitboard rook_attacks(Square s, Bitboard occupied);
+namespace detail {
+
+// One square's slider lookup: the relevant-occupancy mask, the magic factor and the square's
+// slice of the shared attack array.
+struct SliderMagic {
+    Bitboard mask = 0;
+    Bitboard magic = 0;
+    const Bitboard* attacks = nullptr;
+    unsigned shift = 0;
+
+    // Maps an occupancy to its index in this square's slice.
+    unsigned index(Bitboard occupied) const {
+#ifdef SPARRING_USE_PEXT
+        return static_cast<unsigned>(_pext_u64(occupied, mask));
+#else
+        return static_cast<unsigned>(((occupied & mask) * magic) >> shift);
+#endif
+    }
+};
+
+// Every attack and geometry table; the one instance is built before main() and never changes.
+struct AttackTables {
+    AttackTables();
+    AttackTables(const AttackTables&) = delete;  // the magics point into this very object
+    AttackTables& operator=(const AttackTables&) = delete;
+
+    std::array<std::array<Bitboard, SQUARE_NB>, COLOR_NB> pawn{};
+    std::array<Bitboard, SQUARE_NB> knight{};
+    std::array<Bitboard, SQUARE_NB> king{};
+    std::array<SliderMagic, SQUARE_NB> bishop{};
+    std::array<SliderMagic, SQUARE_NB> rook{};
+    std::array<Bitboard, SQUARE_NB> bishop_rays{};  // attacks on an empty board
+    std::array<Bitboard, SQUARE_NB> rook_rays{};
+    std::array<std::array<Bitboard, SQUARE_NB>, SQUARE_NB> between{};
+    std::array<std::array<Bitboard, SQUARE_NB>, SQUARE_NB> line{};
+    std::array<Bitboard, 5248> bishop_slices{};  // 2^(mask bits) entries per square, summed
+    std::array<Bitboard, 102400> rook_slices{};
+};
+
+extern const AttackTables ATTACKS;
+
+}  // namespace detail
+
+inline Bitboard pawn_attacks(Color c, Square s) {
+    return detail::ATTACKS.pawn[c][s];
+}
+inline Bitboard knight_attacks(Square s) {
+    return detail::ATTACKS.knight[s];
+}
+inline Bitboard king_attacks(Square s) {
+    return detail::ATTACKS.king[s];
+}
+inline Bitboard bishop_attacks(Square s, Bitboard occupied) {
+    const detail::SliderMagic& m = detail::ATTACKS.bishop[s];
+    return m.attacks[m.index(occupied)];
+}
+inline Bitboard rook_attacks(Square s, Bitboard occupied) {
+    const detail::SliderMagic& m = detail::ATTACKS.rook[s];
+    return m.attacks[m.index(occupied)];
+}
+// Returns the squares a bishop or a rook on s would attack on an empty board (a cheap
+// test for whether a slider can be relevant at all).
+inline Bitboard bishop_rays(Square s) {
+    return detail::ATTACKS.bishop_rays[s];
+}
+inline Bitboard rook_rays(Square s) {
+    return detail::ATTACKS.rook_rays[s];
+}
 inline Bitboard queen_attacks(Square s, Bitboard occupied) {
     return bishop_attacks(s, occupied) | rook_attacks(s, occupied);
 }
 // Returns the attacks of a non-pawn piece kind from s given the occupancy.
 Bitboard attacks_bb(PieceType pt, Square s, Bitboard occupied);
 // Returns the squares strictly between a and b on a rank, file or diagonal (0 if not aligned).
-Bitboard between_bb(Square a, Square b);
+inline Bitboard between_bb(Square a, Square b) {
+    return detail::ATTACKS.between[a][b];
+}
 // Returns the whole line through a and b (0 if not aligned).
-Bitboard line_bb(Square a, Square b);
+inline Bitboard line_bb(Square a, Square b) {
+    return detail::ATTACKS.line[a][b];
+}
 // Returns the Chebyshev distance between two squares.
-int distance(Square a, Square b);
+inline int distance(Square a, Square b) {
+    int files = std::abs(file_of(a) - file_of(b));
+    int ranks = std::abs(rank_of(a) - rank_of(b));
+    return files > ranks ? files : ranks;
+}
 
 }  // namespace sparring

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <array>
+#include <bit>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -34,6 +35,7 @@ struct MoveRecord {
     int halfmove_clock = 0;             // before the move
     Key hash = 0;                       // position hash before the move
     Score score = 0;                    // incremental psq score before the move
+    Bitboard checkers = 0;              // pieces giving check before the move
 
     Color captured_side() const { return color_of(captured); }
     PieceType captured_piece() const { return type_of(captured); }
@@ -101,6 +103,9 @@ public:
     bool in_check() const { return checkers_ != 0; }
     // Returns whether m (from any source, e.g. the hash table) is legal here.
     bool is_legal(Move m) const;
+    // Returns whether the side to move's pawn on from may take en passant onto target without
+    // leaving its own king in check (target must be the en passant square).
+    bool en_passant_is_safe(Square from, Square target) const;
     // Returns whether the legal move m gives check.
     bool gives_check(Move m) const;
     bool is_capture(Move m) const {
@@ -130,12 +135,18 @@ public:
     Score psq_score() const { return psq_; }
 
 private:
-    static Square lsb_of(Bitboard b);
+    struct Empty {};
+    explicit Board(Empty) {}
+
+    static Square lsb_of(Bitboard b) { return Square(std::countr_zero(b)); }
     void put_piece(Piece p, Square s);
     void remove_piece(Square s);
     void move_piece(Square from, Square to);
     void update_checkers();
-    void clear();
+    bool parse_fen(std::string_view fen, std::string& error);
+    bool en_passant_capturable(Square target) const;
+    Score compute_psq() const;
+    int repetitions(int enough) const;
 
     std::array<Bitboard, PIECE_TYPE_NB> by_type_{};
     std::array<Bitboard, COLOR_NB> by_color_{};

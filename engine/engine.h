@@ -2,6 +2,7 @@
 // Independent of the UCI text protocol, so the match runner drives it in-process.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -20,6 +21,10 @@ struct SearchLimits {
     int inc_ms[COLOR_NB] = {0, 0};    // increment per colour
     int movestogo = 0;                // 0: sudden death / increment
     bool infinite = false;            // search until stop()
+    int move_overhead_ms = 30;        // clock time kept back for delays outside the search
+    // Optional flag owned by the caller that stops the search when it turns true; unlike
+    // stop(), a caller can raise it before search() has even started.
+    const std::atomic<bool>* stop_signal = nullptr;
 };
 
 // What one UCI `info` line reports.
@@ -52,7 +57,10 @@ public:
         ParamSet params;
     };
 
-    explicit Engine(Options options = {});
+    // Builds an engine with the default options (two constructors rather than a default
+    // argument: a nested struct's member initializers cannot be used inside its class).
+    Engine();
+    explicit Engine(Options options);
     ~Engine();
     Engine(const Engine&) = delete;
     Engine& operator=(const Engine&) = delete;

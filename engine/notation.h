@@ -12,7 +12,8 @@ namespace sparring {
 std::string to_uci(Move m);
 // Returns the legal move written in UCI notation, or Move::none() if it is not legal here.
 Move parse_uci(const Board& board, std::string_view text);
-// Returns the legal move m in SAN, with + or # when it gives check or mate.
+// Returns the legal move m in SAN, with + or # when it gives check or mate (an empty string
+// when m is not legal here).
 std::string to_san(const Board& board, Move m);
 // Returns the legal move written in SAN (check marks and annotations tolerated),
 // or Move::none() if it is not legal or ambiguous here.

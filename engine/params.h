@@ -17,6 +17,7 @@ struct ParamSpec {
     int min;
     int max;
     std::string_view description;  // one short phrase
+    std::string_view group;        // the heading it is declared under, e.g. "Material"
 };
 
 // Returns every evaluation parameter, in the fixed order that indexes ParamSet.

@@ -1,0 +1,79 @@
+// `sparring book generate`: rebuilds an opening book (the shipped one among them) from a seed.
+#include <fstream>
+#include <iostream>
+#include <limits>
+#include <string>
+
+#include "cli/commands.h"
+#include "match/book_generator.h"
+
+namespace sparring::cli {
+
+namespace {
+
+constexpr Flag BookFlags[] = {
+    {"out", "FILE", "EPD file to write (required)"},
+    {"positions", "N", "distinct positions to find (default 1200)"},
+    {"seed", "N", "seed of the random moves (default 1)"},
+    {"min-plies", "N", "random moves from the start position, at least (default 6)"},
+    {"max-plies", "N", "random moves, at most (default 10)"},
+    {"max-score", "CP", "keep positions the engine scores within +-CP (default 80)"},
+    {"nodes", "N", "nodes of the engine's search of each position (default 20000)"},
+};
+
+// Returns an integer flag checked against [min, max].
+std::int64_t bounded(const Args& args, std::string_view name, std::int64_t fallback,
+                     std::int64_t min, std::int64_t max) {
+    const std::int64_t value = args.get_int(name, fallback);
+    if (value < min || value > max)
+        throw UsageError("--" + std::string(name) + " must be from " + std::to_string(min) +
+                         " to " + std::to_string(max));
+    return value;
+}
+
+// Runs `sparring book generate`.
+int run_book(const Args& args) {
+    if (args.positional().size() != 1 || args.positional()[0] != "generate")
+        throw UsageError("the only book command is 'sparring book generate --out FILE'");
+    match::BookGeneratorOptions options;
+    options.positions = static_cast<int>(bounded(args, "positions", 1200, 1, 1'000'000));
+    options.seed = static_cast<std::uint64_t>(
+        bounded(args, "seed", 1, 0, std::numeric_limits<std::int64_t>::max()));
+    options.min_plies = static_cast<int>(bounded(args, "min-plies", 6, 1, 200));
+    options.max_plies = static_cast<int>(bounded(args, "max-plies", 10, 1, 200));
+    if (options.max_plies < options.min_plies)
+        throw UsageError("--max-plies must not be below --min-plies");
+    options.max_score_cp = static_cast<int>(bounded(args, "max-score", 80, 0, 10000));
+    options.nodes = static_cast<std::uint64_t>(bounded(args, "nodes", 20000, 1, 100'000'000));
+    const std::string path = args.get_string("out");
+    std::ofstream out(path);
+    if (!out) throw std::runtime_error("cannot write '" + path + "'");
+
+    const auto book = match::generate_book(options, [&](int found) {
+        if (found % 100 == 0) std::cerr << "\r" << found << " positions" << std::flush;
+    });
+    std::cerr << "\r";
+    match::write_epd(out, book);
+    out.close();
+    if (!out) throw std::runtime_error("error writing '" + path + "'");
+    std::cerr << book.size() << " positions written to " << path << "\n";
+    if (static_cast<int>(book.size()) < options.positions) {
+        std::cerr << "sparring book: only " << book.size() << " of " << options.positions
+                  << " positions passed the score test\n";
+        return 1;
+    }
+    return 0;
+}
+
+}  // namespace
+
+Command book_command() {
+    return {"book",
+            "generate an opening book: random opening moves kept when the engine finds "
+            "them balanced",
+            "generate --out FILE [--positions N] [--seed N] [--min-plies N] [--max-plies N] "
+            "[--max-score CP] [--nodes N]",
+            BookFlags, run_book};
+}
+
+}  // namespace sparring::cli

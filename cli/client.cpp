@@ -1,0 +1,64 @@
+#include "cli/client.h"
+
+#include <cstdlib>
+#include <stdexcept>
+
+#include <google/protobuf/util/json_util.h>
+
+namespace sparring::cli {
+
+namespace {
+
+constexpr Flag kRemoteFlags[] = {
+    {"coordinator", "HOST:PORT", "coordinator address (default $SPARRING_COORDINATOR)"},
+    {"token", "TOKEN", "access token (default $SPARRING_TOKEN)"},
+    {"tls-ca", "FILE", "use TLS, verifying the coordinator with these CA certificates"},
+    {"timeout", "S", "seconds to wait for the coordinator (default 10)"},
+};
+
+// Returns a flag's value, else the environment variable's, else the fallback.
+std::string flag_or_env(const Args& args, std::string_view flag, const char* env,
+                        std::string_view fallback) {
+    if (args.has(flag)) return args.get_string(flag);
+    if (const char* value = std::getenv(env); value && *value) return value;
+    return std::string(fallback);
+}
+
+}  // namespace
+
+std::vector<Flag> with_remote_flags(std::initializer_list<Flag> own) {
+    std::vector<Flag> flags(own);
+    flags.insert(flags.end(), std::begin(kRemoteFlags), std::end(kRemoteFlags));
+    return flags;
+}
+
+RemoteClient::RemoteClient(const Args& args) {
+    endpoint_.address = flag_or_env(args, "coordinator", "SPARRING_COORDINATOR", "");
+    if (endpoint_.address.empty())
+        throw UsageError("no coordinator: pass --coordinator HOST:PORT or set "
+                         "SPARRING_COORDINATOR");
+    endpoint_.token = flag_or_env(args, "token", "SPARRING_TOKEN", "");
+    endpoint_.tls_ca_file = args.get_string("tls-ca", "");
+    const int64_t timeout_s = args.get_int("timeout", 10);
+    if (timeout_s < 1 || timeout_s > 3600) throw UsageError("--timeout must be in 1..3600");
+    timeout_ = std::chrono::seconds(timeout_s);
+    stub_ = v1::UserService::NewStub(rpc::make_channel(endpoint_));
+}
+
+void RemoteClient::check(const grpc::Status& status) const {
+    if (!status.ok())
+        throw std::runtime_error("coordinator " + endpoint_.address + ": " +
+                                 rpc::describe(status));
+}
+
+std::string to_json(const google::protobuf::Message& message) {
+    std::string json;
+    google::protobuf::util::JsonPrintOptions options;
+    options.preserve_proto_field_names = true;
+    options.always_print_primitive_fields = true;
+    if (!google::protobuf::util::MessageToJsonString(message, &json, options).ok())
+        throw std::runtime_error("cannot print the response as JSON");
+    return json;
+}
+
+}  // namespace sparring::cli

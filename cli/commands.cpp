@@ -1,0 +1,23 @@
+#include "cli/commands.h"
+
+#include <vector>
+
+namespace sparring::cli {
+
+std::span<const Command> commands() {
+    static const std::vector<Command> table = {
+        stats_command(),
+        match_command(),
+        book_command(),
+        versions_command(),
+        submit_command(),
+        runs_command(),
+        show_command(),
+        stop_command(),
+        workers_command(),
+        export_command(),
+    };
+    return table;
+}
+
+}  // namespace sparring::cli

@@ -1,0 +1,41 @@
+// The commands of the `sparring` CLI: one table that main dispatches over and prints as help.
+#pragma once
+
+#include <span>
+#include <string_view>
+
+#include "cli/args.h"
+
+namespace sparring::cli {
+
+// A CLI command: its flags are parsed (and `--help` answered) before `run` is called; `run`
+// returns the exit status and throws UsageError for a mistake on the command line.
+struct Command {
+    std::string_view name;
+    std::string_view summary;  // one line
+    std::string_view usage;    // the synopsis after "sparring NAME"
+    std::span<const Flag> flags;
+    int (*run)(const Args& args);
+};
+
+// Returns every command, in the order help lists them.
+std::span<const Command> commands();
+
+// Returns `sparring stats`: Elo, LOS, nElo and SPRT of result counts.
+Command stats_command();
+// Returns `sparring match`: paired games between engines on this machine.
+Command match_command();
+// Returns `sparring book`: generation of an opening book.
+Command book_command();
+
+// The remote commands, which talk to a coordinator (cli/remote_commands.cpp,
+// cli/submit_command.cpp).
+Command versions_command();
+Command submit_command();
+Command runs_command();
+Command show_command();
+Command stop_command();
+Command workers_command();
+Command export_command();
+
+}  // namespace sparring::cli

@@ -1,0 +1,374 @@
+// `sparring match`: paired games between two engines (or a gauntlet) on this machine, with a
+// live progress line, PGN output, SPRT stopping and a final report.
+#include <signal.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <limits>
+#include <optional>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "cli/commands.h"
+#include "match/engine_spec.h"
+#include "match/opening_book.h"
+#include "match/report.h"
+#include "match/runner.h"
+#include "match/stats.h"
+
+namespace sparring::cli {
+
+namespace {
+
+using namespace sparring::match;
+
+constexpr Flag MatchFlags[] = {
+    {"tc", "TC", "nodes=N, depth=N, movetime=MS, or BASE+INC in seconds (default nodes=1000)"},
+    {"concurrency", "N", "games played at once, one thread each (default 1)"},
+    {"pairs", "N", "game pairs per opponent, each opening with both colours (default 50)"},
+    {"games", "N", "games per opponent, an even number (instead of --pairs)"},
+    {"book", "FILE", "opening book (default: the shipped " SPARRING_DEFAULT_BOOK ")"},
+    {"book-format", "F", "epd or pgn (default: pgn for a .pgn file, else epd)"},
+    {"book-plies", "N", "PGN book: plies of each game to play out (default 0: all)"},
+    {"book-order", "O", "random (default) or sequential"},
+    {"seed", "N", "seed of the random book order (default 1)"},
+    {"draw", "RULE", "draw adjudication: movenumber=N,movecount=N,score=CP"},
+    {"resign", "RULE", "resign adjudication: movecount=N,score=CP[,twosided=true]"},
+    {"maxplies", "N", "a game reaching N plies (book moves included) is drawn"},
+    {"stall-timeout", "S", "nodes/depth: seconds without a move before a loss (default 30)"},
+    {"pgn-out", "FILE", "append every game to FILE as PGN"},
+    {"pgn-plain", "", "no eval/depth/time comments in the PGN"},
+    {"event", "NAME", "PGN Event tag (default \"Sparring match\")"},
+    {"sprt", "SPEC", "stop once decided: elo0=E,elo1=E[,alpha=A,beta=B,model=normalized|logistic]"},
+    {"gauntlet", "", "play the first engine against each of the others in turn"},
+};
+
+constexpr std::string_view MatchUsage =
+    "[FLAGS] ENGINE ENGINE [ENGINE ...]\n"
+    "\n"
+    "An ENGINE is one argument: a shorthand, or comma-separated KEY=VALUE pairs.\n"
+    "  builtin                    the built-in engine with default parameters, in-process\n"
+    "  builtin:PRESET|FILE        the built-in engine with a preset (default, seed) or a\n"
+    "                             JSON file of parameter values, in-process\n"
+    "  COMMAND                    an external UCI engine (a path, or a name in PATH)\n"
+    "  name=NAME                  name in reports and PGN (default: builtin-PRESET, the JSON\n"
+    "                             file's stem, or the command's file name)\n"
+    "  builtin=PRESET|FILE        the built-in engine, as above\n"
+    "  param.NAME=VALUE           one evaluation parameter of the built-in engine\n"
+    "  hash=MB                    hash table of the built-in engine (default 16)\n"
+    "  cmd=COMMAND                an external UCI engine\n"
+    "  arg=ARG                    a command-line argument of COMMAND (repeatable)\n"
+    "  dir=DIR                    working directory of COMMAND\n"
+    "  option.NAME=VALUE          a UCI option, sent with setoption (repeatable, in order)\n"
+    "  margin=MS                  how long an engine may run past its clock or movetime\n"
+    "                             before it loses on time (default 0)\n"
+    "Values cannot contain commas. Example:\n"
+    "  sparring match --tc 5+0.05 --concurrency 2 builtin \\\n"
+    "    name=sf1500,cmd=/usr/games/stockfish,option.UCI_LimitStrength=true,option.UCI_Elo=1500\n"
+    "\n"
+    "Each opening is played twice, colours reversed; results are from the first engine's\n"
+    "side. An engine that crashes, stalls, plays an illegal move or oversteps its time loses\n"
+    "that game; one that crashed or hung is restarted for the next. Ctrl-C stops the match\n"
+    "and reports the finished pairs.";
+
+// Blocks SIGINT and SIGTERM in every thread started after it and sets a flag when one
+// arrives, so a match stops cleanly and its engines are shut down.
+class InterruptWatcher {
+  public:
+    explicit InterruptWatcher(std::atomic<bool>* stop) : stop_(stop) {
+        sigemptyset(&signals_);
+        sigaddset(&signals_, SIGINT);
+        sigaddset(&signals_, SIGTERM);
+        pthread_sigmask(SIG_BLOCK, &signals_, &previous_);
+        thread_ = std::thread([this] {
+            const timespec tick{0, 100'000'000};
+            while (!done_.load())
+                if (sigtimedwait(&signals_, nullptr, &tick) > 0) {
+                    interrupted_ = true;
+                    *stop_ = true;
+                }
+        });
+    }
+    ~InterruptWatcher() {
+        done_ = true;
+        thread_.join();
+        pthread_sigmask(SIG_SETMASK, &previous_, nullptr);
+    }
+    bool interrupted() const { return interrupted_.load(); }
+
+  private:
+    std::atomic<bool>* stop_;
+    std::atomic<bool> interrupted_{false};
+    std::atomic<bool> done_{false};
+    sigset_t signals_;
+    sigset_t previous_;
+    std::thread thread_;
+};
+
+// Parses the value of --sprt.
+stats::SprtParams parse_sprt(const std::string& text) {
+    stats::SprtParams params;
+    bool has_elo0 = false;
+    bool has_elo1 = false;
+    std::size_t pos = 0;
+    while (pos <= text.size()) {
+        std::size_t comma = text.find(',', pos);
+        if (comma == std::string::npos) comma = text.size();
+        const std::string item = text.substr(pos, comma - pos);
+        pos = comma + 1;
+        const std::size_t eq = item.find('=');
+        const std::string key = item.substr(0, eq);
+        const std::string value = eq == std::string::npos ? "" : item.substr(eq + 1);
+        auto number = [&] {
+            std::size_t used = 0;
+            double x = 0;
+            try {
+                x = std::stod(value, &used);
+            } catch (const std::exception&) {
+                used = 0;
+            }
+            if (value.empty() || used != value.size())
+                throw UsageError("--sprt: " + key + " needs a number, got '" + value + "'");
+            return x;
+        };
+        if (key == "elo0") {
+            params.elo0 = number();
+            has_elo0 = true;
+        } else if (key == "elo1") {
+            params.elo1 = number();
+            has_elo1 = true;
+        } else if (key == "alpha") {
+            params.alpha = number();
+        } else if (key == "beta") {
+            params.beta = number();
+        } else if (key == "model") {
+            if (!stats::parse_model(value, &params.model))
+                throw UsageError("--sprt: model must be normalized or logistic, got '" + value +
+                                 "'");
+        } else {
+            throw UsageError("--sprt: unknown key '" + item + "'");
+        }
+    }
+    if (!has_elo0 || !has_elo1) throw UsageError("--sprt needs elo0=E and elo1=E");
+    if (std::string error = stats::validate(params); !error.empty())
+        throw UsageError("--sprt: " + error);
+    return params;
+}
+
+// Returns an integer flag checked against [min, max].
+std::int64_t int_flag(const Args& args, std::string_view name, std::int64_t fallback,
+                      std::int64_t min, std::int64_t max) {
+    const std::int64_t value = args.get_int(name, fallback);
+    if (value < min || value > max)
+        throw UsageError("--" + std::string(name) + " must be from " + std::to_string(min) +
+                         " to " + std::to_string(max));
+    return value;
+}
+
+// Reads the engines, giving repeated names a suffix so reports and PGN tell them apart.
+std::vector<PlayerSpec> read_engines(const Args& args) {
+    const auto& texts = args.positional();
+    const bool gauntlet = args.has("gauntlet");
+    if (texts.size() < 2)
+        throw UsageError(gauntlet ? "a gauntlet needs an engine and at least one opponent"
+                                  : "give two engines (see sparring match --help)");
+    if (texts.size() > 2 && !gauntlet) throw UsageError("more than two engines need --gauntlet");
+    std::vector<PlayerSpec> engines;
+    std::set<std::string> names;
+    for (const std::string& text : texts) {
+        std::string error;
+        std::optional<PlayerSpec> spec = parse_player_spec(text, &error);
+        if (!spec) throw UsageError(error);
+        const std::string base = spec->name;
+        for (int n = 2; names.count(spec->name); ++n) spec->name = base + "-" + std::to_string(n);
+        names.insert(spec->name);
+        engines.push_back(std::move(*spec));
+    }
+    return engines;
+}
+
+// Everything a match needs besides its two players.
+struct MatchSetup {
+    MatchConfig config;
+    std::vector<Opening> book;
+    std::vector<std::size_t> order;
+    std::uint64_t pairs = 0;
+    std::optional<stats::SprtParams> sprt;
+    std::string pgn_path;
+};
+
+// Reads every flag except the engines.
+MatchSetup read_setup(const Args& args) {
+    MatchSetup setup;
+    MatchConfig& config = setup.config;
+    std::string error;
+    auto tc = parse_time_control(args.get_string("tc", "nodes=1000"), &error);
+    if (!tc) throw UsageError(error);
+    config.time_control = *tc;
+    config.concurrency = static_cast<int>(int_flag(args, "concurrency", 1, 1, 512));
+    config.stall_timeout_ms =
+        static_cast<int>(int_flag(args, "stall-timeout", 30, 1, 86400)) * 1000;
+    if (args.has("games") && args.has("pairs"))
+        throw UsageError("give --games or --pairs, not both");
+    if (args.has("games")) {
+        const std::int64_t games = int_flag(args, "games", 0, 2, 2'000'000'000);
+        if (games % 2) throw UsageError("--games must be even: every opening is played twice");
+        setup.pairs = static_cast<std::uint64_t>(games / 2);
+    } else {
+        setup.pairs = static_cast<std::uint64_t>(int_flag(args, "pairs", 50, 1, 1'000'000'000));
+    }
+    if (args.has("draw")) {
+        config.adjudication.draw = parse_draw_rule(args.get_string("draw"), &error);
+        if (!config.adjudication.draw) throw UsageError(error);
+    }
+    if (args.has("resign")) {
+        config.adjudication.resign = parse_resign_rule(args.get_string("resign"), &error);
+        if (!config.adjudication.resign) throw UsageError(error);
+    }
+    config.adjudication.max_plies = static_cast<int>(int_flag(args, "maxplies", 0, 0, 100000));
+    if (args.has("sprt")) setup.sprt = parse_sprt(args.get_string("sprt"));
+
+    const std::string book_path = args.get_string("book", SPARRING_DEFAULT_BOOK);
+    const bool pgn_name = book_path.size() > 4 && book_path.ends_with(".pgn");
+    const std::string format_text = args.get_string("book-format", pgn_name ? "pgn" : "epd");
+    auto format = parse_book_format(format_text);
+    if (!format) throw UsageError("--book-format must be epd or pgn, got '" + format_text + "'");
+    const std::string order_text = args.get_string("book-order", "random");
+    auto order = parse_book_order(order_text);
+    if (!order)
+        throw UsageError("--book-order must be random or sequential, got '" + order_text + "'");
+    const int plies = static_cast<int>(int_flag(args, "book-plies", 0, 0, 10000));
+    const auto seed = static_cast<std::uint64_t>(
+        int_flag(args, "seed", 1, 0, std::numeric_limits<std::int64_t>::max()));
+    auto book = load_book(book_path, *format, plies, &error);
+    if (!book) throw std::runtime_error(error);
+    setup.book = std::move(*book);
+    setup.order = opening_order(setup.book.size(), *order, seed);
+
+    setup.pgn_path = args.get_string("pgn-out", "");
+    config.pgn.record = !setup.pgn_path.empty();
+    config.pgn.comments = !args.has("pgn-plain");
+    config.pgn.event = args.get_string("event", "Sparring match");
+    char host[256] = "?";
+    gethostname(host, sizeof host - 1);
+    config.pgn.site = host;
+    return setup;
+}
+
+// Writes the progress line: in place on a terminal, else now and then on its own line.
+class Progress {
+  public:
+    explicit Progress(std::int64_t total_pairs)
+        : terminal_(isatty(STDERR_FILENO)), every_(std::max<std::int64_t>(1, total_pairs / 20)) {}
+
+    void show(const MatchTally& tally, std::int64_t games_played, std::int64_t games_total,
+              const std::optional<stats::SprtParams>& sprt, bool pair_done) {
+        if (terminal_) {
+            std::cerr << "\r" << progress_line(tally, games_played, games_total, sprt) << "\x1b[K"
+                      << std::flush;
+            shown_ = true;
+        } else if (pair_done && (tally.games() / 2) % every_ == 0) {
+            std::cerr << progress_line(tally, games_played, games_total, sprt) << "\n";
+        }
+    }
+    void finish() {
+        if (shown_) std::cerr << "\n";
+        shown_ = false;
+    }
+
+  private:
+    bool terminal_;
+    std::int64_t every_;
+    bool shown_ = false;
+};
+
+// Plays one match between two engines and returns its tally.
+MatchTally play_match(const MatchSetup& setup, const PlayerSpec& first, const PlayerSpec& second,
+                      std::ofstream* pgn, std::atomic<bool>& stop) {
+    MatchConfig config = setup.config;
+    config.first = first;
+    config.second = second;
+    MatchRunner runner(config);
+    std::string error;
+    if (!runner.check_players(&error)) throw std::runtime_error(error);
+
+    const std::vector<PairJob> jobs = make_pair_jobs(setup.book, setup.order, 0, setup.pairs);
+    const auto games_total = static_cast<std::int64_t>(2 * setup.pairs);
+    std::cerr << first.name << " vs " << second.name << ": " << games_total << " games, "
+              << config.time_control.to_string() << ", concurrency " << config.concurrency << "\n";
+    MatchTally tally;
+    std::int64_t games_played = 0;
+    Progress progress(static_cast<std::int64_t>(setup.pairs));
+    MatchRunner::Callbacks callbacks;
+    callbacks.on_game_done = [&](const GameResult& game) {
+        ++games_played;
+        if (pgn) *pgn << game.pgn << std::flush;
+        progress.show(tally, games_played, games_total, setup.sprt, false);
+    };
+    callbacks.on_pair_done = [&](const PairResult& pair) {
+        tally.add(pair);
+        progress.show(tally, games_played, games_total, setup.sprt, true);
+        if (setup.sprt &&
+            sprt_state(tally, *setup.sprt).state != stats::SprtResult::State::Continue)
+            stop = true;
+    };
+    runner.play(jobs, callbacks, stop);
+    progress.finish();
+    return tally;
+}
+
+// Runs `sparring match`.
+int run_match(const Args& args) {
+    const std::vector<PlayerSpec> engines = read_engines(args);
+    const MatchSetup setup = read_setup(args);
+    std::optional<std::ofstream> pgn;
+    if (!setup.pgn_path.empty()) {
+        pgn.emplace(setup.pgn_path, std::ios::app);
+        if (!*pgn) throw std::runtime_error("cannot open PGN file '" + setup.pgn_path + "'");
+    }
+
+    std::atomic<bool> stop{false};
+    InterruptWatcher watcher(&stop);
+    std::vector<std::pair<std::string, MatchTally>> results;
+    for (std::size_t i = 1; i < engines.size(); ++i) {
+        stop = false;
+        if (watcher.interrupted()) break;
+        MatchTally tally = play_match(setup, engines[0], engines[i], pgn ? &*pgn : nullptr, stop);
+        std::cout << final_report(engines[0].name, engines[i].name, tally, setup.sprt)
+                  << std::flush;
+        results.emplace_back(engines[i].name, tally);
+    }
+    if (results.size() > 1) {
+        std::cout << "\ngauntlet of " << engines[0].name << ":\n";
+        for (const auto& [name, tally] : results) {
+            const stats::EloEstimate e = stats::estimate(tally.pentanomial);
+            char line[160];
+            std::snprintf(line, sizeof line,
+                          "  vs %-24s %6lld games  score %5.1f%%  Elo %+7.1f +- %5.1f\n",
+                          name.c_str(), static_cast<long long>(tally.games()), 100 * e.score, e.elo,
+                          (e.elo_high - e.elo_low) / 2);
+            std::cout << line;
+        }
+    }
+    if (watcher.interrupted()) {
+        std::cerr << "sparring match: interrupted\n";
+        return 130;
+    }
+    return 0;
+}
+
+}  // namespace
+
+Command match_command() {
+    return {"match",
+            "play paired games between engines (built-in in-process, or UCI) and report Elo",
+            MatchUsage, MatchFlags, run_match};
+}
+
+}  // namespace sparring::cli

@@ -1,0 +1,449 @@
+// The remote commands of the `sparring` CLI: versions, runs, show, stop, workers, export.
+// Each talks to the coordinator's UserService; --json prints the coordinator's messages.
+#include <algorithm>
+#include <charconv>
+#include <cstdio>
+#include <ctime>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "cli/client.h"
+#include "cli/commands.h"
+#include "engine/bench.h"
+#include "engine/params.h"
+
+namespace sparring::cli {
+
+namespace {
+
+// Prints rows as left-aligned columns, the first row being the header.
+void print_table(const std::vector<std::vector<std::string>>& rows) {
+    std::vector<size_t> widths;
+    for (const auto& row : rows)
+        for (size_t i = 0; i < row.size(); ++i) {
+            if (widths.size() <= i) widths.push_back(0);
+            widths[i] = std::max(widths[i], row[i].size());
+        }
+    for (const auto& row : rows) {
+        std::string line;
+        for (size_t i = 0; i < row.size(); ++i)
+            line += row[i] + (i + 1 < row.size() ? std::string(widths[i] - row[i].size() + 2, ' ')
+                                                  : "");
+        std::cout << line << "\n";
+    }
+}
+
+// Returns a number with a fixed count of decimals.
+std::string fixed(double value, int decimals) {
+    char text[64];
+    std::snprintf(text, sizeof text, "%.*f", decimals, value);
+    return text;
+}
+
+// Returns milliseconds as seconds without trailing zeros: "10", "0.1".
+std::string seconds_text(uint32_t ms) {
+    std::string text = fixed(ms / 1000.0, 3);
+    while (text.back() == '0') text.pop_back();
+    if (text.back() == '.') text.pop_back();
+    return text;
+}
+
+// Returns a Unix time in milliseconds as "2024-05-01 12:00:00 UTC", or "-" for 0.
+std::string utc(int64_t unix_ms) {
+    if (unix_ms == 0) return "-";
+    const std::time_t seconds = unix_ms / 1000;
+    std::tm tm{};
+    gmtime_r(&seconds, &tm);
+    char text[32];
+    std::strftime(text, sizeof text, "%Y-%m-%d %H:%M:%S UTC", &tm);
+    return text;
+}
+
+// Returns a run id from a positional argument; throws UsageError when it is not one.
+int64_t run_id_argument(const Args& args) {
+    if (args.positional().size() != 1) throw UsageError("give one run id (see `sparring runs`)");
+    const std::string& text = args.positional()[0];
+    int64_t id = 0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), id);
+    if (ec != std::errc() || end != text.data() + text.size() || id < 1)
+        throw UsageError("run id must be a positive number, got '" + text + "'");
+    return id;
+}
+
+// Returns a run's state name.
+std::string state_name(v1::RunState state) {
+    switch (state) {
+        case v1::RUN_STATE_ACTIVE: return "active";
+        case v1::RUN_STATE_FINISHED: return "finished";
+        case v1::RUN_STATE_STOPPED: return "stopped";
+        default: return "?";
+    }
+}
+
+// Returns a time control as the CLI's --tc syntax.
+std::string time_control_text(const v1::TimeControl& tc) {
+    switch (tc.limit_case()) {
+        case v1::TimeControl::kNodes: return "nodes=" + std::to_string(tc.nodes());
+        case v1::TimeControl::kDepth: return "depth=" + std::to_string(tc.depth());
+        case v1::TimeControl::kMovetimeMs: return "movetime=" + std::to_string(tc.movetime_ms());
+        case v1::TimeControl::kClock:
+            return seconds_text(tc.clock().base_ms()) + "+" +
+                   seconds_text(tc.clock().increment_ms());
+        default: return "?";
+    }
+}
+
+// Returns "12.3 [4.5, 20.1]": a value and its confidence interval.
+std::string with_interval(double value, double low, double high) {
+    return fixed(value, 1) + " [" + fixed(low, 1) + ", " + fixed(high, 1) + "]";
+}
+
+// Prints every field of a run for a person.
+void print_run(const v1::RunStatus& run) {
+    const v1::RunSpec& spec = run.spec();
+    const bool regression = spec.kind() == v1::RUN_KIND_REGRESSION;
+    const auto& p = run.pentanomial();
+    std::vector<std::vector<std::string>> rows = {
+        {"run", std::to_string(run.id())},
+        {"kind", regression ? "regression (SPRT)" : "fixed games"},
+        {"state", state_name(run.state()) + (run.result().empty() ? "" : ": " + run.result())},
+        {"test", spec.test_version()},
+        {"base", spec.base_version()},
+        {"time control", time_control_text(spec.time_control())},
+        {"book", spec.book().source() + " (" + std::to_string(run.book_size()) + " openings, " +
+                     (spec.book().random_order() ? "random order, seed " +
+                                                       std::to_string(spec.book().seed())
+                                                 : std::string("sequential")) +
+                     ")"},
+        {"games", std::to_string(run.games()) + " of " + (regression ? "at most " : "") +
+                      std::to_string(spec.games())},
+        {"W/D/L", std::to_string(run.wins()) + " / " + std::to_string(run.draws()) + " / " +
+                      std::to_string(run.losses())},
+        {"pentanomial", std::to_string(p.ll()) + ", " + std::to_string(p.ld()) + ", " +
+                            std::to_string(p.dd_wl()) + ", " + std::to_string(p.wd()) + ", " +
+                            std::to_string(p.ww()) + "  (LL, LD, DD+WL, WD, WW)"},
+        {"Elo", with_interval(run.elo(), run.elo_low(), run.elo_high()) + "  (95%)"},
+        {"nElo", with_interval(run.nelo(), run.nelo_low(), run.nelo_high())},
+        {"LOS", fixed(100 * run.los(), 1) + "%"},
+    };
+    if (regression) {
+        const auto& s = spec.sprt();
+        rows.push_back({"SPRT", "elo0=" + fixed(s.elo0(), 2) + " elo1=" + fixed(s.elo1(), 2) +
+                                    " alpha=" + fixed(s.alpha(), 3) + " beta=" +
+                                    fixed(s.beta(), 3) + " model=" +
+                                    (s.model() == v1::SPRT_MODEL_LOGISTIC ? "logistic"
+                                                                          : "normalized")});
+        rows.push_back({"LLR", fixed(run.llr(), 3) + " (bounds " + fixed(run.llr_lower(), 3) +
+                                   ", " + fixed(run.llr_upper(), 3) + ")"});
+    }
+    rows.push_back({"priority", std::to_string(spec.priority()) + ", throughput " +
+                                    std::to_string(spec.throughput()) + "%"});
+    rows.push_back({"in progress", std::to_string(run.pairs_leased()) + " pairs on " +
+                                       std::to_string(run.active_workers()) + " workers"});
+    rows.push_back({"created", utc(run.created_unix_ms())});
+    rows.push_back({"finished", utc(run.finished_unix_ms())});
+    if (!spec.description().empty()) rows.push_back({"description", spec.description()});
+    for (const auto& m : run.bench_mismatches())
+        rows.push_back({"bench mismatch", "worker " + std::to_string(m.worker_id()) + " computed " +
+                                              std::to_string(m.computed()) + " for " +
+                                              m.version() + " (expected " +
+                                              std::to_string(m.expected()) + ")"});
+    for (auto& row : rows) row[0] += ":";
+    print_table(rows);
+}
+
+// Parses "Name=V,Name=V" into a map of integers.
+std::map<std::string, int> parse_overrides(const std::string& text) {
+    std::map<std::string, int> values;
+    std::istringstream items(text);
+    for (std::string item; std::getline(items, item, ',');) {
+        const size_t eq = item.find('=');
+        if (eq == std::string::npos || eq == 0)
+            throw UsageError("--set needs NAME=INTEGER items, got '" + item + "'");
+        int value = 0;
+        const char* end = item.data() + item.size();
+        const auto parsed = std::from_chars(item.data() + eq + 1, end, value);
+        if (parsed.ec != std::errc() || parsed.ptr != end || eq + 1 == item.size())
+            throw UsageError("--set needs NAME=INTEGER items, got '" + item + "'");
+        values[item.substr(0, eq)] = value;
+    }
+    return values;
+}
+
+// Parses "name=value,name=value" into a map of strings.
+std::map<std::string, std::string> parse_options(const std::string& text) {
+    std::map<std::string, std::string> values;
+    std::istringstream items(text);
+    for (std::string item; std::getline(items, item, ',');) {
+        const size_t eq = item.find('=');
+        if (eq == std::string::npos || eq == 0)
+            throw UsageError("--option needs NAME=VALUE items, got '" + item + "'");
+        values[item.substr(0, eq)] = item.substr(eq + 1);
+    }
+    return values;
+}
+
+// Returns the bench signature of a built-in version, computed on this machine.
+uint64_t local_bench(const std::string& preset, const std::map<std::string, int>& overrides) {
+    std::optional<ParamSet> params = ParamSet::preset(preset);
+    if (!params) throw UsageError("unknown preset '" + preset + "'");
+    for (const auto& [name, value] : overrides) {
+        std::string error;
+        if (!params->set(name, value, &error)) throw UsageError("--set " + name + ": " + error);
+    }
+    std::cerr << "computing the bench signature (depth " << BENCH_DEFAULT_DEPTH << ")...\n";
+    return run_bench(BENCH_DEFAULT_DEPTH, *params).nodes;
+}
+
+// Returns a version's engine in one line.
+std::string engine_text(const v1::Version& v) {
+    if (v.has_uci()) {
+        std::string text = "uci " + v.uci().command();
+        for (const auto& [name, value] : v.uci().options()) text += " " + name + "=" + value;
+        return text;
+    }
+    std::string text = "builtin " + v.builtin().preset();
+    for (const auto& [name, value] : v.builtin().overrides())
+        text += " " + name + "=" + std::to_string(value);
+    if (v.builtin().hash_mb()) text += " hash=" + std::to_string(v.builtin().hash_mb());
+    return text;
+}
+
+// Runs `versions add NAME`.
+int versions_add(const Args& args, RemoteClient& client) {
+    if (args.positional().size() != 2) throw UsageError("versions add needs a NAME");
+    v1::AddVersionRequest request;
+    v1::Version& v = *request.mutable_version();
+    v.set_name(args.positional()[1]);
+    v.set_description(args.get_string("description", ""));
+    if (args.has("uci")) {
+        if (args.has("preset") || args.has("set") || args.has("hash"))
+            throw UsageError("--uci excludes --preset, --set and --hash");
+        v.mutable_uci()->set_command(args.get_string("uci"));
+        for (const auto& [name, value] : parse_options(args.get_string("option", "")))
+            (*v.mutable_uci()->mutable_options())[name] = value;
+        v.set_bench(uint64_t(args.get_int("bench", 0)));
+    } else {
+        if (args.has("option")) throw UsageError("--option needs --uci");
+        const std::string preset = args.get_string("preset", "default");
+        const auto overrides = parse_overrides(args.get_string("set", ""));
+        v.mutable_builtin()->set_preset(preset);
+        for (const auto& [name, value] : overrides) (*v.mutable_builtin()->mutable_overrides())[name] = value;
+        const int64_t hash = args.get_int("hash", 0);
+        if (hash < 0 || hash > 65536) throw UsageError("--hash must be in 0..65536");
+        v.mutable_builtin()->set_hash_mb(uint32_t(hash));
+        v.set_bench(args.has("bench") ? uint64_t(args.get_int("bench")) : local_bench(preset, overrides));
+    }
+    v1::Version added;
+    client.call(&v1::UserService::Stub::AddVersion, request, &added);
+    if (args.has("json"))
+        std::cout << to_json(added) << "\n";
+    else
+        std::cout << "version " << added.name() << " added (id " << added.id() << ", bench "
+                  << added.bench() << ")\n";
+    return 0;
+}
+
+// Runs `versions list|show|add`.
+int versions(const Args& args) {
+    const auto& pos = args.positional();
+    if (pos.empty()) throw UsageError("versions needs add, list or show");
+    RemoteClient client(args);
+    if (pos[0] == "add") return versions_add(args, client);
+    if (pos[0] == "show") {
+        if (pos.size() != 2) throw UsageError("versions show needs a NAME");
+        v1::GetVersionRequest request;
+        request.set_name(pos[1]);
+        v1::Version v;
+        client.call(&v1::UserService::Stub::GetVersion, request, &v);
+        if (args.has("json")) {
+            std::cout << to_json(v) << "\n";
+            return 0;
+        }
+        std::vector<std::vector<std::string>> rows = {
+            {"name:", v.name()},          {"id:", std::to_string(v.id())},
+            {"engine:", engine_text(v)},  {"bench:", std::to_string(v.bench())},
+            {"created:", utc(v.created_unix_ms())}};
+        if (!v.description().empty()) rows.push_back({"description:", v.description()});
+        if (v.has_builtin()) rows.push_back({"parameters:", v.builtin().params_json()});
+        print_table(rows);
+        return 0;
+    }
+    if (pos[0] != "list") throw UsageError("unknown versions action '" + pos[0] + "'");
+    v1::ListVersionsResponse response;
+    client.call(&v1::UserService::Stub::ListVersions, v1::ListVersionsRequest(), &response);
+    if (args.has("json")) {
+        std::cout << to_json(response) << "\n";
+        return 0;
+    }
+    std::vector<std::vector<std::string>> rows = {{"ID", "NAME", "BENCH", "ENGINE"}};
+    for (const v1::Version& v : response.versions())
+        rows.push_back({std::to_string(v.id()), v.name(), std::to_string(v.bench()), engine_text(v)});
+    print_table(rows);
+    return 0;
+}
+
+// Runs `runs`: a table of runs, newest first.
+int runs(const Args& args) {
+    if (!args.positional().empty()) throw UsageError("runs takes no arguments");
+    RemoteClient client(args);
+    v1::ListRunsRequest request;
+    if (args.has("active")) request.add_states(v1::RUN_STATE_ACTIVE);
+    request.set_limit(uint32_t(std::clamp<int64_t>(args.get_int("limit", 50), 1, 100000)));
+    v1::ListRunsResponse response;
+    client.call(&v1::UserService::Stub::ListRuns, request, &response);
+    if (args.has("json")) {
+        std::cout << to_json(response) << "\n";
+        return 0;
+    }
+    std::vector<std::vector<std::string>> rows = {
+        {"ID", "STATE", "KIND", "TEST", "BASE", "TC", "GAMES", "ELO", "LLR", "RESULT"}};
+    for (const v1::RunStatus& r : response.runs()) {
+        const bool regression = r.spec().kind() == v1::RUN_KIND_REGRESSION;
+        rows.push_back({std::to_string(r.id()), state_name(r.state()),
+                        regression ? "sprt" : "fixed", r.spec().test_version(),
+                        r.spec().base_version(), time_control_text(r.spec().time_control()),
+                        std::to_string(r.games()) + "/" + std::to_string(r.spec().games()),
+                        fixed(r.elo(), 1) + " +-" + fixed((r.elo_high() - r.elo_low()) / 2, 1),
+                        regression ? fixed(r.llr(), 2) + " [" + fixed(r.llr_lower(), 2) + "," +
+                                         fixed(r.llr_upper(), 2) + "]"
+                                   : "-",
+                        r.result()});
+    }
+    print_table(rows);
+    return 0;
+}
+
+// Runs `show RUN`.
+int show(const Args& args) {
+    v1::GetRunRequest request;
+    request.set_run_id(run_id_argument(args));
+    RemoteClient client(args);
+    v1::RunStatus run;
+    client.call(&v1::UserService::Stub::GetRun, request, &run);
+    if (args.has("json"))
+        std::cout << to_json(run) << "\n";
+    else
+        print_run(run);
+    return 0;
+}
+
+// Runs `stop RUN`.
+int stop(const Args& args) {
+    v1::StopRunRequest request;
+    request.set_run_id(run_id_argument(args));
+    RemoteClient client(args);
+    v1::RunStatus run;
+    client.call(&v1::UserService::Stub::StopRun, request, &run);
+    if (args.has("json"))
+        std::cout << to_json(run) << "\n";
+    else
+        std::cout << "run " << run.id() << " stopped after " << run.games() << " games\n";
+    return 0;
+}
+
+// Runs `workers`.
+int workers(const Args& args) {
+    if (!args.positional().empty()) throw UsageError("workers takes no arguments");
+    RemoteClient client(args);
+    v1::ListWorkersRequest request;
+    request.set_include_inactive(args.has("all"));
+    v1::ListWorkersResponse response;
+    client.call(&v1::UserService::Stub::ListWorkers, request, &response);
+    if (args.has("json")) {
+        std::cout << to_json(response) << "\n";
+        return 0;
+    }
+    std::vector<std::vector<std::string>> rows = {
+        {"ID", "NAME", "STATE", "CONCURRENCY", "CORES", "MEMORY", "RUNS", "GAMES", "LAST SEEN"}};
+    for (const v1::WorkerStatus& w : response.workers()) {
+        std::string runs;
+        for (int64_t id : w.run_ids()) runs += (runs.empty() ? "" : ",") + std::to_string(id);
+        rows.push_back({std::to_string(w.id()), w.name(), w.active() ? "active" : "gone",
+                        std::to_string(w.concurrency()), std::to_string(w.cores()),
+                        std::to_string(w.memory_mb()) + " MiB", runs.empty() ? "-" : runs,
+                        std::to_string(w.games()), utc(w.last_seen_unix_ms())});
+    }
+    print_table(rows);
+    return 0;
+}
+
+// Runs `export RUN`: every recorded game as PGN, page by page.
+int export_games(const Args& args) {
+    v1::ExportGamesRequest request;
+    request.set_run_id(run_id_argument(args));
+    RemoteClient client(args);
+    std::ofstream file;
+    if (args.has("out")) {
+        file.open(args.get_string("out"), std::ios::binary);
+        if (!file) throw std::runtime_error("cannot write " + args.get_string("out"));
+    }
+    std::ostream& out = args.has("out") ? file : std::cout;
+    uint64_t games = 0;
+    for (;;) {
+        v1::ExportGamesResponse page;
+        client.call(&v1::UserService::Stub::ExportGames, request, &page);
+        out << page.pgn();
+        games += page.games();
+        if (page.done() || page.games() == 0) break;
+        request.set_start_game(page.next_start_game());
+    }
+    if (!out) throw std::runtime_error("writing the PGN failed");
+    if (args.has("out")) std::cerr << games << " games written to " << args.get_string("out") << "\n";
+    return 0;
+}
+
+}  // namespace
+
+Command versions_command() {
+    static const std::vector<Flag> flags = with_remote_flags({
+        {"preset", "NAME", "add: built-in parameter preset (default: default)"},
+        {"set", "NAME=V,...", "add: built-in parameters that differ from the preset"},
+        {"hash", "MB", "add: hash table of the built-in engine (default: the engine's)"},
+        {"uci", "COMMAND", "add: an external UCI engine instead of the built-in one"},
+        {"option", "NAME=V,...", "add: UCI options of the external engine"},
+        {"bench", "N", "add: bench signature (built-in: computed here when not given)"},
+        {"description", "TEXT", "add: free text"},
+        {"json", "", "print JSON"},
+    });
+    return {"versions", "add, list or show engine versions on the coordinator",
+            "add NAME [--preset P] [--set N=V,...] | list | show NAME", flags, versions};
+}
+
+Command runs_command() {
+    static const std::vector<Flag> flags = with_remote_flags({
+        {"active", "", "only active runs"},
+        {"limit", "N", "at most N runs (default 50)"},
+        {"json", "", "print JSON"},
+    });
+    return {"runs", "list the coordinator's runs: state, versions, games, Elo, LLR", "", flags,
+            runs};
+}
+
+Command show_command() {
+    static const std::vector<Flag> flags = with_remote_flags({{"json", "", "print JSON"}});
+    return {"show", "show a run: results, pentanomial counts, Elo, SPRT bounds", "RUN", flags,
+            show};
+}
+
+Command stop_command() {
+    static const std::vector<Flag> flags = with_remote_flags({{"json", "", "print JSON"}});
+    return {"stop", "stop an active run; its workers stop its games", "RUN", flags, stop};
+}
+
+Command workers_command() {
+    static const std::vector<Flag> flags = with_remote_flags({
+        {"all", "", "include workers not seen lately"},
+        {"json", "", "print JSON"},
+    });
+    return {"workers", "list the workers of the coordinator", "", flags, workers};
+}
+
+Command export_command() {
+    static const std::vector<Flag> flags =
+        with_remote_flags({{"out", "FILE", "write the PGN to FILE instead of stdout"}});
+    return {"export", "export a run's games as PGN", "RUN [--out FILE]", flags, export_games};
+}
+
+}  // namespace sparring::cli

@@ -1,0 +1,192 @@
+// `sparring stats`: Elo, LOS, normalized Elo and the SPRT of result counts given on the
+// command line, as text or JSON.
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+#include <optional>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cli/commands.h"
+#include "match/stats.h"
+
+namespace sparring::cli {
+
+namespace {
+
+namespace st = sparring::stats;
+
+constexpr Flag StatsFlags[] = {
+    {"penta", "LL,LD,DD+WL,WD,WW", "pentanomial game-pair counts, from player 1's side"},
+    {"wdl", "W,D,L", "trinomial game counts: wins, draws, losses of player 1"},
+    {"elo0", "E0", "SPRT null hypothesis (Elo of the model)"},
+    {"elo1", "E1", "SPRT alternative hypothesis, greater than E0"},
+    {"alpha", "A", "SPRT false-positive rate (default 0.05)"},
+    {"beta", "B", "SPRT false-negative rate (default 0.05)"},
+    {"model", "M", "SPRT Elo model: normalized (default) or logistic"},
+    {"json", "", "print one JSON object"},
+};
+
+// The counts of one kind, as given.
+struct Counts {
+    std::optional<st::Trinomial> wdl;
+    std::optional<st::Pentanomial> penta;
+};
+
+// Reads exactly `expected` counts from a list flag; throws UsageError otherwise.
+std::vector<int64_t> read_counts(const Args& args, std::string_view name, std::size_t expected,
+                                 std::string_view layout) {
+    std::vector<int64_t> counts = args.get_int_list(name);
+    if (counts.size() != expected)
+        throw UsageError("--" + std::string(name) + " needs " + std::to_string(expected) +
+                         " counts " + std::string(layout) + ", got " +
+                         std::to_string(counts.size()));
+    return counts;
+}
+
+// Reads --penta or --wdl, exactly one of them.
+Counts read_results(const Args& args) {
+    if (args.has("penta") == args.has("wdl"))
+        throw UsageError("give exactly one of --penta and --wdl");
+    Counts counts;
+    if (args.has("penta")) {
+        const auto c = read_counts(args, "penta", 5, "LL,LD,DD+WL,WD,WW");
+        counts.penta = st::Pentanomial{{c[0], c[1], c[2], c[3], c[4]}};
+    } else {
+        const auto c = read_counts(args, "wdl", 3, "W,D,L");
+        counts.wdl = st::Trinomial{c[2], c[1], c[0]};
+    }
+    return counts;
+}
+
+// Reads the SPRT parameters, or nullopt when no hypotheses are given.
+std::optional<st::SprtParams> read_sprt(const Args& args) {
+    if (!args.has("elo0") && !args.has("elo1")) {
+        for (std::string_view name : {"alpha", "beta", "model"})
+            if (args.has(name))
+                throw UsageError("--" + std::string(name) + " needs --elo0 and --elo1");
+        return std::nullopt;
+    }
+    if (!args.has("elo0") || !args.has("elo1")) throw UsageError("--elo0 and --elo1 go together");
+    st::SprtParams p;
+    p.elo0 = args.get_double("elo0");
+    p.elo1 = args.get_double("elo1");
+    p.alpha = args.get_double("alpha", 0.05);
+    p.beta = args.get_double("beta", 0.05);
+    const std::string model = args.get_string("model", "normalized");
+    if (!st::parse_model(model, &p.model))
+        throw UsageError("--model: '" + model + "' is not logistic or normalized");
+    if (std::string error = st::validate(p); !error.empty()) throw UsageError(error);
+    return p;
+}
+
+// Formats a number with a fixed count of decimals, without a sign on a rounded zero.
+std::string fixed(double x, int decimals) {
+    if (std::abs(x) < 0.5 * std::pow(10.0, -decimals)) x = 0;
+    char buffer[64];
+    std::snprintf(buffer, sizeof buffer, "%.*f", decimals, x);
+    return buffer;
+}
+
+// Formats a number for JSON with ten significant digits.
+std::string json_number(double x) {
+    char buffer[64];
+    std::snprintf(buffer, sizeof buffer, "%.10g", x);
+    return buffer;
+}
+
+// Prints the results as aligned text.
+void print_text(const Counts& counts, const st::EloEstimate& e,
+                const std::optional<st::SprtParams>& params, const st::SprtResult& r) {
+    std::ostringstream out;
+    if (counts.penta) {
+        const auto& c = counts.penta->counts;
+        out << "Games   " << e.games << " (" << e.pairs << " pairs: LL " << c[0] << ", LD " << c[1]
+            << ", DD+WL " << c[2] << ", WD " << c[3] << ", WW " << c[4] << ")\n";
+    } else {
+        out << "Games   " << e.games << " (W " << counts.wdl->wins << ", D " << counts.wdl->draws
+            << ", L " << counts.wdl->losses << ")\n";
+    }
+    out << "Score   " << fixed(100 * e.score, 2) << "%\n"
+        << "Elo     " << fixed(e.elo, 2) << " +- " << fixed((e.elo_high - e.elo_low) / 2, 2)
+        << "  [" << fixed(e.elo_low, 2) << ", " << fixed(e.elo_high, 2) << "] (95%)\n"
+        << "LOS     " << fixed(100 * e.los, 2) << "%\n"
+        << "nElo    " << fixed(e.nelo, 2) << " +- " << fixed((e.nelo_high - e.nelo_low) / 2, 2)
+        << "  [" << fixed(e.nelo_low, 2) << ", " << fixed(e.nelo_high, 2) << "] (95%)\n";
+    if (params) {
+        out << "SPRT    " << st::model_name(params->model) << " elo0 " << fixed(params->elo0, 2)
+            << " elo1 " << fixed(params->elo1, 2) << " alpha " << params->alpha << " beta "
+            << params->beta << "\n"
+            << "LLR     " << fixed(r.llr, 2) << "  [" << fixed(r.lower, 2) << ", "
+            << fixed(r.upper, 2) << "]  " << st::state_name(r.state) << "\n";
+    }
+    std::cout << out.str();
+}
+
+// Prints the results as one JSON object.
+void print_json(const Counts& counts, const st::EloEstimate& e,
+                const std::optional<st::SprtParams>& params, const st::SprtResult& r) {
+    std::ostringstream out;
+    out << "{";
+    if (counts.penta) {
+        const auto& c = counts.penta->counts;
+        out << "\"penta\":[" << c[0] << "," << c[1] << "," << c[2] << "," << c[3] << "," << c[4]
+            << "],";
+    } else {
+        out << "\"wdl\":[" << counts.wdl->wins << "," << counts.wdl->draws << ","
+            << counts.wdl->losses << "],";
+    }
+    out << "\"games\":" << e.games << ",\"pairs\":" << e.pairs
+        << ",\"score\":" << json_number(e.score) << ",\"elo\":" << json_number(e.elo)
+        << ",\"elo_low\":" << json_number(e.elo_low) << ",\"elo_high\":" << json_number(e.elo_high)
+        << ",\"los\":" << json_number(e.los) << ",\"nelo\":" << json_number(e.nelo)
+        << ",\"nelo_low\":" << json_number(e.nelo_low)
+        << ",\"nelo_high\":" << json_number(e.nelo_high);
+    if (params) {
+        out << ",\"sprt\":{\"model\":\"" << st::model_name(params->model)
+            << "\",\"elo0\":" << json_number(params->elo0)
+            << ",\"elo1\":" << json_number(params->elo1)
+            << ",\"alpha\":" << json_number(params->alpha)
+            << ",\"beta\":" << json_number(params->beta) << ",\"llr\":" << json_number(r.llr)
+            << ",\"lower\":" << json_number(r.lower) << ",\"upper\":" << json_number(r.upper)
+            << ",\"state\":\"" << st::state_name(r.state) << "\"}";
+    }
+    out << "}\n";
+    std::cout << out.str();
+}
+
+// Computes and prints the statistics of the counts on the command line.
+int run_stats(const Args& args) {
+    if (!args.positional().empty())
+        throw UsageError("unexpected argument '" + args.positional().front() + "'");
+    const Counts counts = read_results(args);
+    const std::optional<st::SprtParams> params = read_sprt(args);
+    st::EloEstimate e;
+    st::SprtResult r;
+    try {
+        e = counts.penta ? st::estimate(*counts.penta) : st::estimate(*counts.wdl);
+        if (params)
+            r = counts.penta ? st::sprt(*counts.penta, *params) : st::sprt(*counts.wdl, *params);
+    } catch (const std::invalid_argument& error) {
+        throw UsageError(error.what());
+    }
+    if (args.has("json"))
+        print_json(counts, e, params, r);
+    else
+        print_text(counts, e, params, r);
+    return 0;
+}
+
+}  // namespace
+
+Command stats_command() {
+    return {"stats", "Elo, LOS, normalized Elo and SPRT log-likelihood ratio of result counts",
+            "(--penta LL,LD,DD+WL,WD,WW | --wdl W,D,L) [--elo0 E0 --elo1 E1 [--alpha A] "
+            "[--beta B] [--model M]] [--json]",
+            StatsFlags, run_stats};
+}
+
+}  // namespace sparring::cli

@@ -1,0 +1,151 @@
+// `sparring submit`: starts a regression (SPRT) or fixed-games run on the coordinator, with
+// the shipped opening book, nodes=1000 and a normalized-Elo SPRT [0, 5] unless told otherwise.
+#include <iostream>
+#include <random>
+
+#include "cli/client.h"
+#include "cli/commands.h"
+#include "match/opening_book.h"
+#include "match/stats.h"
+#include "match/time_control.h"
+
+namespace sparring::cli {
+
+namespace {
+
+// Returns an integer flag checked against [min, max].
+int64_t bounded(const Args& args, std::string_view name, int64_t fallback, int64_t min,
+                int64_t max) {
+    const int64_t value = args.get_int(name, fallback);
+    if (value < min || value > max)
+        throw UsageError("--" + std::string(name) + " must be from " + std::to_string(min) +
+                         " to " + std::to_string(max));
+    return value;
+}
+
+// Writes the time control of --tc.
+void read_time_control(const Args& args, v1::TimeControl* out) {
+    std::string error;
+    const auto tc = match::parse_time_control(args.get_string("tc", "nodes=1000"), &error);
+    if (!tc) throw UsageError("--tc: " + error);
+    switch (tc->kind) {
+        case match::TimeControl::Kind::Nodes: out->set_nodes(tc->nodes); break;
+        case match::TimeControl::Kind::Depth: out->set_depth(uint32_t(tc->depth)); break;
+        case match::TimeControl::Kind::MoveTime: out->set_movetime_ms(uint32_t(tc->movetime_ms)); break;
+        case match::TimeControl::Kind::Clock:
+            out->mutable_clock()->set_base_ms(uint32_t(tc->base_ms));
+            out->mutable_clock()->set_increment_ms(uint32_t(tc->inc_ms));
+            break;
+    }
+}
+
+// Reads the book file (default: the shipped book) and its order into the request.
+void read_book(const Args& args, v1::Book* out) {
+    const std::string path = args.get_string("book", SPARRING_DEFAULT_BOOK);
+    const bool pgn_name = path.size() > 4 && path.ends_with(".pgn");
+    const std::string format_text = args.get_string("book-format", pgn_name ? "pgn" : "epd");
+    const auto format = match::parse_book_format(format_text);
+    if (!format) throw UsageError("--book-format must be epd or pgn, got '" + format_text + "'");
+    const std::string order_text = args.get_string("book-order", "random");
+    const auto order = match::parse_book_order(order_text);
+    if (!order)
+        throw UsageError("--book-order must be random or sequential, got '" + order_text + "'");
+    std::string error;
+    const auto book = match::load_book(path, *format,
+                                       int(bounded(args, "book-plies", 0, 0, 10000)), &error);
+    if (!book) throw std::runtime_error(error);
+    for (const match::Opening& o : *book) {
+        v1::Opening* opening = out->add_openings();
+        opening->set_fen(o.fen);
+        for (const std::string& move : o.moves) opening->add_moves(move);
+    }
+    out->set_random_order(*order == match::BookOrder::Random);
+    out->set_seed(args.has("seed") ? uint64_t(bounded(args, "seed", 0, 0, INT64_MAX))
+                                   : std::random_device{}());
+    out->set_source(path);
+}
+
+// Runs `submit TEST BASE`.
+int submit(const Args& args) {
+    if (args.positional().size() != 2)
+        throw UsageError("give the test version and the base version (see `sparring versions list`)");
+    const std::string kind = args.get_string("kind", "regression");
+    if (kind != "regression" && kind != "fixed")
+        throw UsageError("--kind must be regression or fixed, got '" + kind + "'");
+    const bool regression = kind == "regression";
+    v1::SubmitRunRequest request;
+    v1::RunSpec& spec = *request.mutable_spec();
+    spec.set_kind(regression ? v1::RUN_KIND_REGRESSION : v1::RUN_KIND_FIXED_GAMES);
+    spec.set_test_version(args.positional()[0]);
+    spec.set_base_version(args.positional()[1]);
+    const int64_t games = bounded(args, "games", regression ? 20000 : 1000, 2, 1'000'000'000);
+    if (games % 2) throw UsageError("--games must be even: every opening is played twice");
+    spec.set_games(uint64_t(games));
+    if (regression) {
+        stats::SprtParams sprt;
+        sprt.elo0 = args.get_double("elo0", 0);
+        sprt.elo1 = args.get_double("elo1", 5);
+        sprt.alpha = args.get_double("alpha", 0.05);
+        sprt.beta = args.get_double("beta", 0.05);
+        if (!stats::parse_model(args.get_string("model", "normalized"), &sprt.model))
+            throw UsageError("--model must be normalized or logistic");
+        if (std::string error = stats::validate(sprt); !error.empty())
+            throw UsageError("SPRT: " + error);
+        v1::Sprt& out = *spec.mutable_sprt();
+        out.set_elo0(sprt.elo0);
+        out.set_elo1(sprt.elo1);
+        out.set_alpha(sprt.alpha);
+        out.set_beta(sprt.beta);
+        out.set_model(sprt.model == stats::Model::Logistic ? v1::SPRT_MODEL_LOGISTIC
+                                                           : v1::SPRT_MODEL_NORMALIZED);
+    } else if (args.has("elo0") || args.has("elo1") || args.has("alpha") || args.has("beta") ||
+               args.has("model")) {
+        throw UsageError("SPRT flags need --kind regression");
+    }
+    read_time_control(args, spec.mutable_time_control());
+    read_book(args, spec.mutable_book());
+    spec.set_priority(int32_t(bounded(args, "priority", 0, -1000, 1000)));
+    spec.set_throughput(uint32_t(bounded(args, "throughput", 100, 1, 10000)));
+    spec.set_pairs_per_thread(uint32_t(bounded(args, "pairs-per-thread", 0, 0, 256)));
+    spec.set_description(args.get_string("description", ""));
+
+    RemoteClient client(args);
+    v1::RunStatus run;
+    client.call(&v1::UserService::Stub::SubmitRun, request, &run);
+    if (args.has("json"))
+        std::cout << to_json(run) << "\n";
+    else
+        std::cout << "run " << run.id() << " submitted: " << spec.test_version() << " vs "
+                  << spec.base_version() << ", " << run.book_size() << " openings ('sparring show "
+                  << run.id() << "' follows it)\n";
+    return 0;
+}
+
+}  // namespace
+
+Command submit_command() {
+    static const std::vector<Flag> flags = with_remote_flags({
+        {"kind", "K", "regression (SPRT, default) or fixed (exactly --games games)"},
+        {"games", "N", "fixed: games to play (default 1000); regression: maximum (default 20000)"},
+        {"elo0", "E", "SPRT H0 (default 0)"},
+        {"elo1", "E", "SPRT H1 (default 5)"},
+        {"alpha", "A", "SPRT false-positive rate (default 0.05)"},
+        {"beta", "B", "SPRT false-negative rate (default 0.05)"},
+        {"model", "M", "SPRT Elo scale: normalized (default) or logistic"},
+        {"tc", "TC", "nodes=N, depth=N, movetime=MS or BASE+INC seconds (default nodes=1000)"},
+        {"book", "FILE", "EPD or PGN book (default: the shipped " SPARRING_DEFAULT_BOOK ")"},
+        {"book-format", "F", "epd or pgn (default: pgn for a .pgn file, else epd)"},
+        {"book-plies", "N", "PGN book: plies of each game to play out (default 0: all)"},
+        {"book-order", "O", "random (default) or sequential"},
+        {"seed", "N", "seed of the random book order (default: a random one)"},
+        {"priority", "N", "higher runs first (default 0)"},
+        {"throughput", "P", "share of workers among equal priorities, percent (default 100)"},
+        {"pairs-per-thread", "N", "game pairs per worker thread in a lease (default: server's)"},
+        {"description", "TEXT", "free text"},
+        {"json", "", "print the run as JSON"},
+    });
+    return {"submit", "start a regression (SPRT) or fixed-games run on the coordinator",
+            "TEST BASE [--kind regression|fixed] [--games N] [--tc TC] ...", flags, submit};
+}
+
+}  // namespace sparring::cli

@@ -1,0 +1,187 @@
+// sparring-coordinator: serves the gRPC services on an SQLite file, and manages its tokens.
+#include <csignal>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <thread>
+
+#include "cli/args.h"
+#include "coordinator/server.h"
+#include "coordinator/sqlite_storage.h"
+#include "coordinator/text.h"
+
+namespace {
+
+using sparring::cli::Args;
+using sparring::cli::Flag;
+using sparring::cli::UsageError;
+using namespace sparring::coordinator;
+
+constexpr Flag kServeFlags[] = {
+    {"db", "FILE", "SQLite database file (created if missing)"},
+    {"listen", "HOST:PORT", "address to serve on (default 127.0.0.1:50051; port 0 picks one)"},
+    {"tls-cert", "FILE", "PEM certificate chain: serve TLS (needs --tls-key)"},
+    {"tls-key", "FILE", "PEM private key of the certificate"},
+    {"lease-seconds", "N", "a lease expires N seconds after the last heartbeat (default 60)"},
+    {"heartbeat-seconds", "N", "heartbeat interval asked of workers (default 10)"},
+    {"pairs-per-thread", "N", "default game pairs per worker thread in a lease (default 4)"},
+    {"port-file", "FILE", "write the bound port to FILE once serving"},
+};
+
+constexpr Flag kTokenFlags[] = {
+    {"db", "FILE", "SQLite database file"},
+    {"role", "ROLE", "create: worker or user"},
+    {"name", "NAME", "create: who the token is for"},
+};
+
+constexpr std::string_view kUsage =
+    "usage: sparring-coordinator serve --db FILE [--listen HOST:PORT] [--tls-cert FILE "
+    "--tls-key FILE] ...\n"
+    "       sparring-coordinator token create --db FILE --role worker|user [--name NAME]\n"
+    "       sparring-coordinator token list --db FILE\n"
+    "       sparring-coordinator token revoke ID --db FILE\n"
+    "'sparring-coordinator serve --help' and 'sparring-coordinator token --help' list flags.\n";
+
+// Returns milliseconds since the Unix epoch.
+int64_t now_ms() {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(
+               std::chrono::system_clock::now().time_since_epoch())
+        .count();
+}
+
+// Writes the port to a file atomically (a temporary file renamed into place).
+void write_port_file(const std::string& path, int port) {
+    const std::string temporary = path + ".tmp";
+    std::ofstream(temporary) << port << "\n";
+    std::filesystem::rename(temporary, path);
+}
+
+// Runs the server until SIGINT or SIGTERM.
+int serve(const Args& args) {
+    Server::Options options;
+    options.db_path = args.get_string("db");
+    options.listen = args.get_string("listen", "127.0.0.1:50051");
+    options.tls_cert_file = args.get_string("tls-cert", "");
+    options.tls_key_file = args.get_string("tls-key", "");
+    const int64_t lease_s = args.get_int("lease-seconds", 60);
+    const int64_t heartbeat_s = args.get_int("heartbeat-seconds", 10);
+    const int64_t pairs = args.get_int("pairs-per-thread", 4);
+    if (lease_s < 1 || heartbeat_s < 1 || heartbeat_s >= lease_s)
+        throw UsageError("need 1 <= --heartbeat-seconds < --lease-seconds");
+    if (pairs < 1 || pairs > 256) throw UsageError("--pairs-per-thread must be in 1..256");
+    options.core.lease_ms = lease_s * 1000;
+    options.core.heartbeat_interval_ms = int(heartbeat_s * 1000);
+    options.core.pairs_per_thread = int(pairs);
+
+    sigset_t signals;
+    sigemptyset(&signals);
+    sigaddset(&signals, SIGINT);
+    sigaddset(&signals, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+
+    Server server(options);
+    const int port = server.start();
+    std::cerr << "sparring-coordinator: serving on port " << port << " ("
+              << (options.tls_cert_file.empty() ? "plaintext" : "TLS") << ", database "
+              << options.db_path << ")" << std::endl;
+    if (args.has("port-file")) write_port_file(args.get_string("port-file"), port);
+
+    std::thread waiter([&server, signals] {
+        int signal = 0;
+        sigwait(&signals, &signal);
+        std::cerr << "sparring-coordinator: signal " << signal << ", shutting down" << std::endl;
+        server.shutdown();
+    });
+    server.wait();
+    waiter.join();
+    return 0;
+}
+
+// Creates, lists or revokes tokens directly in the database file.
+int token(const Args& args) {
+    const auto& positional = args.positional();
+    if (positional.empty()) throw UsageError("token needs create, list or revoke");
+    SqliteStorage storage(args.get_string("db"));
+    const std::string& action = positional[0];
+    if (action == "create") {
+        const auto role = parse_role(args.get_string("role"));
+        if (!role) throw UsageError("--role must be worker or user");
+        const Core core({}, now_ms);
+        storage.begin(true);
+        const std::string secret =
+            core.create_token(storage, *role, args.get_string("name", std::string(role_name(*role))));
+        storage.commit();
+        std::cout << secret << "\n";
+        return 0;
+    }
+    if (action == "list") {
+        storage.begin(false);
+        for (const Token& t : storage.list_tokens())
+            std::cout << t.id << "\t" << role_name(t.role) << "\t" << t.name << "\t"
+                      << (t.revoked ? "revoked" : "valid") << "\n";
+        storage.commit();
+        return 0;
+    }
+    if (action == "revoke") {
+        if (positional.size() != 2) throw UsageError("token revoke needs the token's ID");
+        int64_t id = 0;
+        try {
+            id = std::stoll(positional[1]);
+        } catch (const std::exception&) {
+            throw UsageError("token ID must be a number (see `token list`)");
+        }
+        storage.begin(true);
+        const bool revoked = storage.revoke_token(id);
+        storage.commit();
+        if (!revoked) {
+            std::cerr << "sparring-coordinator: no token " << id << "\n";
+            return 1;
+        }
+        return 0;
+    }
+    throw UsageError("unknown token action '" + action + "' (create, list or revoke)");
+}
+
+}  // namespace
+
+// Dispatches to serve or token; errors are one line on stderr and a non-zero status.
+int main(int argc, char** argv) {
+    const std::vector<std::string_view> tokens(argv + 1, argv + argc);
+    if (tokens.empty() || tokens[0] == "--help" || tokens[0] == "-h" || tokens[0] == "help") {
+        (tokens.empty() ? std::cerr : std::cout) << kUsage;
+        return tokens.empty() ? 2 : 0;
+    }
+    const std::string_view command = tokens[0];
+    const auto rest = std::span(tokens).subspan(1);
+    try {
+        if (command == "serve") {
+            const Args args(rest, kServeFlags);
+            if (args.help()) {
+                std::cout << sparring::cli::format_help("serve", "--db FILE [FLAGS]",
+                                                        "Serve the coordinator's gRPC services.",
+                                                        kServeFlags);
+                return 0;
+            }
+            return serve(args);
+        }
+        if (command == "token") {
+            const Args args(rest, kTokenFlags);
+            if (args.help()) {
+                std::cout << sparring::cli::format_help(
+                    "token", "create|list|revoke [ID] --db FILE [FLAGS]",
+                    "Create, list or revoke access tokens (stored hashed).", kTokenFlags);
+                return 0;
+            }
+            return token(args);
+        }
+        std::cerr << "sparring-coordinator: unknown command '" << command << "'\n" << kUsage;
+        return 2;
+    } catch (const UsageError& e) {
+        std::cerr << "sparring-coordinator " << command << ": " << e.what() << "\n";
+        return 2;
+    } catch (const std::exception& e) {
+        std::cerr << "sparring-coordinator " << command << ": " << e.what() << "\n";
+        return 1;
+    }
+}

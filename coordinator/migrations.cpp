@@ -1,0 +1,240 @@
+#include "coordinator/migrations.h"
+
+#include <array>
+#include <string>
+#include <string_view>
+
+namespace sparring::coordinator {
+
+namespace {
+
+// Migration 1: tokens, versions, runs, workers, batches (leases), results, games, views.
+constexpr std::string_view kSchema1 = R"sql(
+CREATE TABLE tokens (
+  id          INTEGER PRIMARY KEY,
+  hash        TEXT NOT NULL UNIQUE,          -- hex SHA-256 of the secret token
+  role        TEXT NOT NULL CHECK (role IN ('worker', 'user')),
+  name        TEXT NOT NULL,
+  created_ms  INTEGER NOT NULL,
+  revoked     INTEGER NOT NULL DEFAULT 0
+);
+
+CREATE TABLE versions (
+  id          INTEGER PRIMARY KEY,
+  name        TEXT NOT NULL UNIQUE,
+  description TEXT NOT NULL DEFAULT '',
+  kind        TEXT NOT NULL CHECK (kind IN ('builtin', 'uci')),
+  preset      TEXT,                          -- builtin: preset name
+  overrides   TEXT,                          -- builtin: JSON object of overridden parameters
+  params      TEXT,                          -- builtin: JSON object of every parameter
+  hash_mb     INTEGER NOT NULL DEFAULT 0,
+  uci_command TEXT,                          -- uci: command workers run
+  uci_options TEXT,                          -- uci: JSON object of UCI options
+  bench       INTEGER NOT NULL,              -- bench signature, 0: not checked
+  created_ms  INTEGER NOT NULL
+);
+
+CREATE TABLE runs (
+  id               INTEGER PRIMARY KEY,
+  kind             TEXT NOT NULL,            -- 'regression', 'fixed_games'
+  state            TEXT NOT NULL,            -- 'active', 'finished', 'stopped'
+  result           TEXT NOT NULL DEFAULT '',
+  test_version_id  INTEGER NOT NULL REFERENCES versions(id),
+  base_version_id  INTEGER NOT NULL REFERENCES versions(id),
+  time_control     TEXT NOT NULL,            -- "nodes=1000", "10+0.1", ...
+  book_source      TEXT NOT NULL,
+  book_size        INTEGER NOT NULL,
+  book_random      INTEGER NOT NULL,
+  book_seed        INTEGER NOT NULL,
+  book             BLOB NOT NULL,            -- zlib: one "FEN<TAB>moves" line per opening
+  games            INTEGER NOT NULL,         -- fixed_games: exact; regression: maximum
+  elo0             REAL,                     -- regression: SPRT hypotheses and errors
+  elo1             REAL,
+  alpha            REAL,
+  beta             REAL,
+  model            TEXT,                     -- 'logistic', 'normalized'
+  priority         INTEGER NOT NULL,
+  throughput       INTEGER NOT NULL,
+  pairs_per_thread INTEGER NOT NULL,
+  description      TEXT NOT NULL DEFAULT '',
+  next_pair        INTEGER NOT NULL DEFAULT 0,  -- pairs below it were leased at least once
+  free_pairs       INTEGER NOT NULL DEFAULT 0,  -- pairs handed back, in free_pairs
+  pairs_leased     INTEGER NOT NULL DEFAULT 0,  -- unreported pairs on active leases
+  active_leases    INTEGER NOT NULL DEFAULT 0,
+  active_cores     INTEGER NOT NULL DEFAULT 0,
+  pairs_done       INTEGER NOT NULL DEFAULT 0,  -- counted game pairs
+  wins             INTEGER NOT NULL DEFAULT 0,  -- game results of the test version
+  draws            INTEGER NOT NULL DEFAULT 0,
+  losses           INTEGER NOT NULL DEFAULT 0,
+  ll               INTEGER NOT NULL DEFAULT 0,  -- pentanomial pair counts
+  ld               INTEGER NOT NULL DEFAULT 0,
+  dd_wl            INTEGER NOT NULL DEFAULT 0,
+  wd               INTEGER NOT NULL DEFAULT 0,
+  ww               INTEGER NOT NULL DEFAULT 0,
+  elo              REAL NOT NULL DEFAULT 0,     -- logistic Elo and its 95% interval
+  elo_low          REAL NOT NULL DEFAULT 0,
+  elo_high         REAL NOT NULL DEFAULT 0,
+  los              REAL NOT NULL DEFAULT 0.5,
+  nelo             REAL NOT NULL DEFAULT 0,
+  nelo_low         REAL NOT NULL DEFAULT 0,
+  nelo_high        REAL NOT NULL DEFAULT 0,
+  llr              REAL NOT NULL DEFAULT 0,
+  llr_lower        REAL NOT NULL DEFAULT 0,
+  llr_upper        REAL NOT NULL DEFAULT 0,
+  created_ms       INTEGER NOT NULL,
+  finished_ms      INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX runs_by_state ON runs(state);
+
+CREATE TABLE free_pairs (
+  run_id      INTEGER NOT NULL REFERENCES runs(id),
+  first_pair  INTEGER NOT NULL,
+  pairs       INTEGER NOT NULL,
+  PRIMARY KEY (run_id, first_pair)
+) WITHOUT ROWID;
+
+CREATE TABLE workers (
+  id            INTEGER PRIMARY KEY,
+  token_id      INTEGER NOT NULL REFERENCES tokens(id),
+  name          TEXT NOT NULL,
+  cores         INTEGER NOT NULL,
+  memory_mb     INTEGER NOT NULL,
+  concurrency   INTEGER NOT NULL,
+  uci_engines   TEXT NOT NULL,               -- JSON array of engine commands
+  build         TEXT NOT NULL,
+  registered_ms INTEGER NOT NULL,
+  last_seen_ms  INTEGER NOT NULL
+);
+CREATE INDEX workers_by_last_seen ON workers(last_seen_ms);
+
+CREATE TABLE batches (
+  id              INTEGER PRIMARY KEY,       -- the lease id
+  run_id          INTEGER NOT NULL REFERENCES runs(id),
+  worker_id       INTEGER NOT NULL REFERENCES workers(id),
+  first_pair      INTEGER NOT NULL,
+  pairs           INTEGER NOT NULL,
+  cores           INTEGER NOT NULL,          -- the worker's concurrency when leased
+  state           TEXT NOT NULL,             -- 'leased', 'done', 'expired', 'released', 'stopped'
+  pairs_reported  INTEGER NOT NULL DEFAULT 0,
+  reported        BLOB NOT NULL,             -- bitmap of the reported pairs
+  last_sequence   INTEGER NOT NULL DEFAULT 0,
+  created_ms      INTEGER NOT NULL,
+  expires_ms      INTEGER NOT NULL,
+  ended_ms        INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX batches_leased_by_expiry ON batches(expires_ms) WHERE state = 'leased';
+CREATE INDEX batches_leased_by_worker ON batches(worker_id) WHERE state = 'leased';
+CREATE INDEX batches_by_run ON batches(run_id, state);
+
+CREATE TABLE results (
+  batch_id    INTEGER NOT NULL REFERENCES batches(id),
+  sequence    INTEGER NOT NULL,
+  run_id      INTEGER NOT NULL REFERENCES runs(id),
+  worker_id   INTEGER NOT NULL REFERENCES workers(id),
+  pairs       INTEGER NOT NULL,
+  wins        INTEGER NOT NULL,
+  draws       INTEGER NOT NULL,
+  losses      INTEGER NOT NULL,
+  ll          INTEGER NOT NULL,
+  ld          INTEGER NOT NULL,
+  dd_wl       INTEGER NOT NULL,
+  wd          INTEGER NOT NULL,
+  ww          INTEGER NOT NULL,
+  digest      TEXT NOT NULL,                 -- SHA-256 of the report, to spot altered retries
+  received_ms INTEGER NOT NULL,
+  PRIMARY KEY (batch_id, sequence)
+) WITHOUT ROWID;
+CREATE INDEX results_by_run ON results(run_id);
+CREATE INDEX results_by_worker ON results(worker_id);
+
+CREATE TABLE games (
+  run_id      INTEGER NOT NULL REFERENCES runs(id),
+  game        INTEGER NOT NULL,              -- 2 * pair + 0 or 1
+  batch_id    INTEGER NOT NULL REFERENCES batches(id),
+  worker_id   INTEGER NOT NULL REFERENCES workers(id),
+  outcome     TEXT NOT NULL,                 -- for the test version: 'win', 'draw', 'loss'
+  test_white  INTEGER NOT NULL,
+  pgn         BLOB NOT NULL,                 -- zlib-compressed PGN
+  PRIMARY KEY (run_id, game)
+) WITHOUT ROWID;
+
+CREATE TABLE bench_mismatches (
+  id          INTEGER PRIMARY KEY,
+  worker_id   INTEGER NOT NULL REFERENCES workers(id),
+  version_id  INTEGER NOT NULL REFERENCES versions(id),
+  expected    INTEGER NOT NULL,
+  computed    INTEGER NOT NULL,
+  message     TEXT NOT NULL,
+  created_ms  INTEGER NOT NULL
+);
+CREATE INDEX bench_mismatches_by_worker ON bench_mismatches(worker_id);
+
+CREATE VIEW run_summary AS
+SELECT r.id AS run, r.kind, r.state, r.result, t.name AS test, b.name AS base,
+       r.time_control, r.games AS games_planned, 2 * r.pairs_done AS games,
+       r.wins, r.draws, r.losses, r.ll, r.ld, r.dd_wl, r.wd, r.ww,
+       round(r.elo, 2) AS elo, round(r.elo_low, 2) AS elo_low, round(r.elo_high, 2) AS elo_high,
+       round(r.los, 4) AS los, round(r.nelo, 2) AS nelo,
+       round(r.llr, 3) AS llr, round(r.llr_lower, 3) AS llr_lower,
+       round(r.llr_upper, 3) AS llr_upper, r.elo0, r.elo1, r.model, r.priority,
+       r.active_leases, datetime(r.created_ms / 1000, 'unixepoch') AS created,
+       CASE WHEN r.finished_ms > 0 THEN datetime(r.finished_ms / 1000, 'unixepoch') END
+         AS finished
+FROM runs r
+JOIN versions t ON t.id = r.test_version_id
+JOIN versions b ON b.id = r.base_version_id;
+
+CREATE VIEW worker_contribution AS
+SELECT w.id AS worker, w.name, res.run_id AS run, count(*) AS reports,
+       sum(res.pairs) AS pairs, 2 * sum(res.pairs) AS games, sum(res.wins) AS wins,
+       sum(res.draws) AS draws, sum(res.losses) AS losses,
+       datetime(max(res.received_ms) / 1000, 'unixepoch') AS last_report
+FROM results res
+JOIN workers w ON w.id = res.worker_id
+GROUP BY res.worker_id, res.run_id;
+
+CREATE VIEW active_leases AS
+SELECT ba.id AS lease, ba.run_id AS run, ba.worker_id AS worker, w.name AS worker_name,
+       ba.first_pair, ba.pairs, ba.pairs_reported,
+       datetime(ba.created_ms / 1000, 'unixepoch') AS leased,
+       datetime(ba.expires_ms / 1000, 'unixepoch') AS expires
+FROM batches ba
+JOIN workers w ON w.id = ba.worker_id
+WHERE ba.state = 'leased';
+)sql";
+
+constexpr std::array<std::string_view, 1> kMigrations = {kSchema1};
+
+// Returns the schema version recorded in the file.
+int user_version(Database& db) {
+    Statement& s = db.prepare("PRAGMA user_version");
+    s.bind();
+    const int version = s.step() ? int(s.int64(0)) : 0;
+    s.reset();
+    return version;
+}
+
+}  // namespace
+
+int schema_version() { return int(kMigrations.size()); }
+
+void migrate(Database& db) {
+    const int current = user_version(db);
+    if (current > schema_version())
+        throw StorageError("the database has schema version " + std::to_string(current) +
+                           " but this coordinator knows only up to " +
+                           std::to_string(schema_version()) + "; use a newer coordinator");
+    for (int version = current + 1; version <= schema_version(); ++version) {
+        db.exec("BEGIN IMMEDIATE");
+        try {
+            db.exec(kMigrations[size_t(version - 1)]);
+            db.exec("PRAGMA user_version = " + std::to_string(version));
+            db.exec("COMMIT");
+        } catch (...) {
+            db.exec("ROLLBACK");
+            throw;
+        }
+    }
+}
+
+}  // namespace sparring::coordinator

@@ -1,0 +1,112 @@
+#include "coordinator/server.h"
+
+#include <chrono>
+#include <fstream>
+#include <future>
+#include <sstream>
+#include <stdexcept>
+
+#include <grpcpp/ext/proto_server_reflection_plugin.h>
+#include <grpcpp/health_check_service_interface.h>
+
+#include "coordinator/sqlite_storage.h"
+
+namespace sparring::coordinator {
+
+namespace {
+
+// Returns milliseconds since the Unix epoch.
+int64_t wall_clock_ms() {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(
+               std::chrono::system_clock::now().time_since_epoch())
+        .count();
+}
+
+// Returns a file's contents; throws std::runtime_error naming it if it cannot be read.
+std::string read_file(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw std::runtime_error("cannot read " + path);
+    std::ostringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+// Returns the credentials to listen with: TLS from the key pair files, or plaintext.
+std::shared_ptr<grpc::ServerCredentials> credentials(const Server::Options& options) {
+    if (options.tls_cert_file.empty() != options.tls_key_file.empty())
+        throw std::runtime_error("TLS needs both --tls-cert and --tls-key");
+    if (options.tls_cert_file.empty()) return grpc::InsecureServerCredentials();
+    grpc::SslServerCredentialsOptions ssl;
+    ssl.pem_key_cert_pairs.push_back(
+        {read_file(options.tls_key_file), read_file(options.tls_cert_file)});
+    return grpc::SslServerCredentials(ssl);
+}
+
+}  // namespace
+
+Server::Server(Options options) : options_(std::move(options)), core_(options_.core, wall_clock_ms) {
+    auto writer_storage = std::make_unique<SqliteStorage>(options_.db_path);
+    writer_storage->begin(true);
+    core_.resume_leases(*writer_storage);
+    writer_storage->commit();
+    writer_ = std::make_unique<Executor>(std::move(writer_storage), true, options_.max_batch);
+    reader_ = std::make_unique<Executor>(std::make_unique<SqliteStorage>(options_.db_path), false,
+                                         options_.max_batch);
+    worker_service_ = std::make_unique<WorkerServiceImpl>(core_, *writer_);
+    user_service_ = std::make_unique<UserServiceImpl>(core_, *writer_, *reader_);
+}
+
+Server::~Server() {
+    shutdown();
+    wait();
+}
+
+int Server::start() {
+    grpc::EnableDefaultHealthCheckService(true);
+    grpc::reflection::InitProtoReflectionServerBuilderPlugin();
+    grpc::ServerBuilder builder;
+    int port = 0;
+    builder.AddListeningPort(options_.listen, credentials(options_), &port);
+    builder.RegisterService(worker_service_.get());
+    builder.RegisterService(user_service_.get());
+    server_ = builder.BuildAndStart();
+    if (!server_ || port == 0)
+        throw std::runtime_error("cannot listen on " + options_.listen +
+                                 " (address in use or malformed?)");
+    expiry_thread_ = std::thread([this] { expire_loop(); });
+    return port;
+}
+
+void Server::shutdown() {
+    {
+        std::lock_guard lock(mutex_);
+        if (stopping_) return;
+        stopping_ = true;
+    }
+    stop_.notify_all();
+    if (server_) server_->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(5));
+}
+
+void Server::wait() {
+    if (server_) server_->Wait();
+    if (expiry_thread_.joinable()) expiry_thread_.join();
+}
+
+void Server::expire_loop() {
+    std::unique_lock lock(mutex_);
+    while (!stop_.wait_for(lock, std::chrono::milliseconds(options_.expiry_interval_ms),
+                           [this] { return stopping_; })) {
+        lock.unlock();
+        std::promise<void> done;
+        writer_->submit(
+            [this](Storage& storage) {
+                core_.expire_leases(storage);
+                return absl::OkStatus();
+            },
+            [&done](const absl::Status&) { done.set_value(); });
+        done.get_future().wait();
+        lock.lock();
+    }
+}
+
+}  // namespace sparring::coordinator

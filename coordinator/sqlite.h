@@ -1,0 +1,104 @@
+// A thin RAII layer over the SQLite C API: a connection with a cache of prepared statements,
+// and a statement cursor with typed binding and column access. Errors throw StorageError.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+struct sqlite3;
+struct sqlite3_stmt;
+
+namespace sparring::coordinator {
+
+// An SQLite failure the caller cannot fix by changing its input (I/O error, corruption, busy).
+struct StorageError : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+// Marks a byte string to be bound as a BLOB rather than TEXT.
+struct Blob {
+    std::string_view bytes;
+};
+
+class Statement {
+public:
+    explicit Statement(sqlite3_stmt* stmt) : stmt_(stmt) {}
+
+    // Binds parameters 1, 2, ... in order; resets the statement first.
+    template <typename... Ts>
+    Statement& bind(const Ts&... values) {
+        reset();
+        int index = 1;
+        (bind_one(index++, values), ...);
+        return *this;
+    }
+    // Advances to the next row; returns false when the statement is done.
+    bool step();
+    // Clears bindings and rewinds the statement, releasing what it holds.
+    void reset();
+    // Runs a statement that returns no rows.
+    void run();
+
+    int64_t int64(int column) const;
+    double real(int column) const;
+    std::string text(int column) const;
+    std::string blob(int column) const;
+    bool is_null(int column) const;
+
+private:
+    void bind_one(int index, int64_t value);
+    void bind_one(int index, int value) { bind_one(index, int64_t(value)); }
+    void bind_one(int index, uint32_t value) { bind_one(index, int64_t(value)); }
+    void bind_one(int index, uint64_t value) { bind_one(index, int64_t(value)); }
+    void bind_one(int index, bool value) { bind_one(index, int64_t(value)); }
+    void bind_one(int index, double value);
+    void bind_one(int index, std::string_view value);
+    void bind_one(int index, const std::string& value) { bind_one(index, std::string_view(value)); }
+    void bind_one(int index, const char* value) { bind_one(index, std::string_view(value)); }
+    void bind_one(int index, std::nullopt_t);
+    template <typename T>
+    void bind_one(int index, const std::optional<T>& value) {
+        if (value)
+            bind_one(index, *value);
+        else
+            bind_one(index, std::nullopt);
+    }
+    void bind_one(int index, const Blob& value);
+
+    sqlite3_stmt* stmt_;
+};
+
+class Database {
+public:
+    // Opens (creating if needed) the file in WAL mode with foreign keys on; throws on failure.
+    explicit Database(const std::string& path);
+    ~Database();
+    Database(const Database&) = delete;
+    Database& operator=(const Database&) = delete;
+
+    // Executes one or more statements without parameters (schema, pragmas, transactions).
+    void exec(std::string_view sql);
+    // Returns the cached prepared statement for a query, preparing it on first use.
+    Statement& prepare(std::string_view sql);
+    int64_t last_insert_rowid() const;
+    // Returns the number of rows the last statement changed.
+    int changes() const;
+    // Rewinds every cached statement, so none holds a read snapshot past its transaction.
+    void reset_statements();
+
+private:
+    struct Finalizer {
+        void operator()(sqlite3_stmt* stmt) const;
+    };
+    sqlite3* db_ = nullptr;
+    std::map<std::string, std::pair<std::unique_ptr<sqlite3_stmt, Finalizer>, Statement>,
+             std::less<>>
+        statements_;
+};
+
+}  // namespace sparring::coordinator

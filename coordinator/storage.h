@@ -1,0 +1,85 @@
+// The coordinator's storage interface: transactions and the reads and writes the core needs.
+// SqliteStorage implements it; each instance is one connection used by one thread.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "coordinator/types.h"
+
+namespace sparring::coordinator {
+
+class Storage {
+public:
+    virtual ~Storage() = default;
+
+    // Starts a transaction; a write transaction takes the write lock at once.
+    virtual void begin(bool write) = 0;
+    virtual void commit() = 0;
+    virtual void rollback() = 0;
+    // Marks a point inside the transaction that rollback_to_savepoint returns to.
+    virtual void savepoint() = 0;
+    virtual void release_savepoint() = 0;
+    virtual void rollback_to_savepoint() = 0;
+
+    virtual int64_t insert_token(const Token& token, std::string_view hash) = 0;
+    // Returns the unrevoked token with this hash.
+    virtual std::optional<Token> find_token(std::string_view hash) = 0;
+    virtual std::vector<Token> list_tokens() = 0;
+    // Revokes a token; returns false if there is no such token.
+    virtual bool revoke_token(int64_t id) = 0;
+
+    virtual int64_t insert_version(const Version& version) = 0;
+    virtual std::optional<Version> find_version(int64_t id) = 0;
+    virtual std::optional<Version> find_version(std::string_view name) = 0;
+    virtual std::vector<Version> list_versions() = 0;
+
+    // Inserts a run with its book.
+    virtual int64_t insert_run(const Run& run) = 0;
+    virtual std::optional<Run> find_run(int64_t id) = 0;
+    // Returns runs in the given states (all when empty), newest first.
+    virtual std::vector<Run> list_runs(const std::vector<RunState>& states, int limit) = 0;
+    virtual Book load_book(int64_t run_id) = 0;
+    // Writes a run's state, result, progress, counts and statistics.
+    virtual void update_run(const Run& run) = 0;
+
+    // Adds a range of pairs back to a run's pool.
+    virtual void insert_free_pairs(int64_t run_id, PairRange range) = 0;
+    // Removes up to max_count pairs from the start of a run's lowest free range.
+    virtual std::optional<PairRange> take_free_pairs(int64_t run_id, uint64_t max_count) = 0;
+    virtual void delete_free_pairs(int64_t run_id) = 0;
+
+    virtual int64_t insert_worker(const Worker& worker) = 0;
+    virtual std::optional<Worker> find_worker(int64_t id) = 0;
+    virtual void touch_worker(int64_t id, int64_t now_ms) = 0;
+    // Returns workers seen since the given time, with their current runs and games.
+    virtual std::vector<WorkerSummary> list_workers(int64_t seen_since_ms) = 0;
+
+    virtual int64_t insert_batch(const Batch& batch) = 0;
+    virtual std::optional<Batch> find_batch(int64_t id) = 0;
+    virtual void update_batch(const Batch& batch) = 0;
+    virtual std::optional<Batch> leased_batch_of_worker(int64_t worker_id) = 0;
+    virtual std::vector<Batch> leased_batches_expiring_before(int64_t time_ms) = 0;
+    virtual std::vector<Batch> leased_batches_of_run(int64_t run_id) = 0;
+    // Moves the expiry of every leased batch to at least time_ms.
+    virtual void extend_leases(int64_t time_ms) = 0;
+
+    // Returns the digest of a recorded report, if recorded.
+    virtual std::optional<std::string> find_report_digest(int64_t batch_id, uint32_t sequence) = 0;
+    virtual void insert_report(const ReportRecord& report) = 0;
+    virtual void insert_game(const StoredGame& game) = 0;
+    // Returns up to max_games of a run's games numbered from start_game on, in order.
+    virtual std::vector<StoredGame> list_games(int64_t run_id, uint64_t start_game,
+                                               int max_games) = 0;
+
+    virtual void insert_bench_mismatch(const BenchMismatch& mismatch) = 0;
+    // Returns the mismatches recorded against either version of a run.
+    virtual std::vector<BenchMismatch> bench_mismatches_of_run(int64_t run_id) = 0;
+    // Returns the versions a worker refused because of their bench signature.
+    virtual std::vector<int64_t> refused_versions(int64_t worker_id) = 0;
+};
+
+}  // namespace sparring::coordinator

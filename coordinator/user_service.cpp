@@ -1,0 +1,159 @@
+// The UserService handlers: changes need a user token and run on the writer; queries accept
+// any valid token and run on the reader.
+#include "coordinator/convert.h"
+#include "coordinator/services.h"
+
+namespace sparring::coordinator {
+
+namespace {
+
+// Queues fn(storage) on the executor after authenticating the call (with the given role, if
+// any), and finishes the call with its status.
+template <typename Fn>
+grpc::ServerUnaryReactor* run_as(grpc::CallbackServerContext* context, Core& core,
+                                 Executor& executor, std::optional<Role> role, Fn fn) {
+    grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+    executor.submit(
+        [&core, token = bearer_token(*context), role, fn = std::move(fn)](Storage& storage) {
+            absl::StatusOr<Caller> caller = core.authenticate(storage, token, role);
+            if (!caller.ok()) return caller.status();
+            return fn(storage);
+        },
+        [reactor](absl::Status status) { reactor->Finish(to_grpc(status)); });
+    return reactor;
+}
+
+// Finishes a call at once with a status.
+grpc::ServerUnaryReactor* finish(grpc::CallbackServerContext* context, const absl::Status& status) {
+    grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+    reactor->Finish(to_grpc(status));
+    return reactor;
+}
+
+}  // namespace
+
+std::string bearer_token(const grpc::CallbackServerContext& context) {
+    const auto& metadata = context.client_metadata();
+    const auto it = metadata.find("authorization");
+    if (it == metadata.end()) return {};
+    const std::string_view value(it->second.data(), it->second.size());
+    constexpr std::string_view prefix = "Bearer ";
+    if (value.substr(0, prefix.size()) != prefix) return {};
+    return std::string(value.substr(prefix.size()));
+}
+
+grpc::ServerUnaryReactor* UserServiceImpl::AddVersion(grpc::CallbackServerContext* context,
+                                                      const v1::AddVersionRequest* request,
+                                                      v1::Version* response) {
+    absl::StatusOr<Version> version = version_from_proto(request->version());
+    if (!version.ok()) return finish(context, version.status());
+    return run_as(context, core_, writer_, Role::User,
+                  [this, version = std::move(*version), response](Storage& storage) {
+                      absl::StatusOr<Version> added = core_.add_version(storage, version);
+                      if (!added.ok()) return added.status();
+                      version_to_proto(*added, response);
+                      return absl::OkStatus();
+                  });
+}
+
+grpc::ServerUnaryReactor* UserServiceImpl::ListVersions(grpc::CallbackServerContext* context,
+                                                        const v1::ListVersionsRequest*,
+                                                        v1::ListVersionsResponse* response) {
+    return run_as(context, core_, reader_, std::nullopt, [this, response](Storage& storage) {
+        for (const Version& v : core_.list_versions(storage))
+            version_to_proto(v, response->add_versions());
+        return absl::OkStatus();
+    });
+}
+
+grpc::ServerUnaryReactor* UserServiceImpl::GetVersion(grpc::CallbackServerContext* context,
+                                                      const v1::GetVersionRequest* request,
+                                                      v1::Version* response) {
+    return run_as(context, core_, reader_, std::nullopt,
+                  [this, name = request->name(), response](Storage& storage) {
+                      absl::StatusOr<Version> version = core_.get_version(storage, name);
+                      if (!version.ok()) return version.status();
+                      version_to_proto(*version, response);
+                      return absl::OkStatus();
+                  });
+}
+
+grpc::ServerUnaryReactor* UserServiceImpl::SubmitRun(grpc::CallbackServerContext* context,
+                                                     const v1::SubmitRunRequest* request,
+                                                     v1::RunStatus* response) {
+    absl::StatusOr<RunSpec> spec = run_spec_from_proto(request->spec());
+    if (!spec.ok()) return finish(context, spec.status());
+    return run_as(context, core_, writer_, Role::User,
+                  [this, spec = std::move(*spec), response](Storage& storage) {
+                      absl::StatusOr<Run> run = core_.submit_run(storage, spec);
+                      if (!run.ok()) return run.status();
+                      run_to_proto(*run, response);
+                      return absl::OkStatus();
+                  });
+}
+
+grpc::ServerUnaryReactor* UserServiceImpl::ListRuns(grpc::CallbackServerContext* context,
+                                                    const v1::ListRunsRequest* request,
+                                                    v1::ListRunsResponse* response) {
+    return run_as(context, core_, reader_, std::nullopt,
+                  [this, states = run_states_from_proto(request->states()),
+                   limit = request->limit(), response](Storage& storage) {
+                      for (const Run& run : core_.list_runs(storage, states, limit))
+                          run_to_proto(run, response->add_runs());
+                      return absl::OkStatus();
+                  });
+}
+
+grpc::ServerUnaryReactor* UserServiceImpl::GetRun(grpc::CallbackServerContext* context,
+                                                  const v1::GetRunRequest* request,
+                                                  v1::RunStatus* response) {
+    return run_as(context, core_, reader_, std::nullopt,
+                  [this, id = request->run_id(), response](Storage& storage) {
+                      absl::StatusOr<Run> run = core_.get_run(storage, id);
+                      if (!run.ok()) return run.status();
+                      run_to_proto(*run, response);
+                      return absl::OkStatus();
+                  });
+}
+
+grpc::ServerUnaryReactor* UserServiceImpl::StopRun(grpc::CallbackServerContext* context,
+                                                   const v1::StopRunRequest* request,
+                                                   v1::RunStatus* response) {
+    return run_as(context, core_, writer_, Role::User,
+                  [this, id = request->run_id(), response](Storage& storage) {
+                      absl::StatusOr<Run> run = core_.stop_run(storage, id);
+                      if (!run.ok()) return run.status();
+                      run_to_proto(*run, response);
+                      return absl::OkStatus();
+                  });
+}
+
+grpc::ServerUnaryReactor* UserServiceImpl::ListWorkers(grpc::CallbackServerContext* context,
+                                                       const v1::ListWorkersRequest* request,
+                                                       v1::ListWorkersResponse* response) {
+    return run_as(context, core_, reader_, std::nullopt,
+                  [this, all = request->include_inactive(), response](Storage& storage) {
+                      for (const WorkerSummary& w : core_.list_workers(storage, all))
+                          worker_to_proto(w, core_.is_active(w.worker.last_seen_ms),
+                                          response->add_workers());
+                      return absl::OkStatus();
+                  });
+}
+
+grpc::ServerUnaryReactor* UserServiceImpl::ExportGames(grpc::CallbackServerContext* context,
+                                                       const v1::ExportGamesRequest* request,
+                                                       v1::ExportGamesResponse* response) {
+    return run_as(context, core_, reader_, std::nullopt,
+                  [this, request = *request, response](Storage& storage) {
+                      absl::StatusOr<GamesPage> page = core_.export_games(
+                          storage, request.run_id(), request.start_game(), request.max_games());
+                      if (!page.ok()) return page.status();
+                      response->set_pgn(std::move(page->pgn));
+                      response->set_games(page->games);
+                      response->set_next_start_game(page->next_start_game);
+                      response->set_done(page->done);
+                      return absl::OkStatus();
+                  });
+}
+
+}  // namespace sparring::coordinator

@@ -1,0 +1,61 @@
+#include "engine/engine.h"
+
+#include "engine/evaluate.h"
+#include "engine/history.h"
+#include "engine/search.h"
+#include "engine/tt.h"
+
+namespace sparring {
+
+struct Engine::Impl {
+    explicit Impl(const Options& options)
+        : params(options.params),
+          evaluator(std::make_unique<Evaluator>(options.params)),
+          tt(options.hash_mb),
+          history(std::make_unique<SearchHistory>()) {
+        history->clear();
+    }
+
+    ParamSet params;
+    std::unique_ptr<Evaluator> evaluator;
+    TranspositionTable tt;
+    std::unique_ptr<SearchHistory> history;
+    Board board;
+    std::atomic<bool> stop{false};
+};
+
+Engine::Engine() : Engine(Options{}) {}
+
+Engine::Engine(Options options) : impl_(std::make_unique<Impl>(options)) {}
+
+Engine::~Engine() = default;
+
+void Engine::set_params(const ParamSet& params) {
+    impl_->params = params;
+    impl_->evaluator = std::make_unique<Evaluator>(params);
+}
+
+const ParamSet& Engine::params() const { return impl_->params; }
+
+void Engine::set_hash_mb(int megabytes) { impl_->tt.resize(megabytes); }
+
+void Engine::new_game() {
+    impl_->tt.clear();
+    impl_->history->clear();
+}
+
+void Engine::set_position(const Board& board) { impl_->board = board; }
+
+SearchResult Engine::search(const SearchLimits& limits,
+                            const std::function<void(const SearchInfo&)>& on_info) {
+    impl_->stop.store(false);
+    Board board = impl_->board;
+    board.set_psq_table(&impl_->evaluator->psq_table());
+    auto searcher = std::make_unique<Searcher>(board, *impl_->evaluator, impl_->tt,
+                                               *impl_->history, limits, impl_->stop, on_info);
+    return searcher->run();
+}
+
+void Engine::stop() { impl_->stop.store(true); }
+
+}  // namespace sparring

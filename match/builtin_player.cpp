@@ -1,0 +1,41 @@
+#include "match/builtin_player.h"
+
+#include "engine/movegen.h"
+#include "engine/notation.h"
+
+namespace sparring::match {
+
+namespace {
+
+// Returns the engine options a built-in spec asks for.
+Engine::Options engine_options(const PlayerSpec& spec) {
+    const auto& builtin = std::get<BuiltinSpec>(spec.engine);
+    return Engine::Options{builtin.hash_mb, builtin.params};
+}
+
+}  // namespace
+
+BuiltinPlayer::BuiltinPlayer(PlayerSpec spec)
+    : spec_(std::move(spec)), engine_(engine_options(spec_)) {}
+
+bool BuiltinPlayer::new_game(std::string*) {
+    engine_.new_game();
+    return true;
+}
+
+MoveReply BuiltinPlayer::play(const GamePosition& position, const SearchLimits& limits, int) {
+    engine_.set_position(position.board);
+    SearchResult result = engine_.search(limits);
+    MoveReply reply;
+    reply.move = result.best_move;
+    reply.text = to_uci(result.best_move);
+    reply.depth = result.depth;
+    reply.score = EngineScore{result.score, result.mate};
+    if (!MoveList<>(position.board).contains(result.best_move)) {
+        reply.status = MoveReply::Status::IllegalMove;
+        reply.error = "illegal move '" + reply.text + "'";
+    }
+    return reply;
+}
+
+}  // namespace sparring::match

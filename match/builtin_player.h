@@ -1,0 +1,26 @@
+// A match player that searches with the built-in engine in this process: no pipes, no text.
+#pragma once
+
+#include <string>
+
+#include "engine/engine.h"
+#include "match/player.h"
+
+namespace sparring::match {
+
+class BuiltinPlayer : public Player {
+  public:
+    explicit BuiltinPlayer(PlayerSpec spec);
+
+    const PlayerSpec& spec() const override { return spec_; }
+    bool new_game(std::string* error) override;
+    // Searches in-process; the engine keeps to the limits itself, so timeout_ms is not needed.
+    MoveReply play(const GamePosition& position, const SearchLimits& limits,
+                   int timeout_ms) override;
+
+  private:
+    PlayerSpec spec_;
+    Engine engine_;
+};
+
+}  // namespace sparring::match

@@ -1,0 +1,69 @@
+// One game between two players: the rules of chess, clocks, adjudication and engine faults.
+#pragma once
+
+#include <atomic>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/types.h"
+#include "match/adjudication.h"
+#include "match/opening_book.h"
+#include "match/player.h"
+#include "match/time_control.h"
+
+namespace sparring::match {
+
+enum class Outcome { WhiteWins, BlackWins, Draw };
+
+enum class Termination {
+    Checkmate,
+    Stalemate,
+    ThreefoldRepetition,
+    FiftyMoves,
+    InsufficientMaterial,
+    DrawAdjudication,
+    ResignAdjudication,
+    MaxPlies,
+    TimeForfeit,
+    IllegalMove,
+    Crash,   // the engine died, or could not be started for the game
+    Stalled  // no move within the stall timeout of an untimed control
+};
+
+// Returns the PGN Termination tag value ("normal", "adjudication", "time forfeit", ...).
+std::string_view pgn_termination(Termination termination);
+// Returns the PGN result token ("1-0", "0-1", "1/2-1/2").
+std::string_view pgn_result(Outcome outcome);
+
+struct PlayedMove {
+    Move move;
+    bool book = false;                 // an opening move, not chosen by an engine
+    std::optional<EngineScore> score;  // mover's point of view
+    int depth = 0;
+    int time_ms = 0;
+};
+
+struct GameResult {
+    std::string white;
+    std::string black;
+    std::string start_fen;          // before the opening moves
+    std::vector<PlayedMove> moves;  // opening moves first
+    Outcome outcome = Outcome::Draw;
+    Termination termination = Termination::MaxPlies;
+    std::string reason;  // one line, e.g. "Black's engine crashed (exit status 1)"
+    std::string pgn;     // filled by the runner when PGN recording is on
+};
+
+struct GameSettings {
+    TimeControl time_control;
+    Adjudication adjudication;
+    int stall_timeout_ms = 30000;  // untimed controls: longest wait for a move
+};
+
+// Plays the opening and then the game to its end; returns nullopt if stop became true first.
+std::optional<GameResult> play_game(Player& white, Player& black, const Opening& opening,
+                                    const GameSettings& settings, const std::atomic<bool>& stop);
+
+}  // namespace sparring::match

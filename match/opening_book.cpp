@@ -1,0 +1,96 @@
+#include "match/opening_book.h"
+
+#include <fstream>
+#include <random>
+#include <sstream>
+
+#include "engine/board.h"
+#include "engine/notation.h"
+#include "match/pgn.h"
+
+namespace sparring::match {
+
+std::optional<std::vector<Opening>> read_epd_book(std::istream& in, std::string_view source,
+                                                  std::string* error) {
+    std::vector<Opening> book;
+    std::string line;
+    for (int number = 1; std::getline(in, line); ++number) {
+        std::istringstream fields(line);
+        std::string placement, side, castling, ep;
+        if (!(fields >> placement)) continue;
+        auto fail = [&](const std::string& why) {
+            if (error) *error = std::string(source) + ":" + std::to_string(number) + ": " + why;
+            return std::nullopt;
+        };
+        if (!(fields >> side >> castling >> ep))
+            return fail(
+                "an EPD line needs four FEN fields (placement, side, castling, en passant)");
+        Board board;
+        std::string why;
+        if (!board.set_fen(placement + " " + side + " " + castling + " " + ep + " 0 1", &why))
+            return fail("bad position: " + why);
+        book.push_back(Opening{board.fen(), {}});
+    }
+    if (in.bad()) {
+        if (error) *error = std::string(source) + ": read error";
+        return std::nullopt;
+    }
+    return book;
+}
+
+std::optional<std::vector<Opening>> read_pgn_book(std::istream& in, std::string_view source,
+                                                  int plies, std::string* error) {
+    std::vector<Opening> book;
+    PgnReader reader(in, source);
+    PgnGame game;
+    while (true) {
+        PgnReader::Status status = reader.next(&game, error, plies);
+        if (status == PgnReader::Status::End) return book;
+        if (status == PgnReader::Status::Error) return std::nullopt;
+        Opening opening{game.start_fen, {}};
+        for (Move m : game.moves) opening.moves.push_back(to_uci(m));
+        book.push_back(std::move(opening));
+    }
+}
+
+std::optional<std::vector<Opening>> load_book(const std::string& path, BookFormat format, int plies,
+                                              std::string* error) {
+    std::ifstream in(path);
+    if (!in) {
+        if (error) *error = "cannot open book '" + path + "'";
+        return std::nullopt;
+    }
+    auto book = format == BookFormat::Epd ? read_epd_book(in, path, error)
+                                          : read_pgn_book(in, path, plies, error);
+    if (book && book->empty()) {
+        if (error) *error = "book '" + path + "' holds no positions";
+        return std::nullopt;
+    }
+    return book;
+}
+
+std::optional<BookFormat> parse_book_format(std::string_view text) {
+    if (text == "epd") return BookFormat::Epd;
+    if (text == "pgn") return BookFormat::Pgn;
+    return std::nullopt;
+}
+
+std::optional<BookOrder> parse_book_order(std::string_view text) {
+    if (text == "sequential") return BookOrder::Sequential;
+    if (text == "random") return BookOrder::Random;
+    return std::nullopt;
+}
+
+std::vector<std::size_t> opening_order(std::size_t size, BookOrder order, std::uint64_t seed) {
+    std::vector<std::size_t> indices(size);
+    for (std::size_t i = 0; i < size; ++i) indices[i] = i;
+    if (order == BookOrder::Random) {
+        // mt19937_64's output is fixed by the standard, and the shuffle is written out here
+        // (std::shuffle's is not), so every machine derives the same order from a seed.
+        std::mt19937_64 random(seed);
+        for (std::size_t i = size; i > 1; --i) std::swap(indices[i - 1], indices[random() % i]);
+    }
+    return indices;
+}
+
+}  // namespace sparring::match

@@ -1,0 +1,303 @@
+#include "match/pgn.h"
+
+#include <cctype>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+
+#include "engine/board.h"
+#include "engine/notation.h"
+
+namespace sparring::match {
+
+namespace {
+
+constexpr std::size_t LineWidth = 80;
+
+// Escapes quotes and backslashes for a PGN tag value.
+std::string escape_tag(std::string_view value) {
+    std::string out;
+    for (char c : value) {
+        if (c == '"' || c == '\\') out += '\\';
+        out += c;
+    }
+    return out;
+}
+
+// Returns "{+0.25/9 12ms}", "{-M3/20 5ms}" or "{12ms}" for an engine move.
+std::string move_comment(const PlayedMove& move) {
+    std::string text = "{";
+    if (move.score) {
+        char buffer[48];
+        if (move.score->mate)
+            std::snprintf(buffer, sizeof buffer, "%sM%d/%d ", move.score->value > 0 ? "+" : "-",
+                          std::abs(move.score->value), move.depth);
+        else
+            std::snprintf(buffer, sizeof buffer, "%+.2f/%d ", move.score->value / 100.0,
+                          move.depth);
+        text += buffer;
+    }
+    text += std::to_string(move.time_ms);
+    text += "ms}";
+    return text;
+}
+
+// Appends movetext tokens to out, breaking lines before they pass LineWidth.
+class MovetextWriter {
+  public:
+    explicit MovetextWriter(std::string* out) : out_(out) {}
+
+    void token(const std::string& text) {
+        if (column_ > 0 && column_ + 1 + text.size() > LineWidth) {
+            *out_ += '\n';
+            column_ = 0;
+        } else if (column_ > 0) {
+            *out_ += ' ';
+            ++column_;
+        }
+        *out_ += text;
+        column_ += text.size();
+    }
+
+  private:
+    std::string* out_;
+    std::size_t column_ = 0;
+};
+
+bool is_result(std::string_view token) {
+    return token == "1-0" || token == "0-1" || token == "1/2-1/2" || token == "*";
+}
+
+bool is_delimiter(int c) {
+    return std::isspace(c) || c == '{' || c == '}' || c == '(' || c == ')' || c == '[' ||
+           c == ']' || c == ';' || c == '$';
+}
+
+}  // namespace
+
+std::string write_pgn(const GameResult& game, const PgnContext& context) {
+    std::string result(pgn_result(game.outcome));
+    bool from_start = game.start_fen == START_FEN;
+    std::string out;
+    auto tag = [&](std::string_view name, std::string_view value) {
+        out += '[';
+        out += name;
+        out += " \"" + escape_tag(value) + "\"]\n";
+    };
+    tag("Event", context.event);
+    tag("Site", context.site);
+    tag("Date", context.date);
+    tag("Round", context.round);
+    tag("White", game.white);
+    tag("Black", game.black);
+    tag("Result", result);
+    if (!from_start) {
+        tag("SetUp", "1");
+        tag("FEN", game.start_fen);
+    }
+    tag("TimeControl", context.time_control);
+    tag("Termination", pgn_termination(game.termination));
+    tag("PlyCount", std::to_string(game.moves.size()));
+    out += '\n';
+
+    Board board;
+    board.set_fen(game.start_fen);
+    MovetextWriter writer(&out);
+    bool need_number = true;
+    for (const PlayedMove& played : game.moves) {
+        int number = board.fullmove_number();
+        if (board.side() == WHITE)
+            writer.token(std::to_string(number) + ".");
+        else if (need_number)
+            writer.token(std::to_string(number) + "...");
+        writer.token(to_san(board, played.move));
+        board.do_move(played.move);
+        need_number = context.comments;
+        if (context.comments)
+            writer.token(played.book ? std::string("{book}") : move_comment(played));
+    }
+    if (!game.reason.empty()) writer.token("{" + game.reason + "}");
+    writer.token(result);
+    out += "\n\n";
+    return out;
+}
+
+std::string pgn_date_today() {
+    std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+    std::tm utc{};
+    gmtime_r(&now, &utc);
+    char buffer[32];
+    std::snprintf(buffer, sizeof buffer, "%04d.%02d.%02d", utc.tm_year + 1900, utc.tm_mon + 1,
+                  utc.tm_mday);
+    return buffer;
+}
+
+std::string PgnGame::tag(std::string_view name) const {
+    for (const auto& [key, value] : tags)
+        if (key == name) return value;
+    return {};
+}
+
+PgnReader::PgnReader(std::istream& in, std::string_view source) : in_(in), source_(source) {}
+
+int PgnReader::get() {
+    int c = in_.get();
+    if (c == '\n') ++line_;
+    return c;
+}
+
+int PgnReader::peek() {
+    return in_.peek();
+}
+
+void PgnReader::skip_line() {
+    for (int c = get(); c != EOF && c != '\n'; c = get()) {
+    }
+}
+
+std::string PgnReader::where() const {
+    return source_ + ":" + std::to_string(line_) + ": ";
+}
+
+bool PgnReader::skip_braced_comment(std::string* error) {
+    int start = line_;
+    get();
+    for (int c = get(); c != '}'; c = get()) {
+        if (c == EOF) {
+            if (error)
+                *error = source_ + ":" + std::to_string(start) + ": comment '{' never closed";
+            return false;
+        }
+    }
+    return true;
+}
+
+bool PgnReader::skip_variation(std::string* error) {
+    int start = line_;
+    int depth = 0;
+    while (true) {
+        int c = peek();
+        if (c == EOF) {
+            if (error)
+                *error = source_ + ":" + std::to_string(start) + ": variation '(' never closed";
+            return false;
+        }
+        if (c == '{') {
+            if (!skip_braced_comment(error)) return false;
+            continue;
+        }
+        if (c == ';') {
+            skip_line();
+            continue;
+        }
+        get();
+        if (c == '(') ++depth;
+        if (c == ')' && --depth == 0) return true;
+    }
+}
+
+bool PgnReader::read_tag(PgnGame* game, std::string* error) {
+    auto fail = [&](const char* why) {
+        if (error) *error = where() + why;
+        return false;
+    };
+    get();
+    while (peek() == ' ' || peek() == '\t') get();
+    std::string name;
+    while (std::isalnum(peek()) || peek() == '_') name += static_cast<char>(get());
+    if (name.empty()) return fail("tag without a name");
+    while (peek() == ' ' || peek() == '\t') get();
+    if (get() != '"') return fail("tag value must be in double quotes");
+    std::string value;
+    for (int c = get(); c != '"'; c = get()) {
+        if (c == EOF || c == '\n') return fail("tag value never closed");
+        if (c == '\\') c = get();
+        value += static_cast<char>(c);
+    }
+    while (peek() == ' ' || peek() == '\t') get();
+    if (get() != ']') return fail("tag must end with ']'");
+    game->tags.emplace_back(std::move(name), std::move(value));
+    return true;
+}
+
+std::string PgnReader::read_token() {
+    std::string token;
+    while (peek() != EOF && !is_delimiter(peek())) token += static_cast<char>(get());
+    return token;
+}
+
+PgnReader::Status PgnReader::next(PgnGame* game, std::string* error, int max_plies) {
+    *game = PgnGame{};
+    bool in_movetext = false;
+    bool seen_anything = false;
+    Board board;
+    auto fail = [&](const std::string& why) {
+        if (error) *error = where() + why;
+        return Status::Error;
+    };
+    while (true) {
+        int c = peek();
+        if (c == EOF) break;
+        if (std::isspace(c)) {
+            get();
+            continue;
+        }
+        if (c == '%' || c == ';') {
+            skip_line();
+            continue;
+        }
+        if (c == '{') {
+            if (!skip_braced_comment(error)) return Status::Error;
+            continue;
+        }
+        seen_anything = true;
+        if (c == '[') {
+            if (in_movetext) break;
+            if (!read_tag(game, error)) return Status::Error;
+            continue;
+        }
+        if (!in_movetext) {
+            in_movetext = true;
+            std::string fen = game->tag("FEN");
+            game->start_fen = fen.empty() ? std::string(START_FEN) : fen;
+            std::string why;
+            if (!board.set_fen(game->start_fen, &why)) return fail("bad FEN tag: " + why);
+            game->start_fen = board.fen();
+        }
+        if (c == '(') {
+            if (!skip_variation(error)) return Status::Error;
+            continue;
+        }
+        if (c == ')' || c == '}' || c == ']')
+            return fail(std::string("unexpected '") + static_cast<char>(c) + "'");
+        if (c == '$') {
+            get();
+            while (std::isdigit(peek())) get();
+            continue;
+        }
+        std::string token = read_token();
+        if (is_result(token)) {
+            game->result = token;
+            return Status::Game;
+        }
+        std::size_t digits = 0;
+        while (digits < token.size() && std::isdigit(static_cast<unsigned char>(token[digits])))
+            ++digits;
+        std::size_t dots = digits;
+        while (dots < token.size() && token[dots] == '.') ++dots;
+        if (digits > 0 && dots > digits) token.erase(0, dots);
+        if (token.empty()) continue;
+        if (max_plies > 0 && static_cast<int>(game->moves.size()) >= max_plies) continue;
+        Move m = parse_san(board, token);
+        if (m.is_none())
+            return fail("illegal or unreadable move '" + token + "' in position " + board.fen());
+        board.do_move(m);
+        game->moves.push_back(m);
+    }
+    if (!seen_anything) return Status::End;
+    if (!in_movetext) return fail("tags without movetext");
+    return Status::Game;
+}
+
+}  // namespace sparring::match

@@ -1,0 +1,146 @@
+#include "match/runner.h"
+
+#include <exception>
+#include <mutex>
+#include <optional>
+#include <stdexcept>
+#include <thread>
+
+#include "engine/board.h"
+#include "engine/notation.h"
+#include "match/pgn.h"
+
+namespace sparring::match {
+
+namespace {
+
+// Throws std::invalid_argument unless the opening is a legal position and legal moves.
+void check_opening(const Opening& opening, std::uint64_t index) {
+    Board board;
+    std::string why;
+    if (!board.set_fen(opening.fen, &why))
+        throw std::invalid_argument("pair " + std::to_string(index) + ": bad opening FEN '" +
+                                    opening.fen + "': " + why);
+    for (const std::string& text : opening.moves) {
+        Move m = parse_uci(board, text);
+        if (m.is_none())
+            throw std::invalid_argument("pair " + std::to_string(index) +
+                                        ": illegal opening move '" + text + "'");
+        board.do_move(m);
+    }
+}
+
+// Returns A's half points in a game where A had the given colour.
+int half_points(const GameResult& game, Color first_color) {
+    if (game.outcome == Outcome::Draw) return 1;
+    bool white_won = game.outcome == Outcome::WhiteWins;
+    return white_won == (first_color == WHITE) ? 2 : 0;
+}
+
+}  // namespace
+
+int PairResult::first_half_points(int game) const {
+    return half_points(games[game], game == 0 ? WHITE : BLACK);
+}
+
+std::vector<PairJob> make_pair_jobs(const std::vector<Opening>& book,
+                                    const std::vector<std::size_t>& order, std::uint64_t first,
+                                    std::uint64_t count) {
+    std::vector<PairJob> jobs;
+    if (order.empty()) return jobs;
+    jobs.reserve(count);
+    for (std::uint64_t i = first; i < first + count; ++i)
+        jobs.push_back(PairJob{i, book.at(order[i % order.size()])});
+    return jobs;
+}
+
+MatchRunner::MatchRunner(MatchConfig config) : config_(std::move(config)) {
+    if (config_.concurrency < 1) throw std::invalid_argument("concurrency must be at least 1");
+    if (config_.stall_timeout_ms < 1)
+        throw std::invalid_argument("the stall timeout must be positive");
+}
+
+bool MatchRunner::check_players(std::string* error) const {
+    for (const PlayerSpec* spec : {&config_.first, &config_.second}) {
+        if (!std::holds_alternative<UciSpec>(spec->engine)) continue;
+        std::string why;
+        if (!make_player(*spec)->new_game(&why)) {
+            if (error) *error = "engine '" + spec->name + "': " + why;
+            return false;
+        }
+    }
+    return true;
+}
+
+std::size_t MatchRunner::play(std::span<const PairJob> jobs, const Callbacks& callbacks,
+                              const std::atomic<bool>& stop) const {
+    for (const PairJob& job : jobs) check_opening(job.opening, job.index);
+
+    const GameSettings settings{config_.time_control, config_.adjudication,
+                                config_.stall_timeout_ms};
+    PgnContext pgn_context;
+    pgn_context.event = config_.pgn.event;
+    pgn_context.site = config_.pgn.site;
+    pgn_context.date = pgn_date_today();
+    pgn_context.time_control = config_.time_control.pgn_tag();
+    pgn_context.comments = config_.pgn.comments;
+
+    struct PairSlot {
+        std::array<std::optional<GameResult>, 2> games;
+    };
+    std::vector<PairSlot> slots(jobs.size());
+    std::mutex mutex;  // guards slots, finished, failure and the callbacks
+    std::size_t finished = 0;
+    std::exception_ptr failure;
+    std::atomic<std::size_t> next_game{0};
+    std::atomic<bool> failed{false};
+    const std::size_t total_games = 2 * jobs.size();
+
+    auto worker = [&] {
+        try {
+            std::unique_ptr<Player> first = make_player(config_.first);
+            std::unique_ptr<Player> second = make_player(config_.second);
+            while (!stop.load() && !failed.load()) {
+                std::size_t task = next_game.fetch_add(1);
+                if (task >= total_games) break;
+                const PairJob& job = jobs[task / 2];
+                const int game_index = static_cast<int>(task % 2);
+                Player& white = game_index == 0 ? *first : *second;
+                Player& black = game_index == 0 ? *second : *first;
+                std::optional<GameResult> game =
+                    play_game(white, black, job.opening, settings, stop);
+                if (!game) break;
+                if (config_.pgn.record) {
+                    PgnContext context = pgn_context;
+                    context.round = std::to_string(2 * job.index + game_index + 1);
+                    game->pgn = write_pgn(*game, context);
+                }
+                std::lock_guard lock(mutex);
+                if (callbacks.on_game_done) callbacks.on_game_done(*game);
+                PairSlot& slot = slots[task / 2];
+                slot.games[game_index] = std::move(*game);
+                if (slot.games[0] && slot.games[1]) {
+                    PairResult pair{job.index,
+                                    {std::move(*slot.games[0]), std::move(*slot.games[1])}};
+                    slot.games = {};
+                    ++finished;
+                    if (callbacks.on_pair_done) callbacks.on_pair_done(pair);
+                }
+            }
+        } catch (...) {
+            std::lock_guard lock(mutex);
+            if (!failure) failure = std::current_exception();
+            failed = true;
+        }
+    };
+
+    const std::size_t thread_count =
+        std::min<std::size_t>(static_cast<std::size_t>(config_.concurrency), total_games);
+    std::vector<std::thread> threads;
+    for (std::size_t i = 0; i < thread_count; ++i) threads.emplace_back(worker);
+    for (std::thread& thread : threads) thread.join();
+    if (failure) std::rethrow_exception(failure);
+    return finished;
+}
+
+}  // namespace sparring::match

@@ -1,0 +1,176 @@
+#include "match/uci_player.h"
+
+#include <sstream>
+
+#include "engine/notation.h"
+
+namespace sparring::match {
+
+namespace {
+
+using Clock = ChildProcess::Clock;
+using std::chrono::milliseconds;
+
+constexpr milliseconds HandshakeTimeout{10000};  // uciok, readyok
+constexpr milliseconds StopGrace{1000};          // bestmove after stop, exit after quit
+
+// Returns the `position` command for the game so far.
+std::string position_command(const GamePosition& position) {
+    std::string command = "position ";
+    if (position.start_fen == START_FEN) {
+        command += "startpos";
+    } else {
+        command += "fen ";
+        command += position.start_fen;
+    }
+    if (!position.moves.empty()) {
+        command += " moves";
+        for (Move m : position.moves) {
+            command += ' ';
+            command += to_uci(m);
+        }
+    }
+    return command;
+}
+
+// Returns the `go` command for the limits.
+std::string go_command(const SearchLimits& limits) {
+    std::string command = "go";
+    if (limits.nodes) command += " nodes " + std::to_string(limits.nodes);
+    if (limits.depth) command += " depth " + std::to_string(limits.depth);
+    if (limits.movetime_ms) command += " movetime " + std::to_string(limits.movetime_ms);
+    if (limits.time_ms[WHITE] || limits.time_ms[BLACK])
+        command += " wtime " + std::to_string(limits.time_ms[WHITE]) + " btime " +
+                   std::to_string(limits.time_ms[BLACK]) + " winc " +
+                   std::to_string(limits.inc_ms[WHITE]) + " binc " +
+                   std::to_string(limits.inc_ms[BLACK]);
+    return command;
+}
+
+// Takes the depth and score of an `info` line into *reply.
+void read_info(const std::string& line, MoveReply* reply) {
+    std::istringstream in(line);
+    std::string token;
+    in >> token;
+    while (in >> token) {
+        if (token == "string") return;
+        if (token == "depth") {
+            in >> reply->depth;
+        } else if (token == "score") {
+            std::string kind;
+            int value = 0;
+            if (in >> kind >> value && (kind == "cp" || kind == "mate"))
+                reply->score = EngineScore{value, kind == "mate"};
+        }
+    }
+}
+
+}  // namespace
+
+UciPlayer::UciPlayer(PlayerSpec spec)
+    : spec_(std::move(spec)), uci_(std::get<UciSpec>(spec_.engine)) {}
+
+UciPlayer::~UciPlayer() {
+    if (process_.running() && ready_) process_.write_line("quit");
+    process_.stop(StopGrace);
+}
+
+bool UciPlayer::start(std::string* error) {
+    std::string why;
+    if (!process_.start(uci_.command, uci_.args, uci_.working_dir, &why)) {
+        if (error) *error = why;
+        return false;
+    }
+    if (!process_.write_line("uci") || !wait_for("uciok", error)) return false;
+    for (const auto& [name, value] : uci_.options)
+        process_.write_line("setoption name " + name + " value " + value);
+    if (!process_.write_line("isready") || !wait_for("readyok", error)) return false;
+    ready_ = true;
+    return true;
+}
+
+bool UciPlayer::wait_for(std::string_view token, std::string* error) {
+    auto deadline = Clock::now() + HandshakeTimeout;
+    std::string line;
+    while (true) {
+        ChildProcess::ReadStatus status = process_.read_line(&line, deadline);
+        if (status == ChildProcess::ReadStatus::Line) {
+            if (line.rfind(token, 0) == 0) return true;
+            continue;
+        }
+        std::string ended = process_.stop(milliseconds(100));
+        if (error)
+            *error = status == ChildProcess::ReadStatus::Timeout
+                         ? "no '" + std::string(token) + "' within " +
+                               std::to_string(HandshakeTimeout.count() / 1000) + " s"
+                         : "exited (" + ended + ") before '" + std::string(token) + "'";
+        ready_ = false;
+        return false;
+    }
+}
+
+bool UciPlayer::new_game(std::string* error) {
+    if (!ready_ && !start(error)) return false;
+    if (process_.write_line("ucinewgame") && process_.write_line("isready") &&
+        wait_for("readyok", error))
+        return true;
+    return start(error);
+}
+
+MoveReply UciPlayer::fail(MoveReply::Status status, std::string error) {
+    MoveReply reply;
+    reply.status = status;
+    reply.error = std::move(error);
+    return reply;
+}
+
+MoveReply UciPlayer::play(const GamePosition& position, const SearchLimits& limits,
+                          int timeout_ms) {
+    if (!ready_) return fail(MoveReply::Status::Crashed, "not running");
+    if (!process_.write_line(position_command(position) + "\n" + go_command(limits))) {
+        ready_ = false;
+        return fail(MoveReply::Status::Crashed, "exited (" + process_.stop(StopGrace) + ")");
+    }
+    MoveReply reply;
+    auto deadline = Clock::now() + milliseconds(timeout_ms);
+    bool late = false;
+    std::string line;
+    while (true) {
+        ChildProcess::ReadStatus status = process_.read_line(&line, deadline);
+        if (status == ChildProcess::ReadStatus::Closed) {
+            ready_ = false;
+            return fail(MoveReply::Status::Crashed, "exited (" + process_.stop(StopGrace) + ")");
+        }
+        if (status == ChildProcess::ReadStatus::Timeout) {
+            // Give a late engine a moment to answer `stop`, so it can play the next game
+            // without a restart; one that still does not answer is killed.
+            if (late) {
+                ready_ = false;
+                process_.stop(milliseconds(0));
+                break;
+            }
+            late = true;
+            process_.write_line("stop");
+            deadline = Clock::now() + StopGrace;
+            continue;
+        }
+        if (line.rfind("info ", 0) == 0) {
+            read_info(line, &reply);
+        } else if (line.rfind("bestmove", 0) == 0) {
+            if (late) break;
+            std::istringstream in(line);
+            std::string keyword;
+            in >> keyword >> reply.text;
+            reply.move = parse_uci(position.board, reply.text);
+            if (reply.move.is_none()) {
+                reply.status = MoveReply::Status::IllegalMove;
+                reply.error = "illegal move '" + reply.text + "'";
+            }
+            return reply;
+        }
+    }
+    return fail(MoveReply::Status::Stalled,
+                "no bestmove within " + std::to_string(timeout_ms) + " ms");
+}
+
+}  // namespace sparring::match

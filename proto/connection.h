@@ -1,0 +1,32 @@
+// Connecting to the coordinator: a channel (TLS verified against a CA file, or plaintext),
+// call contexts that carry the bearer token and a deadline, and which failures to retry.
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <string>
+
+#include <grpcpp/grpcpp.h>
+
+namespace sparring::rpc {
+
+struct Endpoint {
+    std::string address;      // HOST:PORT
+    std::string token;        // bearer token
+    std::string tls_ca_file;  // PEM CA certificates; empty: plaintext
+};
+
+// Returns a channel to the endpoint; throws std::runtime_error if the CA file is unreadable.
+std::shared_ptr<grpc::Channel> make_channel(const Endpoint& endpoint);
+
+// Sets a call's bearer token and its deadline, timeout from now.
+void prepare(grpc::ClientContext& context, const std::string& token,
+             std::chrono::milliseconds timeout);
+
+// Returns whether a failed call may succeed later unchanged (coordinator down or busy).
+bool is_transient(const grpc::Status& status);
+
+// Returns a failed call as one line: "unavailable: connection refused".
+std::string describe(const grpc::Status& status);
+
+}  // namespace sparring::rpc

@@ -1,0 +1,254 @@
+// The core's leases and exactly-once accounting, on a temporary SQLite file with a fake clock.
+#include <gtest/gtest.h>
+
+#include "fixture.h"
+
+namespace sparring::coordinator::testing {
+namespace {
+
+class LeaseTest : public CoreFixture {
+protected:
+    void SetUp() override {
+        add_version("test");
+        add_version("base", 250);
+    }
+
+    // Requests work for a worker and returns the lease, failing the test if there is none.
+    LeaseGrant lease_for(const Caller& caller, int64_t worker) {
+        auto lease = transact([&](Storage& s) { return core->request_work(s, caller, worker); });
+        EXPECT_TRUE(lease.ok()) << lease.status();
+        EXPECT_TRUE(lease.ok() && lease->has_value());
+        return lease.ok() && lease->has_value() ? **lease : LeaseGrant{};
+    }
+
+    absl::StatusOr<ReportAck> send(const Caller& caller, const Report& r) {
+        return transact([&](Storage& s) { return core->report_results(s, caller, r); });
+    }
+
+    coordinator::Run run_now(int64_t id) { return *transact([&](Storage& s) { return core->get_run(s, id); }); }
+};
+
+TEST_F(LeaseTest, LeaseCarriesPairsOpeningsAndVersions) {
+    const coordinator::Run run = submit(spec(RunKind::FixedGames, 20));
+    auto [caller, worker] = add_worker(2);
+    const LeaseGrant lease = lease_for(caller, worker);
+    EXPECT_EQ(lease.run.id, run.id);
+    EXPECT_EQ(lease.batch.first_pair, 0u);
+    EXPECT_EQ(lease.batch.pairs, 4u);  // 2 pairs per thread x concurrency 2
+    ASSERT_EQ(lease.openings.size(), 4u);
+    EXPECT_EQ(lease.openings[1].moves, std::vector<std::string>{"e2e4"});
+    EXPECT_EQ(lease.test.name, "test");
+    EXPECT_EQ(lease.base.name, "base");
+    EXPECT_NE(lease.base.params_json, lease.test.params_json);
+    EXPECT_EQ(lease.batch.expires_ms, now + 10'000);
+    EXPECT_EQ(run_now(run.id).pairs_leased, 4u);
+}
+
+TEST_F(LeaseTest, RepeatedRequestReturnsTheSameLease) {
+    submit(spec(RunKind::FixedGames, 20));
+    auto [caller, worker] = add_worker();
+    const LeaseGrant first = lease_for(caller, worker);
+    now += 1000;
+    const LeaseGrant again = lease_for(caller, worker);
+    EXPECT_EQ(again.batch.id, first.batch.id);
+    EXPECT_EQ(again.batch.expires_ms, now + 10'000);
+}
+
+TEST_F(LeaseTest, FixedGamesRunCountsExactlyItsGames) {
+    const coordinator::Run run = submit(spec(RunKind::FixedGames, 10));  // 5 pairs
+    auto [caller, worker] = add_worker(2);
+    const LeaseGrant a = lease_for(caller, worker);
+    ASSERT_TRUE(send(caller, report(a, 1, {0, 1, 2, 3})).ok());
+    const LeaseGrant b = lease_for(caller, worker);
+    EXPECT_EQ(b.batch.first_pair, 4u);
+    EXPECT_EQ(b.batch.pairs, 1u);
+    auto ack = send(caller, report(b, 1, {0}));
+    ASSERT_TRUE(ack.ok()) << ack.status();
+    EXPECT_FALSE(ack->stop);  // the lease is complete, nothing left to stop
+    const coordinator::Run done = run_now(run.id);
+    EXPECT_EQ(done.state, RunState::Finished);
+    EXPECT_EQ(done.result, "completed");
+    EXPECT_EQ(done.counts.pairs, 5);
+    EXPECT_EQ(done.counts.wins, 5);
+    EXPECT_EQ(done.counts.draws, 5);
+    EXPECT_EQ(done.counts.penta.counts[3], 5);  // win + draw = WD
+    auto none = transact([&](Storage& s) { return core->request_work(s, caller, worker); });
+    ASSERT_TRUE(none.ok());
+    EXPECT_FALSE(none->has_value());
+}
+
+TEST_F(LeaseTest, DuplicateReportIsAcknowledgedAndNotCounted) {
+    const coordinator::Run run = submit(spec(RunKind::FixedGames, 20));
+    auto [caller, worker] = add_worker();
+    const LeaseGrant lease = lease_for(caller, worker);
+    const Report r = report(lease, 1, {0, 1});
+    ASSERT_FALSE(send(caller, r)->duplicate);
+    auto again = send(caller, r);
+    ASSERT_TRUE(again.ok());
+    EXPECT_TRUE(again->duplicate);
+    EXPECT_EQ(run_now(run.id).counts.pairs, 2);
+}
+
+TEST_F(LeaseTest, RetryWithOtherContentIsRefused) {
+    const coordinator::Run run = submit(spec(RunKind::FixedGames, 20));
+    auto [caller, worker] = add_worker();
+    const LeaseGrant lease = lease_for(caller, worker);
+    ASSERT_TRUE(send(caller, report(lease, 1, {0})).ok());
+    auto forged = send(caller, report(lease, 1, {0}, Outcome::Win, Outcome::Win));
+    EXPECT_EQ(forged.status().code(), absl::StatusCode::kAlreadyExists);
+    EXPECT_EQ(run_now(run.id).counts.wins, 1);
+}
+
+TEST_F(LeaseTest, PairsOutsideTheLeaseOrReportedTwiceAreRefused) {
+    const coordinator::Run run = submit(spec(RunKind::FixedGames, 20));
+    auto [caller, worker] = add_worker();
+    const LeaseGrant lease = lease_for(caller, worker);
+    EXPECT_EQ(send(caller, report(lease, 1, {lease.batch.pairs})).status().code(),
+              absl::StatusCode::kInvalidArgument);
+    EXPECT_EQ(send(caller, report(lease, 1, {0, 0})).status().code(),
+              absl::StatusCode::kInvalidArgument);
+    ASSERT_TRUE(send(caller, report(lease, 1, {0})).ok());
+    auto twice = send(caller, report(lease, 2, {0}));
+    EXPECT_EQ(twice.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_NE(twice.status().message().find("already reported"), std::string::npos);
+    EXPECT_EQ(send(caller, report(lease, 4, {1})).status().code(),
+              absl::StatusCode::kFailedPrecondition);
+    EXPECT_EQ(run_now(run.id).counts.pairs, 1);
+}
+
+TEST_F(LeaseTest, AnotherWorkersLeaseIsRefused) {
+    const coordinator::Run run = submit(spec(RunKind::FixedGames, 20));
+    auto [caller, worker] = add_worker();
+    auto [thief, thief_worker] = add_worker();
+    const LeaseGrant lease = lease_for(caller, worker);
+    Report r = report(lease, 1, {0});
+    EXPECT_EQ(send(thief, r).status().code(), absl::StatusCode::kPermissionDenied);
+    r.worker_id = thief_worker;
+    EXPECT_EQ(send(thief, r).status().code(), absl::StatusCode::kPermissionDenied);
+    EXPECT_EQ(run_now(run.id).counts.pairs, 0);
+}
+
+TEST_F(LeaseTest, ExpiredLeaseReturnsItsUnreportedPairs) {
+    const coordinator::Run run = submit(spec(RunKind::FixedGames, 8));  // 4 pairs
+    auto [caller, worker] = add_worker(2);
+    const LeaseGrant lease = lease_for(caller, worker);
+    ASSERT_EQ(lease.batch.pairs, 4u);
+    ASSERT_TRUE(send(caller, report(lease, 1, {1, 3})).ok());
+    now += 10'001;
+    EXPECT_EQ(transact([&](Storage& s) { return absl::StatusOr<int>(core->expire_leases(s)); })
+                  .value(),
+              1);
+    coordinator::Run r = run_now(run.id);
+    EXPECT_EQ(r.free_pairs, 2u);
+    EXPECT_EQ(r.pairs_leased, 0u);
+    auto late = send(caller, report(lease, 2, {0}));
+    EXPECT_EQ(late.status().code(), absl::StatusCode::kFailedPrecondition);
+
+    auto [other, other_worker] = add_worker(1);
+    const LeaseGrant first = lease_for(other, other_worker);
+    EXPECT_EQ(first.batch.first_pair, 0u);
+    EXPECT_EQ(first.batch.pairs, 1u);
+    ASSERT_TRUE(send(other, report(first, 1, {0})).ok());
+    const LeaseGrant second = lease_for(other, other_worker);
+    EXPECT_EQ(second.batch.first_pair, 2u);
+    ASSERT_TRUE(send(other, report(second, 1, {0})).ok());
+    r = run_now(run.id);
+    EXPECT_EQ(r.state, RunState::Finished);
+    EXPECT_EQ(r.counts.pairs, 4);
+}
+
+TEST_F(LeaseTest, RunEndingStopsOtherLeases) {
+    const coordinator::Run run = submit(spec(RunKind::FixedGames, 8));  // 4 pairs
+    auto [a, worker_a] = add_worker(1);
+    auto [b, worker_b] = add_worker(1);
+    const LeaseGrant lease_a = lease_for(a, worker_a);  // pairs 0-1
+    const LeaseGrant lease_b = lease_for(b, worker_b);  // pairs 2-3
+    ASSERT_TRUE(send(a, report(lease_a, 1, {0})).ok());
+    ASSERT_TRUE(transact([&](Storage& s) { return core->stop_run(s, run.id); }).ok());
+    EXPECT_EQ(send(b, report(lease_b, 1, {0})).status().code(),
+              absl::StatusCode::kFailedPrecondition);
+    auto dup = send(a, report(lease_a, 1, {0}));
+    ASSERT_TRUE(dup.ok());
+    EXPECT_TRUE(dup->duplicate);
+    EXPECT_TRUE(dup->stop);
+    EXPECT_EQ(run_now(run.id).counts.pairs, 1);
+}
+
+TEST_F(LeaseTest, HeartbeatExtendsLeasesAndNamesStoppedOnes) {
+    const coordinator::Run run = submit(spec(RunKind::FixedGames, 20));
+    auto [caller, worker] = add_worker();
+    const LeaseGrant lease = lease_for(caller, worker);
+    now += 9'000;
+    auto ack = transact(
+        [&](Storage& s) { return core->heartbeat(s, caller, worker, {lease.batch.id, 999}); });
+    ASSERT_TRUE(ack.ok());
+    EXPECT_EQ(ack->stop_leases, std::vector<int64_t>{999});
+    now += 9'000;
+    EXPECT_EQ(transact([&](Storage& s) { return absl::StatusOr<int>(core->expire_leases(s)); })
+                  .value(),
+              0);
+    ASSERT_TRUE(transact([&](Storage& s) { return core->stop_run(s, run.id); }).ok());
+    ack = transact([&](Storage& s) { return core->heartbeat(s, caller, worker, {lease.batch.id}); });
+    EXPECT_EQ(ack->stop_leases, std::vector<int64_t>{lease.batch.id});
+    EXPECT_EQ(send(caller, report(lease, 1, {0})).status().code(),
+              absl::StatusCode::kFailedPrecondition);
+}
+
+TEST_F(LeaseTest, RegressionRunStopsWhenSprtAcceptsH1) {
+    const coordinator::Run run = submit(spec(RunKind::Regression, 2000));
+    auto [caller, worker] = add_worker(8);
+    for (uint32_t n = 0; n < 100 && run_now(run.id).state == RunState::Active; ++n) {
+        const LeaseGrant lease = lease_for(caller, worker);
+        std::vector<uint32_t> all;
+        for (uint32_t i = 0; i < lease.batch.pairs; ++i) all.push_back(i);
+        ASSERT_TRUE(send(caller, report(lease, 1, all, Outcome::Win, Outcome::Win)).ok());
+    }
+    const coordinator::Run done = run_now(run.id);
+    EXPECT_EQ(done.state, RunState::Finished);
+    EXPECT_EQ(done.result, "H1 accepted");
+    EXPECT_GE(done.sprt.llr, done.sprt.upper);
+    EXPECT_LT(done.counts.pairs, 1000);
+}
+
+TEST_F(LeaseTest, BenchMismatchHandsBackAndExcludesTheWorker) {
+    const coordinator::Run run = submit(spec(RunKind::FixedGames, 20));
+    auto [caller, worker] = add_worker();
+    const LeaseGrant lease = lease_for(caller, worker);
+    Release release;
+    release.worker_id = worker;
+    release.lease_id = lease.batch.id;
+    release.reason = Release::Reason::BenchMismatch;
+    release.version_id = lease.base.id;
+    release.computed_bench = lease.base.bench;
+    EXPECT_EQ(transact([&](Storage& s) { return core->release_lease(s, caller, release); })
+                  .status()
+                  .code(),
+              absl::StatusCode::kInvalidArgument);
+    release.computed_bench = 777;
+    auto returned = transact([&](Storage& s) { return core->release_lease(s, caller, release); });
+    ASSERT_TRUE(returned.ok()) << returned.status();
+    EXPECT_EQ(*returned, lease.batch.pairs);
+    const coordinator::Run r = run_now(run.id);
+    ASSERT_EQ(r.bench_mismatches.size(), 1u);
+    EXPECT_EQ(r.bench_mismatches[0].computed, 777u);
+    auto none = transact([&](Storage& s) { return core->request_work(s, caller, worker); });
+    ASSERT_TRUE(none.ok());
+    EXPECT_FALSE(none->has_value());
+    auto [other, other_worker] = add_worker();
+    EXPECT_EQ(lease_for(other, other_worker).batch.first_pair, 0u);
+}
+
+TEST_F(LeaseTest, HigherPriorityRunIsServedFirst) {
+    const coordinator::Run low = submit(spec(RunKind::FixedGames, 20));
+    RunSpec urgent = spec(RunKind::FixedGames, 20);
+    urgent.priority = 5;
+    const coordinator::Run high = submit(urgent);
+    auto [caller, worker] = add_worker();
+    EXPECT_EQ(lease_for(caller, worker).run.id, high.id);
+    auto [other, other_worker] = add_worker();
+    EXPECT_EQ(lease_for(other, other_worker).run.id, high.id);
+    EXPECT_NE(low.id, high.id);
+}
+
+}  // namespace
+}  // namespace sparring::coordinator::testing

@@ -1,0 +1,252 @@
+// SQLite storage: schema migrations, round trips of every record, free pair ranges, and
+// that committed data survives reopening the file while rolled-back data does not.
+#include <gtest/gtest.h>
+
+#include "coordinator/auth.h"
+#include "coordinator/compression.h"
+#include "coordinator/migrations.h"
+#include "coordinator/sqlite_storage.h"
+#include "coordinator/text.h"
+#include "fixture.h"
+
+namespace sparring::coordinator::testing {
+namespace {
+
+Version uci_version() {
+    Version v;
+    v.name = "sf";
+    v.kind = Version::Kind::Uci;
+    v.uci_command = "/usr/games/stockfish";
+    v.uci_options = {{"Hash", "32"}, {"UCI_Elo", "1500"}, {"Quote\"d", "a\\b"}};
+    v.bench = 0;
+    v.created_ms = 42;
+    return v;
+}
+
+TEST(Storage, MigratesOnceAndReopens) {
+    TempDatabase db;
+    { SqliteStorage first(db.path()); }
+    SqliteStorage again(db.path());
+    Database raw(db.path());
+    Statement& s = raw.prepare("PRAGMA user_version");
+    s.bind();
+    ASSERT_TRUE(s.step());
+    EXPECT_EQ(s.int64(0), schema_version());
+    Statement& mode = raw.prepare("PRAGMA journal_mode");
+    mode.bind();
+    ASSERT_TRUE(mode.step());
+    EXPECT_EQ(mode.text(0), "wal");
+}
+
+TEST(Storage, RefusesANewerSchema) {
+    TempDatabase db;
+    { SqliteStorage first(db.path()); }
+    {
+        Database raw(db.path());
+        raw.exec("PRAGMA user_version = 99");
+    }
+    EXPECT_THROW(SqliteStorage(db.path()), StorageError);
+}
+
+TEST(Storage, VersionsRoundTrip) {
+    TempDatabase db;
+    SqliteStorage s(db.path());
+    s.begin(true);
+    Version builtin;
+    builtin.name = "knight-290";
+    builtin.preset = "seed";
+    builtin.overrides = {{"KnightValueMg", 290}};
+    builtin.params_json = "{\"KnightValueMg\":290}";
+    builtin.hash_mb = 8;
+    builtin.bench = 987654321;
+    builtin.created_ms = 7;
+    builtin.id = s.insert_version(builtin);
+    const Version uci = uci_version();
+    const int64_t uci_id = s.insert_version(uci);
+    s.commit();
+
+    s.begin(false);
+    const Version b = *s.find_version("knight-290");
+    EXPECT_EQ(b.id, builtin.id);
+    EXPECT_EQ(b.kind, Version::Kind::Builtin);
+    EXPECT_EQ(b.preset, "seed");
+    EXPECT_EQ(b.overrides, builtin.overrides);
+    EXPECT_EQ(b.params_json, builtin.params_json);
+    EXPECT_EQ(b.hash_mb, 8);
+    EXPECT_EQ(b.bench, 987654321u);
+    const Version u = *s.find_version(uci_id);
+    EXPECT_EQ(u.kind, Version::Kind::Uci);
+    EXPECT_EQ(u.uci_command, uci.uci_command);
+    EXPECT_EQ(u.uci_options, uci.uci_options);
+    EXPECT_EQ(s.list_versions().size(), 2u);
+    EXPECT_FALSE(s.find_version("nope"));
+    s.commit();
+}
+
+TEST(Storage, RolledBackWritesLeaveNoTrace) {
+    TempDatabase db;
+    {
+        SqliteStorage s(db.path());
+        s.begin(true);
+        s.insert_version(uci_version());
+        s.savepoint();
+        Version other = uci_version();
+        other.name = "gone";
+        s.insert_version(other);
+        s.rollback_to_savepoint();
+        s.commit();
+        s.begin(true);
+        Version third = uci_version();
+        third.name = "uncommitted";
+        s.insert_version(third);
+        s.rollback();
+    }
+    SqliteStorage reopened(db.path());
+    reopened.begin(false);
+    EXPECT_TRUE(reopened.find_version("sf"));
+    EXPECT_FALSE(reopened.find_version("gone"));
+    EXPECT_FALSE(reopened.find_version("uncommitted"));
+    reopened.commit();
+}
+
+TEST(Storage, FreePairsAreTakenLowestFirstAndSplit) {
+    TempDatabase db;
+    SqliteStorage s(db.path());
+    s.begin(true);
+    const int64_t version = s.insert_version(uci_version());
+    coordinator::Run run;
+    run.test_id = run.base_id = version;
+    run.spec.games = 100;
+    run.spec.book.openings = {{"8/8/8/8/8/8/8/K6k w - - 0 1", {}}};
+    const int64_t id = s.insert_run(run);
+    s.insert_free_pairs(id, {20, 5});
+    s.insert_free_pairs(id, {3, 4});
+    PairRange a = *s.take_free_pairs(id, 3);
+    EXPECT_EQ(a.first, 3u);
+    EXPECT_EQ(a.count, 3u);
+    PairRange b = *s.take_free_pairs(id, 10);
+    EXPECT_EQ(b.first, 6u);
+    EXPECT_EQ(b.count, 1u);
+    PairRange c = *s.take_free_pairs(id, 10);
+    EXPECT_EQ(c.first, 20u);
+    EXPECT_EQ(c.count, 5u);
+    EXPECT_FALSE(s.take_free_pairs(id, 10));
+    s.commit();
+}
+
+TEST(Storage, BooksGamesAndBatchesRoundTrip) {
+    TempDatabase db;
+    SqliteStorage s(db.path());
+    s.begin(true);
+    const int64_t version = s.insert_version(uci_version());
+    coordinator::Run run;
+    run.test_id = run.base_id = version;
+    run.spec.kind = RunKind::FixedGames;
+    run.spec.games = 10;
+    run.spec.time_control = *parse_time_control("10+0.1");
+    run.spec.book.openings = {{"startpos-fen", {"e2e4", "e7e5"}}, {"other-fen", {}}};
+    run.spec.book.random_order = true;
+    run.spec.book.seed = 99;
+    const int64_t run_id = s.insert_run(run);
+    Worker w;
+    w.token_id = s.insert_token(Token{0, Role::Worker, "w", 1, false}, sha256_hex("secret"));
+    w.name = "box";
+    w.uci_engines = {"stockfish", "toga"};
+    const int64_t worker_id = s.insert_worker(w);
+    Batch batch;
+    batch.run_id = run_id;
+    batch.worker_id = worker_id;
+    batch.first_pair = 3;
+    batch.pairs = 10;
+    batch.cores = 2;
+    batch.reported.assign(2, 0);
+    batch.mark_reported(9);
+    batch.expires_ms = 500;
+    batch.id = s.insert_batch(batch);
+    StoredGame g;
+    g.run_id = run_id;
+    g.game = 7;
+    g.batch_id = batch.id;
+    g.worker_id = worker_id;
+    g.outcome = Outcome::Loss;
+    g.test_white = false;
+    g.pgn = std::string(5000, 'x') + "\n1-0\n";
+    s.insert_game(g);
+    s.commit();
+
+    s.begin(false);
+    const Book book = s.load_book(run_id);
+    ASSERT_EQ(book.openings.size(), 2u);
+    EXPECT_EQ(book.openings[0].moves, (std::vector<std::string>{"e2e4", "e7e5"}));
+    EXPECT_TRUE(book.openings[1].moves.empty());
+    EXPECT_TRUE(book.random_order);
+    EXPECT_EQ(book.seed, 99u);
+    const coordinator::Run r = *s.find_run(run_id);
+    EXPECT_EQ(format_time_control(r.spec.time_control), "10+0.1");
+    EXPECT_EQ(r.book_size, 2u);
+    const Batch b = *s.find_batch(batch.id);
+    EXPECT_TRUE(b.is_reported(9));
+    EXPECT_FALSE(b.is_reported(8));
+    EXPECT_EQ(b.cores, 2);
+    EXPECT_EQ(s.leased_batch_of_worker(worker_id)->id, batch.id);
+    EXPECT_EQ(s.leased_batches_expiring_before(501).size(), 1u);
+    EXPECT_EQ(s.leased_batches_expiring_before(500).size(), 0u);
+    const auto games = s.list_games(run_id, 0, 10);
+    ASSERT_EQ(games.size(), 1u);
+    EXPECT_EQ(games[0].pgn, g.pgn);
+    EXPECT_EQ(games[0].outcome, Outcome::Loss);
+    EXPECT_EQ(s.find_worker(worker_id)->uci_engines, w.uci_engines);
+    EXPECT_TRUE(s.find_token(sha256_hex("secret")));
+    EXPECT_FALSE(s.find_token(sha256_hex("guess")));
+    s.commit();
+}
+
+TEST(Storage, TokensAreStoredHashedAndRevocable) {
+    TempDatabase db;
+    SqliteStorage s(db.path());
+    Core core({}, [] { return int64_t(1); });
+    s.begin(true);
+    const std::string secret = core.create_token(s, Role::User, "alice");
+    s.commit();
+    EXPECT_EQ(secret.substr(0, 4), "spu_");
+    EXPECT_EQ(secret.size(), 4u + 64u);
+    Database raw(db.path());
+    Statement& q = raw.prepare("SELECT count(*) FROM tokens WHERE hash = ? OR name = ?");
+    q.bind(secret, secret);
+    ASSERT_TRUE(q.step());
+    EXPECT_EQ(q.int64(0), 0);
+    s.begin(true);
+    ASSERT_TRUE(core.authenticate(s, secret, Role::User).ok());
+    EXPECT_EQ(core.authenticate(s, secret, Role::Worker).status().code(),
+              absl::StatusCode::kPermissionDenied);
+    EXPECT_TRUE(s.revoke_token(s.list_tokens().at(0).id));
+    EXPECT_EQ(core.authenticate(s, secret, Role::User).status().code(),
+              absl::StatusCode::kUnauthenticated);
+    EXPECT_EQ(core.authenticate(s, "", std::nullopt).status().code(),
+              absl::StatusCode::kUnauthenticated);
+    s.commit();
+}
+
+TEST(Storage, Sha256MatchesKnownVectors) {
+    EXPECT_EQ(sha256_hex(""), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+    EXPECT_EQ(sha256_hex("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+}
+
+TEST(Storage, CompressionRoundTripsAndRejectsDamage) {
+    const std::string text = "1. e4 e5 2. Nf3 Nc6 " + std::string(1000, 'z');
+    const std::string packed = compress(text);
+    EXPECT_LT(packed.size(), text.size());
+    EXPECT_EQ(decompress(packed), text);
+    EXPECT_FALSE(decompress(packed.substr(0, packed.size() / 2)));
+    EXPECT_FALSE(decompress("not zlib"));
+}
+
+TEST(Storage, TimeControlsRoundTrip) {
+    for (const char* text : {"nodes=1000", "depth=8", "movetime=250", "10+0.1", "60+0", "2.05+0.01"})
+        EXPECT_EQ(format_time_control(*parse_time_control(text)), text);
+    for (const char* text : {"", "nodes=", "nodes=x", "speed=3", "1.2345+0", "+1", "10+"})
+        EXPECT_FALSE(parse_time_control(text)) << text;
+}
+
+}  // namespace
+}  // namespace sparring::coordinator::testing

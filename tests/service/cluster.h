@@ -1,0 +1,103 @@
+// Integration-test harness: real coordinator, worker and CLI processes on 127.0.0.1 with a
+// temporary SQLite file, gRPC stubs to talk to the coordinator, and SQL checks of the file.
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sparring/v1/user.grpc.pb.h"
+#include "sparring/v1/worker.grpc.pb.h"
+
+namespace sparring::testing {
+
+// A child process with its output in a log file; killed (SIGKILL) if still running at the end.
+class Process {
+public:
+    Process(const std::vector<std::string>& argv, const std::string& log_path);
+    ~Process();
+    Process(const Process&) = delete;
+    Process& operator=(const Process&) = delete;
+
+    pid_t pid() const { return pid_; }
+    void signal(int signal) const;
+    // Waits up to timeout for the process to exit; returns its exit status (128 + signal
+    // when killed), or nullopt if it is still running.
+    std::optional<int> wait_exit(std::chrono::milliseconds timeout);
+    const std::string& log_path() const { return log_path_; }
+
+private:
+    pid_t pid_ = -1;
+    std::optional<int> status_;
+    std::string log_path_;
+};
+
+struct CommandResult {
+    int status = -1;
+    std::string out;
+    std::string err;
+};
+
+class Cluster {
+public:
+    // Makes a temporary directory, creates a user and a worker token, starts a coordinator.
+    explicit Cluster(std::vector<std::string> coordinator_flags = {});
+    ~Cluster();
+
+    // Starts the coordinator (on the port it had before, after the first start).
+    void start_coordinator();
+    // Sends a signal to the coordinator and waits for it to exit.
+    void stop_coordinator(int signal);
+    // Starts a worker process with the worker token.
+    Process& start_worker(const std::string& name, int concurrency,
+                          const std::vector<std::string>& extra = {});
+    // Runs the sparring CLI against the coordinator with the user token and waits for it.
+    CommandResult cli(const std::vector<std::string>& args) const;
+    // Runs any binary and waits for it.
+    CommandResult run(const std::vector<std::string>& argv) const;
+    // Returns the first column of the first row of a query on the database file.
+    int64_t query(const std::string& sql) const;
+    // Prints the logs of every process (after a failure).
+    void dump_logs() const;
+
+    // Returns a stub of the user service, or of the worker service.
+    std::unique_ptr<v1::UserService::Stub> users() const;
+    std::unique_ptr<v1::WorkerService::Stub> workers() const;
+    // Returns a client context with a token (none when empty) and a 10-second deadline.
+    static std::unique_ptr<grpc::ClientContext> context(const std::string& token);
+
+    // Waits until a run's state differs from active, up to timeout; returns the run.
+    v1::RunStatus wait_for_run(int64_t run_id, std::chrono::seconds timeout) const;
+    // Adds a built-in version through the CLI (bench computed by the CLI).
+    void add_version(const std::string& name, const std::string& overrides = "") const;
+
+    std::string dir;
+    std::string db;
+    std::string address;
+    std::string user_token;
+    std::string worker_token;
+    std::string tls_ca;  // CA file for clients when the coordinator serves TLS
+
+private:
+    std::vector<std::string> coordinator_flags_;
+    int port_ = 0;
+    int coordinator_starts_ = 0;
+    std::unique_ptr<Process> coordinator_;
+    std::vector<std::unique_ptr<Process>> workers_;
+};
+
+// Registers a worker (concurrency 1) over gRPC with a token; returns its id, or 0 if refused.
+int64_t register_worker(v1::WorkerService::Stub& stub, const std::string& token);
+// Returns a report of pairs of a lease: a win for the test version as white, a draw as black.
+v1::ReportResultsRequest report(int64_t worker, int64_t lease, uint32_t sequence,
+                                std::vector<uint32_t> indices);
+
+// Returns the path of a built binary, relative to the build directory.
+std::string binary(const std::string& relative);
+
+}  // namespace sparring::testing

@@ -1,0 +1,251 @@
+// The service end to end, quick cases: real coordinator, worker and CLI processes on
+// 127.0.0.1 with a temporary database. Authentication, malformed specs, forged and duplicated
+// reports, TLS, and a small fixed-games run played by real workers.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <functional>
+#include <thread>
+
+#include "cluster.h"
+
+namespace sparring::testing {
+namespace {
+
+using namespace std::chrono_literals;
+
+const char* kStart = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+
+class ServiceTest : public ::testing::Test {
+protected:
+    void TearDown() override {
+        if (HasFailure() && cluster) cluster->dump_logs();
+    }
+
+    // Returns a valid fixed-games spec between two versions with a two-opening book.
+    static v1::RunSpec spec(uint64_t games) {
+        v1::RunSpec s;
+        s.set_kind(v1::RUN_KIND_FIXED_GAMES);
+        s.set_test_version("a");
+        s.set_base_version("b");
+        s.mutable_time_control()->set_nodes(300);
+        for (const char* move : {"e2e4", "d2d4"}) {
+            v1::Opening* o = s.mutable_book()->add_openings();
+            o->set_fen(kStart);
+            o->add_moves(move);
+        }
+        s.set_games(games);
+        return s;
+    }
+
+    // Submits a run with the user token; returns the status and fills *run.
+    grpc::Status submit(const v1::RunSpec& s, v1::RunStatus* run, const std::string& token) {
+        v1::SubmitRunRequest request;
+        *request.mutable_spec() = s;
+        return cluster->users()->SubmitRun(Cluster::context(token).get(), request, run);
+    }
+
+    // Adds versions a and b with fixed bench numbers (no worker plays them here).
+    void add_fake_versions() {
+        for (const char* name : {"a", "b"}) {
+            const CommandResult r = cluster->cli({"versions", "add", name, "--bench", "1"});
+            ASSERT_EQ(r.status, 0) << r.err;
+        }
+    }
+
+    std::unique_ptr<Cluster> cluster;
+};
+
+TEST_F(ServiceTest, CallsWithoutAValidTokenAreUnauthenticated) {
+    cluster = std::make_unique<Cluster>();
+    auto users = cluster->users();
+    v1::ListRunsResponse runs;
+    EXPECT_EQ(users->ListRuns(Cluster::context("").get(), {}, &runs).error_code(),
+              grpc::StatusCode::UNAUTHENTICATED);
+    EXPECT_EQ(users->ListRuns(Cluster::context("spu_forged").get(), {}, &runs).error_code(),
+              grpc::StatusCode::UNAUTHENTICATED);
+    auto workers = cluster->workers();
+    EXPECT_EQ(register_worker(*workers, "spw_0000"), 0);
+    EXPECT_EQ(cluster->query("SELECT count(*) FROM workers"), 0);
+
+    // A worker token cannot change runs; a user token cannot act as a worker.
+    v1::RunStatus run;
+    EXPECT_EQ(submit(spec(10), &run, cluster->worker_token).error_code(),
+              grpc::StatusCode::PERMISSION_DENIED);
+    EXPECT_EQ(register_worker(*workers, cluster->user_token), 0);
+    EXPECT_TRUE(users->ListRuns(Cluster::context(cluster->worker_token).get(), {}, &runs).ok());
+
+    // A revoked token is refused from then on.
+    const CommandResult revoke = cluster->run({binary("coordinator/sparring-coordinator"), "token",
+                                               "revoke", "1", "--db", cluster->db});
+    ASSERT_EQ(revoke.status, 0) << revoke.err;
+    EXPECT_EQ(users->ListRuns(Cluster::context(cluster->user_token).get(), {}, &runs).error_code(),
+              grpc::StatusCode::UNAUTHENTICATED);
+    const CommandResult cli = cluster->cli({"runs"});
+    EXPECT_EQ(cli.status, 1);
+    EXPECT_NE(cli.err.find("unauthenticated"), std::string::npos) << cli.err;
+    EXPECT_EQ(std::count(cli.err.begin(), cli.err.end(), '\n'), 1) << cli.err;
+}
+
+TEST_F(ServiceTest, MalformedRunSpecsAreRejectedWithAClearMessage) {
+    cluster = std::make_unique<Cluster>();
+    add_fake_versions();
+    struct Case {
+        std::function<void(v1::RunSpec&)> spoil;
+        grpc::StatusCode code;
+        std::string words;
+    };
+    const std::vector<Case> cases = {
+        {[](v1::RunSpec& s) { s.set_games(7); }, grpc::StatusCode::INVALID_ARGUMENT, "even"},
+        {[](v1::RunSpec& s) { s.set_games(0); }, grpc::StatusCode::INVALID_ARGUMENT, "even"},
+        {[](v1::RunSpec& s) { s.set_test_version("ghost"); }, grpc::StatusCode::NOT_FOUND,
+         "ghost"},
+        {[](v1::RunSpec& s) { s.clear_time_control(); }, grpc::StatusCode::INVALID_ARGUMENT,
+         "time control"},
+        {[](v1::RunSpec& s) { s.mutable_time_control()->set_depth(500); },
+         grpc::StatusCode::INVALID_ARGUMENT, "depth"},
+        {[](v1::RunSpec& s) { s.mutable_book()->clear_openings(); },
+         grpc::StatusCode::INVALID_ARGUMENT, "openings"},
+        {[](v1::RunSpec& s) { s.set_kind(v1::RUN_KIND_UNSPECIFIED); },
+         grpc::StatusCode::INVALID_ARGUMENT, "kind"},
+        {[](v1::RunSpec& s) {
+             s.set_kind(v1::RUN_KIND_REGRESSION);
+             s.mutable_sprt()->set_elo0(5);
+             s.mutable_sprt()->set_elo1(0);
+             s.mutable_sprt()->set_alpha(0.05);
+             s.mutable_sprt()->set_beta(0.05);
+         },
+         grpc::StatusCode::INVALID_ARGUMENT, "SPRT"},
+        {[](v1::RunSpec& s) {
+             s.set_kind(v1::RUN_KIND_REGRESSION);
+             s.mutable_sprt()->set_elo1(5);
+             s.mutable_sprt()->set_alpha(0.7);
+             s.mutable_sprt()->set_beta(0.05);
+         },
+         grpc::StatusCode::INVALID_ARGUMENT, "SPRT"},
+    };
+    for (size_t i = 0; i < cases.size(); ++i) {
+        SCOPED_TRACE("case " + std::to_string(i));
+        const Case& c = cases[i];
+        v1::RunSpec s = spec(10);
+        c.spoil(s);
+        v1::RunStatus run;
+        const grpc::Status status = submit(s, &run, cluster->user_token);
+        EXPECT_EQ(status.error_code(), c.code) << status.error_message();
+        EXPECT_NE(status.error_message().find(c.words), std::string::npos)
+            << status.error_message();
+    }
+    EXPECT_EQ(cluster->query("SELECT count(*) FROM runs"), 0);
+
+    const CommandResult odd = cluster->cli({"submit", "a", "b", "--kind", "fixed", "--games", "9"});
+    EXPECT_EQ(odd.status, 2);
+    EXPECT_NE(odd.err.find("even"), std::string::npos) << odd.err;
+    const CommandResult ghost = cluster->cli({"submit", "ghost", "b"});
+    EXPECT_EQ(ghost.status, 1);
+    EXPECT_NE(ghost.err.find("unknown test version 'ghost'"), std::string::npos) << ghost.err;
+    const CommandResult bad_version = cluster->cli({"versions", "add", "x", "--set", "NoSuch=3"});
+    EXPECT_NE(bad_version.status, 0);
+    EXPECT_EQ(cluster->query("SELECT count(*) FROM runs"), 0);
+    EXPECT_EQ(cluster->query("SELECT count(*) FROM versions"), 2);
+}
+
+TEST_F(ServiceTest, ForgedAndDuplicatedReportsChangeNothing) {
+    cluster = std::make_unique<Cluster>();
+    add_fake_versions();
+    v1::RunStatus run;
+    ASSERT_TRUE(submit(spec(20), &run, cluster->user_token).ok());
+    auto stub = cluster->workers();
+    const int64_t worker = register_worker(*stub, cluster->worker_token);
+    ASSERT_NE(worker, 0);
+    v1::RequestWorkRequest ask;
+    ask.set_worker_id(worker);
+    v1::RequestWorkResponse work;
+    ASSERT_TRUE(stub->RequestWork(Cluster::context(cluster->worker_token).get(), ask, &work).ok());
+    ASSERT_TRUE(work.has_lease());
+    const int64_t lease = work.lease().lease_id();
+    const uint32_t pairs = uint32_t(work.lease().openings_size());
+    ASSERT_GE(pairs, 2u);
+    v1::ReportResultsResponse ack;
+    const auto send = [&](const v1::ReportResultsRequest& r, const std::string& token) {
+        ack.Clear();
+        return stub->ReportResults(Cluster::context(token).get(), r, &ack).error_code();
+    };
+
+    EXPECT_EQ(send(report(worker, lease, 1, {0}), cluster->worker_token), grpc::StatusCode::OK);
+    EXPECT_FALSE(ack.duplicate());
+    EXPECT_EQ(send(report(worker, lease, 1, {0}), cluster->worker_token), grpc::StatusCode::OK);
+    EXPECT_TRUE(ack.duplicate());
+    EXPECT_EQ(send(report(worker, lease, 1, {1}), cluster->worker_token),
+              grpc::StatusCode::ALREADY_EXISTS);
+    EXPECT_EQ(send(report(worker, lease, 2, {0}), cluster->worker_token),
+              grpc::StatusCode::INVALID_ARGUMENT);
+    EXPECT_EQ(send(report(worker, lease, 2, {pairs}), cluster->worker_token),
+              grpc::StatusCode::INVALID_ARGUMENT);
+    EXPECT_EQ(send(report(worker, lease + 1000, 1, {0}), cluster->worker_token),
+              grpc::StatusCode::NOT_FOUND);
+    v1::ReportResultsRequest no_outcome = report(worker, lease, 2, {1});
+    no_outcome.mutable_pairs(0)->mutable_second()->clear_outcome();
+    EXPECT_EQ(send(no_outcome, cluster->worker_token), grpc::StatusCode::INVALID_ARGUMENT);
+
+    // Another worker, with its own token, cannot report on this lease.
+    const CommandResult other = cluster->run({binary("coordinator/sparring-coordinator"), "token",
+                                              "create", "--db", cluster->db, "--role", "worker"});
+    const std::string other_token = other.out.substr(0, other.out.find('\n'));
+    const int64_t thief = register_worker(*stub, other_token);
+    ASSERT_NE(thief, 0);
+    EXPECT_EQ(send(report(thief, lease, 2, {1}), other_token),
+              grpc::StatusCode::PERMISSION_DENIED);
+    EXPECT_EQ(send(report(worker, lease, 2, {1}), other_token),
+              grpc::StatusCode::PERMISSION_DENIED);
+
+    v1::GetRunRequest get;
+    get.set_run_id(run.id());
+    ASSERT_TRUE(cluster->users()->GetRun(Cluster::context(cluster->user_token).get(), get, &run).ok());
+    EXPECT_EQ(run.games(), 2u);
+    EXPECT_EQ(run.wins(), 1u);
+    EXPECT_EQ(run.draws(), 1u);
+    EXPECT_EQ(cluster->query("SELECT count(*) FROM games"), 2);
+    EXPECT_EQ(cluster->query("SELECT count(*) FROM results"), 1);
+}
+
+TEST_F(ServiceTest, WorkerRefusesAVersionWithAnotherBenchSignature) {
+    cluster = std::make_unique<Cluster>(std::vector<std::string>{"--heartbeat-seconds", "1"});
+    ASSERT_EQ(cluster->cli({"versions", "add", "a", "--bench", "12345"}).status, 0);
+    cluster->add_version("b");
+    v1::RunStatus run;
+    ASSERT_TRUE(submit(spec(10), &run, cluster->user_token).ok());
+    cluster->start_worker("honest", 1);
+    const auto until = std::chrono::steady_clock::now() + 120s;
+    while (cluster->query("SELECT count(*) FROM bench_mismatches") == 0 &&
+           std::chrono::steady_clock::now() < until)
+        std::this_thread::sleep_for(200ms);
+    const CommandResult show = cluster->cli({"show", std::to_string(run.id())});
+    EXPECT_NE(show.out.find("bench mismatch:"), std::string::npos) << show.out;
+    EXPECT_NE(show.out.find("expected 12345"), std::string::npos) << show.out;
+    EXPECT_EQ(cluster->query("SELECT count(*) FROM batches WHERE state = 'released'"), 1);
+    EXPECT_EQ(cluster->query("SELECT games FROM run_summary"), 0);
+    EXPECT_EQ(cluster->query("SELECT free_pairs FROM runs"),
+              cluster->query("SELECT pairs FROM batches"));
+}
+
+TEST_F(ServiceTest, TlsServesVerifiedClientsOnly) {
+    const std::string dir = ::testing::TempDir() + "sparring-tls-" + std::to_string(getpid());
+    std::filesystem::create_directories(dir);
+    const std::string command =
+        "openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=localhost "
+        "-addext subjectAltName=IP:127.0.0.1,DNS:localhost -keyout " + dir + "/key.pem -out " +
+        dir + "/cert.pem 2>/dev/null";
+    ASSERT_EQ(std::system(command.c_str()), 0) << "openssl (Debian package openssl) is needed";
+    cluster = std::make_unique<Cluster>(std::vector<std::string>{
+        "--tls-cert", dir + "/cert.pem", "--tls-key", dir + "/key.pem"});
+    cluster->tls_ca = dir + "/cert.pem";
+    const CommandResult secure = cluster->cli({"runs"});
+    EXPECT_EQ(secure.status, 0) << secure.err;
+    cluster->tls_ca.clear();
+    const CommandResult plain = cluster->cli({"runs", "--timeout", "2"});
+    EXPECT_EQ(plain.status, 1);
+    std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace sparring::testing

@@ -1,0 +1,182 @@
+// External UCI players: the real sparring-engine through the UCI path, and a deliberately
+// broken engine that crashes, hangs, plays an illegal move or runs late, whose games are lost
+// with the right reason while the match goes on.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <fstream>
+
+#include "match/game.h"
+#include "match/runner.h"
+
+namespace sparring::match {
+namespace {
+
+const std::string EngineBinary = std::string(SPARRING_BINARY_DIR) + "/engine/sparring-engine";
+const std::string FakeEngine = std::string(SPARRING_SOURCE_DIR) + "/tests/match/fake_uci_engine.sh";
+
+PlayerSpec builtin() {
+    return PlayerSpec{"builtin", BuiltinSpec{ParamSet(), 1}, 0};
+}
+
+// Returns a fake engine in the given mode that logs its starts to a fresh file at *log.
+PlayerSpec fake(const std::string& mode, std::string* log) {
+    *log = testing::TempDir() + "/fake_" + mode + "_" +
+           testing::UnitTest::GetInstance()->current_test_info()->name() + ".log";
+    std::remove(log->c_str());
+    return PlayerSpec{"fake", UciSpec{FakeEngine, {mode, *log}, "", {}}, 0};
+}
+
+// Counts the lines of a file.
+int line_count(const std::string& path) {
+    std::ifstream in(path);
+    int lines = 0;
+    for (std::string line; std::getline(in, line);) ++lines;
+    return lines;
+}
+
+MatchConfig config_with(PlayerSpec first, PlayerSpec second, const std::string& tc) {
+    MatchConfig config;
+    config.first = std::move(first);
+    config.second = std::move(second);
+    config.time_control = *parse_time_control(tc);
+    config.adjudication.max_plies = 200;
+    return config;
+}
+
+// Plays `pairs` pairs from the start position and returns them in index order.
+std::vector<PairResult> play_pairs(const MatchConfig& config, int pairs) {
+    const std::vector<Opening> book = {{std::string(START_FEN), {"e2e4", "e7e5"}},
+                                       {std::string(START_FEN), {"d2d4", "d7d5"}}};
+    auto jobs = make_pair_jobs(book, opening_order(2, BookOrder::Sequential, 0), 0, pairs);
+    std::vector<PairResult> results(pairs);
+    MatchRunner::Callbacks callbacks;
+    callbacks.on_pair_done = [&](const PairResult& pair) { results[pair.index] = pair; };
+    std::atomic<bool> stop{false};
+    EXPECT_EQ(MatchRunner(config).play(jobs, callbacks, stop), static_cast<std::size_t>(pairs));
+    return results;
+}
+
+TEST(UciPlayer, PlaysTheRealEngineThroughTheUciPath) {
+    PlayerSpec uci{"uci", UciSpec{EngineBinary, {}, "", {{"Hash", "1"}}}, 0};
+    MatchConfig config = config_with(uci, builtin(), "nodes=500");
+    config.pgn.record = true;
+    config.concurrency = 2;
+    for (const PairResult& pair : play_pairs(config, 2)) {
+        EXPECT_EQ(pair.games[0].white, "uci");
+        EXPECT_EQ(pair.games[1].black, "uci");
+        for (const GameResult& game : pair.games) {
+            EXPECT_TRUE(game.termination != Termination::Crash &&
+                        game.termination != Termination::Stalled &&
+                        game.termination != Termination::IllegalMove &&
+                        game.termination != Termination::TimeForfeit)
+                << game.reason;
+            EXPECT_GT(game.moves.size(), 10u);
+            int scored = 0;
+            for (const PlayedMove& m : game.moves) scored += m.score.has_value();
+            EXPECT_GT(scored, 0);
+            EXPECT_NE(game.pgn.find("[White \"" + game.white + "\"]"), std::string::npos);
+        }
+    }
+}
+
+TEST(UciPlayer, ACrashingEngineLosesEachGameAndIsRestarted) {
+    std::string log;
+    MatchConfig config = config_with(builtin(), fake("crash", &log), "nodes=200");
+    for (const PairResult& pair : play_pairs(config, 2)) {
+        EXPECT_EQ(pair.pentanomial_index(), 4);
+        for (const GameResult& game : pair.games) {
+            EXPECT_EQ(game.termination, Termination::Crash);
+            EXPECT_NE(game.reason.find("engine crashed: exited (exit status 3)"), std::string::npos)
+                << game.reason;
+        }
+    }
+    EXPECT_EQ(line_count(log), 4);
+}
+
+TEST(UciPlayer, AnEngineThatHangsAtFixedNodesStallsAndIsRestarted) {
+    std::string log;
+    MatchConfig config = config_with(builtin(), fake("hang", &log), "nodes=200");
+    config.stall_timeout_ms = 300;
+    for (const PairResult& pair : play_pairs(config, 1)) {
+        EXPECT_EQ(pair.pentanomial_index(), 4);
+        for (const GameResult& game : pair.games) {
+            EXPECT_EQ(game.termination, Termination::Stalled);
+            EXPECT_NE(game.reason.find("stalled: no bestmove within 300 ms"), std::string::npos)
+                << game.reason;
+        }
+    }
+    EXPECT_EQ(line_count(log), 2);
+}
+
+TEST(UciPlayer, AnEngineThatHangsUnderMovetimeLosesOnTime) {
+    std::string log;
+    MatchConfig config = config_with(fake("hang", &log), builtin(), "movetime=100");
+    for (const PairResult& pair : play_pairs(config, 1)) {
+        EXPECT_EQ(pair.pentanomial_index(), 0);
+        for (const GameResult& game : pair.games) {
+            EXPECT_EQ(game.termination, Termination::TimeForfeit);
+            EXPECT_NE(game.reason.find("loses on time"), std::string::npos) << game.reason;
+        }
+    }
+}
+
+TEST(UciPlayer, AnIllegalMoveLosesWithoutARestart) {
+    std::string log;
+    MatchConfig config = config_with(builtin(), fake("illegal", &log), "nodes=200");
+    for (const PairResult& pair : play_pairs(config, 2)) {
+        EXPECT_EQ(pair.pentanomial_index(), 4);
+        for (const GameResult& game : pair.games) {
+            EXPECT_EQ(game.termination, Termination::IllegalMove);
+            EXPECT_NE(game.reason.find("illegal move 'a1a1'"), std::string::npos) << game.reason;
+        }
+    }
+    EXPECT_EQ(line_count(log), 1);
+}
+
+TEST(UciPlayer, TheTimeMarginLetsALateEngineMove) {
+    std::string log;
+    const Opening mate_in_one{"6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1", {}};
+    GameSettings settings;
+    settings.time_control = *parse_time_control("movetime=50");
+    auto black = make_player(builtin());
+    std::atomic<bool> stop{false};
+
+    auto strict = make_player(fake("slow", &log));
+    auto late = play_game(*strict, *black, mate_in_one, settings, stop);
+    ASSERT_TRUE(late);
+    EXPECT_EQ(late->termination, Termination::TimeForfeit);
+    EXPECT_EQ(late->outcome, Outcome::BlackWins);
+
+    PlayerSpec lenient_spec = fake("slow", &log);
+    lenient_spec.time_margin_ms = 2000;
+    auto lenient = make_player(lenient_spec);
+    auto in_time = play_game(*lenient, *black, mate_in_one, settings, stop);
+    ASSERT_TRUE(in_time);
+    EXPECT_EQ(in_time->termination, Termination::Checkmate) << in_time->reason;
+    EXPECT_EQ(in_time->outcome, Outcome::WhiteWins);
+    ASSERT_TRUE(in_time->moves[0].score);
+    EXPECT_TRUE(in_time->moves[0].score->mate);
+    EXPECT_GE(in_time->moves[0].time_ms, 250);
+}
+
+TEST(UciPlayer, CheckPlayersReportsEnginesThatCannotStart) {
+    std::string error;
+    std::string log;
+    MatchRunner missing(
+        config_with(builtin(), PlayerSpec{"ghost", UciSpec{"/nonexistent/engine", {}, "", {}}, 0},
+                    "nodes=100"));
+    EXPECT_FALSE(missing.check_players(&error));
+    EXPECT_NE(error.find("engine 'ghost': cannot start '/nonexistent/engine'"), std::string::npos)
+        << error;
+    MatchRunner silent(config_with(builtin(), fake("silent", &log), "nodes=100"));
+    EXPECT_FALSE(silent.check_players(&error));
+    EXPECT_NE(error.find("engine 'fake': exited (exit status 0) before 'uciok'"), std::string::npos)
+        << error;
+    MatchRunner good(config_with(builtin(), PlayerSpec{"uci", UciSpec{EngineBinary, {}, "", {}}, 0},
+                                 "nodes=100"));
+    EXPECT_TRUE(good.check_players(&error)) << error;
+}
+
+}  // namespace
+}  // namespace sparring::match

@@ -1,0 +1,103 @@
+// sparring-worker: plays the coordinator's games on this machine until SIGTERM or SIGINT.
+#include <csignal>
+#include <cstdlib>
+#include <iostream>
+#include <sstream>
+#include <thread>
+
+#include "cli/args.h"
+#include "worker/capabilities.h"
+#include "worker/worker.h"
+
+namespace {
+
+using sparring::cli::Args;
+using sparring::cli::Flag;
+using sparring::cli::UsageError;
+
+constexpr Flag kFlags[] = {
+    {"coordinator", "HOST:PORT", "coordinator address (default $SPARRING_COORDINATOR)"},
+    {"token", "TOKEN", "worker token (default $SPARRING_TOKEN)"},
+    {"tls-ca", "FILE", "verify the coordinator's TLS certificate with these CA certificates"},
+    {"concurrency", "N", "games played at once (default 1)"},
+    {"name", "NAME", "name shown by `sparring workers` (default: host name)"},
+    {"memory-mb", "N", "memory the worker may use (default: what the machine has available)"},
+    {"uci-engines", "CMD,...", "external UCI engine commands this worker may run"},
+    {"report-seconds", "N", "report finished pairs at least this often (default 2)"},
+};
+
+// Returns a flag's value, else the environment variable's, else throws a usage error.
+std::string flag_or_env(const Args& args, std::string_view flag, const char* env) {
+    if (args.has(flag)) return args.get_string(flag);
+    if (const char* value = std::getenv(env); value && *value) return value;
+    throw UsageError("--" + std::string(flag) + " is required (or set " + env + ")");
+}
+
+// Builds the worker's options from the flags.
+sparring::worker::Worker::Options options_of(const Args& args) {
+    sparring::worker::Worker::Options o;
+    o.endpoint.address = flag_or_env(args, "coordinator", "SPARRING_COORDINATOR");
+    o.endpoint.token = flag_or_env(args, "token", "SPARRING_TOKEN");
+    o.endpoint.tls_ca_file = args.get_string("tls-ca", "");
+    o.concurrency = int(args.get_int("concurrency", 1));
+    if (o.concurrency < 1 || o.concurrency > 1024)
+        throw UsageError("--concurrency must be in 1..1024");
+    o.name = args.get_string("name", sparring::worker::host_name());
+    o.memory_mb = args.get_int("memory-mb", sparring::worker::available_memory_mb());
+    if (o.memory_mb < 1) throw UsageError("--memory-mb must be positive");
+    std::istringstream engines(args.get_string("uci-engines", ""));
+    for (std::string engine; std::getline(engines, engine, ',');) {
+        if (engine.empty()) continue;
+        if (!sparring::worker::is_executable_command(engine))
+            throw UsageError("UCI engine '" + engine + "' is not an executable command");
+        o.uci_engines.push_back(engine);
+    }
+    const int64_t report_s = args.get_int("report-seconds", 2);
+    if (report_s < 1 || report_s > 3600) throw UsageError("--report-seconds must be in 1..3600");
+    o.report_interval = std::chrono::seconds(report_s);
+    return o;
+}
+
+}  // namespace
+
+// Runs the worker; the first SIGTERM or SIGINT stops it cleanly, a second one at once.
+int main(int argc, char** argv) {
+    const std::vector<std::string_view> tokens(argv + 1, argv + argc);
+    try {
+        const Args args(tokens, kFlags);
+        if (args.help()) {
+            std::cout << sparring::cli::format_help(
+                "sparring-worker", "--coordinator HOST:PORT --token TOKEN [FLAGS]",
+                "Play the coordinator's games on this machine.", kFlags);
+            return 0;
+        }
+        if (!args.positional().empty())
+            throw UsageError("unexpected argument '" + args.positional()[0] + "'");
+        sparring::worker::Worker::Options options = options_of(args);
+
+        sigset_t signals;
+        sigemptyset(&signals);
+        sigaddset(&signals, SIGINT);
+        sigaddset(&signals, SIGTERM);
+        pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+
+        sparring::worker::Worker worker(std::move(options));
+        std::thread watcher([&worker, signals] {
+            int signal = 0;
+            sigwait(&signals, &signal);
+            std::cerr << "sparring-worker: signal " << signal
+                      << ", reporting finished games and handing back the rest" << std::endl;
+            worker.stop();
+            sigwait(&signals, &signal);
+            std::_Exit(128 + signal);
+        });
+        watcher.detach();
+        return worker.run();
+    } catch (const UsageError& e) {
+        std::cerr << "sparring-worker: " << e.what() << "\n";
+        return 2;
+    } catch (const std::exception& e) {
+        std::cerr << "sparring-worker: " << e.what() << "\n";
+        return 1;
+    }
+}

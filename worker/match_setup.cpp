@@ -1,0 +1,104 @@
+#include "worker/match_setup.h"
+
+#include "engine/params.h"
+
+namespace sparring::worker {
+
+namespace {
+
+// Returns the runner player of a version.
+std::optional<match::PlayerSpec> player_spec(const v1::Version& version, std::string* error) {
+    match::PlayerSpec spec;
+    spec.name = version.name();
+    if (version.has_uci()) {
+        match::UciSpec uci;
+        uci.command = version.uci().command();
+        for (const auto& [name, value] : version.uci().options())
+            uci.options.emplace_back(name, value);
+        spec.engine = std::move(uci);
+        return spec;
+    }
+    std::string why;
+    const auto params = ParamSet::from_json(version.builtin().params_json(), ParamSet(), &why);
+    if (!params) {
+        *error = "version '" + version.name() + "': " + why;
+        return std::nullopt;
+    }
+    match::BuiltinSpec builtin;
+    builtin.params = *params;
+    if (version.builtin().hash_mb() > 0) builtin.hash_mb = int(version.builtin().hash_mb());
+    spec.engine = std::move(builtin);
+    return spec;
+}
+
+// Returns the runner time control of a lease.
+match::TimeControl time_control(const v1::TimeControl& in) {
+    match::TimeControl tc;
+    switch (in.limit_case()) {
+        case v1::TimeControl::kDepth:
+            tc.kind = match::TimeControl::Kind::Depth;
+            tc.depth = int(in.depth());
+            break;
+        case v1::TimeControl::kMovetimeMs:
+            tc.kind = match::TimeControl::Kind::MoveTime;
+            tc.movetime_ms = int(in.movetime_ms());
+            break;
+        case v1::TimeControl::kClock:
+            tc.kind = match::TimeControl::Kind::Clock;
+            tc.base_ms = int(in.clock().base_ms());
+            tc.inc_ms = int(in.clock().increment_ms());
+            break;
+        default:
+            tc.kind = match::TimeControl::Kind::Nodes;
+            tc.nodes = in.nodes();
+            break;
+    }
+    return tc;
+}
+
+// Returns the report outcome of a game with half points (0, 1, 2) for the test version.
+v1::GameOutcome outcome(int half_points) {
+    return half_points == 2   ? v1::GAME_OUTCOME_WIN
+           : half_points == 1 ? v1::GAME_OUTCOME_DRAW
+                              : v1::GAME_OUTCOME_LOSS;
+}
+
+}  // namespace
+
+std::optional<match::MatchConfig> match_config(const v1::Lease& lease, int concurrency,
+                                               const std::string& site, std::string* error) {
+    auto test = player_spec(lease.test(), error);
+    auto base = player_spec(lease.base(), error);
+    if (!test || !base) return std::nullopt;
+    match::MatchConfig config;
+    config.first = std::move(*test);
+    config.second = std::move(*base);
+    config.time_control = time_control(lease.time_control());
+    config.concurrency = concurrency;
+    config.pgn.record = true;
+    config.pgn.event = "Sparring run " + std::to_string(lease.run_id());
+    config.pgn.site = site;
+    return config;
+}
+
+std::vector<match::PairJob> pair_jobs(const v1::Lease& lease) {
+    std::vector<match::PairJob> jobs;
+    for (int i = 0; i < lease.openings_size(); ++i) {
+        const v1::Opening& o = lease.openings(i);
+        jobs.push_back({lease.first_pair() + uint64_t(i),
+                        match::Opening{o.fen(), {o.moves().begin(), o.moves().end()}}});
+    }
+    return jobs;
+}
+
+void pair_to_proto(const match::PairResult& pair, uint64_t first_pair, v1::GamePair* out) {
+    out->set_index(uint32_t(pair.index - first_pair));
+    v1::Game* games[2] = {out->mutable_first(), out->mutable_second()};
+    for (int g = 0; g < 2; ++g) {
+        games[g]->set_outcome(outcome(pair.first_half_points(g)));
+        games[g]->set_test_white(g == 0);
+        games[g]->set_pgn(pair.games[size_t(g)].pgn);
+    }
+}
+
+}  // namespace sparring::worker
