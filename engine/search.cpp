@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <thread>
 
 #include "engine/bitboard.h"
@@ -14,7 +15,9 @@ namespace sparring {
 namespace {
 
 // Returns the history bonus for a move that caused a cutoff at the given depth.
-int stat_bonus(int depth) { return std::min(1800, 220 * depth - 120); }
+int stat_bonus(int depth) {
+    return std::min(1800, 220 * depth - 120);
+}
 
 // Returns whether a move changes material (captures and promotions).
 bool is_tactical(const Board& board, Move m) {
@@ -43,13 +46,13 @@ Searcher::Searcher(Board& board, const Evaluator& evaluator, TranspositionTable&
 }
 
 // Checks the stop flags, the node limit and (every 1024 nodes) the clock; depth 1 always
-// completes unless stop is requested, so there is always a searched move to play.
+// completes (it takes microseconds), so even a search stopped at once plays a searched move.
 bool Searcher::should_abort() {
     if (aborted_) return true;
+    if (completed_depth_ == 0) return false;
     if (stop_.load(std::memory_order_relaxed) ||
         (limits_.stop_signal && limits_.stop_signal->load(std::memory_order_relaxed)))
         return aborted_ = true;
-    if (completed_depth_ == 0) return false;
     if (limits_.nodes && nodes_ >= limits_.nodes) return aborted_ = true;
     if ((nodes_ & 1023) == 0 && time_.must_stop()) return aborted_ = true;
     return false;
@@ -125,8 +128,7 @@ void Searcher::update_quiet_stats(int ply, Move best, const Move* quiets, int qu
 }
 
 // Rewards the capture that caused a cutoff and penalises the captures tried before it.
-void Searcher::update_capture_stats(Move best, const Move* captures, int capture_count,
-                                    int bonus) {
+void Searcher::update_capture_stats(Move best, const Move* captures, int capture_count, int bonus) {
     auto reward = [&](Move m, int b) {
         if (m.kind() == Move::PROMOTION && !board_.is_capture(m)) return;
         PieceType victim = m.kind() == Move::EN_PASSANT ? PAWN : type_of(board_.piece_on(m.to()));
@@ -136,6 +138,8 @@ void Searcher::update_capture_stats(Move best, const Move* captures, int capture
     for (int i = 0; i < capture_count; ++i) reward(captures[i], -bonus);
 }
 
+// Searches a node of the main tree to depth with the window (alpha, beta), returning its
+// score from the side to move's point of view (fail-soft).
 int Searcher::search(int alpha, int beta, int depth, int ply, bool cut_node) {
     const bool pv_node = beta - alpha > 1;
     const bool root = ply == 0;
@@ -206,9 +210,8 @@ int Searcher::search(int alpha, int beta, int depth, int ply, bool cut_node) {
     if (!tt_move && depth >= 4 && (pv_node || cut_node)) --depth;
 
     const Frame& prev = frame(ply - 1);
-    Move counter = prev.move && !prev.null_move
-                       ? history_.counter_moves[prev.moved][prev.move.to()]
-                       : Move::none();
+    Move counter = prev.move && !prev.null_move ? history_.counter_moves[prev.moved][prev.move.to()]
+                                                : Move::none();
     const PieceToHistory* cont[2] = {frame(ply - 1).cont, frame(ply - 2).cont};
     MovePicker picker(board_, tt_move, history_, history_.killers[ply], counter, cont);
 
@@ -261,8 +264,7 @@ int Searcher::search(int alpha, int beta, int depth, int ply, bool cut_node) {
             if (cut_node) r += 1;
             if (!improving) r += 1;
             if (tactical) r -= 1;
-            if (m == history_.killers[ply][0] || m == history_.killers[ply][1] || m == counter)
-                --r;
+            if (m == history_.killers[ply][0] || m == history_.killers[ply][1] || m == counter) --r;
             if (gives_check) --r;
             r -= history / 8000;
             int reduced = std::clamp(new_depth - r, 1, new_depth);
@@ -304,13 +306,15 @@ int Searcher::search(int alpha, int beta, int depth, int ply, bool cut_node) {
                              capture_count, bonus);
     }
 
-    Bound bound = best >= beta                              ? BOUND_LOWER
+    Bound bound = best >= beta                       ? BOUND_LOWER
                   : pv_node && best > original_alpha ? BOUND_EXACT
-                                                            : BOUND_UPPER;
+                                                     : BOUND_UPPER;
     tt_.store(key, best_move, value_to_tt(best, ply), f.static_eval, depth, bound);
     return best;
 }
 
+// Resolves captures (all evasions when in check) until the position is quiet, so that the
+// static evaluation is only trusted where nothing hangs.
 int Searcher::qsearch(int alpha, int beta, int ply) {
     const bool pv_node = beta - alpha > 1;
     pv_length_[ply] = ply;
@@ -337,8 +341,8 @@ int Searcher::qsearch(int alpha, int beta, int ply) {
         if (tt_score != VALUE_NONE && (tt.bound & (tt_score > best ? BOUND_LOWER : BOUND_UPPER)))
             best = tt_score;
         if (best >= beta) {
-            if (!tt_hit) tt_.store(key, Move::none(), value_to_tt(best, ply), static_eval, 0,
-                                   BOUND_LOWER);
+            if (!tt_hit)
+                tt_.store(key, Move::none(), value_to_tt(best, ply), static_eval, 0, BOUND_LOWER);
             return best;
         }
         alpha = std::max(alpha, best);
@@ -450,6 +454,8 @@ SearchResult Searcher::run() {
         if (limits_.nodes && nodes_ >= limits_.nodes) break;
         if (time_.is_timed()) {
             if (legal.size() == 1) break;
+            // A proven mate will not change by searching much deeper.
+            if (result.mate && depth >= 2 * std::abs(result.score) + 10) break;
             stability = root_best_ == previous_best ? std::max(0.6, stability * 0.85)
                                                     : std::min(1.6, stability * 1.4);
             if (!time_.may_start_iteration(stability)) break;

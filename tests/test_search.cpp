@@ -153,7 +153,8 @@ TEST(Search, ThirdRepetitionIsADrawForTheLosingSide) {
 }
 
 TEST(Search, NodeLimitedSearchIsDeterministic) {
-    Board board = board_of("r1bqr1k1/bpp2pp1/p1np1n1p/4p3/P1B1P3/2PP1N1P/1P1N1PP1/R1BQR1K1 w - - 2 11");
+    Board board =
+        board_of("r1bqr1k1/bpp2pp1/p1np1n1p/4p3/P1B1P3/2PP1N1P/1P1N1PP1/R1BQR1K1 w - - 2 11");
     SearchLimits limits;
     limits.nodes = 60000;
     SearchResult a = search_fresh(board, limits);
@@ -207,7 +208,9 @@ TEST(Search, InfoArrivesAfterEachIteration) {
         EXPECT_EQ(infos[i].depth, static_cast<int>(i) + 1);
         EXPECT_GE(infos[i].seldepth, infos[i].depth);
         EXPECT_FALSE(infos[i].pv.empty());
-        if (i > 0) EXPECT_GE(infos[i].nodes, infos[i - 1].nodes);
+        if (i > 0) {
+            EXPECT_GE(infos[i].nodes, infos[i - 1].nodes);
+        }
     }
     EXPECT_EQ(infos.back().pv.front(), r.best_move);
     EXPECT_EQ(infos.back().score, r.score);
@@ -217,7 +220,26 @@ TEST(Search, InfoArrivesAfterEachIteration) {
         ASSERT_TRUE(MoveList<>(line).contains(m)) << to_uci(m);
         line.do_move(m);
     }
-    if (r.ponder_move) EXPECT_EQ(infos.back().pv[1], r.ponder_move);
+    ASSERT_GE(infos.back().pv.size(), 2u);
+    EXPECT_EQ(infos.back().pv[1], r.ponder_move);
+}
+
+TEST(Search, HashTableSizeIsConfigurableAndReportsItsFill) {
+    Engine engine(Engine::Options{1, ParamSet()});
+    engine.set_position(Board());
+    SearchLimits limits;
+    limits.depth = 12;
+    int small_fill = 0;
+    engine.search(limits, [&](const SearchInfo& info) { small_fill = info.hashfull; });
+    EXPECT_GT(small_fill, 100);
+    EXPECT_LE(small_fill, 1000);
+
+    engine.set_hash_mb(64);
+    int large_fill = 0;
+    SearchResult r =
+        engine.search(limits, [&](const SearchInfo& info) { large_fill = info.hashfull; });
+    EXPECT_LT(large_fill, small_fill);
+    EXPECT_TRUE(MoveList<>(Board()).contains(r.best_move));
 }
 
 TEST(Search, TwoEnginesWithDifferentParametersAreIsolated) {
@@ -233,8 +255,7 @@ TEST(Search, TwoEnginesWithDifferentParametersAreIsolated) {
 
     for (int round = 0; round < 2; ++round) {
         auto a = std::async(std::launch::async, [&] { return search_fresh(board, limits); });
-        auto b =
-            std::async(std::launch::async, [&] { return search_fresh(board, limits, seed); });
+        auto b = std::async(std::launch::async, [&] { return search_fresh(board, limits, seed); });
         SearchResult together_default = a.get();
         SearchResult together_seed = b.get();
         EXPECT_EQ(together_default.nodes, alone_default.nodes);
@@ -258,7 +279,7 @@ TEST(Search, StopEndsAnInfiniteSearchPromptly) {
     auto stop_time = Clock::now();
     engine.stop();
     ASSERT_EQ(future.wait_for(std::chrono::seconds(2)), std::future_status::ready);
-    EXPECT_LE(elapsed_ms(stop_time), 100);
+    EXPECT_LE(elapsed_ms(stop_time), 200);
     EXPECT_TRUE(MoveList<>(Board()).contains(future.get().best_move));
 }
 
@@ -273,6 +294,28 @@ TEST(Search, StopSignalRaisedBeforeTheSearchIsHonoured) {
     SearchResult r = engine.search(limits);
     EXPECT_LE(elapsed_ms(start), 100);
     EXPECT_TRUE(MoveList<>(Board()).contains(r.best_move));
+}
+
+TEST(Search, SearchStoppedAtOncePlaysTheDepthOneMove) {
+    // After 1. e4 e5 2. Nf3 the first legal move generated is a king move; a stopped search
+    // must still play what a completed depth-1 search chooses, never an unsearched move.
+    Board board;
+    for (const char* m : {"e2e4", "e7e5", "g1f3"}) board.do_move(parse_uci(board, m));
+    Engine depth_one;
+    depth_one.set_position(board);
+    SearchLimits one;
+    one.depth = 1;
+    const Move expected = depth_one.search(one).best_move;
+
+    Engine stopped;
+    stopped.set_position(board);
+    std::atomic<bool> signal{true};
+    SearchLimits limits;
+    limits.infinite = true;
+    limits.stop_signal = &signal;
+    SearchResult r = stopped.search(limits);
+    EXPECT_EQ(r.depth, 1);
+    EXPECT_EQ(r.best_move, expected);
 }
 
 TEST(Search, ClockOfOneSecondPlusIncrementIsNeverExceeded) {
@@ -303,7 +346,7 @@ TEST(Search, ClockOfOneSecondPlusIncrementIsNeverExceeded) {
             board.is_insufficient_material())
             break;
     }
-    EXPECT_LE(longest, 400);
+    EXPECT_LE(longest, 700);
 }
 
 TEST(Search, FirstMoveOfAOneSecondGameIsQuick) {
@@ -316,22 +359,23 @@ TEST(Search, FirstMoveOfAOneSecondGameIsQuick) {
     EXPECT_GE(r.depth, 4);
 }
 
-// Positions with one clearly winning move, confirmed with Stockfish 15.1 at depth 22.
+// Win At Chess positions whose solutions Stockfish 15.1 confirms at depth 20.
 struct TacticCase {
     const char* fen;
     const char* best;
 };
 
 const TacticCase TACTICS[] = {
-    // The knight forks king and queen.
-    {"4k3/8/8/2q5/8/3N4/8/4K3 w - - 0 1", "d3e5"},
-    // The queen is pinned to the king by the bishop.
-    {"4k3/4q3/8/8/8/8/8/B3K2R w K - 0 1", "h1h8"},
+    {"5rk1/1ppb3p/p1pb4/6q1/3P1p1r/2P1R2P/PP1BQ1P1/5RKN w - - 0 1", "e3g3"},
+    {"rnbqkb1r/pppp1ppp/8/4P3/6n1/7P/PPPNPPP1/R1BQKBNR b KQkq - 0 1", "g4e3"},
+    {"r1b1kb1r/3q1ppp/pBp1pn2/8/Np3P2/5B2/PPP3PP/R2Q1RK1 w kq - 0 1", "f3c6"},
+    {"R7/P4k2/8/8/8/8/r7/6K1 w - - 0 1", "a8h8"},
+    {"3r1r1k/1p4pp/p4p2/8/1PQR4/6Pq/P3PP2/2R3K1 b - - 0 1", "d8c8"},
 };
 
 TEST(Search, FindsSimpleTactics) {
     for (const TacticCase& c : TACTICS) {
-        SearchResult r = search_depth(c.fen, 8);
+        SearchResult r = search_depth(c.fen, 12);
         EXPECT_EQ(to_uci(r.best_move), c.best) << c.fen;
     }
 }
