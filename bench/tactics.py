@@ -8,10 +8,11 @@ time per position, for sparring-engine and, in the same run, Stockfish.
 """
 import argparse
 import os
+import queue
 import re
-import select
 import subprocess
 import sys
+import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -82,12 +83,19 @@ class UciEngine:
     def __init__(self, command, options):
         self.proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=subprocess.DEVNULL, text=True, bufsize=1)
+        self.lines = queue.Queue()
+        threading.Thread(target=self._read, daemon=True).start()
         self.send("uci")
         self.wait_for("uciok", 10)
         for name, value in options.items():
             self.send(f"setoption name {name} value {value}")
         self.send("isready")
         self.wait_for("readyok", 10)
+
+    def _read(self):
+        for line in self.proc.stdout:
+            self.lines.put(line.strip())
+        self.lines.put(None)
 
     def send(self, line):
         self.proc.stdin.write(line + "\n")
@@ -97,14 +105,14 @@ class UciEngine:
         """Returns the lines read up to the first that starts with prefix."""
         lines = []
         deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            ready, _, _ = select.select([self.proc.stdout], [], [], deadline - time.monotonic())
-            if not ready:
+        while True:
+            try:
+                line = self.lines.get(timeout=max(0.0, deadline - time.monotonic()))
+            except queue.Empty:
                 break
-            line = self.proc.stdout.readline()
-            if not line:
+            if line is None:
                 break
-            lines.append(line.strip())
+            lines.append(line)
             if line.startswith(prefix):
                 return lines
         raise RuntimeError(f"no '{prefix}' from {self.proc.args[0]} within {timeout} s")

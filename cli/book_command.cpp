@@ -1,4 +1,6 @@
 // `sparring book generate`: rebuilds an opening book (the shipped one among them) from a seed.
+#include <unistd.h>
+
 #include <fstream>
 #include <iostream>
 #include <limits>
@@ -49,10 +51,11 @@ int run_book(const Args& args) {
     std::ofstream out(path);
     if (!out) throw std::runtime_error("cannot write '" + path + "'");
 
+    const bool terminal = isatty(STDERR_FILENO);
     const auto book = match::generate_book(options, [&](int found) {
-        if (found % 100 == 0) std::cerr << "\r" << found << " positions" << std::flush;
+        if (terminal && found % 100 == 0) std::cerr << "\r" << found << " positions" << std::flush;
     });
-    std::cerr << "\r";
+    if (terminal) std::cerr << "\r";
     match::write_epd(out, book);
     out.close();
     if (!out) throw std::runtime_error("error writing '" + path + "'");
@@ -67,6 +70,7 @@ int run_book(const Args& args) {
 
 }  // namespace
 
+// Describes `sparring book` for the command table.
 Command book_command() {
     return {"book",
             "generate an opening book: random opening moves kept when the engine finds "

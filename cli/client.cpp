@@ -1,9 +1,9 @@
 #include "cli/client.h"
 
+#include <google/protobuf/util/json_util.h>
+
 #include <cstdlib>
 #include <stdexcept>
-
-#include <google/protobuf/util/json_util.h>
 
 namespace sparring::cli {
 
@@ -35,8 +35,9 @@ std::vector<Flag> with_remote_flags(std::initializer_list<Flag> own) {
 RemoteClient::RemoteClient(const Args& args) {
     endpoint_.address = flag_or_env(args, "coordinator", "SPARRING_COORDINATOR", "");
     if (endpoint_.address.empty())
-        throw UsageError("no coordinator: pass --coordinator HOST:PORT or set "
-                         "SPARRING_COORDINATOR");
+        throw UsageError(
+            "no coordinator: pass --coordinator HOST:PORT or set "
+            "SPARRING_COORDINATOR");
     endpoint_.token = flag_or_env(args, "token", "SPARRING_TOKEN", "");
     endpoint_.tls_ca_file = args.get_string("tls-ca", "");
     const int64_t timeout_s = args.get_int("timeout", 10);
@@ -47,8 +48,7 @@ RemoteClient::RemoteClient(const Args& args) {
 
 void RemoteClient::check(const grpc::Status& status) const {
     if (!status.ok())
-        throw std::runtime_error("coordinator " + endpoint_.address + ": " +
-                                 rpc::describe(status));
+        throw std::runtime_error("coordinator " + endpoint_.address + ": " + rpc::describe(status));
 }
 
 std::string to_json(const google::protobuf::Message& message) {

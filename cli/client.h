@@ -3,11 +3,11 @@
 // deadline whose failures become one-line errors.
 #pragma once
 
+#include <google/protobuf/message.h>
+
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <google/protobuf/message.h>
 
 #include "cli/args.h"
 #include "proto/connection.h"
@@ -19,7 +19,7 @@ namespace sparring::cli {
 std::vector<Flag> with_remote_flags(std::initializer_list<Flag> own);
 
 class RemoteClient {
-public:
+  public:
     // Reads the connection flags; throws UsageError when the address is missing.
     explicit RemoteClient(const Args& args);
 
@@ -34,7 +34,7 @@ public:
         check((stub_.get()->*method)(&context, request, response));
     }
 
-private:
+  private:
     // Throws the one-line error of a failed call.
     void check(const grpc::Status& status) const;
 

@@ -9,6 +9,8 @@ std::span<const Command> commands() {
         stats_command(),
         match_command(),
         book_command(),
+        train_command(),
+        positions_command(),
         versions_command(),
         submit_command(),
         runs_command(),

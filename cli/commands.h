@@ -27,6 +27,10 @@ Command stats_command();
 Command match_command();
 // Returns `sparring book`: generation of an opening book.
 Command book_command();
+// Returns `sparring train`: Texel fitting of the evaluation to labelled positions.
+Command train_command();
+// Returns `sparring positions`: conversion of labelled-position files.
+Command positions_command();
 
 // The remote commands, which talk to a coordinator (cli/remote_commands.cpp,
 // cli/submit_command.cpp).

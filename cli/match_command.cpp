@@ -81,6 +81,7 @@ constexpr std::string_view MatchUsage =
 // arrives, so a match stops cleanly and its engines are shut down.
 class InterruptWatcher {
   public:
+    // Blocks the signals and starts the thread that waits for them.
     explicit InterruptWatcher(std::atomic<bool>* stop) : stop_(stop) {
         sigemptyset(&signals_);
         sigaddset(&signals_, SIGINT);
@@ -95,11 +96,13 @@ class InterruptWatcher {
                 }
         });
     }
+    // Stops the waiting thread and restores the signal mask.
     ~InterruptWatcher() {
         done_ = true;
         thread_.join();
         pthread_sigmask(SIG_SETMASK, &previous_, nullptr);
     }
+    // Returns whether SIGINT or SIGTERM arrived.
     bool interrupted() const { return interrupted_.load(); }
 
   private:
@@ -243,6 +246,8 @@ MatchSetup read_setup(const Args& args) {
     auto order = parse_book_order(order_text);
     if (!order)
         throw UsageError("--book-order must be random or sequential, got '" + order_text + "'");
+    if (*format == BookFormat::Epd && args.has("book-plies"))
+        throw UsageError("--book-plies applies to PGN books only");
     const int plies = static_cast<int>(int_flag(args, "book-plies", 0, 0, 10000));
     const auto seed = static_cast<std::uint64_t>(
         int_flag(args, "seed", 1, 0, std::numeric_limits<std::int64_t>::max()));
@@ -264,9 +269,11 @@ MatchSetup read_setup(const Args& args) {
 // Writes the progress line: in place on a terminal, else now and then on its own line.
 class Progress {
   public:
+    // Writes in place when stderr is a terminal, else every twentieth of the pairs.
     explicit Progress(std::int64_t total_pairs)
         : terminal_(isatty(STDERR_FILENO)), every_(std::max<std::int64_t>(1, total_pairs / 20)) {}
 
+    // Shows the current counts.
     void show(const MatchTally& tally, std::int64_t games_played, std::int64_t games_total,
               const std::optional<stats::SprtParams>& sprt, bool pair_done) {
         if (terminal_) {
@@ -277,6 +284,7 @@ class Progress {
             std::cerr << progress_line(tally, games_played, games_total, sprt) << "\n";
         }
     }
+    // Ends the line written in place.
     void finish() {
         if (shown_) std::cerr << "\n";
         shown_ = false;
@@ -365,6 +373,7 @@ int run_match(const Args& args) {
 
 }  // namespace
 
+// Describes `sparring match` for the command table.
 Command match_command() {
     return {"match",
             "play paired games between engines (built-in in-process, or UCI) and report Elo",

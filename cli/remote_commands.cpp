@@ -28,8 +28,8 @@ void print_table(const std::vector<std::vector<std::string>>& rows) {
     for (const auto& row : rows) {
         std::string line;
         for (size_t i = 0; i < row.size(); ++i)
-            line += row[i] + (i + 1 < row.size() ? std::string(widths[i] - row[i].size() + 2, ' ')
-                                                  : "");
+            line += row[i] +
+                    (i + 1 < row.size() ? std::string(widths[i] - row[i].size() + 2, ' ') : "");
         std::cout << line << "\n";
     }
 }
@@ -74,23 +74,31 @@ int64_t run_id_argument(const Args& args) {
 // Returns a run's state name.
 std::string state_name(v1::RunState state) {
     switch (state) {
-        case v1::RUN_STATE_ACTIVE: return "active";
-        case v1::RUN_STATE_FINISHED: return "finished";
-        case v1::RUN_STATE_STOPPED: return "stopped";
-        default: return "?";
+        case v1::RUN_STATE_ACTIVE:
+            return "active";
+        case v1::RUN_STATE_FINISHED:
+            return "finished";
+        case v1::RUN_STATE_STOPPED:
+            return "stopped";
+        default:
+            return "?";
     }
 }
 
 // Returns a time control as the CLI's --tc syntax.
 std::string time_control_text(const v1::TimeControl& tc) {
     switch (tc.limit_case()) {
-        case v1::TimeControl::kNodes: return "nodes=" + std::to_string(tc.nodes());
-        case v1::TimeControl::kDepth: return "depth=" + std::to_string(tc.depth());
-        case v1::TimeControl::kMovetimeMs: return "movetime=" + std::to_string(tc.movetime_ms());
+        case v1::TimeControl::kNodes:
+            return "nodes=" + std::to_string(tc.nodes());
+        case v1::TimeControl::kDepth:
+            return "depth=" + std::to_string(tc.depth());
+        case v1::TimeControl::kMovetimeMs:
+            return "movetime=" + std::to_string(tc.movetime_ms());
         case v1::TimeControl::kClock:
             return seconds_text(tc.clock().base_ms()) + "+" +
                    seconds_text(tc.clock().increment_ms());
-        default: return "?";
+        default:
+            return "?";
     }
 }
 
@@ -112,9 +120,9 @@ void print_run(const v1::RunStatus& run) {
         {"base", spec.base_version()},
         {"time control", time_control_text(spec.time_control())},
         {"book", spec.book().source() + " (" + std::to_string(run.book_size()) + " openings, " +
-                     (spec.book().random_order() ? "random order, seed " +
-                                                       std::to_string(spec.book().seed())
-                                                 : std::string("sequential")) +
+                     (spec.book().random_order()
+                          ? "random order, seed " + std::to_string(spec.book().seed())
+                          : std::string("sequential")) +
                      ")"},
         {"games", std::to_string(run.games()) + " of " + (regression ? "at most " : "") +
                       std::to_string(spec.games())},
@@ -129,11 +137,10 @@ void print_run(const v1::RunStatus& run) {
     };
     if (regression) {
         const auto& s = spec.sprt();
-        rows.push_back({"SPRT", "elo0=" + fixed(s.elo0(), 2) + " elo1=" + fixed(s.elo1(), 2) +
-                                    " alpha=" + fixed(s.alpha(), 3) + " beta=" +
-                                    fixed(s.beta(), 3) + " model=" +
-                                    (s.model() == v1::SPRT_MODEL_LOGISTIC ? "logistic"
-                                                                          : "normalized")});
+        rows.push_back(
+            {"SPRT", "elo0=" + fixed(s.elo0(), 2) + " elo1=" + fixed(s.elo1(), 2) + " alpha=" +
+                         fixed(s.alpha(), 3) + " beta=" + fixed(s.beta(), 3) + " model=" +
+                         (s.model() == v1::SPRT_MODEL_LOGISTIC ? "logistic" : "normalized")});
         rows.push_back({"LLR", fixed(run.llr(), 3) + " (bounds " + fixed(run.llr_lower(), 3) +
                                    ", " + fixed(run.llr_upper(), 3) + ")"});
     }
@@ -146,9 +153,8 @@ void print_run(const v1::RunStatus& run) {
     if (!spec.description().empty()) rows.push_back({"description", spec.description()});
     for (const auto& m : run.bench_mismatches())
         rows.push_back({"bench mismatch", "worker " + std::to_string(m.worker_id()) + " computed " +
-                                              std::to_string(m.computed()) + " for " +
-                                              m.version() + " (expected " +
-                                              std::to_string(m.expected()) + ")"});
+                                              std::to_string(m.computed()) + " for " + m.version() +
+                                              " (expected " + std::to_string(m.expected()) + ")"});
     for (auto& row : rows) row[0] += ":";
     print_table(rows);
 }
@@ -229,11 +235,13 @@ int versions_add(const Args& args, RemoteClient& client) {
         const std::string preset = args.get_string("preset", "default");
         const auto overrides = parse_overrides(args.get_string("set", ""));
         v.mutable_builtin()->set_preset(preset);
-        for (const auto& [name, value] : overrides) (*v.mutable_builtin()->mutable_overrides())[name] = value;
+        for (const auto& [name, value] : overrides)
+            (*v.mutable_builtin()->mutable_overrides())[name] = value;
         const int64_t hash = args.get_int("hash", 0);
         if (hash < 0 || hash > 65536) throw UsageError("--hash must be in 0..65536");
         v.mutable_builtin()->set_hash_mb(uint32_t(hash));
-        v.set_bench(args.has("bench") ? uint64_t(args.get_int("bench")) : local_bench(preset, overrides));
+        v.set_bench(args.has("bench") ? uint64_t(args.get_int("bench"))
+                                      : local_bench(preset, overrides));
     }
     v1::Version added;
     client.call(&v1::UserService::Stub::AddVersion, request, &added);
@@ -261,10 +269,11 @@ int versions(const Args& args) {
             std::cout << to_json(v) << "\n";
             return 0;
         }
-        std::vector<std::vector<std::string>> rows = {
-            {"name:", v.name()},          {"id:", std::to_string(v.id())},
-            {"engine:", engine_text(v)},  {"bench:", std::to_string(v.bench())},
-            {"created:", utc(v.created_unix_ms())}};
+        std::vector<std::vector<std::string>> rows = {{"name:", v.name()},
+                                                      {"id:", std::to_string(v.id())},
+                                                      {"engine:", engine_text(v)},
+                                                      {"bench:", std::to_string(v.bench())},
+                                                      {"created:", utc(v.created_unix_ms())}};
         if (!v.description().empty()) rows.push_back({"description:", v.description()});
         if (v.has_builtin()) rows.push_back({"parameters:", v.builtin().params_json()});
         print_table(rows);
@@ -279,7 +288,8 @@ int versions(const Args& args) {
     }
     std::vector<std::vector<std::string>> rows = {{"ID", "NAME", "BENCH", "ENGINE"}};
     for (const v1::Version& v : response.versions())
-        rows.push_back({std::to_string(v.id()), v.name(), std::to_string(v.bench()), engine_text(v)});
+        rows.push_back(
+            {std::to_string(v.id()), v.name(), std::to_string(v.bench()), engine_text(v)});
     print_table(rows);
     return 0;
 }
@@ -390,7 +400,8 @@ int export_games(const Args& args) {
         request.set_start_game(page.next_start_game());
     }
     if (!out) throw std::runtime_error("writing the PGN failed");
-    if (args.has("out")) std::cerr << games << " games written to " << args.get_string("out") << "\n";
+    if (args.has("out"))
+        std::cerr << games << " games written to " << args.get_string("out") << "\n";
     return 0;
 }
 

@@ -29,9 +29,15 @@ void read_time_control(const Args& args, v1::TimeControl* out) {
     const auto tc = match::parse_time_control(args.get_string("tc", "nodes=1000"), &error);
     if (!tc) throw UsageError("--tc: " + error);
     switch (tc->kind) {
-        case match::TimeControl::Kind::Nodes: out->set_nodes(tc->nodes); break;
-        case match::TimeControl::Kind::Depth: out->set_depth(uint32_t(tc->depth)); break;
-        case match::TimeControl::Kind::MoveTime: out->set_movetime_ms(uint32_t(tc->movetime_ms)); break;
+        case match::TimeControl::Kind::Nodes:
+            out->set_nodes(tc->nodes);
+            break;
+        case match::TimeControl::Kind::Depth:
+            out->set_depth(uint32_t(tc->depth));
+            break;
+        case match::TimeControl::Kind::MoveTime:
+            out->set_movetime_ms(uint32_t(tc->movetime_ms));
+            break;
         case match::TimeControl::Kind::Clock:
             out->mutable_clock()->set_base_ms(uint32_t(tc->base_ms));
             out->mutable_clock()->set_increment_ms(uint32_t(tc->inc_ms));
@@ -51,8 +57,8 @@ void read_book(const Args& args, v1::Book* out) {
     if (!order)
         throw UsageError("--book-order must be random or sequential, got '" + order_text + "'");
     std::string error;
-    const auto book = match::load_book(path, *format,
-                                       int(bounded(args, "book-plies", 0, 0, 10000)), &error);
+    const auto book =
+        match::load_book(path, *format, int(bounded(args, "book-plies", 0, 0, 10000)), &error);
     if (!book) throw std::runtime_error(error);
     for (const match::Opening& o : *book) {
         v1::Opening* opening = out->add_openings();
@@ -68,7 +74,8 @@ void read_book(const Args& args, v1::Book* out) {
 // Runs `submit TEST BASE`.
 int submit(const Args& args) {
     if (args.positional().size() != 2)
-        throw UsageError("give the test version and the base version (see `sparring versions list`)");
+        throw UsageError(
+            "give the test version and the base version (see `sparring versions list`)");
     const std::string kind = args.get_string("kind", "regression");
     if (kind != "regression" && kind != "fixed")
         throw UsageError("--kind must be regression or fixed, got '" + kind + "'");

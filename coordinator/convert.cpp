@@ -35,9 +35,15 @@ absl::StatusOr<TimeControl> time_control_from_proto(const v1::TimeControl& in) {
 // Writes a domain time control.
 void time_control_to_proto(const TimeControl& in, v1::TimeControl* out) {
     switch (in.kind) {
-        case TimeControl::Kind::Nodes: out->set_nodes(in.nodes); break;
-        case TimeControl::Kind::Depth: out->set_depth(uint32_t(in.depth)); break;
-        case TimeControl::Kind::MoveTime: out->set_movetime_ms(uint32_t(in.movetime_ms)); break;
+        case TimeControl::Kind::Nodes:
+            out->set_nodes(in.nodes);
+            break;
+        case TimeControl::Kind::Depth:
+            out->set_depth(uint32_t(in.depth));
+            break;
+        case TimeControl::Kind::MoveTime:
+            out->set_movetime_ms(uint32_t(in.movetime_ms));
+            break;
         case TimeControl::Kind::Clock:
             out->mutable_clock()->set_base_ms(uint32_t(in.base_ms));
             out->mutable_clock()->set_increment_ms(uint32_t(in.inc_ms));
@@ -55,9 +61,15 @@ void opening_to_proto(const Opening& in, v1::Opening* out) {
 absl::StatusOr<GameRecord> game_from_proto(const v1::Game& in, uint32_t pair) {
     GameRecord game;
     switch (in.outcome()) {
-        case v1::GAME_OUTCOME_WIN: game.outcome = Outcome::Win; break;
-        case v1::GAME_OUTCOME_DRAW: game.outcome = Outcome::Draw; break;
-        case v1::GAME_OUTCOME_LOSS: game.outcome = Outcome::Loss; break;
+        case v1::GAME_OUTCOME_WIN:
+            game.outcome = Outcome::Win;
+            break;
+        case v1::GAME_OUTCOME_DRAW:
+            game.outcome = Outcome::Draw;
+            break;
+        case v1::GAME_OUTCOME_LOSS:
+            game.outcome = Outcome::Loss;
+            break;
         default:
             return absl::InvalidArgumentError("pair " + std::to_string(pair) +
                                               ": a game has no outcome");
@@ -122,8 +134,12 @@ void version_to_proto(const Version& in, v1::Version* out) {
 absl::StatusOr<RunSpec> run_spec_from_proto(const v1::RunSpec& in) {
     RunSpec spec;
     switch (in.kind()) {
-        case v1::RUN_KIND_REGRESSION: spec.kind = RunKind::Regression; break;
-        case v1::RUN_KIND_FIXED_GAMES: spec.kind = RunKind::FixedGames; break;
+        case v1::RUN_KIND_REGRESSION:
+            spec.kind = RunKind::Regression;
+            break;
+        case v1::RUN_KIND_FIXED_GAMES:
+            spec.kind = RunKind::FixedGames;
+            break;
         default:
             return absl::InvalidArgumentError(
                 "the run has no kind: regression (SPRT) or fixed games");
@@ -250,8 +266,8 @@ void worker_to_proto(const WorkerSummary& in, bool active, v1::WorkerStatus* out
     out->set_registered_unix_ms(w.registered_ms);
     out->set_last_seen_unix_ms(w.last_seen_ms);
     out->set_active(active);
-    for (int64_t run : in.run_ids) out->add_run_ids(run);
-    out->set_games(uint64_t(in.games));
+    if (in.run_id) out->add_run_ids(in.run_id);
+    out->set_games(uint64_t(w.games));
 }
 
 void lease_to_proto(const LeaseGrant& in, v1::Lease* out) {
@@ -289,10 +305,17 @@ absl::StatusOr<Release> release_from_proto(const v1::ReleaseLeaseRequest& in) {
     r.worker_id = in.worker_id();
     r.lease_id = in.lease_id();
     switch (in.reason()) {
-        case v1::RELEASE_REASON_SHUTDOWN: r.reason = Release::Reason::Shutdown; break;
-        case v1::RELEASE_REASON_BENCH_MISMATCH: r.reason = Release::Reason::BenchMismatch; break;
-        case v1::RELEASE_REASON_ENGINE_FAILURE: r.reason = Release::Reason::EngineFailure; break;
-        default: return absl::InvalidArgumentError("a release needs a reason");
+        case v1::RELEASE_REASON_SHUTDOWN:
+            r.reason = Release::Reason::Shutdown;
+            break;
+        case v1::RELEASE_REASON_BENCH_MISMATCH:
+            r.reason = Release::Reason::BenchMismatch;
+            break;
+        case v1::RELEASE_REASON_ENGINE_FAILURE:
+            r.reason = Release::Reason::EngineFailure;
+            break;
+        default:
+            return absl::InvalidArgumentError("a release needs a reason");
     }
     r.version_id = in.version_id();
     r.computed_bench = in.computed_bench();

@@ -19,8 +19,7 @@ void version_to_proto(const Version& in, v1::Version* out);
 absl::StatusOr<RunSpec> run_spec_from_proto(const v1::RunSpec& in);
 // Writes a run's status; the book's openings are left out.
 void run_to_proto(const Run& in, v1::RunStatus* out);
-std::vector<RunState> run_states_from_proto(
-    const google::protobuf::RepeatedField<int>& states);
+std::vector<RunState> run_states_from_proto(const google::protobuf::RepeatedField<int>& states);
 
 Worker worker_from_proto(const v1::RegisterRequest& in);
 void worker_to_proto(const WorkerSummary& in, bool active, v1::WorkerStatus* out);

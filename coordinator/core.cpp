@@ -27,7 +27,8 @@ void Counts::add(const Counts& other) {
 
 void refresh_statistics(Run& run) {
     run.elo = stats::estimate(run.counts.penta);
-    if (run.spec.kind == RunKind::Regression) run.sprt = stats::sprt(run.counts.penta, run.spec.sprt);
+    if (run.spec.kind == RunKind::Regression)
+        run.sprt = stats::sprt(run.counts.penta, run.spec.sprt);
 }
 
 std::vector<size_t> opening_order(size_t size, bool random_order, uint64_t seed) {
@@ -121,8 +122,7 @@ std::vector<Version> Core::list_versions(Storage& storage) const {
 absl::StatusOr<Run> Core::get_run(Storage& storage, int64_t run_id) const {
     std::optional<Run> run = storage.find_run(run_id);
     if (!run)
-        return absl::NotFoundError("no run " + std::to_string(run_id) +
-                                   " (see `sparring runs`)");
+        return absl::NotFoundError("no run " + std::to_string(run_id) + " (see `sparring runs`)");
     run->bench_mismatches = storage.bench_mismatches_of_run(run_id);
     return *run;
 }
@@ -136,9 +136,9 @@ absl::StatusOr<Run> Core::stop_run(Storage& storage, int64_t run_id) const {
     absl::StatusOr<Run> run = get_run(storage, run_id);
     if (!run.ok()) return run;
     if (run->state != RunState::Active)
-        return absl::FailedPreconditionError("run " + std::to_string(run_id) + " is already " +
-                                             (run->state == RunState::Finished ? "finished"
-                                                                                : "stopped"));
+        return absl::FailedPreconditionError(
+            "run " + std::to_string(run_id) + " is already " +
+            (run->state == RunState::Finished ? "finished" : "stopped"));
     end_run(storage, *run, RunState::Stopped, "stopped by user");
     return run;
 }
@@ -151,6 +151,7 @@ void Core::end_run(Storage& storage, Run& run, RunState state, std::string resul
         batch.state = BatchState::Stopped;
         batch.ended_ms = run.finished_ms;
         storage.update_batch(batch);
+        storage.set_worker_lease(batch.worker_id, 0, batch.id);
     }
     storage.delete_free_pairs(run.id);
     run.free_pairs = 0;
@@ -169,11 +170,12 @@ bool Core::is_active(int64_t last_seen_ms) const {
     return last_seen_ms >= now_ms_() - 3 * options_.heartbeat_interval_ms;
 }
 
-absl::StatusOr<GamesPage> Core::export_games(Storage& storage, int64_t run_id,
-                                             uint64_t start_game, uint32_t max_games) const {
+absl::StatusOr<GamesPage> Core::export_games(Storage& storage, int64_t run_id, uint64_t start_game,
+                                             uint32_t max_games) const {
     if (!storage.find_run(run_id))
         return absl::NotFoundError("no run " + std::to_string(run_id) + " (see `sparring runs`)");
-    const uint32_t limit = max_games == 0 ? kDefaultExportGames : std::min(max_games, kMaxExportGames);
+    const uint32_t limit =
+        max_games == 0 ? kDefaultExportGames : std::min(max_games, kMaxExportGames);
     GamesPage page;
     page.next_start_game = start_game;
     const std::vector<StoredGame> games = storage.list_games(run_id, start_game, int(limit));

@@ -58,14 +58,14 @@ struct GamesPage {
 };
 
 class Core {
-public:
+  public:
     struct Options {
-        int64_t lease_ms = 60'000;             // a lease lives this long past its last sign
-        int heartbeat_interval_ms = 10'000;    // asked of workers holding a lease
-        int pairs_per_thread = 4;              // default lease size per worker thread
+        int64_t lease_ms = 60'000;           // a lease lives this long past its last sign
+        int heartbeat_interval_ms = 10'000;  // asked of workers holding a lease
+        int pairs_per_thread = 4;            // default lease size per worker thread
         uint32_t max_pairs_per_lease = 1024;
-        int retry_after_ms = 5'000;            // asked of workers when there is no work
-        size_t max_pgn_bytes = 256 * 1024;     // per game
+        int retry_after_ms = 5'000;         // asked of workers when there is no work
+        size_t max_pgn_bytes = 256 * 1024;  // per game
     };
 
     Core(Options options, std::function<int64_t()> now_ms);
@@ -123,7 +123,7 @@ public:
     absl::StatusOr<GamesPage> export_games(Storage& storage, int64_t run_id, uint64_t start_game,
                                            uint32_t max_games) const;
 
-private:
+  private:
     // Returns the worker if it exists and was registered with the caller's token.
     absl::StatusOr<Worker> holder(Storage& storage, const Caller& caller, int64_t worker_id) const;
     // Returns a lease's batch if it exists and the worker holds it.

@@ -5,8 +5,13 @@
 
 namespace sparring::coordinator {
 
-Executor::Executor(std::unique_ptr<Storage> storage, bool write, size_t max_batch)
-    : storage_(std::move(storage)), write_(write), max_batch_(max_batch), thread_([this] { loop(); }) {}
+Executor::Executor(std::unique_ptr<Storage> storage, bool write, size_t max_batch,
+                   std::chrono::microseconds gather)
+    : storage_(std::move(storage)),
+      write_(write),
+      max_batch_(max_batch),
+      gather_(gather),
+      thread_([this] { loop(); }) {}
 
 Executor::~Executor() {
     {
@@ -32,6 +37,9 @@ void Executor::loop() {
             std::unique_lock lock(mutex_);
             wake_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
             if (queue_.empty()) return;
+            if (gather_.count() > 0)
+                wake_.wait_for(lock, gather_,
+                               [this] { return stopping_ || queue_.size() >= max_batch_; });
             while (!queue_.empty() && batch.size() < max_batch_) {
                 batch.push_back(std::move(queue_.front()));
                 queue_.pop_front();
@@ -79,8 +87,8 @@ void Executor::run_batch(std::deque<Entry>& batch) {
         } catch (const std::exception&) {
         }
         for (Entry& entry : batch)
-            entry.done(absl::UnavailableError(std::string("storage commit failed, retry: ") +
-                                              e.what()));
+            entry.done(
+                absl::UnavailableError(std::string("storage commit failed, retry: ") + e.what()));
         return;
     }
     for (size_t i = 0; i < batch.size(); ++i) batch[i].done(std::move(statuses[i]));

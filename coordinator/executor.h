@@ -2,6 +2,7 @@
 // transaction (group commit): a job's effects are committed before its completion runs.
 #pragma once
 
+#include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <functional>
@@ -15,12 +16,15 @@
 namespace sparring::coordinator {
 
 class Executor {
-public:
+  public:
     using Job = std::function<absl::Status(Storage&)>;
     using Done = std::function<void(absl::Status)>;
 
     // Takes the storage connection; write executors take the write lock per batch of jobs.
-    Executor(std::unique_ptr<Storage> storage, bool write, size_t max_batch);
+    // Once a job arrives, the executor waits up to `gather` for more to share its commit
+    // (fewer page writes and syncs per job), unless max_batch jobs are already queued.
+    Executor(std::unique_ptr<Storage> storage, bool write, size_t max_batch,
+             std::chrono::microseconds gather);
     // Runs the jobs still queued, then stops the thread.
     ~Executor();
     Executor(const Executor&) = delete;
@@ -30,7 +34,7 @@ public:
     // (or an UNAVAILABLE status if the commit failed), on the executor's thread.
     void submit(Job job, Done done);
 
-private:
+  private:
     struct Entry {
         Job job;
         Done done;
@@ -44,6 +48,7 @@ private:
     std::unique_ptr<Storage> storage_;
     const bool write_;
     const size_t max_batch_;
+    const std::chrono::microseconds gather_;
     std::mutex mutex_;
     std::condition_variable wake_;
     std::deque<Entry> queue_;

@@ -37,7 +37,9 @@ std::string digest_of(const Report& report) {
 }
 
 // Returns the half points of a game for the test version.
-int half_points(Outcome outcome) { return int(outcome); }
+int half_points(Outcome outcome) {
+    return int(outcome);
+}
 
 // Adds a game pair to counts.
 void count_pair(Counts& counts, const PairRecord& pair) {
@@ -47,12 +49,14 @@ void count_pair(Counts& counts, const PairRecord& pair) {
         counts.draws += game.outcome == Outcome::Draw;
         counts.losses += game.outcome == Outcome::Loss;
     }
-    ++counts.penta.counts[size_t(half_points(pair.games[0].outcome) +
-                                 half_points(pair.games[1].outcome))];
+    ++counts.penta
+          .counts[size_t(half_points(pair.games[0].outcome) + half_points(pair.games[1].outcome))];
 }
 
 // Returns "lease N" for messages.
-std::string lease_name(int64_t id) { return "lease " + std::to_string(id); }
+std::string lease_name(int64_t id) {
+    return "lease " + std::to_string(id);
+}
 
 }  // namespace
 
@@ -69,8 +73,7 @@ absl::StatusOr<Worker> Core::holder(Storage& storage, const Caller& caller,
                                     int64_t worker_id) const {
     std::optional<Worker> worker = storage.find_worker(worker_id);
     if (!worker)
-        return absl::NotFoundError("no worker " + std::to_string(worker_id) +
-                                   "; register again");
+        return absl::NotFoundError("no worker " + std::to_string(worker_id) + "; register again");
     if (worker->token_id != caller.token_id)
         return absl::PermissionDeniedError("worker " + std::to_string(worker_id) +
                                            " was registered with another token");
@@ -93,6 +96,7 @@ void Core::end_lease(Storage& storage, Run& run, Batch& batch, BatchState state)
     batch.state = state;
     batch.ended_ms = now_ms_();
     storage.update_batch(batch);
+    storage.set_worker_lease(batch.worker_id, 0, batch.id);
     if (run.state != RunState::Active) return;
     run.pairs_leased -= unreported;
     run.active_leases -= 1;
@@ -138,15 +142,16 @@ LeaseGrant Core::grant(Storage& storage, Batch batch, Run run) {
     return g;
 }
 
-absl::StatusOr<std::optional<LeaseGrant>> Core::request_work(Storage& storage,
-                                                             const Caller& caller,
+absl::StatusOr<std::optional<LeaseGrant>> Core::request_work(Storage& storage, const Caller& caller,
                                                              int64_t worker_id) {
     absl::StatusOr<Worker> worker = holder(storage, caller, worker_id);
     if (!worker.ok()) return worker.status();
     const int64_t now = now_ms_();
 
     // A worker holds one lease at a time: a repeated request (a lost reply) gets it again.
-    if (std::optional<Batch> current = storage.leased_batch_of_worker(worker_id)) {
+    std::optional<Batch> current;
+    if (worker->lease_id) current = storage.find_batch(worker->lease_id);
+    if (current && current->state == BatchState::Leased) {
         Run run = *storage.find_run(current->run_id);
         if (current->expires_ms >= now) {
             current->expires_ms = now + options_.lease_ms;
@@ -183,8 +188,8 @@ absl::StatusOr<std::optional<LeaseGrant>> Core::request_work(Storage& storage,
     Run run = *storage.find_run(*chosen);
     const int per_thread =
         run.spec.pairs_per_thread > 0 ? run.spec.pairs_per_thread : options_.pairs_per_thread;
-    const uint64_t wanted = std::min<uint64_t>(
-        uint64_t(per_thread) * uint64_t(worker->concurrency), options_.max_pairs_per_lease);
+    const uint64_t wanted = std::min<uint64_t>(uint64_t(per_thread) * uint64_t(worker->concurrency),
+                                               options_.max_pairs_per_lease);
     PairRange range;
     if (std::optional<PairRange> free = storage.take_free_pairs(run.id, wanted)) {
         range = *free;
@@ -203,6 +208,7 @@ absl::StatusOr<std::optional<LeaseGrant>> Core::request_work(Storage& storage,
     batch.created_ms = now;
     batch.expires_ms = now + options_.lease_ms;
     batch.id = storage.insert_batch(batch);
+    storage.set_worker_lease(worker_id, batch.id, 0);
     run.pairs_leased += batch.pairs;
     run.active_leases += 1;
     run.active_cores += batch.cores;
@@ -216,9 +222,10 @@ absl::StatusOr<ReportAck> Core::report_results(Storage& storage, const Caller& c
         return worker.status();
     absl::StatusOr<Batch> batch = held_batch(storage, report.worker_id, report.lease_id);
     if (!batch.ok()) return batch.status();
-    const std::string name = "report " + std::to_string(report.sequence) + " of " +
-                             lease_name(report.lease_id);
-    if (report.sequence == 0) return absl::InvalidArgumentError("report sequence numbers start at 1");
+    const std::string name =
+        "report " + std::to_string(report.sequence) + " of " + lease_name(report.lease_id);
+    if (report.sequence == 0)
+        return absl::InvalidArgumentError("report sequence numbers start at 1");
 
     // A sequence number already used: a retry if the content is the same, else a forgery.
     if (report.sequence <= batch->last_sequence) {
@@ -235,12 +242,13 @@ absl::StatusOr<ReportAck> Core::report_results(Storage& storage, const Caller& c
     if (batch->state == BatchState::Leased && batch->expires_ms < now)
         end_lease(storage, run, *batch, BatchState::Expired);
     if (batch->state != BatchState::Leased) {
-        const std::string why =
-            batch->state == BatchState::Expired    ? "expired and its pairs went back to the pool"
-            : batch->state == BatchState::Released ? "was released"
-            : batch->state == BatchState::Done     ? "is complete"
-                                                   : "was stopped: run " + std::to_string(run.id) +
-                                                     " is " + (run.result.empty() ? "over" : run.result);
+        const std::string why = batch->state == BatchState::Expired
+                                    ? "expired and its pairs went back to the pool"
+                                : batch->state == BatchState::Released ? "was released"
+                                : batch->state == BatchState::Done
+                                    ? "is complete"
+                                    : "was stopped: run " + std::to_string(run.id) + " is " +
+                                          (run.result.empty() ? "over" : run.result);
         return absl::FailedPreconditionError(lease_name(batch->id) + " " + why +
                                              "; discard its results");
     }
@@ -253,9 +261,9 @@ absl::StatusOr<ReportAck> Core::report_results(Storage& storage, const Caller& c
     for (const PairRecord& pair : report.pairs) {
         const std::string pair_name = "pair " + std::to_string(pair.index);
         if (pair.index >= batch->pairs)
-            return absl::InvalidArgumentError(pair_name + " is outside " +
-                                              lease_name(batch->id) + " (pairs 0-" +
-                                              std::to_string(batch->pairs - 1) + ")");
+            return absl::InvalidArgumentError(pair_name + " is outside " + lease_name(batch->id) +
+                                              " (pairs 0-" + std::to_string(batch->pairs - 1) +
+                                              ")");
         if (seen[pair.index] || batch->is_reported(pair.index))
             return absl::InvalidArgumentError(pair_name + " of " + lease_name(batch->id) +
                                               " was already reported");
@@ -293,6 +301,7 @@ absl::StatusOr<ReportAck> Core::report_results(Storage& storage, const Caller& c
         }
     }
     storage.insert_report(record);
+    storage.add_worker_games(report.worker_id, 2 * record.counts.pairs);
 
     batch->pairs_reported += uint32_t(report.pairs.size());
     batch->last_sequence = report.sequence;
@@ -310,9 +319,9 @@ absl::StatusOr<ReportAck> Core::report_results(Storage& storage, const Caller& c
     const uint64_t done = uint64_t(run.counts.pairs);
     if (run.spec.kind == RunKind::Regression &&
         run.sprt.state != stats::SprtResult::State::Continue)
-        end_run(storage, run, RunState::Finished,
-                run.sprt.state == stats::SprtResult::State::AcceptH1 ? "H1 accepted"
-                                                                     : "H0 accepted");
+        end_run(
+            storage, run, RunState::Finished,
+            run.sprt.state == stats::SprtResult::State::AcceptH1 ? "H1 accepted" : "H0 accepted");
     else if (done >= run.pairs_total())
         end_run(storage, run, RunState::Finished,
                 run.spec.kind == RunKind::Regression ? "maximum games reached" : "completed");
@@ -359,10 +368,10 @@ absl::StatusOr<uint32_t> Core::release_lease(Storage& storage, const Caller& cal
                                               " is not played in " + lease_name(batch->id));
         const Version version = *storage.find_version(release.version_id);
         if (version.bench == 0 || version.bench == release.computed_bench)
-            return absl::InvalidArgumentError(
-                "version '" + version.name + "' has bench " + std::to_string(version.bench) +
-                ", which does not contradict the computed " +
-                std::to_string(release.computed_bench));
+            return absl::InvalidArgumentError("version '" + version.name + "' has bench " +
+                                              std::to_string(version.bench) +
+                                              ", which does not contradict the computed " +
+                                              std::to_string(release.computed_bench));
         BenchMismatch m;
         m.worker_id = release.worker_id;
         m.version_id = version.id;

@@ -109,8 +109,8 @@ int token(const Args& args) {
         if (!role) throw UsageError("--role must be worker or user");
         const Core core({}, now_ms);
         storage.begin(true);
-        const std::string secret =
-            core.create_token(storage, *role, args.get_string("name", std::string(role_name(*role))));
+        const std::string secret = core.create_token(
+            storage, *role, args.get_string("name", std::string(role_name(*role))));
         storage.commit();
         std::cout << secret << "\n";
         return 0;

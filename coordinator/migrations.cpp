@@ -103,9 +103,10 @@ CREATE TABLE workers (
   uci_engines   TEXT NOT NULL,               -- JSON array of engine commands
   build         TEXT NOT NULL,
   registered_ms INTEGER NOT NULL,
-  last_seen_ms  INTEGER NOT NULL
+  last_seen_ms  INTEGER NOT NULL,
+  lease_id      INTEGER NOT NULL DEFAULT 0,  -- the batch it holds now, 0 when none
+  games         INTEGER NOT NULL DEFAULT 0   -- games it has reported
 );
-CREATE INDEX workers_by_last_seen ON workers(last_seen_ms);
 
 CREATE TABLE batches (
   id              INTEGER PRIMARY KEY,       -- the lease id
@@ -123,10 +124,10 @@ CREATE TABLE batches (
   ended_ms        INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX batches_leased_by_expiry ON batches(expires_ms) WHERE state = 'leased';
-CREATE INDEX batches_leased_by_worker ON batches(worker_id) WHERE state = 'leased';
-CREATE INDEX batches_by_run ON batches(run_id, state);
+CREATE INDEX batches_leased_by_run ON batches(run_id) WHERE state = 'leased';
 
 CREATE TABLE results (
+  id          INTEGER PRIMARY KEY,
   batch_id    INTEGER NOT NULL REFERENCES batches(id),
   sequence    INTEGER NOT NULL,
   run_id      INTEGER NOT NULL REFERENCES runs(id),
@@ -142,12 +143,12 @@ CREATE TABLE results (
   ww          INTEGER NOT NULL,
   digest      TEXT NOT NULL,                 -- SHA-256 of the report, to spot altered retries
   received_ms INTEGER NOT NULL,
-  PRIMARY KEY (batch_id, sequence)
-) WITHOUT ROWID;
+  UNIQUE (batch_id, sequence)
+);
 CREATE INDEX results_by_run ON results(run_id);
-CREATE INDEX results_by_worker ON results(worker_id);
 
 CREATE TABLE games (
+  id          INTEGER PRIMARY KEY,
   run_id      INTEGER NOT NULL REFERENCES runs(id),
   game        INTEGER NOT NULL,              -- 2 * pair + 0 or 1
   batch_id    INTEGER NOT NULL REFERENCES batches(id),
@@ -155,8 +156,8 @@ CREATE TABLE games (
   outcome     TEXT NOT NULL,                 -- for the test version: 'win', 'draw', 'loss'
   test_white  INTEGER NOT NULL,
   pgn         BLOB NOT NULL,                 -- zlib-compressed PGN
-  PRIMARY KEY (run_id, game)
-) WITHOUT ROWID;
+  UNIQUE (run_id, game)
+);
 
 CREATE TABLE bench_mismatches (
   id          INTEGER PRIMARY KEY,
@@ -216,7 +217,9 @@ int user_version(Database& db) {
 
 }  // namespace
 
-int schema_version() { return int(kMigrations.size()); }
+int schema_version() {
+    return int(kMigrations.size());
+}
 
 void migrate(Database& db) {
     const int current = user_version(db);

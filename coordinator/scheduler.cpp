@@ -15,8 +15,8 @@ std::string incapability(const RunCandidate& run, const WorkerProfile& worker) {
             return "refused version " + std::to_string(version) + " (bench mismatch)";
     const int64_t needed = run.memory_mb_per_game * worker.concurrency;
     if (needed > worker.memory_mb)
-        return "has " + std::to_string(worker.memory_mb) + " MiB, needs " +
-               std::to_string(needed) + " MiB";
+        return "has " + std::to_string(worker.memory_mb) + " MiB, needs " + std::to_string(needed) +
+               " MiB";
     return {};
 }
 

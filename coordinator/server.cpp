@@ -1,13 +1,14 @@
 #include "coordinator/server.h"
 
+#include <grpcpp/ext/proto_server_reflection_plugin.h>
+#include <grpcpp/health_check_service_interface.h>
+
 #include <chrono>
 #include <fstream>
 #include <future>
+#include <iostream>
 #include <sstream>
 #include <stdexcept>
-
-#include <grpcpp/ext/proto_server_reflection_plugin.h>
-#include <grpcpp/health_check_service_interface.h>
 
 #include "coordinator/sqlite_storage.h"
 
@@ -44,12 +45,14 @@ std::shared_ptr<grpc::ServerCredentials> credentials(const Server::Options& opti
 
 }  // namespace
 
-Server::Server(Options options) : options_(std::move(options)), core_(options_.core, wall_clock_ms) {
+Server::Server(Options options)
+    : options_(std::move(options)), core_(options_.core, wall_clock_ms) {
     auto writer_storage = std::make_unique<SqliteStorage>(options_.db_path);
     writer_storage->begin(true);
     core_.resume_leases(*writer_storage);
     writer_storage->commit();
     writer_ = std::make_unique<Executor>(std::move(writer_storage), true, options_.max_batch);
+    checkpointer_ = std::make_unique<Database>(options_.db_path);
     reader_ = std::make_unique<Executor>(std::make_unique<SqliteStorage>(options_.db_path), false,
                                          options_.max_batch);
     worker_service_ = std::make_unique<WorkerServiceImpl>(core_, *writer_);
@@ -73,7 +76,7 @@ int Server::start() {
     if (!server_ || port == 0)
         throw std::runtime_error("cannot listen on " + options_.listen +
                                  " (address in use or malformed?)");
-    expiry_thread_ = std::thread([this] { expire_loop(); });
+    maintenance_thread_ = std::thread([this] { maintenance_loop(); });
     return port;
 }
 
@@ -89,14 +92,19 @@ void Server::shutdown() {
 
 void Server::wait() {
     if (server_) server_->Wait();
-    if (expiry_thread_.joinable()) expiry_thread_.join();
+    if (maintenance_thread_.joinable()) maintenance_thread_.join();
 }
 
-void Server::expire_loop() {
+void Server::maintenance_loop() {
     std::unique_lock lock(mutex_);
-    while (!stop_.wait_for(lock, std::chrono::milliseconds(options_.expiry_interval_ms),
+    while (!stop_.wait_for(lock, std::chrono::milliseconds(options_.maintenance_interval_ms),
                            [this] { return stopping_; })) {
         lock.unlock();
+        try {
+            checkpointer_->checkpoint();
+        } catch (const StorageError& e) {
+            std::cerr << "sparring-coordinator: " << e.what() << std::endl;
+        }
         std::promise<void> done;
         writer_->submit(
             [this](Storage& storage) {

@@ -1,6 +1,8 @@
 // The coordinator's gRPC server: storage executors, the core, both services, health checking
-// and reflection, and the timer that expires leases.
+// and reflection, and the maintenance timer (lease expiry, WAL checkpoints).
 #pragma once
+
+#include <grpcpp/grpcpp.h>
 
 #include <condition_variable>
 #include <memory>
@@ -8,24 +10,23 @@
 #include <string>
 #include <thread>
 
-#include <grpcpp/grpcpp.h>
-
 #include "coordinator/core.h"
 #include "coordinator/executor.h"
 #include "coordinator/services.h"
+#include "coordinator/sqlite.h"
 
 namespace sparring::coordinator {
 
 class Server {
-public:
+  public:
     struct Options {
         std::string db_path;
         std::string listen = "127.0.0.1:50051";  // port 0 picks a free port
         std::string tls_cert_file;               // with tls_key_file: serve TLS
         std::string tls_key_file;
         Core::Options core;
-        int expiry_interval_ms = 1000;  // how often expired leases are collected
-        size_t max_batch = 512;         // jobs per group commit
+        int maintenance_interval_ms = 1000;  // lease expiry and WAL checkpoint period
+        size_t max_batch = 512;              // jobs per group commit
     };
 
     // Opens the database (applying migrations) and renews outstanding leases; throws
@@ -35,17 +36,18 @@ public:
 
     // Starts serving; returns the port bound. Throws std::runtime_error if it cannot listen.
     int start();
-    // Stops accepting calls, finishes those in flight and stops the lease timer.
+    // Stops accepting calls, finishes those in flight and stops the maintenance timer.
     void shutdown();
     // Blocks until shutdown() has completed.
     void wait();
 
-private:
-    // Collects expired leases every expiry_interval_ms until shutdown.
-    void expire_loop();
+  private:
+    // Expires leases and checkpoints the WAL every maintenance_interval_ms until shutdown.
+    void maintenance_loop();
 
     Options options_;
     Core core_;
+    std::unique_ptr<Database> checkpointer_;  // a connection of its own for checkpoints
     std::unique_ptr<Executor> writer_;
     std::unique_ptr<Executor> reader_;
     std::unique_ptr<WorkerServiceImpl> worker_service_;
@@ -54,7 +56,7 @@ private:
     std::mutex mutex_;
     std::condition_variable stop_;
     bool stopping_ = false;
-    std::thread expiry_thread_;
+    std::thread maintenance_thread_;
 };
 
 }  // namespace sparring::coordinator

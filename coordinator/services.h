@@ -15,7 +15,7 @@ namespace sparring::coordinator {
 std::string bearer_token(const grpc::CallbackServerContext& context);
 
 class WorkerServiceImpl final : public v1::WorkerService::CallbackService {
-public:
+  public:
     WorkerServiceImpl(Core& core, Executor& writer) : core_(core), writer_(writer) {}
 
     grpc::ServerUnaryReactor* Register(grpc::CallbackServerContext* context,
@@ -34,13 +34,13 @@ public:
                                            const v1::ReleaseLeaseRequest* request,
                                            v1::ReleaseLeaseResponse* response) override;
 
-private:
+  private:
     Core& core_;
     Executor& writer_;
 };
 
 class UserServiceImpl final : public v1::UserService::CallbackService {
-public:
+  public:
     UserServiceImpl(Core& core, Executor& writer, Executor& reader)
         : core_(core), writer_(writer), reader_(reader) {}
 
@@ -72,7 +72,7 @@ public:
                                           const v1::ExportGamesRequest* request,
                                           v1::ExportGamesResponse* response) override;
 
-private:
+  private:
     Core& core_;
     Executor& writer_;
     Executor& reader_;

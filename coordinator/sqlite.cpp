@@ -25,9 +25,13 @@ void Statement::run() {
     }
 }
 
-int64_t Statement::int64(int column) const { return sqlite3_column_int64(stmt_, column); }
+int64_t Statement::int64(int column) const {
+    return sqlite3_column_int64(stmt_, column);
+}
 
-double Statement::real(int column) const { return sqlite3_column_double(stmt_, column); }
+double Statement::real(int column) const {
+    return sqlite3_column_double(stmt_, column);
+}
 
 std::string Statement::text(int column) const {
     const auto* p = reinterpret_cast<const char*>(sqlite3_column_text(stmt_, column));
@@ -83,7 +87,10 @@ Database::Database(const std::string& path) {
         throw StorageError("cannot open database " + path + ": " + message);
     }
     sqlite3_busy_timeout(db_, 5000);
-    exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON;");
+    // Checkpoints are left to a background connection (checkpoint()), off the writer's path.
+    exec(
+        "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON; "
+        "PRAGMA cache_size = -65536; PRAGMA wal_autocheckpoint = 0;");
 }
 
 Database::~Database() {
@@ -112,14 +119,26 @@ Statement& Database::prepare(std::string_view sql) {
     return it->second.second;
 }
 
-int64_t Database::last_insert_rowid() const { return sqlite3_last_insert_rowid(db_); }
+int64_t Database::last_insert_rowid() const {
+    return sqlite3_last_insert_rowid(db_);
+}
 
-int Database::changes() const { return sqlite3_changes(db_); }
+int Database::changes() const {
+    return sqlite3_changes(db_);
+}
+
+void Database::checkpoint() {
+    if (sqlite3_wal_checkpoint_v2(db_, nullptr, SQLITE_CHECKPOINT_PASSIVE, nullptr, nullptr) !=
+        SQLITE_OK)
+        fail(db_, "checkpoint");
+}
 
 void Database::reset_statements() {
     for (auto& [sql, entry] : statements_) entry.second.reset();
 }
 
-void Database::Finalizer::operator()(sqlite3_stmt* stmt) const { sqlite3_finalize(stmt); }
+void Database::Finalizer::operator()(sqlite3_stmt* stmt) const {
+    sqlite3_finalize(stmt);
+}
 
 }  // namespace sparring::coordinator

@@ -26,7 +26,7 @@ struct Blob {
 };
 
 class Statement {
-public:
+  public:
     explicit Statement(sqlite3_stmt* stmt) : stmt_(stmt) {}
 
     // Binds parameters 1, 2, ... in order; resets the statement first.
@@ -50,7 +50,7 @@ public:
     std::string blob(int column) const;
     bool is_null(int column) const;
 
-private:
+  private:
     void bind_one(int index, int64_t value);
     void bind_one(int index, int value) { bind_one(index, int64_t(value)); }
     void bind_one(int index, uint32_t value) { bind_one(index, int64_t(value)); }
@@ -74,7 +74,7 @@ private:
 };
 
 class Database {
-public:
+  public:
     // Opens (creating if needed) the file in WAL mode with foreign keys on; throws on failure.
     explicit Database(const std::string& path);
     ~Database();
@@ -90,8 +90,10 @@ public:
     int changes() const;
     // Rewinds every cached statement, so none holds a read snapshot past its transaction.
     void reset_statements();
+    // Copies committed WAL pages into the database file without blocking the writer.
+    void checkpoint();
 
-private:
+  private:
     struct Finalizer {
         void operator()(sqlite3_stmt* stmt) const;
     };

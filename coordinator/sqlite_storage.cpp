@@ -12,14 +12,14 @@ constexpr std::string_view kVersionColumns =
     "id, name, description, kind, preset, overrides, params, hash_mb, uci_command, "
     "uci_options, bench, created_ms";
 
-#define RUN_SELECT                                                                              \
-    "SELECT r.id, r.kind, r.state, r.result, r.test_version_id, r.base_version_id, "            \
-    "r.time_control, r.book_source, r.book_size, r.book_random, r.book_seed, r.games, r.elo0, " \
-    "r.elo1, r.alpha, r.beta, r.model, r.priority, r.throughput, r.pairs_per_thread, "          \
-    "r.description, r.next_pair, r.free_pairs, r.pairs_leased, r.active_leases, "               \
+#define RUN_SELECT                                                                               \
+    "SELECT r.id, r.kind, r.state, r.result, r.test_version_id, r.base_version_id, "             \
+    "r.time_control, r.book_source, r.book_size, r.book_random, r.book_seed, r.games, r.elo0, "  \
+    "r.elo1, r.alpha, r.beta, r.model, r.priority, r.throughput, r.pairs_per_thread, "           \
+    "r.description, r.next_pair, r.free_pairs, r.pairs_leased, r.active_leases, "                \
     "r.active_cores, r.pairs_done, r.wins, r.draws, r.losses, r.ll, r.ld, r.dd_wl, r.wd, r.ww, " \
     "r.elo, r.elo_low, r.elo_high, r.los, r.nelo, r.nelo_low, r.nelo_high, r.llr, r.llr_lower, " \
-    "r.llr_upper, r.created_ms, r.finished_ms, t.name, b.name FROM runs r "                     \
+    "r.llr_upper, r.created_ms, r.finished_ms, t.name, b.name FROM runs r "                      \
     "JOIN versions t ON t.id = r.test_version_id JOIN versions b ON b.id = r.base_version_id "
 
 // Throws for a stored value this build cannot read (a damaged or foreign file).
@@ -101,9 +101,13 @@ Token read_token(const Statement& s) {
 
 }  // namespace
 
-SqliteStorage::SqliteStorage(const std::string& path) : db_(path) { migrate(db_); }
+SqliteStorage::SqliteStorage(const std::string& path) : db_(path) {
+    migrate(db_);
+}
 
-void SqliteStorage::begin(bool write) { db_.exec(write ? "BEGIN IMMEDIATE" : "BEGIN"); }
+void SqliteStorage::begin(bool write) {
+    db_.exec(write ? "BEGIN IMMEDIATE" : "BEGIN");
+}
 
 void SqliteStorage::commit() {
     db_.reset_statements();
@@ -115,9 +119,13 @@ void SqliteStorage::rollback() {
     db_.exec("ROLLBACK");
 }
 
-void SqliteStorage::savepoint() { db_.exec("SAVEPOINT job"); }
+void SqliteStorage::savepoint() {
+    db_.exec("SAVEPOINT job");
+}
 
-void SqliteStorage::release_savepoint() { db_.exec("RELEASE job"); }
+void SqliteStorage::release_savepoint() {
+    db_.exec("RELEASE job");
+}
 
 void SqliteStorage::rollback_to_savepoint() {
     db_.reset_statements();
@@ -294,8 +302,8 @@ void SqliteStorage::update_run(const Run& r) {
         .bind(run_state_name(r.state), r.result, r.next_pair, r.free_pairs, r.pairs_leased,
               r.active_leases, r.active_cores, r.counts.pairs, r.counts.wins, r.counts.draws,
               r.counts.losses, p[0], p[1], p[2], p[3], p[4], r.elo.elo, r.elo.elo_low,
-              r.elo.elo_high, r.elo.los, r.elo.nelo, r.elo.nelo_low, r.elo.nelo_high,
-              r.sprt.llr, r.sprt.lower, r.sprt.upper, r.finished_ms, r.id)
+              r.elo.elo_high, r.elo.los, r.elo.nelo, r.elo.nelo_low, r.elo.nelo_high, r.sprt.llr,
+              r.sprt.lower, r.sprt.upper, r.finished_ms, r.id)
         .run();
 }
 

@@ -10,7 +10,7 @@
 namespace sparring::coordinator {
 
 class SqliteStorage final : public Storage {
-public:
+  public:
     // Opens or creates the database file and brings its schema up to date.
     explicit SqliteStorage(const std::string& path);
 
@@ -44,12 +44,13 @@ public:
     int64_t insert_worker(const Worker& worker) override;
     std::optional<Worker> find_worker(int64_t id) override;
     void touch_worker(int64_t id, int64_t now_ms) override;
+    void set_worker_lease(int64_t id, int64_t lease_id, int64_t held) override;
+    void add_worker_games(int64_t id, int64_t games) override;
     std::vector<WorkerSummary> list_workers(int64_t seen_since_ms) override;
 
     int64_t insert_batch(const Batch& batch) override;
     std::optional<Batch> find_batch(int64_t id) override;
     void update_batch(const Batch& batch) override;
-    std::optional<Batch> leased_batch_of_worker(int64_t worker_id) override;
     std::vector<Batch> leased_batches_expiring_before(int64_t time_ms) override;
     std::vector<Batch> leased_batches_of_run(int64_t run_id) override;
     void extend_leases(int64_t time_ms) override;
@@ -57,14 +58,13 @@ public:
     std::optional<std::string> find_report_digest(int64_t batch_id, uint32_t sequence) override;
     void insert_report(const ReportRecord& report) override;
     void insert_game(const StoredGame& game) override;
-    std::vector<StoredGame> list_games(int64_t run_id, uint64_t start_game,
-                                       int max_games) override;
+    std::vector<StoredGame> list_games(int64_t run_id, uint64_t start_game, int max_games) override;
 
     void insert_bench_mismatch(const BenchMismatch& mismatch) override;
     std::vector<BenchMismatch> bench_mismatches_of_run(int64_t run_id) override;
     std::vector<int64_t> refused_versions(int64_t worker_id) override;
 
-private:
+  private:
     // Reads a version from the current row of a statement selecting the version columns.
     Version read_version(const Statement& s);
     // Reads a JSON object into a string map.

@@ -9,10 +9,10 @@ namespace {
 
 constexpr std::string_view kWorkerSelect =
     "SELECT id, token_id, name, cores, memory_mb, concurrency, uci_engines, build, "
-    "registered_ms, last_seen_ms FROM workers ";
+    "registered_ms, last_seen_ms, lease_id, games FROM workers ";
 
-#define BATCH_SELECT                                                                          \
-    "SELECT id, run_id, worker_id, first_pair, pairs, state, pairs_reported, reported, "      \
+#define BATCH_SELECT                                                                     \
+    "SELECT id, run_id, worker_id, first_pair, pairs, state, pairs_reported, reported, " \
     "last_sequence, created_ms, expires_ms, ended_ms, cores FROM batches "
 
 // Reads a worker from the current row of a statement selecting kWorkerSelect's columns.
@@ -27,6 +27,8 @@ Worker read_worker_row(const Statement& s) {
     w.build = s.text(7);
     w.registered_ms = s.int64(8);
     w.last_seen_ms = s.int64(9);
+    w.lease_id = s.int64(10);
+    w.games = s.int64(11);
     return w;
 }
 
@@ -64,12 +66,24 @@ void SqliteStorage::touch_worker(int64_t id, int64_t now_ms) {
     db_.prepare("UPDATE workers SET last_seen_ms = ? WHERE id = ?").bind(now_ms, id).run();
 }
 
+void SqliteStorage::set_worker_lease(int64_t id, int64_t lease_id, int64_t held) {
+    if (lease_id != 0)
+        db_.prepare("UPDATE workers SET lease_id = ? WHERE id = ?").bind(lease_id, id).run();
+    else
+        db_.prepare("UPDATE workers SET lease_id = 0 WHERE id = ? AND lease_id = ?")
+            .bind(id, held)
+            .run();
+}
+
+void SqliteStorage::add_worker_games(int64_t id, int64_t games) {
+    db_.prepare("UPDATE workers SET games = games + ? WHERE id = ?").bind(games, id).run();
+}
+
 std::vector<WorkerSummary> SqliteStorage::list_workers(int64_t seen_since_ms) {
     Statement& s = db_.prepare(
         "SELECT w.id, w.token_id, w.name, w.cores, w.memory_mb, w.concurrency, w.uci_engines, "
-        "w.build, w.registered_ms, w.last_seen_ms, "
-        "(SELECT 2 * coalesce(sum(pairs), 0) FROM results WHERE worker_id = w.id), "
-        "(SELECT group_concat(run_id) FROM batches WHERE worker_id = w.id AND state = 'leased') "
+        "w.build, w.registered_ms, w.last_seen_ms, w.lease_id, w.games, "
+        "(SELECT run_id FROM batches WHERE id = w.lease_id AND state = 'leased') "
         "FROM workers w WHERE w.last_seen_ms >= ? ORDER BY w.id");
     s.bind(seen_since_ms);
     std::vector<WorkerSummary> workers;
@@ -78,13 +92,7 @@ std::vector<WorkerSummary> SqliteStorage::list_workers(int64_t seen_since_ms) {
         WorkerSummary summary;
         summary.worker = read_worker_row(s);
         engines.push_back(s.text(6));
-        summary.games = s.int64(10);
-        std::string runs = s.text(11);
-        for (size_t start = 0; start < runs.size();) {
-            const size_t comma = std::min(runs.find(',', start), runs.size());
-            summary.run_ids.push_back(std::stoll(runs.substr(start, comma - start)));
-            start = comma + 1;
-        }
+        summary.run_id = s.int64(12);
         workers.push_back(std::move(summary));
     }
     for (size_t i = 0; i < workers.size(); ++i)
@@ -149,14 +157,6 @@ void SqliteStorage::update_batch(const Batch& b) {
         .run();
 }
 
-std::optional<Batch> SqliteStorage::leased_batch_of_worker(int64_t worker_id) {
-    Statement& s = db_.prepare(BATCH_SELECT "WHERE worker_id = ? AND state = 'leased' LIMIT 1");
-    s.bind(worker_id);
-    auto batches = read_batches(s);
-    if (batches.empty()) return std::nullopt;
-    return std::move(batches.front());
-}
-
 std::vector<Batch> SqliteStorage::leased_batches_expiring_before(int64_t time_ms) {
     Statement& s = db_.prepare(BATCH_SELECT "WHERE state = 'leased' AND expires_ms < ?");
     s.bind(time_ms);
@@ -175,8 +175,7 @@ void SqliteStorage::extend_leases(int64_t time_ms) {
         .run();
 }
 
-std::optional<std::string> SqliteStorage::find_report_digest(int64_t batch_id,
-                                                             uint32_t sequence) {
+std::optional<std::string> SqliteStorage::find_report_digest(int64_t batch_id, uint32_t sequence) {
     Statement& s = db_.prepare("SELECT digest FROM results WHERE batch_id = ? AND sequence = ?");
     s.bind(batch_id, sequence);
     if (!s.step()) return std::nullopt;

@@ -13,7 +13,7 @@
 namespace sparring::coordinator {
 
 class Storage {
-public:
+  public:
     virtual ~Storage() = default;
 
     // Starts a transaction; a write transaction takes the write lock at once.
@@ -55,13 +55,15 @@ public:
     virtual int64_t insert_worker(const Worker& worker) = 0;
     virtual std::optional<Worker> find_worker(int64_t id) = 0;
     virtual void touch_worker(int64_t id, int64_t now_ms) = 0;
-    // Returns workers seen since the given time, with their current runs and games.
+    // Records the batch a worker holds; a clear (lease_id 0) applies only if it held `held`.
+    virtual void set_worker_lease(int64_t id, int64_t lease_id, int64_t held) = 0;
+    virtual void add_worker_games(int64_t id, int64_t games) = 0;
+    // Returns workers seen since the given time, with the run each plays now.
     virtual std::vector<WorkerSummary> list_workers(int64_t seen_since_ms) = 0;
 
     virtual int64_t insert_batch(const Batch& batch) = 0;
     virtual std::optional<Batch> find_batch(int64_t id) = 0;
     virtual void update_batch(const Batch& batch) = 0;
-    virtual std::optional<Batch> leased_batch_of_worker(int64_t worker_id) = 0;
     virtual std::vector<Batch> leased_batches_expiring_before(int64_t time_ms) = 0;
     virtual std::vector<Batch> leased_batches_of_run(int64_t run_id) = 0;
     // Moves the expiry of every leased batch to at least time_ms.

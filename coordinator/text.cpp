@@ -10,7 +10,8 @@ namespace {
 
 // Returns the enum value whose name is text, from a table of names indexed by value.
 template <typename Enum, size_t N>
-std::optional<Enum> parse_enum(std::string_view text, const std::array<std::string_view, N>& names) {
+std::optional<Enum> parse_enum(std::string_view text,
+                               const std::array<std::string_view, N>& names) {
     for (size_t i = 0; i < N; ++i)
         if (names[i] == text) return Enum(i);
     return std::nullopt;
@@ -19,8 +20,8 @@ std::optional<Enum> parse_enum(std::string_view text, const std::array<std::stri
 constexpr std::array<std::string_view, 2> kRoles = {"worker", "user"};
 constexpr std::array<std::string_view, 2> kRunKinds = {"regression", "fixed_games"};
 constexpr std::array<std::string_view, 3> kRunStates = {"active", "finished", "stopped"};
-constexpr std::array<std::string_view, 5> kBatchStates = {"leased", "done", "expired",
-                                                          "released", "stopped"};
+constexpr std::array<std::string_view, 5> kBatchStates = {"leased", "done", "expired", "released",
+                                                          "stopped"};
 constexpr std::array<std::string_view, 3> kOutcomes = {"loss", "draw", "win"};
 
 // Returns milliseconds written as seconds without trailing zeros ("10", "0.1", "2.05").
@@ -82,31 +83,47 @@ void append_json_string(std::string& out, std::string_view text) {
 
 }  // namespace
 
-std::string_view role_name(Role role) { return kRoles[size_t(role)]; }
-std::optional<Role> parse_role(std::string_view text) { return parse_enum<Role>(text, kRoles); }
-std::string_view run_kind_name(RunKind kind) { return kRunKinds[size_t(kind)]; }
+std::string_view role_name(Role role) {
+    return kRoles[size_t(role)];
+}
+std::optional<Role> parse_role(std::string_view text) {
+    return parse_enum<Role>(text, kRoles);
+}
+std::string_view run_kind_name(RunKind kind) {
+    return kRunKinds[size_t(kind)];
+}
 std::optional<RunKind> parse_run_kind(std::string_view text) {
     return parse_enum<RunKind>(text, kRunKinds);
 }
-std::string_view run_state_name(RunState state) { return kRunStates[size_t(state)]; }
+std::string_view run_state_name(RunState state) {
+    return kRunStates[size_t(state)];
+}
 std::optional<RunState> parse_run_state(std::string_view text) {
     return parse_enum<RunState>(text, kRunStates);
 }
-std::string_view batch_state_name(BatchState state) { return kBatchStates[size_t(state)]; }
+std::string_view batch_state_name(BatchState state) {
+    return kBatchStates[size_t(state)];
+}
 std::optional<BatchState> parse_batch_state(std::string_view text) {
     return parse_enum<BatchState>(text, kBatchStates);
 }
-std::string_view outcome_name(Outcome outcome) { return kOutcomes[size_t(outcome)]; }
+std::string_view outcome_name(Outcome outcome) {
+    return kOutcomes[size_t(outcome)];
+}
 std::optional<Outcome> parse_outcome(std::string_view text) {
     return parse_enum<Outcome>(text, kOutcomes);
 }
 
 std::string format_time_control(const TimeControl& tc) {
     switch (tc.kind) {
-        case TimeControl::Kind::Nodes: return "nodes=" + std::to_string(tc.nodes);
-        case TimeControl::Kind::Depth: return "depth=" + std::to_string(tc.depth);
-        case TimeControl::Kind::MoveTime: return "movetime=" + std::to_string(tc.movetime_ms);
-        case TimeControl::Kind::Clock: return seconds(tc.base_ms) + "+" + seconds(tc.inc_ms);
+        case TimeControl::Kind::Nodes:
+            return "nodes=" + std::to_string(tc.nodes);
+        case TimeControl::Kind::Depth:
+            return "depth=" + std::to_string(tc.depth);
+        case TimeControl::Kind::MoveTime:
+            return "movetime=" + std::to_string(tc.movetime_ms);
+        case TimeControl::Kind::Clock:
+            return seconds(tc.base_ms) + "+" + seconds(tc.inc_ms);
     }
     return {};
 }
@@ -134,8 +151,8 @@ std::optional<TimeControl> parse_time_control(std::string_view text) {
     }
     const size_t plus = text.find('+');
     const auto base = parse_seconds(text.substr(0, plus));
-    const auto inc =
-        plus == std::string_view::npos ? std::optional<int>(0) : parse_seconds(text.substr(plus + 1));
+    const auto inc = plus == std::string_view::npos ? std::optional<int>(0)
+                                                    : parse_seconds(text.substr(plus + 1));
     if (!base || !inc) return std::nullopt;
     tc.kind = TimeControl::Kind::Clock;
     tc.base_ms = *base;

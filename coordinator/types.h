@@ -34,13 +34,13 @@ struct Version {
     std::string name;
     std::string description;
     Kind kind = Kind::Builtin;
-    std::string preset;                                  // builtin
-    std::map<std::string, int> overrides;                // builtin
-    std::string params_json;                             // builtin: the resolved parameter set
-    int hash_mb = 0;                                     // builtin: 0 is the engine's default
-    std::string uci_command;                             // uci
-    std::map<std::string, std::string> uci_options;      // uci
-    uint64_t bench = 0;                                  // 0: not checked (uci only)
+    std::string preset;                              // builtin
+    std::map<std::string, int> overrides;            // builtin
+    std::string params_json;                         // builtin: the resolved parameter set
+    int hash_mb = 0;                                 // builtin: 0 is the engine's default
+    std::string uci_command;                         // uci
+    std::map<std::string, std::string> uci_options;  // uci
+    uint64_t bench = 0;                              // 0: not checked (uci only)
     int64_t created_ms = 0;
 };
 
@@ -116,11 +116,11 @@ struct Run {
     RunState state = RunState::Active;
     std::string result;
     uint64_t book_size = 0;
-    uint64_t next_pair = 0;  // pairs [0, next_pair) have been leased at least once
-    uint64_t free_pairs = 0;      // pairs handed back by expired or released leases
-    uint64_t pairs_leased = 0;    // unreported pairs out on active leases
+    uint64_t next_pair = 0;     // pairs [0, next_pair) have been leased at least once
+    uint64_t free_pairs = 0;    // pairs handed back by expired or released leases
+    uint64_t pairs_leased = 0;  // unreported pairs out on active leases
     int active_leases = 0;
-    int active_cores = 0;         // concurrency of the workers holding those leases
+    int active_cores = 0;  // concurrency of the workers holding those leases
     Counts counts;
     stats::EloEstimate elo;
     stats::SprtResult sprt;
@@ -145,6 +145,8 @@ struct Worker {
     std::string build;
     int64_t registered_ms = 0;
     int64_t last_seen_ms = 0;
+    int64_t lease_id = 0;  // the batch it holds, 0 when none
+    int64_t games = 0;     // games it has reported
 };
 
 enum class BatchState { Leased, Done, Expired, Released, Stopped };
@@ -214,12 +216,10 @@ struct StoredGame {
     std::string pgn;
 };
 
-
-// What the user sees of a worker: its record, liveness, current runs and total games.
+// What the user sees of a worker: its record and the run it plays now (0: none).
 struct WorkerSummary {
     Worker worker;
-    std::vector<int64_t> run_ids;
-    int64_t games = 0;
+    int64_t run_id = 0;
 };
 
 // A contiguous range of a run's game pairs.

@@ -14,7 +14,9 @@ constexpr size_t kMaxOpenings = 1'000'000;
 constexpr uint64_t kMaxGames = 1'000'000'000;
 
 // Returns an INVALID_ARGUMENT status with the message.
-absl::Status invalid(const std::string& message) { return absl::InvalidArgumentError(message); }
+absl::Status invalid(const std::string& message) {
+    return absl::InvalidArgumentError(message);
+}
 
 // Returns whether a name uses only letters, digits, '.', '_', '-' and '+'.
 bool is_plain_name(std::string_view name) {
@@ -40,8 +42,7 @@ absl::Status check_time_control(const TimeControl& tc) {
                 return invalid("time control: movetime must be in 1..3600000 ms");
             break;
         case TimeControl::Kind::Clock:
-            if (tc.base_ms < 1 || tc.base_ms > 86'400'000 || tc.inc_ms < 0 ||
-                tc.inc_ms > 3'600'000)
+            if (tc.base_ms < 1 || tc.base_ms > 86'400'000 || tc.inc_ms < 0 || tc.inc_ms > 3'600'000)
                 return invalid("time control: a clock needs a base time above 0 (e.g. 10+0.1)");
             break;
     }
@@ -84,8 +85,10 @@ absl::Status check_run_spec(RunSpec& spec) {
         return invalid("a run needs a test version and a base version");
     if (absl::Status tc = check_time_control(spec.time_control); !tc.ok()) return tc;
     if (spec.games == 0 || spec.games % 2 != 0 || spec.games > kMaxGames)
-        return invalid("games must be a positive even number up to 1000000000 (games come in "
-                       "pairs), got " + std::to_string(spec.games));
+        return invalid(
+            "games must be a positive even number up to 1000000000 (games come in "
+            "pairs), got " +
+            std::to_string(spec.games));
     if (spec.book.openings.empty())
         return invalid("the run has no openings: give a book (EPD or PGN file)");
     if (spec.book.openings.size() > kMaxOpenings)

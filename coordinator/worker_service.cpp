@@ -34,51 +34,49 @@ grpc::ServerUnaryReactor* finish(grpc::CallbackServerContext* context, const abs
 grpc::ServerUnaryReactor* WorkerServiceImpl::Register(grpc::CallbackServerContext* context,
                                                       const v1::RegisterRequest* request,
                                                       v1::RegisterResponse* response) {
-    return run_as_worker(context, core_, writer_,
-                         [this, worker = worker_from_proto(*request), response](
-                             Storage& storage, const Caller& caller) {
-                             absl::StatusOr<Worker> registered =
-                                 core_.register_worker(storage, caller, worker);
-                             if (!registered.ok()) return registered.status();
-                             response->set_worker_id(registered->id);
-                             response->set_heartbeat_interval_ms(
-                                 uint32_t(core_.options().heartbeat_interval_ms));
-                             return absl::OkStatus();
-                         });
+    return run_as_worker(
+        context, core_, writer_,
+        [this, worker = worker_from_proto(*request), response](Storage& storage,
+                                                               const Caller& caller) {
+            absl::StatusOr<Worker> registered = core_.register_worker(storage, caller, worker);
+            if (!registered.ok()) return registered.status();
+            response->set_worker_id(registered->id);
+            response->set_heartbeat_interval_ms(uint32_t(core_.options().heartbeat_interval_ms));
+            return absl::OkStatus();
+        });
 }
 
 grpc::ServerUnaryReactor* WorkerServiceImpl::RequestWork(grpc::CallbackServerContext* context,
                                                          const v1::RequestWorkRequest* request,
                                                          v1::RequestWorkResponse* response) {
-    return run_as_worker(context, core_, writer_,
-                         [this, worker_id = request->worker_id(), response](
-                             Storage& storage, const Caller& caller) {
-                             auto lease = core_.request_work(storage, caller, worker_id);
-                             if (!lease.ok()) return lease.status();
-                             if (*lease)
-                                 lease_to_proto(**lease, response->mutable_lease());
-                             else
-                                 response->set_retry_after_ms(
-                                     uint32_t(core_.options().retry_after_ms));
-                             return absl::OkStatus();
-                         });
+    return run_as_worker(
+        context, core_, writer_,
+        [this, worker_id = request->worker_id(), response](Storage& storage, const Caller& caller) {
+            auto lease = core_.request_work(storage, caller, worker_id);
+            if (!lease.ok()) return lease.status();
+            if (*lease)
+                lease_to_proto(**lease, response->mutable_lease());
+            else
+                response->set_retry_after_ms(uint32_t(core_.options().retry_after_ms));
+            return absl::OkStatus();
+        });
 }
 
-grpc::ServerUnaryReactor* WorkerServiceImpl::ReportResults(
-    grpc::CallbackServerContext* context, const v1::ReportResultsRequest* request,
-    v1::ReportResultsResponse* response) {
+grpc::ServerUnaryReactor* WorkerServiceImpl::ReportResults(grpc::CallbackServerContext* context,
+                                                           const v1::ReportResultsRequest* request,
+                                                           v1::ReportResultsResponse* response) {
     absl::StatusOr<Report> report = report_from_proto(*request);
     if (!report.ok()) return finish(context, report.status());
-    return run_as_worker(context, core_, writer_,
-                         [this, report = std::move(*report), response](Storage& storage,
-                                                                       const Caller& caller) {
-                             auto ack = core_.report_results(storage, caller, report);
-                             if (!ack.ok()) return ack.status();
-                             response->set_duplicate(ack->duplicate);
-                             response->set_stop(ack->stop);
-                             response->set_expires_unix_ms(ack->expires_ms);
-                             return absl::OkStatus();
-                         });
+    return run_as_worker(
+        context, core_, writer_,
+        [this, report = std::move(*report), response](Storage& storage, const Caller& caller) {
+            auto ack = core_.report_results(storage, caller, report);
+            if (!ack.ok()) return ack.status();
+            response->set_duplicate(ack->duplicate);
+            response->set_stop(ack->stop);
+            response->set_expires_unix_ms(ack->expires_ms);
+            return absl::OkStatus();
+        });
 }
 
 grpc::ServerUnaryReactor* WorkerServiceImpl::Heartbeat(grpc::CallbackServerContext* context,
@@ -102,14 +100,14 @@ grpc::ServerUnaryReactor* WorkerServiceImpl::ReleaseLease(grpc::CallbackServerCo
                                                           v1::ReleaseLeaseResponse* response) {
     absl::StatusOr<Release> release = release_from_proto(*request);
     if (!release.ok()) return finish(context, release.status());
-    return run_as_worker(context, core_, writer_,
-                         [this, release = std::move(*release), response](Storage& storage,
-                                                                         const Caller& caller) {
-                             auto returned = core_.release_lease(storage, caller, release);
-                             if (!returned.ok()) return returned.status();
-                             response->set_pairs_returned(*returned);
-                             return absl::OkStatus();
-                         });
+    return run_as_worker(
+        context, core_, writer_,
+        [this, release = std::move(*release), response](Storage& storage, const Caller& caller) {
+            auto returned = core_.release_lease(storage, caller, release);
+            if (!returned.ok()) return returned.status();
+            response->set_pairs_returned(*returned);
+            return absl::OkStatus();
+        });
 }
 
 }  // namespace sparring::coordinator

@@ -57,7 +57,9 @@ constexpr std::string_view POSITIONS[] = {
 
 }  // namespace
 
-std::span<const std::string_view> bench_positions() { return POSITIONS; }
+std::span<const std::string_view> bench_positions() {
+    return POSITIONS;
+}
 
 BenchResult run_bench(int depth, const ParamSet& params, std::ostream* log) {
     Engine engine(Engine::Options{BENCH_HASH_MB, params});

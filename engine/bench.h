@@ -11,7 +11,7 @@
 
 namespace sparring {
 
-inline constexpr int BENCH_DEFAULT_DEPTH = 11;
+inline constexpr int BENCH_DEFAULT_DEPTH = 12;
 inline constexpr int BENCH_HASH_MB = 16;
 
 struct BenchResult {

@@ -35,27 +35,35 @@ void Engine::set_params(const ParamSet& params) {
     impl_->evaluator = std::make_unique<Evaluator>(params);
 }
 
-const ParamSet& Engine::params() const { return impl_->params; }
+const ParamSet& Engine::params() const {
+    return impl_->params;
+}
 
-void Engine::set_hash_mb(int megabytes) { impl_->tt.resize(megabytes); }
+void Engine::set_hash_mb(int megabytes) {
+    impl_->tt.resize(megabytes);
+}
 
 void Engine::new_game() {
     impl_->tt.clear();
     impl_->history->clear();
 }
 
-void Engine::set_position(const Board& board) { impl_->board = board; }
+void Engine::set_position(const Board& board) {
+    impl_->board = board;
+}
 
 SearchResult Engine::search(const SearchLimits& limits,
                             const std::function<void(const SearchInfo&)>& on_info) {
     impl_->stop.store(false);
     Board board = impl_->board;
     board.set_psq_table(&impl_->evaluator->psq_table());
-    auto searcher = std::make_unique<Searcher>(board, *impl_->evaluator, impl_->tt,
-                                               *impl_->history, limits, impl_->stop, on_info);
+    auto searcher = std::make_unique<Searcher>(board, *impl_->evaluator, impl_->tt, *impl_->history,
+                                               limits, impl_->stop, on_info);
     return searcher->run();
 }
 
-void Engine::stop() { impl_->stop.store(true); }
+void Engine::stop() {
+    impl_->stop.store(true);
+}
 
 }  // namespace sparring

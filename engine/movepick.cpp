@@ -20,9 +20,9 @@ MovePicker::MovePicker(const Board& board, Move tt_move, const SearchHistory& hi
                        const PieceToHistory* const* cont)
     : board_(board), history_(history), cont_(cont), tt_move_(tt_move), refutations_{} {
     stage_ = board.in_check() ? Stage::EvasionTT : Stage::QsTT;
-    if (tt_move_ && (!board.is_legal(tt_move_) ||
-                     (!board.in_check() && !board.is_capture(tt_move_) &&
-                      tt_move_.kind() != Move::PROMOTION)))
+    if (tt_move_ &&
+        (!board.is_legal(tt_move_) ||
+         (!board.in_check() && !board.is_capture(tt_move_) && tt_move_.kind() != Move::PROMOTION)))
         tt_move_ = Move::none();
     if (!tt_move_) stage_ = Stage(int(stage_) + 1);
 }
@@ -146,8 +146,8 @@ Move MovePicker::next(bool skip_quiets) {
             case Stage::QuietInit:
                 if (!skip_quiets) {
                     cur_ = end_bad_;
-                    end_ = static_cast<int>(generate<GenType::Quiets>(board_, moves_ + cur_) -
-                                            moves_);
+                    end_ =
+                        static_cast<int>(generate<GenType::Quiets>(board_, moves_ + cur_) - moves_);
                     score_quiets();
                     sort_range();
                 } else {

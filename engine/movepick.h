@@ -9,7 +9,7 @@
 namespace sparring {
 
 class MovePicker {
-public:
+  public:
     // Orders every move of a main-search node; cont holds the continuation histories of
     // the previous two moves.
     MovePicker(const Board& board, Move tt_move, const SearchHistory& history, const Move* killers,
@@ -22,11 +22,23 @@ public:
     // the remaining quiet moves.
     Move next(bool skip_quiets = false);
 
-private:
+  private:
     enum class Stage {
-        MainTT, CaptureInit, GoodCapture, Killer0, Killer1, Counter, QuietInit, Quiet, BadCapture,
-        EvasionTT, EvasionInit, Evasion,
-        QsTT, QsCaptureInit, QsCapture,
+        MainTT,
+        CaptureInit,
+        GoodCapture,
+        Killer0,
+        Killer1,
+        Counter,
+        QuietInit,
+        Quiet,
+        BadCapture,
+        EvasionTT,
+        EvasionInit,
+        Evasion,
+        QsTT,
+        QsCaptureInit,
+        QsCapture,
         Done
     };
     void score_captures();

@@ -19,7 +19,7 @@
 namespace sparring {
 
 class Searcher {
-public:
+  public:
     // Prepares a search of board (which must have evaluator's psq table attached); the
     // table, histories and stop flag belong to the engine that runs it.
     Searcher(Board& board, const Evaluator& evaluator, TranspositionTable& tt,
@@ -30,7 +30,7 @@ public:
     // the last completed iteration.
     SearchResult run();
 
-private:
+  private:
     // What the search remembers about each ply of the current line.
     struct Frame {
         Move move;

@@ -7,9 +7,9 @@ namespace sparring {
 bool see_ge(const Board& board, Move m, int threshold) {
     if (m.kind() == Move::CASTLING || m.kind() == Move::PROMOTION) return threshold <= 0;
     Square from = m.from(), to = m.to();
-    int swap = (m.kind() == Move::EN_PASSANT ? SEE_VALUE[PAWN]
-                                              : SEE_VALUE[type_of(board.piece_on(to))]) -
-               threshold;
+    int swap =
+        (m.kind() == Move::EN_PASSANT ? SEE_VALUE[PAWN] : SEE_VALUE[type_of(board.piece_on(to))]) -
+        threshold;
     if (swap < 0) return false;
     swap = SEE_VALUE[type_of(board.piece_on(from))] - swap;
     if (swap <= 0) return true;

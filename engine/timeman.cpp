@@ -18,8 +18,8 @@ TimeManager::TimeManager(const SearchLimits& limits, Color us, int game_ply)
     int inc = std::max(0, limits.inc_ms[us]);
     // What can be spent without touching the margin kept for process and transfer delays.
     int available = std::max(1, time - overhead);
-    int moves_left = limits.movestogo > 0 ? std::min(limits.movestogo, 40)
-                                          : std::max(20, 40 - game_ply / 8);
+    int moves_left =
+        limits.movestogo > 0 ? std::min(limits.movestogo, 40) : std::max(20, 40 - game_ply / 8);
     int optimum = available / moves_left + (inc < available ? inc * 3 / 4 : 0);
     int cap = moves_left == 1 ? available * 7 / 10 : available / 4;
     maximum_ms_ = std::max(1, std::min(cap, optimum * 5));
@@ -37,6 +37,8 @@ bool TimeManager::may_start_iteration(double stability) const {
     return elapsed_ms() < static_cast<int>(optimum_ms_ * 0.6 * stability);
 }
 
-bool TimeManager::must_stop() const { return timed_ && elapsed_ms() >= maximum_ms_; }
+bool TimeManager::must_stop() const {
+    return timed_ && elapsed_ms() >= maximum_ms_;
+}
 
 }  // namespace sparring

@@ -10,7 +10,7 @@
 namespace sparring {
 
 class TimeManager {
-public:
+  public:
     using Clock = std::chrono::steady_clock;
 
     // Starts the clock and derives the soft and hard limits for the side to move.
@@ -26,7 +26,7 @@ public:
     // Returns whether the hard limit has been reached and the search must stop now.
     bool must_stop() const;
 
-private:
+  private:
     Clock::time_point start_;
     bool timed_ = false;
     int optimum_ms_ = 0;

@@ -3,16 +3,19 @@
 #include <algorithm>
 #include <cstring>
 
-
 namespace sparring {
 
-TranspositionTable::TranspositionTable(int megabytes) { resize(megabytes); }
+TranspositionTable::TranspositionTable(int megabytes) {
+    resize(megabytes);
+}
 
 // Reallocates the bucket array for the given size and clears it.
 void TranspositionTable::resize(int megabytes) {
     std::size_t bytes = static_cast<std::size_t>(std::max(1, megabytes)) << 20;
-    bucket_count_ = bytes / sizeof(Bucket);
-    buckets_ = std::make_unique<Bucket[]>(bucket_count_);
+    std::size_t count = bytes / sizeof(Bucket);
+    // Allocate before touching the members, so a failed allocation leaves the old table.
+    buckets_ = std::make_unique<Bucket[]>(count);
+    bucket_count_ = count;
     clear();
 }
 

@@ -22,11 +22,12 @@ struct TTData {
 };
 
 class TranspositionTable {
-public:
+  public:
     // Allocates a cleared table of the given size in MiB (at least 1).
     explicit TranspositionTable(int megabytes);
 
-    // Reallocates the table with a new size in MiB and clears it.
+    // Reallocates the table with a new size in MiB and clears it; if memory runs out it
+    // throws std::bad_alloc and keeps the old table.
     void resize(int megabytes);
     // Empties every entry.
     void clear();
@@ -39,13 +40,13 @@ public:
     // Returns the permille of sampled entries written during the current search.
     int hashfull() const;
 
-private:
+  private:
     struct Entry {
         std::uint32_t key32;
         std::uint16_t move;
         std::int16_t score;
         std::int16_t eval;
-        std::uint8_t depth8;   // depth + DEPTH_OFFSET, 0 when empty
+        std::uint8_t depth8;     // depth + DEPTH_OFFSET, 0 when empty
         std::uint8_t gen_bound;  // generation in the high 6 bits, bound in the low 2
     };
     static constexpr int BUCKET_SIZE = 5;

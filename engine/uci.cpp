@@ -6,6 +6,7 @@
 #include <charconv>
 #include <istream>
 #include <mutex>
+#include <new>
 #include <optional>
 #include <ostream>
 #include <sstream>
@@ -22,7 +23,7 @@ namespace sparring {
 namespace {
 
 constexpr int HASH_DEFAULT_MB = 16;
-constexpr int HASH_MAX_MB = 16384;
+constexpr int HASH_MAX_MB = 4096;
 constexpr int OVERHEAD_DEFAULT_MS = 30;
 constexpr int OVERHEAD_MAX_MS = 5000;
 
@@ -50,20 +51,25 @@ bool same_name(std::string_view a, std::string_view b) {
            });
 }
 
-// Formats a search score as UCI "cp N" or "mate N".
-std::string format_score(int score, bool mate) {
-    return (mate ? "mate " : "cp ") + std::to_string(score);
+// Formats an info record as a UCI info line.
+std::string format_info(const SearchInfo& info) {
+    std::ostringstream line;
+    line << "info depth " << info.depth << " seldepth " << info.seldepth << " score "
+         << (info.mate ? "mate " : "cp ") << info.score << " nodes " << info.nodes << " nps "
+         << info.nps << " hashfull " << info.hashfull << " time " << info.time_ms << " pv";
+    for (Move m : info.pv) line << ' ' << to_uci(m);
+    return line.str();
 }
 
 class UciSession {
-public:
+  public:
     UciSession(std::istream& in, std::ostream& out) : in_(in), out_(out) {}
     ~UciSession() { finish_search(); }
 
     // Reads and answers commands until quit or end of input.
     int run();
 
-private:
+  private:
     void send(const std::string& line);
     void handle(const std::string& line);
     void cmd_uci();
@@ -146,8 +152,8 @@ void UciSession::handle(const std::string& line) {
 void UciSession::cmd_uci() {
     send("id name Sparring " SPARRING_VERSION);
     send("id author the Sparring developers");
-    send("option name Hash type spin default " + std::to_string(HASH_DEFAULT_MB) +
-         " min 1 max " + std::to_string(HASH_MAX_MB));
+    send("option name Hash type spin default " + std::to_string(HASH_DEFAULT_MB) + " min 1 max " +
+         std::to_string(HASH_MAX_MB));
     send("option name Clear Hash type button");
     send("option name Move Overhead type spin default " + std::to_string(OVERHEAD_DEFAULT_MS) +
          " min 0 max " + std::to_string(OVERHEAD_MAX_MS));
@@ -170,7 +176,8 @@ void UciSession::cmd_position(const std::vector<std::string>& words) {
         }
     } else if (words.size() >= 2 && words[1] == "fen") {
         std::string fen;
-        for (auto it = words.begin() + 2; it != moves_at; ++it) fen += (fen.empty() ? "" : " ") + *it;
+        for (auto it = words.begin() + 2; it != moves_at; ++it)
+            fen += (fen.empty() ? "" : " ") + *it;
         std::string error;
         if (!board.set_fen(fen, &error)) {
             send("info string position: bad FEN \"" + fen + "\": " + error +
@@ -229,14 +236,22 @@ void UciSession::cmd_go(const std::vector<std::string>& words) {
         // A clock may run out while the command travels; keep it positive.
         const int ms = static_cast<int>(std::clamp<long long>(*value, 1, 1LL << 30));
         const int count = static_cast<int>(std::min<long long>(*value, 1LL << 30));
-        if (key == "depth") limits.depth = count;
-        else if (key == "nodes") limits.nodes = static_cast<std::uint64_t>(*value);
-        else if (key == "movetime") limits.movetime_ms = ms;
-        else if (key == "wtime") limits.time_ms[WHITE] = ms;
-        else if (key == "btime") limits.time_ms[BLACK] = ms;
-        else if (key == "winc") limits.inc_ms[WHITE] = count;
-        else if (key == "binc") limits.inc_ms[BLACK] = count;
-        else limits.movestogo = count;
+        if (key == "depth")
+            limits.depth = count;
+        else if (key == "nodes")
+            limits.nodes = static_cast<std::uint64_t>(*value);
+        else if (key == "movetime")
+            limits.movetime_ms = ms;
+        else if (key == "wtime")
+            limits.time_ms[WHITE] = ms;
+        else if (key == "btime")
+            limits.time_ms[BLACK] = ms;
+        else if (key == "winc")
+            limits.inc_ms[WHITE] = count;
+        else if (key == "binc")
+            limits.inc_ms[BLACK] = count;
+        else
+            limits.movestogo = count;
     }
     limits.move_overhead_ms = move_overhead_ms_;
     limits.stop_signal = &stop_signal_;
@@ -246,20 +261,13 @@ void UciSession::cmd_go(const std::vector<std::string>& words) {
     searching_.store(true);
     engine_.set_position(board_);
     search_thread_ = std::thread([this, limits] {
-        SearchResult result = engine_.search(limits, [this](const SearchInfo& info) {
-            std::string line = "info depth " + std::to_string(info.depth) + " seldepth " +
-                               std::to_string(info.seldepth) + " score " +
-                               format_score(info.score, info.mate) + " nodes " +
-                               std::to_string(info.nodes) + " nps " + std::to_string(info.nps) +
-                               " hashfull " + std::to_string(info.hashfull) + " time " +
-                               std::to_string(info.time_ms) + " pv";
-            for (Move m : info.pv) line += " " + to_uci(m);
-            send(line);
-        });
-        std::string line = "bestmove " + to_uci(result.best_move);
-        if (result.ponder_move) line += " ponder " + to_uci(result.ponder_move);
+        SearchResult result =
+            engine_.search(limits, [this](const SearchInfo& info) { send(format_info(info)); });
+        std::ostringstream line;
+        line << "bestmove " << to_uci(result.best_move);
+        if (result.ponder_move) line << " ponder " << to_uci(result.ponder_move);
         searching_.store(false);
-        send(line);
+        send(line.str());
     });
 }
 
@@ -298,7 +306,13 @@ void UciSession::cmd_setoption(const std::vector<std::string>& words) {
         return true;
     };
     if (same_name(name, "Hash")) {
-        if (!out_of_range(1, HASH_MAX_MB)) engine_.set_hash_mb(static_cast<int>(*value));
+        if (out_of_range(1, HASH_MAX_MB)) return;
+        try {
+            engine_.set_hash_mb(static_cast<int>(*value));
+        } catch (const std::bad_alloc&) {
+            send("info string setoption: cannot allocate " + value_text +
+                 " MB of hash; table unchanged");
+        }
         return;
     }
     if (same_name(name, "Move Overhead")) {

@@ -14,11 +14,17 @@ inline constexpr int VALUE_MATE_IN_MAX_PLY = VALUE_MATE - MAX_PLY;
 inline constexpr int VALUE_MATED_IN_MAX_PLY = -VALUE_MATE_IN_MAX_PLY;
 
 // Returns the score of mating the opponent ply half-moves from the root.
-constexpr int mate_in(int ply) { return VALUE_MATE - ply; }
+constexpr int mate_in(int ply) {
+    return VALUE_MATE - ply;
+}
 // Returns the score of being mated ply half-moves from the root.
-constexpr int mated_in(int ply) { return -VALUE_MATE + ply; }
+constexpr int mated_in(int ply) {
+    return -VALUE_MATE + ply;
+}
 // Returns whether a score announces a forced mate for either side.
-constexpr bool is_mate_score(int v) { return v >= VALUE_MATE_IN_MAX_PLY || v <= VALUE_MATED_IN_MAX_PLY; }
+constexpr bool is_mate_score(int v) {
+    return v >= VALUE_MATE_IN_MAX_PLY || v <= VALUE_MATED_IN_MAX_PLY;
+}
 
 // Converts a mate score relative to the root into one relative to the current node.
 constexpr int value_to_tt(int v, int ply) {

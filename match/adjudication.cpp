@@ -65,11 +65,13 @@ bool no_keys_left(const std::map<std::string, std::string>& keys, std::string* e
 
 }  // namespace
 
+// Maps mate scores beyond every centipawn score, nearer mates further out.
 int EngineScore::centipawns() const {
     if (!mate) return value;
     return value > 0 ? MateCentipawns - value : -MateCentipawns - value;
 }
 
+// Reads the draw rule keys, movecount and score required.
 std::optional<DrawRule> parse_draw_rule(std::string_view text, std::string* error) {
     std::map<std::string, std::string> keys;
     DrawRule rule;
@@ -83,6 +85,7 @@ std::optional<DrawRule> parse_draw_rule(std::string_view text, std::string* erro
     return std::nullopt;
 }
 
+// Reads the resign rule keys, movecount and score required.
 std::optional<ResignRule> parse_resign_rule(std::string_view text, std::string* error) {
     std::map<std::string, std::string> keys;
     ResignRule rule;
@@ -105,6 +108,7 @@ std::optional<ResignRule> parse_resign_rule(std::string_view text, std::string* 
     return std::nullopt;
 }
 
+// Extends or resets the streaks with this score and checks both rules.
 Adjudicator::Verdict Adjudicator::update(Color mover, std::optional<EngineScore> score,
                                          int fullmove_number) {
     if (rules_.draw) {

@@ -51,6 +51,7 @@ class Adjudicator {
   public:
     enum class Verdict { None, Draw, WhiteWins, BlackWins };
 
+    // Starts following a game under the given rules.
     explicit Adjudicator(const Adjudication& rules) : rules_(rules) {}
 
     // Records the score the engine of colour mover gave with the move that led to a position

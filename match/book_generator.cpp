@@ -23,6 +23,7 @@ std::string epd_of(const Board& board) {
 
 }  // namespace
 
+// Plays random openings and keeps the balanced, new ones until enough are found.
 std::vector<BookPosition> generate_book(const BookGeneratorOptions& options,
                                         const std::function<void(int)>& on_found) {
     // Candidates come from a generator whose output the standard fixes, moves are taken in
@@ -62,6 +63,7 @@ std::vector<BookPosition> generate_book(const BookGeneratorOptions& options,
     return book;
 }
 
+// Writes one EPD line per position.
 void write_epd(std::ostream& out, const std::vector<BookPosition>& positions) {
     for (const BookPosition& position : positions)
         out << position.epd << " ce " << position.score_cp << ";\n";

@@ -15,14 +15,17 @@ Engine::Options engine_options(const PlayerSpec& spec) {
 
 }  // namespace
 
+// Creates the engine with the spec's parameters and hash size.
 BuiltinPlayer::BuiltinPlayer(PlayerSpec spec)
     : spec_(std::move(spec)), engine_(engine_options(spec_)) {}
 
+// Clears the engine's hash table and histories; it cannot fail.
 bool BuiltinPlayer::new_game(std::string*) {
     engine_.new_game();
     return true;
 }
 
+// Searches the position and checks that the move is legal.
 MoveReply BuiltinPlayer::play(const GamePosition& position, const SearchLimits& limits, int) {
     engine_.set_position(position.board);
     SearchResult result = engine_.search(limits);

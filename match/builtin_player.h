@@ -10,9 +10,12 @@ namespace sparring::match {
 
 class BuiltinPlayer : public Player {
   public:
+    // Creates the in-process engine the spec describes.
     explicit BuiltinPlayer(PlayerSpec spec);
 
+    // Returns the spec the player was made from.
     const PlayerSpec& spec() const override { return spec_; }
+    // Clears what the engine learnt in the last game.
     bool new_game(std::string* error) override;
     // Searches in-process; the engine keeps to the limits itself, so timeout_ms is not needed.
     MoveReply play(const GamePosition& position, const SearchLimits& limits,

@@ -29,10 +29,12 @@ std::string describe_status(int status) {
 
 }  // namespace
 
+// Kills the child if it still runs.
 ChildProcess::~ChildProcess() {
     if (running()) stop(std::chrono::milliseconds(0));
 }
 
+// Spawns the child with one socket as its standard input and output.
 bool ChildProcess::start(const std::string& command, const std::vector<std::string>& args,
                          const std::string& working_dir, std::string* error) {
     if (running()) stop(std::chrono::milliseconds(0));
@@ -85,6 +87,7 @@ bool ChildProcess::start(const std::string& command, const std::vector<std::stri
     return true;
 }
 
+// Sends the whole line, retrying short writes.
 bool ChildProcess::write_line(std::string_view line) {
     if (!running()) return false;
     std::string data(line);
@@ -99,6 +102,7 @@ bool ChildProcess::write_line(std::string_view line) {
     return true;
 }
 
+// Returns a buffered line, or waits for more output until the deadline.
 ChildProcess::ReadStatus ChildProcess::read_line(std::string* line, Clock::time_point deadline) {
     while (true) {
         if (auto newline = buffer_.find('\n'); newline != std::string::npos) {
@@ -125,6 +129,7 @@ ChildProcess::ReadStatus ChildProcess::read_line(std::string* line, Clock::time_
     }
 }
 
+// Closes our end, waits for the exit, kills the group and reaps the child.
 std::string ChildProcess::stop(std::chrono::milliseconds grace) {
     if (!running()) return "not running";
     close(fd_);

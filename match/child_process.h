@@ -15,7 +15,9 @@ class ChildProcess {
     using Clock = std::chrono::steady_clock;
     enum class ReadStatus { Line, Timeout, Closed };
 
+    // Creates an object with no child yet.
     ChildProcess() = default;
+    // Kills a child that still runs.
     ~ChildProcess();
     ChildProcess(const ChildProcess&) = delete;
     ChildProcess& operator=(const ChildProcess&) = delete;
@@ -24,6 +26,7 @@ class ChildProcess {
     // group of its own; false with *error when it cannot be started.
     bool start(const std::string& command, const std::vector<std::string>& args,
                const std::string& working_dir, std::string* error);
+    // Returns whether a child was started and not yet stopped.
     bool running() const { return pid_ > 0; }
     // Writes line and a newline; false when the process no longer reads.
     bool write_line(std::string_view line);

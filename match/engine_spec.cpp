@@ -53,6 +53,7 @@ bool read_builtin(std::string_view value, BuiltinSpec* builtin, std::string* def
 
 }  // namespace
 
+// Expands a shorthand into keys, reads the keys, then checks they fit together.
 std::optional<PlayerSpec> parse_player_spec(std::string_view text, std::string* error) {
     std::string why;
     auto fail = [&](const std::string& message) -> std::optional<PlayerSpec> {

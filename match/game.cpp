@@ -17,10 +17,12 @@ struct Ending {
     std::string reason;
 };
 
+// Returns "White" or "Black".
 std::string color_name(Color c) {
     return c == WHITE ? "White" : "Black";
 }
 
+// Returns the outcome in which colour c wins.
 Outcome win_for(Color c) {
     return c == WHITE ? Outcome::WhiteWins : Outcome::BlackWins;
 }
@@ -84,6 +86,7 @@ Ending fault_ending(Color c, const MoveReply& reply, bool timed, int timeout_ms)
 
 }  // namespace
 
+// Maps each way a game ends to the PGN standard's Termination values.
 std::string_view pgn_termination(Termination termination) {
     switch (termination) {
         case Termination::Checkmate:
@@ -107,6 +110,7 @@ std::string_view pgn_termination(Termination termination) {
     return "unterminated";
 }
 
+// Maps an outcome to its PGN result token.
 std::string_view pgn_result(Outcome outcome) {
     switch (outcome) {
         case Outcome::WhiteWins:
@@ -119,6 +123,7 @@ std::string_view pgn_result(Outcome outcome) {
     return "*";
 }
 
+// Asks the players for moves in turn, checking rules, clocks and adjudication after each.
 std::optional<GameResult> play_game(Player& white, Player& black, const Opening& opening,
                                     const GameSettings& settings, const std::atomic<bool>& stop) {
     GameResult game;

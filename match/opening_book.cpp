@@ -10,6 +10,7 @@
 
 namespace sparring::match {
 
+// Reads the book line by line, each position normalised through the board.
 std::optional<std::vector<Opening>> read_epd_book(std::istream& in, std::string_view source,
                                                   std::string* error) {
     std::vector<Opening> book;
@@ -38,6 +39,7 @@ std::optional<std::vector<Opening>> read_epd_book(std::istream& in, std::string_
     return book;
 }
 
+// Reads every game's start position and first moves.
 std::optional<std::vector<Opening>> read_pgn_book(std::istream& in, std::string_view source,
                                                   int plies, std::string* error) {
     std::vector<Opening> book;
@@ -53,6 +55,7 @@ std::optional<std::vector<Opening>> read_pgn_book(std::istream& in, std::string_
     }
 }
 
+// Opens the file and reads it in the given format.
 std::optional<std::vector<Opening>> load_book(const std::string& path, BookFormat format, int plies,
                                               std::string* error) {
     std::ifstream in(path);
@@ -69,18 +72,21 @@ std::optional<std::vector<Opening>> load_book(const std::string& path, BookForma
     return book;
 }
 
+// Maps a format name to its value.
 std::optional<BookFormat> parse_book_format(std::string_view text) {
     if (text == "epd") return BookFormat::Epd;
     if (text == "pgn") return BookFormat::Pgn;
     return std::nullopt;
 }
 
+// Maps an order name to its value.
 std::optional<BookOrder> parse_book_order(std::string_view text) {
     if (text == "sequential") return BookOrder::Sequential;
     if (text == "random") return BookOrder::Random;
     return std::nullopt;
 }
 
+// Shuffles the indices with Fisher-Yates when the order is random.
 std::vector<std::size_t> opening_order(std::size_t size, BookOrder order, std::uint64_t seed) {
     std::vector<std::size_t> indices(size);
     for (std::size_t i = 0; i < size; ++i) indices[i] = i;

@@ -46,8 +46,10 @@ std::string move_comment(const PlayedMove& move) {
 // Appends movetext tokens to out, breaking lines before they pass LineWidth.
 class MovetextWriter {
   public:
+    // Appends to out.
     explicit MovetextWriter(std::string* out) : out_(out) {}
 
+    // Appends one token, after a space or at the start of a new line.
     void token(const std::string& text) {
         if (column_ > 0 && column_ + 1 + text.size() > LineWidth) {
             *out_ += '\n';
@@ -65,10 +67,12 @@ class MovetextWriter {
     std::size_t column_ = 0;
 };
 
+// Returns whether a token is a game result.
 bool is_result(std::string_view token) {
     return token == "1-0" || token == "0-1" || token == "1/2-1/2" || token == "*";
 }
 
+// Returns whether a character ends a movetext token.
 bool is_delimiter(int c) {
     return std::isspace(c) || c == '{' || c == '}' || c == '(' || c == ')' || c == '[' ||
            c == ']' || c == ';' || c == '$';
@@ -76,6 +80,7 @@ bool is_delimiter(int c) {
 
 }  // namespace
 
+// Writes the tags, then the movetext with move numbers, comments and result.
 std::string write_pgn(const GameResult& game, const PgnContext& context) {
     std::string result(pgn_result(game.outcome));
     bool from_start = game.start_fen == START_FEN;
@@ -123,6 +128,7 @@ std::string write_pgn(const GameResult& game, const PgnContext& context) {
     return out;
 }
 
+// Formats the current UTC date.
 std::string pgn_date_today() {
     std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
     std::tm utc{};
@@ -133,33 +139,40 @@ std::string pgn_date_today() {
     return buffer;
 }
 
+// Looks the tag up by name.
 std::string PgnGame::tag(std::string_view name) const {
     for (const auto& [key, value] : tags)
         if (key == name) return value;
     return {};
 }
 
+// Keeps a reference to the input.
 PgnReader::PgnReader(std::istream& in, std::string_view source) : in_(in), source_(source) {}
 
+// Takes one character, counting lines.
 int PgnReader::get() {
     int c = in_.get();
     if (c == '\n') ++line_;
     return c;
 }
 
+// Returns the next character without taking it.
 int PgnReader::peek() {
     return in_.peek();
 }
 
+// Skips the rest of the line, its newline included.
 void PgnReader::skip_line() {
     for (int c = get(); c != EOF && c != '\n'; c = get()) {
     }
 }
 
+// Returns "SOURCE:LINE: " for error messages.
 std::string PgnReader::where() const {
     return source_ + ":" + std::to_string(line_) + ": ";
 }
 
+// Skips a {comment}; false with *error when it never closes.
 bool PgnReader::skip_braced_comment(std::string* error) {
     int start = line_;
     get();
@@ -173,6 +186,7 @@ bool PgnReader::skip_braced_comment(std::string* error) {
     return true;
 }
 
+// Skips a (variation), nested ones and comments inside included.
 bool PgnReader::skip_variation(std::string* error) {
     int start = line_;
     int depth = 0;
@@ -197,6 +211,7 @@ bool PgnReader::skip_variation(std::string* error) {
     }
 }
 
+// Reads [Name "value"] into the game's tags.
 bool PgnReader::read_tag(PgnGame* game, std::string* error) {
     auto fail = [&](const char* why) {
         if (error) *error = where() + why;
@@ -221,12 +236,14 @@ bool PgnReader::read_tag(PgnGame* game, std::string* error) {
     return true;
 }
 
+// Reads characters up to the next delimiter.
 std::string PgnReader::read_token() {
     std::string token;
     while (peek() != EOF && !is_delimiter(peek())) token += static_cast<char>(get());
     return token;
 }
 
+// Reads tags, then movetext up to a result, the next game's tags or the end.
 PgnReader::Status PgnReader::next(PgnGame* game, std::string* error, int max_plies) {
     *game = PgnGame{};
     bool in_movetext = false;

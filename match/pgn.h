@@ -49,13 +49,21 @@ class PgnReader {
     Status next(PgnGame* game, std::string* error, int max_plies = 0);
 
   private:
+    // Takes one character, counting lines.
     int get();
+    // Returns the next character without taking it.
     int peek();
+    // Skips the rest of the line.
     void skip_line();
+    // Skips a {comment}; false with *error when it never closes.
     bool skip_braced_comment(std::string* error);
+    // Skips a (variation) with everything nested in it.
     bool skip_variation(std::string* error);
+    // Reads one [Name "value"] tag.
     bool read_tag(PgnGame* game, std::string* error);
+    // Reads characters up to the next delimiter.
     std::string read_token();
+    // Returns "SOURCE:LINE: " for error messages.
     std::string where() const;
 
     std::istream& in_;

@@ -5,6 +5,7 @@
 
 namespace sparring::match {
 
+// Picks the player class by the kind of engine.
 std::unique_ptr<Player> make_player(const PlayerSpec& spec) {
     if (std::holds_alternative<BuiltinSpec>(spec.engine))
         return std::make_unique<BuiltinPlayer>(spec);

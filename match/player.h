@@ -58,6 +58,7 @@ class Player {
   public:
     virtual ~Player() = default;
 
+    // Returns the spec the player was made from.
     virtual const PlayerSpec& spec() const = 0;
     // Prepares for a new game (restarting a failed engine); false with *error if it cannot.
     virtual bool new_game(std::string* error) = 0;

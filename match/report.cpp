@@ -24,6 +24,7 @@ double shown(double x, int decimals) {
 
 }  // namespace
 
+// Counts each game from A's side and the pair in its pentanomial slot.
 void MatchTally::add(const PairResult& pair) {
     for (int g = 0; g < 2; ++g) {
         int points = pair.first_half_points(g);
@@ -33,6 +34,7 @@ void MatchTally::add(const PairResult& pair) {
     ++pentanomial.counts[pair.pentanomial_index()];
 }
 
+// Maps each way a game ends to a short name.
 std::string_view termination_name(Termination termination) {
     switch (termination) {
         case Termination::Checkmate:
@@ -63,10 +65,12 @@ std::string_view termination_name(Termination termination) {
     return "unknown";
 }
 
+// Runs the SPRT on the pentanomial counts.
 stats::SprtResult sprt_state(const MatchTally& tally, const stats::SprtParams& sprt) {
     return stats::sprt(tally.pentanomial, sprt);
 }
 
+// Formats the counts, Elo and LLR on one line.
 std::string progress_line(const MatchTally& tally, std::int64_t games_played,
                           std::int64_t games_total, const std::optional<stats::SprtParams>& sprt) {
     std::string line = format("games %lld/%lld  W %lld D %lld L %lld", (long long)games_played,
@@ -83,6 +87,7 @@ std::string progress_line(const MatchTally& tally, std::int64_t games_played,
     return line;
 }
 
+// Formats counts, Elo, LOS, nElo, the SPRT and the endings, one per line.
 std::string final_report(std::string_view first, std::string_view second, const MatchTally& tally,
                          const std::optional<stats::SprtParams>& sprt) {
     std::string out = std::string(first) + " vs " + std::string(second) + ": " +

@@ -24,8 +24,8 @@ struct MatchTally {
 
     // Adds both games of a finished pair.
     void add(const PairResult& pair);
+    // Returns the number of games counted.
     std::int64_t games() const { return wins + draws + losses; }
-    stats::Trinomial trinomial() const { return {losses, draws, wins}; }
 };
 
 // Returns the short name of a termination ("checkmate", "time forfeit", ...).

@@ -39,10 +39,12 @@ int half_points(const GameResult& game, Color first_color) {
 
 }  // namespace
 
+// Scores game 0 with A as white and game 1 with A as black.
 int PairResult::first_half_points(int game) const {
     return half_points(games[game], game == 0 ? WHITE : BLACK);
 }
 
+// Numbers the jobs and walks the book in the given order, wrapping around.
 std::vector<PairJob> make_pair_jobs(const std::vector<Opening>& book,
                                     const std::vector<std::size_t>& order, std::uint64_t first,
                                     std::uint64_t count) {
@@ -54,12 +56,14 @@ std::vector<PairJob> make_pair_jobs(const std::vector<Opening>& book,
     return jobs;
 }
 
+// Keeps the config after checking its numbers.
 MatchRunner::MatchRunner(MatchConfig config) : config_(std::move(config)) {
     if (config_.concurrency < 1) throw std::invalid_argument("concurrency must be at least 1");
     if (config_.stall_timeout_ms < 1)
         throw std::invalid_argument("the stall timeout must be positive");
 }
 
+// Runs a handshake with each external engine, then lets it go.
 bool MatchRunner::check_players(std::string* error) const {
     for (const PlayerSpec* spec : {&config_.first, &config_.second}) {
         if (!std::holds_alternative<UciSpec>(spec->engine)) continue;
@@ -72,6 +76,7 @@ bool MatchRunner::check_players(std::string* error) const {
     return true;
 }
 
+// Hands games out to the threads one by one and gathers them into pairs.
 std::size_t MatchRunner::play(std::span<const PairJob> jobs, const Callbacks& callbacks,
                               const std::atomic<bool>& stop) const {
     for (const PairJob& job : jobs) check_opening(job.opening, job.index);

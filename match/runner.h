@@ -66,9 +66,9 @@ class MatchRunner {
         std::function<void(const PairResult&)> on_pair_done;  // optional
     };
 
+    // Takes the config; throws std::invalid_argument for a concurrency or timeout below 1.
     explicit MatchRunner(MatchConfig config);
 
-    const MatchConfig& config() const { return config_; }
     // Starts each external engine once and runs its UCI handshake, so a bad command or
     // option fails before the match; returns false with *error naming the engine.
     bool check_players(std::string* error) const;

@@ -45,6 +45,7 @@ std::string seconds_text(int ms) {
 
 }  // namespace
 
+// Writes the kind's key and value, or the clock in seconds.
 std::string TimeControl::to_string() const {
     switch (kind) {
         case Kind::Nodes:
@@ -59,6 +60,7 @@ std::string TimeControl::to_string() const {
     return {};
 }
 
+// Writes the clock as PGN does, a movetime as "SECONDS/move", and "-" otherwise.
 std::string TimeControl::pgn_tag() const {
     switch (kind) {
         case Kind::Nodes:
@@ -73,6 +75,7 @@ std::string TimeControl::pgn_tag() const {
     return "-";
 }
 
+// Reads a key=value limit, or else a clock.
 std::optional<TimeControl> parse_time_control(std::string_view text, std::string* error) {
     auto fail = [&](const std::string& why) -> std::optional<TimeControl> {
         if (error)

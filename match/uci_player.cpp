@@ -67,14 +67,17 @@ void read_info(const std::string& line, MoveReply* reply) {
 
 }  // namespace
 
+// Keeps the spec; the engine starts with the first game.
 UciPlayer::UciPlayer(PlayerSpec spec)
     : spec_(std::move(spec)), uci_(std::get<UciSpec>(spec_.engine)) {}
 
+// Asks the engine to quit, and kills it if it does not.
 UciPlayer::~UciPlayer() {
     if (process_.running() && ready_) process_.write_line("quit");
     process_.stop(StopGrace);
 }
 
+// Starts the engine, runs the uci handshake, sets the options and waits until ready.
 bool UciPlayer::start(std::string* error) {
     std::string why;
     if (!process_.start(uci_.command, uci_.args, uci_.working_dir, &why)) {
@@ -89,6 +92,7 @@ bool UciPlayer::start(std::string* error) {
     return true;
 }
 
+// Reads lines until one starts with token; stops the engine on a timeout or exit.
 bool UciPlayer::wait_for(std::string_view token, std::string* error) {
     auto deadline = Clock::now() + HandshakeTimeout;
     std::string line;
@@ -109,6 +113,7 @@ bool UciPlayer::wait_for(std::string_view token, std::string* error) {
     }
 }
 
+// Sends ucinewgame and waits until ready, restarting the engine if that fails.
 bool UciPlayer::new_game(std::string* error) {
     if (!ready_ && !start(error)) return false;
     if (process_.write_line("ucinewgame") && process_.write_line("isready") &&
@@ -117,6 +122,7 @@ bool UciPlayer::new_game(std::string* error) {
     return start(error);
 }
 
+// Returns a failed reply.
 MoveReply UciPlayer::fail(MoveReply::Status status, std::string error) {
     MoveReply reply;
     reply.status = status;
@@ -124,6 +130,7 @@ MoveReply UciPlayer::fail(MoveReply::Status status, std::string error) {
     return reply;
 }
 
+// Sends the position and the go command, then reads info lines until bestmove.
 MoveReply UciPlayer::play(const GamePosition& position, const SearchLimits& limits,
                           int timeout_ms) {
     if (!ready_) return fail(MoveReply::Status::Crashed, "not running");

@@ -10,17 +10,25 @@ namespace sparring::match {
 
 class UciPlayer : public Player {
   public:
+    // Makes a player for the spec's UCI engine, not started yet.
     explicit UciPlayer(PlayerSpec spec);
+    // Shuts the engine down.
     ~UciPlayer() override;
 
+    // Returns the spec the player was made from.
     const PlayerSpec& spec() const override { return spec_; }
+    // Starts or restarts the engine when needed and sends ucinewgame.
     bool new_game(std::string* error) override;
+    // Asks the engine for a move within timeout_ms.
     MoveReply play(const GamePosition& position, const SearchLimits& limits,
                    int timeout_ms) override;
 
   private:
+    // Starts the engine and runs the handshake.
     bool start(std::string* error);
+    // Waits for a line starting with token.
     bool wait_for(std::string_view token, std::string* error);
+    // Returns a reply with a failure status.
     MoveReply fail(MoveReply::Status status, std::string error);
 
     PlayerSpec spec_;

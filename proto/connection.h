@@ -2,11 +2,11 @@
 // call contexts that carry the bearer token and a deadline, and which failures to retry.
 #pragma once
 
+#include <grpcpp/grpcpp.h>
+
 #include <chrono>
 #include <memory>
 #include <string>
-
-#include <grpcpp/grpcpp.h>
 
 namespace sparring::rpc {
 

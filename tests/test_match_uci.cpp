@@ -2,6 +2,7 @@
 // broken engine that crashes, hangs, plays an illegal move or runs late, whose games are lost
 // with the right reason while the match goes on.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <fstream>
@@ -21,7 +22,7 @@ PlayerSpec builtin() {
 
 // Returns a fake engine in the given mode that logs its starts to a fresh file at *log.
 PlayerSpec fake(const std::string& mode, std::string* log) {
-    *log = testing::TempDir() + "/fake_" + mode + "_" +
+    *log = testing::TempDir() + "/fake_" + std::to_string(getpid()) + "_" + mode + "_" +
            testing::UnitTest::GetInstance()->current_test_info()->name() + ".log";
     std::remove(log->c_str());
     return PlayerSpec{"fake", UciSpec{FakeEngine, {mode, *log}, "", {}}, 0};

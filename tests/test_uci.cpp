@@ -28,7 +28,7 @@ using Clock = std::chrono::steady_clock;
 
 // A child process running sparring-engine with pipes on its standard input and output.
 class EngineProcess {
-public:
+  public:
     explicit EngineProcess(std::vector<std::string> args = {}) {
         signal(SIGPIPE, SIG_IGN);
         int to_child[2], from_child[2];
@@ -43,7 +43,8 @@ public:
         std::vector<char*> argv;
         for (std::string& a : args) argv.push_back(a.data());
         argv.push_back(nullptr);
-        int rc = posix_spawn(&pid_, SPARRING_ENGINE_BINARY, &actions, nullptr, argv.data(), environ);
+        int rc =
+            posix_spawn(&pid_, SPARRING_ENGINE_BINARY, &actions, nullptr, argv.data(), environ);
         posix_spawn_file_actions_destroy(&actions);
         close(to_child[0]);
         close(from_child[1]);
@@ -79,9 +80,9 @@ public:
                 buffer_.erase(0, newline + 1);
                 if (lines.back().rfind(prefix, 0) == 0) return lines;
             }
-            int left = static_cast<int>(std::chrono::duration_cast<std::chrono::milliseconds>(
-                                            deadline - Clock::now())
-                                            .count());
+            int left = static_cast<int>(
+                std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now())
+                    .count());
             if (left <= 0) return std::nullopt;
             pollfd p{out_, POLLIN, 0};
             if (poll(&p, 1, left) <= 0) continue;
@@ -112,7 +113,7 @@ public:
         in_ = -1;
     }
 
-private:
+  private:
     pid_t pid_ = -1;
     int in_ = -1;
     int out_ = -1;
@@ -169,8 +170,8 @@ TEST(Uci, SearchesAPositionWithMovesToADepth) {
     for (const std::string& l : *lines) {
         if (l.rfind("info depth", 0) != 0) continue;
         ++infos;
-        for (const char* field : {" seldepth ", " score cp ", " nodes ", " nps ", " time ",
-                                  " hashfull ", " pv "})
+        for (const char* field :
+             {" seldepth ", " score cp ", " nodes ", " nps ", " time ", " hashfull ", " pv "})
             EXPECT_NE(l.find(field), std::string::npos) << field << " missing in: " << l;
     }
     EXPECT_EQ(infos, 6);

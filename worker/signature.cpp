@@ -56,8 +56,7 @@ std::optional<uint64_t> compute_signature(const v1::Version& version, std::strin
         if (!nodes) *error = version.uci().command() + " bench printed no 'Nodes searched'";
         return nodes;
     }
-    const auto params =
-        ParamSet::from_json(version.builtin().params_json(), ParamSet(), error);
+    const auto params = ParamSet::from_json(version.builtin().params_json(), ParamSet(), error);
     if (!params) return std::nullopt;
     return run_bench(BENCH_DEFAULT_DEPTH, *params).nodes;
 }

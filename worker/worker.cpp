@@ -73,8 +73,8 @@ bool Worker::register_worker() {
     for (const std::string& engine : options_.uci_engines) request.add_uci_engines(engine);
     request.set_build("sparring-worker " SPARRING_VERSION);
     v1::RegisterResponse response;
-    const grpc::Status status = with_retry(
-        [&](grpc::ClientContext& c) { return stub_->Register(&c, request, &response); });
+    const grpc::Status status =
+        with_retry([&](grpc::ClientContext& c) { return stub_->Register(&c, request, &response); });
     if (!status.ok()) {
         if (!stopping_) log("registration refused: " + rpc::describe(status));
         return false;
@@ -145,9 +145,8 @@ bool Worker::verify_versions(const v1::Lease& lease) {
         }
         const uint64_t computed = signatures_[version->id()];
         if (computed != version->bench()) {
-            log("version '" + version->name() + "' has bench " +
-                std::to_string(version->bench()) + " but this machine computes " +
-                std::to_string(computed) + "; refusing it");
+            log("version '" + version->name() + "' has bench " + std::to_string(version->bench()) +
+                " but this machine computes " + std::to_string(computed) + "; refusing it");
             release(lease.lease_id(), v1::RELEASE_REASON_BENCH_MISMATCH, version->id(), computed,
                     "bench mismatch on " + options_.name);
             return false;
@@ -189,8 +188,8 @@ void Worker::release(int64_t lease_id, v1::ReleaseReason reason, int64_t version
 
 void Worker::serve_lease(const v1::Lease& lease) {
     log("lease " + std::to_string(lease.lease_id()) + ": run " + std::to_string(lease.run_id()) +
-        ", " + std::to_string(lease.openings_size()) + " pairs, " + lease.test().name() +
-        " vs " + lease.base().name());
+        ", " + std::to_string(lease.openings_size()) + " pairs, " + lease.test().name() + " vs " +
+        lease.base().name());
     if (!verify_versions(lease)) return;
     std::string error;
     const auto config = match_config(lease, options_.concurrency, options_.name, &error);
@@ -208,14 +207,13 @@ void Worker::serve_lease(const v1::Lease& lease) {
     std::string play_error;
     std::thread player([&] {
         try {
-            runner.play(
-                jobs,
-                {nullptr,
-                 [&](const match::PairResult& pair) {
-                     std::lock_guard lock(mutex_);
-                     finished.push_back(pair);
-                 }},
-                lease_stop_);
+            runner.play(jobs,
+                        {nullptr,
+                         [&](const match::PairResult& pair) {
+                             std::lock_guard lock(mutex_);
+                             finished.push_back(pair);
+                         }},
+                        lease_stop_);
         } catch (const std::exception& e) {
             play_error = e.what();
         }
@@ -243,7 +241,8 @@ void Worker::serve_lease(const v1::Lease& lease) {
             });
             all_played = play_done;
             if (!in_flight && !finished.empty() && !abandoned &&
-                (play_done || stopping_ || Clock::now() - last_report >= options_.report_interval)) {
+                (play_done || stopping_ ||
+                 Clock::now() - last_report >= options_.report_interval)) {
                 in_flight.emplace();
                 in_flight->set_worker_id(worker_id_);
                 in_flight->set_lease_id(lease.lease_id());
@@ -276,8 +275,8 @@ void Worker::serve_lease(const v1::Lease& lease) {
                 std::this_thread::sleep_for(jitter(backoff));
                 backoff = std::min(backoff * 2, options_.max_backoff);
             } else {
-                log("report " + std::to_string(in_flight->sequence()) + " refused: " +
-                    rpc::describe(status) + "; abandoning lease " +
+                log("report " + std::to_string(in_flight->sequence()) +
+                    " refused: " + rpc::describe(status) + "; abandoning lease " +
                     std::to_string(lease.lease_id()));
                 lease_stop_ = true;
                 abandoned = true;
@@ -303,8 +302,8 @@ void Worker::serve_lease(const v1::Lease& lease) {
     } else if (stopping_ && !abandoned) {
         release(lease.lease_id(), v1::RELEASE_REASON_SHUTDOWN, 0, 0, "worker shutting down");
     } else if (!abandoned) {
-        log("lease " + std::to_string(lease.lease_id()) + " done: " +
-            std::to_string(jobs.size()) + " pairs reported");
+        log("lease " + std::to_string(lease.lease_id()) + " done: " + std::to_string(jobs.size()) +
+            " pairs reported");
     }
 }
 

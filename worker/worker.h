@@ -18,7 +18,7 @@
 namespace sparring::worker {
 
 class Worker {
-public:
+  public:
     struct Options {
         rpc::Endpoint endpoint;
         std::string name;
@@ -41,7 +41,7 @@ public:
     // back. Thread-safe.
     void stop();
 
-private:
+  private:
     // Calls until success, a permanent failure, or stop, with capped exponential backoff and
     // jitter between transient failures.
     template <typename Call>

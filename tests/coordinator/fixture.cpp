@@ -45,8 +45,8 @@ RunSpec CoreFixture::spec(RunKind kind, uint64_t games, const std::string& test,
     s.time_control.kind = TimeControl::Kind::Nodes;
     s.time_control.nodes = 500;
     for (int i = 0; i < 5; ++i)
-        s.book.openings.push_back(
-            {"rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", {i % 2 ? "e2e4" : "d2d4"}});
+        s.book.openings.push_back({"rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+                                   {i % 2 ? "e2e4" : "d2d4"}});
     s.book.source = "test.epd";
     s.games = games;
     s.sprt.elo0 = 0;
@@ -74,8 +74,7 @@ std::pair<Caller, int64_t> CoreFixture::add_worker(int concurrency) {
     w.cores = 4;
     w.memory_mb = 4096;
     w.concurrency = concurrency;
-    auto registered =
-        transact([&](Storage& s) { return core->register_worker(s, *caller, w); });
+    auto registered = transact([&](Storage& s) { return core->register_worker(s, *caller, w); });
     EXPECT_TRUE(registered.ok()) << registered.status();
     return {*caller, registered->id};
 }

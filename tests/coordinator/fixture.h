@@ -2,12 +2,12 @@
 // operations run the way the executor runs them (a savepoint rolled back on error).
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <atomic>
 #include <filesystem>
 #include <memory>
 #include <string>
-
-#include <gtest/gtest.h>
 
 #include "coordinator/core.h"
 #include "coordinator/sqlite_storage.h"
@@ -16,18 +16,18 @@ namespace sparring::coordinator::testing {
 
 // A database file in a fresh temporary directory, removed with the object.
 class TempDatabase {
-public:
+  public:
     TempDatabase();
     ~TempDatabase();
     const std::string& path() const { return path_; }
 
-private:
+  private:
     std::filesystem::path dir_;
     std::string path_;
 };
 
 class CoreFixture : public ::testing::Test {
-protected:
+  protected:
     CoreFixture();
 
     // Runs fn(storage) in a write transaction; an error status rolls back its effects.

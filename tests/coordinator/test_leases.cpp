@@ -7,7 +7,7 @@ namespace sparring::coordinator::testing {
 namespace {
 
 class LeaseTest : public CoreFixture {
-protected:
+  protected:
     void SetUp() override {
         add_version("test");
         add_version("base", 250);
@@ -25,7 +25,9 @@ protected:
         return transact([&](Storage& s) { return core->report_results(s, caller, r); });
     }
 
-    coordinator::Run run_now(int64_t id) { return *transact([&](Storage& s) { return core->get_run(s, id); }); }
+    coordinator::Run run_now(int64_t id) {
+        return *transact([&](Storage& s) { return core->get_run(s, id); });
+    }
 };
 
 TEST_F(LeaseTest, LeaseCarriesPairsOpeningsAndVersions) {
@@ -135,9 +137,9 @@ TEST_F(LeaseTest, ExpiredLeaseReturnsItsUnreportedPairs) {
     ASSERT_EQ(lease.batch.pairs, 4u);
     ASSERT_TRUE(send(caller, report(lease, 1, {1, 3})).ok());
     now += 10'001;
-    EXPECT_EQ(transact([&](Storage& s) { return absl::StatusOr<int>(core->expire_leases(s)); })
-                  .value(),
-              1);
+    EXPECT_EQ(
+        transact([&](Storage& s) { return absl::StatusOr<int>(core->expire_leases(s)); }).value(),
+        1);
     coordinator::Run r = run_now(run.id);
     EXPECT_EQ(r.free_pairs, 2u);
     EXPECT_EQ(r.pairs_leased, 0u);
@@ -179,16 +181,18 @@ TEST_F(LeaseTest, HeartbeatExtendsLeasesAndNamesStoppedOnes) {
     auto [caller, worker] = add_worker();
     const LeaseGrant lease = lease_for(caller, worker);
     now += 9'000;
-    auto ack = transact(
-        [&](Storage& s) { return core->heartbeat(s, caller, worker, {lease.batch.id, 999}); });
+    auto ack = transact([&](Storage& s) {
+        return core->heartbeat(s, caller, worker, {lease.batch.id, 999});
+    });
     ASSERT_TRUE(ack.ok());
     EXPECT_EQ(ack->stop_leases, std::vector<int64_t>{999});
     now += 9'000;
-    EXPECT_EQ(transact([&](Storage& s) { return absl::StatusOr<int>(core->expire_leases(s)); })
-                  .value(),
-              0);
+    EXPECT_EQ(
+        transact([&](Storage& s) { return absl::StatusOr<int>(core->expire_leases(s)); }).value(),
+        0);
     ASSERT_TRUE(transact([&](Storage& s) { return core->stop_run(s, run.id); }).ok());
-    ack = transact([&](Storage& s) { return core->heartbeat(s, caller, worker, {lease.batch.id}); });
+    ack =
+        transact([&](Storage& s) { return core->heartbeat(s, caller, worker, {lease.batch.id}); });
     EXPECT_EQ(ack->stop_leases, std::vector<int64_t>{lease.batch.id});
     EXPECT_EQ(send(caller, report(lease, 1, {0})).status().code(),
               absl::StatusCode::kFailedPrecondition);

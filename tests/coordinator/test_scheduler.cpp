@@ -24,7 +24,9 @@ WorkerProfile worker() {
     return w;
 }
 
-TEST(Scheduler, NoRunsNoWork) { EXPECT_FALSE(choose_run({}, worker())); }
+TEST(Scheduler, NoRunsNoWork) {
+    EXPECT_FALSE(choose_run({}, worker()));
+}
 
 TEST(Scheduler, HigherPriorityWinsWhateverTheLoad) {
     const std::vector<RunCandidate> runs = {run(1, 0, 0), run(2, 1, 50)};

@@ -188,7 +188,12 @@ TEST(Storage, BooksGamesAndBatchesRoundTrip) {
     EXPECT_TRUE(b.is_reported(9));
     EXPECT_FALSE(b.is_reported(8));
     EXPECT_EQ(b.cores, 2);
-    EXPECT_EQ(s.leased_batch_of_worker(worker_id)->id, batch.id);
+    s.set_worker_lease(worker_id, batch.id, 0);
+    EXPECT_EQ(s.find_worker(worker_id)->lease_id, batch.id);
+    s.set_worker_lease(worker_id, 0, batch.id + 1);
+    EXPECT_EQ(s.find_worker(worker_id)->lease_id, batch.id);
+    s.set_worker_lease(worker_id, 0, batch.id);
+    EXPECT_EQ(s.find_worker(worker_id)->lease_id, 0);
     EXPECT_EQ(s.leased_batches_expiring_before(501).size(), 1u);
     EXPECT_EQ(s.leased_batches_expiring_before(500).size(), 0u);
     const auto games = s.list_games(run_id, 0, 10);
@@ -229,7 +234,8 @@ TEST(Storage, TokensAreStoredHashedAndRevocable) {
 
 TEST(Storage, Sha256MatchesKnownVectors) {
     EXPECT_EQ(sha256_hex(""), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
-    EXPECT_EQ(sha256_hex("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    EXPECT_EQ(sha256_hex("abc"),
+              "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
 }
 
 TEST(Storage, CompressionRoundTripsAndRejectsDamage) {
@@ -242,7 +248,8 @@ TEST(Storage, CompressionRoundTripsAndRejectsDamage) {
 }
 
 TEST(Storage, TimeControlsRoundTrip) {
-    for (const char* text : {"nodes=1000", "depth=8", "movetime=250", "10+0.1", "60+0", "2.05+0.01"})
+    for (const char* text :
+         {"nodes=1000", "depth=8", "movetime=250", "10+0.1", "60+0", "2.05+0.01"})
         EXPECT_EQ(format_time_control(*parse_time_control(text)), text);
     for (const char* text : {"", "nodes=", "nodes=x", "speed=3", "1.2345+0", "+1", "10+"})
         EXPECT_FALSE(parse_time_control(text)) << text;

@@ -1,6 +1,7 @@
 #include "cluster.h"
 
 #include <fcntl.h>
+#include <grpcpp/grpcpp.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -12,8 +13,6 @@
 #include <sstream>
 #include <stdexcept>
 #include <thread>
-
-#include <grpcpp/grpcpp.h>
 
 #include "coordinator/sqlite.h"
 #include "proto/connection.h"
@@ -119,14 +118,9 @@ Cluster::~Cluster() {
 void Cluster::start_coordinator() {
     const std::string port_file = dir + "/port";
     std::filesystem::remove(port_file);
-    std::vector<std::string> argv = {binary("coordinator/sparring-coordinator"),
-                                     "serve",
-                                     "--db",
-                                     db,
-                                     "--listen",
-                                     "127.0.0.1:" + std::to_string(port_),
-                                     "--port-file",
-                                     port_file};
+    std::vector<std::string> argv = {
+        binary("coordinator/sparring-coordinator"), "serve",       "--db",   db, "--listen",
+        "127.0.0.1:" + std::to_string(port_),       "--port-file", port_file};
     argv.insert(argv.end(), coordinator_flags_.begin(), coordinator_flags_.end());
     coordinator_ = std::make_unique<Process>(
         argv, dir + "/coordinator-" + std::to_string(++coordinator_starts_) + ".log");

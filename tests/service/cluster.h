@@ -18,7 +18,7 @@ namespace sparring::testing {
 
 // A child process with its output in a log file; killed (SIGKILL) if still running at the end.
 class Process {
-public:
+  public:
     Process(const std::vector<std::string>& argv, const std::string& log_path);
     ~Process();
     Process(const Process&) = delete;
@@ -31,7 +31,7 @@ public:
     std::optional<int> wait_exit(std::chrono::milliseconds timeout);
     const std::string& log_path() const { return log_path_; }
 
-private:
+  private:
     pid_t pid_ = -1;
     std::optional<int> status_;
     std::string log_path_;
@@ -44,7 +44,7 @@ struct CommandResult {
 };
 
 class Cluster {
-public:
+  public:
     // Makes a temporary directory, creates a user and a worker token, starts a coordinator.
     explicit Cluster(std::vector<std::string> coordinator_flags = {});
     ~Cluster();
@@ -83,7 +83,7 @@ public:
     std::string worker_token;
     std::string tls_ca;  // CA file for clients when the coordinator serves TLS
 
-private:
+  private:
     std::vector<std::string> coordinator_flags_;
     int port_ = 0;
     int coordinator_starts_ = 0;

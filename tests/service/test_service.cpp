@@ -17,7 +17,7 @@ using namespace std::chrono_literals;
 const char* kStart = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
 
 class ServiceTest : public ::testing::Test {
-protected:
+  protected:
     void TearDown() override {
         if (HasFailure() && cluster) cluster->dump_logs();
     }
@@ -76,8 +76,8 @@ TEST_F(ServiceTest, CallsWithoutAValidTokenAreUnauthenticated) {
     EXPECT_TRUE(users->ListRuns(Cluster::context(cluster->worker_token).get(), {}, &runs).ok());
 
     // A revoked token is refused from then on.
-    const CommandResult revoke = cluster->run({binary("coordinator/sparring-coordinator"), "token",
-                                               "revoke", "1", "--db", cluster->db});
+    const CommandResult revoke = cluster->run(
+        {binary("coordinator/sparring-coordinator"), "token", "revoke", "1", "--db", cluster->db});
     ASSERT_EQ(revoke.status, 0) << revoke.err;
     EXPECT_EQ(users->ListRuns(Cluster::context(cluster->user_token).get(), {}, &runs).error_code(),
               grpc::StatusCode::UNAUTHENTICATED);
@@ -98,8 +98,7 @@ TEST_F(ServiceTest, MalformedRunSpecsAreRejectedWithAClearMessage) {
     const std::vector<Case> cases = {
         {[](v1::RunSpec& s) { s.set_games(7); }, grpc::StatusCode::INVALID_ARGUMENT, "even"},
         {[](v1::RunSpec& s) { s.set_games(0); }, grpc::StatusCode::INVALID_ARGUMENT, "even"},
-        {[](v1::RunSpec& s) { s.set_test_version("ghost"); }, grpc::StatusCode::NOT_FOUND,
-         "ghost"},
+        {[](v1::RunSpec& s) { s.set_test_version("ghost"); }, grpc::StatusCode::NOT_FOUND, "ghost"},
         {[](v1::RunSpec& s) { s.clear_time_control(); }, grpc::StatusCode::INVALID_ARGUMENT,
          "time control"},
         {[](v1::RunSpec& s) { s.mutable_time_control()->set_depth(500); },
@@ -193,14 +192,14 @@ TEST_F(ServiceTest, ForgedAndDuplicatedReportsChangeNothing) {
     const std::string other_token = other.out.substr(0, other.out.find('\n'));
     const int64_t thief = register_worker(*stub, other_token);
     ASSERT_NE(thief, 0);
-    EXPECT_EQ(send(report(thief, lease, 2, {1}), other_token),
-              grpc::StatusCode::PERMISSION_DENIED);
+    EXPECT_EQ(send(report(thief, lease, 2, {1}), other_token), grpc::StatusCode::PERMISSION_DENIED);
     EXPECT_EQ(send(report(worker, lease, 2, {1}), other_token),
               grpc::StatusCode::PERMISSION_DENIED);
 
     v1::GetRunRequest get;
     get.set_run_id(run.id());
-    ASSERT_TRUE(cluster->users()->GetRun(Cluster::context(cluster->user_token).get(), get, &run).ok());
+    ASSERT_TRUE(
+        cluster->users()->GetRun(Cluster::context(cluster->user_token).get(), get, &run).ok());
     EXPECT_EQ(run.games(), 2u);
     EXPECT_EQ(run.wins(), 1u);
     EXPECT_EQ(run.draws(), 1u);
@@ -233,11 +232,11 @@ TEST_F(ServiceTest, TlsServesVerifiedClientsOnly) {
     std::filesystem::create_directories(dir);
     const std::string command =
         "openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=localhost "
-        "-addext subjectAltName=IP:127.0.0.1,DNS:localhost -keyout " + dir + "/key.pem -out " +
-        dir + "/cert.pem 2>/dev/null";
+        "-addext subjectAltName=IP:127.0.0.1,DNS:localhost -keyout " +
+        dir + "/key.pem -out " + dir + "/cert.pem 2>/dev/null";
     ASSERT_EQ(std::system(command.c_str()), 0) << "openssl (Debian package openssl) is needed";
-    cluster = std::make_unique<Cluster>(std::vector<std::string>{
-        "--tls-cert", dir + "/cert.pem", "--tls-key", dir + "/key.pem"});
+    cluster = std::make_unique<Cluster>(
+        std::vector<std::string>{"--tls-cert", dir + "/cert.pem", "--tls-key", dir + "/key.pem"});
     cluster->tls_ca = dir + "/cert.pem";
     const CommandResult secure = cluster->cli({"runs"});
     EXPECT_EQ(secure.status, 0) << secure.err;

@@ -1,0 +1,202 @@
+// The service end to end, with games played by real workers: a fixed-games run, an SPRT run
+// that accepts H1, and faults — a worker killed mid-batch, a coordinator killed and restarted
+// mid-run, a worker stopped with SIGTERM. Each takes from seconds to a minute or two.
+#include <gtest/gtest.h>
+
+#include <csignal>
+#include <functional>
+#include <thread>
+
+#include "cluster.h"
+
+namespace sparring::testing {
+namespace {
+
+using namespace std::chrono_literals;
+
+class SlowServiceTest : public ::testing::Test {
+  protected:
+    void TearDown() override {
+        if (HasFailure() && cluster) cluster->dump_logs();
+    }
+
+    // Waits until the condition holds, up to timeout; returns whether it did.
+    static bool wait_until(const std::function<bool()>& condition, std::chrono::seconds timeout) {
+        const auto until = std::chrono::steady_clock::now() + timeout;
+        while (!condition()) {
+            if (std::chrono::steady_clock::now() > until) return false;
+            std::this_thread::sleep_for(100ms);
+        }
+        return true;
+    }
+
+    // Submits a fixed-games run of a against b through the CLI.
+    void submit_fixed(int games, const std::string& tc = "nodes=300") {
+        const CommandResult r = cluster->cli(
+            {"submit", "a", "b", "--kind", "fixed", "--games", std::to_string(games), "--tc", tc});
+        ASSERT_EQ(r.status, 0) << r.err;
+    }
+
+    // Checks that run 1 counted exactly `games` games, each once, and that the summaries agree.
+    void expect_exactly(int games) {
+        EXPECT_EQ(cluster->query("SELECT 2 * pairs_done FROM runs WHERE id = 1"), games);
+        EXPECT_EQ(cluster->query("SELECT count(*) FROM games WHERE run_id = 1"), games);
+        EXPECT_EQ(cluster->query("SELECT count(DISTINCT game) FROM games WHERE game < " +
+                                 std::to_string(games)),
+                  games);
+        EXPECT_EQ(cluster->query("SELECT 2 * sum(pairs) FROM results WHERE run_id = 1"), games);
+        EXPECT_EQ(cluster->query("SELECT wins + draws + losses FROM runs WHERE id = 1"), games);
+        EXPECT_EQ(cluster->query("SELECT ll + ld + dd_wl + wd + ww FROM runs WHERE id = 1"),
+                  games / 2);
+    }
+
+    std::unique_ptr<Cluster> cluster;
+};
+
+TEST_F(SlowServiceTest, FixedGamesRunPlaysExactlyItsGames) {
+    cluster = std::make_unique<Cluster>(std::vector<std::string>{
+        "--heartbeat-seconds", "1", "--lease-seconds", "10", "--pairs-per-thread", "2"});
+    cluster->add_version("a");
+    cluster->add_version("b", "KnightValueMg=200,KnightValueEg=200");
+    cluster->start_worker("one", 2);
+    cluster->start_worker("two", 1);
+    submit_fixed(14);
+    const v1::RunStatus run = cluster->wait_for_run(1, 300s);
+    ASSERT_EQ(run.state(), v1::RUN_STATE_FINISHED);
+    EXPECT_EQ(run.result(), "completed");
+    EXPECT_EQ(run.games(), 14u);
+    expect_exactly(14);
+    EXPECT_EQ(cluster->query("SELECT games FROM run_summary WHERE run = 1"), 14);
+    EXPECT_EQ(cluster->query("SELECT sum(games) FROM worker_contribution WHERE run = 1"), 14);
+
+    const CommandResult pgn = cluster->cli({"export", "1"});
+    ASSERT_EQ(pgn.status, 0) << pgn.err;
+    size_t events = 0;
+    for (size_t at = pgn.out.find("[Event "); at != std::string::npos;
+         at = pgn.out.find("[Event ", at + 1))
+        ++events;
+    EXPECT_EQ(events, 14u);
+    const CommandResult show = cluster->cli({"show", "1"});
+    EXPECT_NE(show.out.find("completed"), std::string::npos) << show.out;
+    const CommandResult workers = cluster->cli({"workers"});
+    EXPECT_NE(workers.out.find("one"), std::string::npos) << workers.out;
+    EXPECT_NE(workers.out.find("two"), std::string::npos) << workers.out;
+}
+
+TEST_F(SlowServiceTest, SprtRunAgainstAWeakenedVersionAcceptsH1) {
+    cluster = std::make_unique<Cluster>(
+        std::vector<std::string>{"--heartbeat-seconds", "1", "--pairs-per-thread", "2"});
+    cluster->add_version("strong");
+    cluster->add_version("weak",
+                         "QueenValueMg=500,QueenValueEg=500,KnightValueMg=150,KnightValueEg=150");
+    cluster->start_worker("one", 1);
+    cluster->start_worker("two", 1);
+    const CommandResult r =
+        cluster->cli({"submit", "strong", "weak", "--games", "600", "--tc", "nodes=500", "--model",
+                      "logistic", "--elo0", "0", "--elo1", "100"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    const v1::RunStatus run = cluster->wait_for_run(1, 600s);
+    ASSERT_EQ(run.state(), v1::RUN_STATE_FINISHED) << run.DebugString();
+    EXPECT_EQ(run.result(), "H1 accepted");
+    EXPECT_GE(run.llr(), run.llr_upper());
+    EXPECT_LT(run.games(), 600u);
+    EXPECT_GT(run.elo_low(), 0);
+    const CommandResult runs = cluster->cli({"runs"});
+    EXPECT_NE(runs.out.find("H1 accepted"), std::string::npos) << runs.out;
+    // The workers are told to stop: no lease stays active on the finished run.
+    EXPECT_TRUE(
+        wait_until([&] { return cluster->query("SELECT count(*) FROM active_leases") == 0; }, 30s));
+}
+
+TEST_F(SlowServiceTest, WorkerKilledMidBatchLosesNothing) {
+    cluster = std::make_unique<Cluster>(std::vector<std::string>{
+        "--heartbeat-seconds", "1", "--lease-seconds", "3", "--pairs-per-thread", "16"});
+    cluster->add_version("a");
+    cluster->add_version("b", "KnightValueMg=200,KnightValueEg=200");
+    submit_fixed(80, "nodes=2000");
+    Process& victim = cluster->start_worker("victim", 2, {"--report-seconds", "1"});
+    ASSERT_TRUE(
+        wait_until([&] { return cluster->query("SELECT count(*) FROM results") > 0; }, 180s));
+    ASSERT_EQ(cluster->query("SELECT count(*) FROM batches WHERE state = 'leased'"), 1);
+    victim.signal(SIGKILL);
+    ASSERT_EQ(victim.wait_exit(10s), 128 + SIGKILL);
+    const int64_t counted = cluster->query("SELECT pairs_done FROM runs");
+    cluster->start_worker("rescuer", 2);
+    const v1::RunStatus run = cluster->wait_for_run(1, 600s);
+    ASSERT_EQ(run.state(), v1::RUN_STATE_FINISHED);
+    expect_exactly(80);
+    EXPECT_GE(cluster->query("SELECT count(*) FROM batches WHERE state = 'expired'"), 1);
+    EXPECT_EQ(cluster->query("SELECT sum(pairs) FROM results WHERE worker_id = 1"), counted);
+}
+
+TEST_F(SlowServiceTest, CoordinatorKilledAndRestartedLosesNoAcknowledgedResult) {
+    cluster = std::make_unique<Cluster>(std::vector<std::string>{
+        "--heartbeat-seconds", "1", "--lease-seconds", "20", "--pairs-per-thread", "2"});
+    cluster->add_version("a");
+    cluster->add_version("b", "KnightValueMg=200,KnightValueEg=200");
+    submit_fixed(40);
+
+    // A client of our own takes the first lease and has its report acknowledged.
+    auto stub = cluster->workers();
+    const int64_t own = register_worker(*stub, cluster->worker_token);
+    v1::RequestWorkRequest ask;
+    ask.set_worker_id(own);
+    v1::RequestWorkResponse work;
+    ASSERT_TRUE(stub->RequestWork(Cluster::context(cluster->worker_token).get(), ask, &work).ok());
+    ASSERT_EQ(work.lease().openings_size(), 2);
+    v1::ReportResultsResponse ack;
+    ASSERT_TRUE(stub->ReportResults(Cluster::context(cluster->worker_token).get(),
+                                    report(own, work.lease().lease_id(), 1, {0, 1}), &ack)
+                    .ok());
+
+    cluster->start_worker("one", 1, {"--report-seconds", "1"});
+    cluster->start_worker("two", 1, {"--report-seconds", "1"});
+    ASSERT_TRUE(
+        wait_until([&] { return cluster->query("SELECT count(*) FROM results") >= 3; }, 180s));
+    cluster->stop_coordinator(SIGKILL);
+    const int64_t committed = cluster->query("SELECT pairs_done FROM runs");
+    std::this_thread::sleep_for(2s);  // workers find the coordinator gone and retry
+    cluster->start_coordinator();
+
+    // The acknowledged report survived; a retry of it is recognised, not counted again.
+    stub = cluster->workers();  // a fresh channel, not one in reconnection backoff
+    EXPECT_EQ(cluster->query("SELECT count(*) FROM games WHERE batch_id = " +
+                             std::to_string(work.lease().lease_id())),
+              4);
+    ack.Clear();
+    ASSERT_TRUE(stub->ReportResults(Cluster::context(cluster->worker_token).get(),
+                                    report(own, work.lease().lease_id(), 1, {0, 1}), &ack)
+                    .ok());
+    EXPECT_TRUE(ack.duplicate());
+    EXPECT_GE(cluster->query("SELECT pairs_done FROM runs"), committed);
+
+    const v1::RunStatus run = cluster->wait_for_run(1, 600s);
+    ASSERT_EQ(run.state(), v1::RUN_STATE_FINISHED);
+    expect_exactly(40);
+    EXPECT_EQ(cluster->query("SELECT wins FROM runs") >= 2, true);
+}
+
+TEST_F(SlowServiceTest, SigtermHandsTheBatchBack) {
+    cluster = std::make_unique<Cluster>(std::vector<std::string>{
+        "--heartbeat-seconds", "1", "--lease-seconds", "120", "--pairs-per-thread", "40"});
+    cluster->add_version("a");
+    cluster->add_version("b", "KnightValueMg=200,KnightValueEg=200");
+    submit_fixed(100, "nodes=2000");
+    Process& leaving = cluster->start_worker("leaving", 1, {"--report-seconds", "1"});
+    ASSERT_TRUE(
+        wait_until([&] { return cluster->query("SELECT count(*) FROM results") > 0; }, 180s));
+    leaving.signal(SIGTERM);
+    ASSERT_EQ(leaving.wait_exit(60s), 0);
+    EXPECT_EQ(cluster->query("SELECT count(*) FROM batches WHERE state = 'released'"), 1);
+    EXPECT_GT(cluster->query("SELECT free_pairs FROM runs"), 0);
+
+    // The returned pairs are played without waiting for the 120-second lease to expire.
+    cluster->start_worker("staying", 2);
+    const v1::RunStatus run = cluster->wait_for_run(1, 600s);
+    ASSERT_EQ(run.state(), v1::RUN_STATE_FINISHED);
+    expect_exactly(100);
+    EXPECT_EQ(cluster->query("SELECT count(*) FROM batches WHERE state = 'expired'"), 0);
+}
+
+}  // namespace
+}  // namespace sparring::testing

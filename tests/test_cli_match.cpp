@@ -1,0 +1,170 @@
+// Runs the real `sparring` binary: `match` with good and bad arguments, PGN output, a gauntlet,
+// an SPRT that stops the match, and `book generate`.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <string>
+
+namespace {
+
+const std::string FakeEngine = std::string(SPARRING_SOURCE_DIR) + "/tests/match/fake_uci_engine.sh";
+
+struct Outcome {
+    int status = -1;
+    std::string out;
+    std::string err;
+};
+
+// Returns a path in the test directory that no other process running tests uses.
+std::string temp_path(const std::string& name) {
+    return testing::TempDir() + "/" + std::to_string(getpid()) + "_" + name;
+}
+
+// Returns the whole content of a file.
+std::string read_file(const std::string& path) {
+    std::ifstream in(path);
+    std::ostringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+// Runs `sparring ARGS` through the shell and returns its exit status and output streams.
+Outcome run(const std::string& args) {
+    // ctest runs test cases in parallel: each gets files of its own.
+    const std::string base =
+        temp_path(testing::UnitTest::GetInstance()->current_test_info()->name());
+    const std::string out = base + ".out", err = base + ".err";
+    const std::string command =
+        std::string("'") + SPARRING_CLI + "' " + args + " >'" + out + "' 2>'" + err + "'";
+    const int raw = std::system(command.c_str());
+    Outcome o;
+    o.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+    o.out = read_file(out);
+    o.err = read_file(err);
+    return o;
+}
+
+// Counts the occurrences of a text.
+int count(const std::string& text, const std::string& what) {
+    int n = 0;
+    for (std::size_t pos = text.find(what); pos != std::string::npos;
+         pos = text.find(what, pos + 1))
+        ++n;
+    return n;
+}
+
+TEST(CliMatch, PlaysAShortMatchAndWritesPgn) {
+    const std::string pgn = temp_path("cli_match.pgn");
+    std::remove(pgn.c_str());
+    Outcome o = run("match --tc nodes=300 --pairs 3 --concurrency 2 --maxplies 120 --pgn-out '" +
+                    pgn + "' builtin builtin:seed");
+    ASSERT_EQ(o.status, 0) << o.err;
+    EXPECT_NE(o.out.find("builtin-default vs builtin-seed: 6 games, 3 pairs"), std::string::npos)
+        << o.out;
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(o.out, m, std::regex("W/D/L +([0-9]+) / ([0-9]+) / ([0-9]+)")));
+    EXPECT_EQ(std::stoi(m[1]) + std::stoi(m[2]) + std::stoi(m[3]), 6);
+    ASSERT_TRUE(std::regex_search(
+        o.out, m,
+        std::regex("pentanomial +\\[([0-9]+), ([0-9]+), ([0-9]+), ([0-9]+), ([0-9]+)\\]")));
+    int pairs = 0;
+    for (int i = 1; i <= 5; ++i) pairs += std::stoi(m[i]);
+    EXPECT_EQ(pairs, 3);
+    const std::string games = read_file(pgn);
+    EXPECT_EQ(count(games, "[Event \"Sparring match\"]"), 6);
+    EXPECT_EQ(count(games, "[SetUp \"1\"]"), 6);
+    EXPECT_EQ(count(games, "[TimeControl \"-\"]"), 6);
+}
+
+TEST(CliMatch, StopsWhenTheSprtDecides) {
+    Outcome o =
+        run("match --tc nodes=100 --pairs 500 --sprt elo0=0,elo1=10 builtin 'name=fake,cmd=" +
+            FakeEngine + ",arg=illegal'");
+    ASSERT_EQ(o.status, 0) << o.err;
+    EXPECT_NE(o.out.find("H1 accepted"), std::string::npos) << o.out;
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(o.out, m, std::regex("builtin-default vs fake: ([0-9]+) games")));
+    EXPECT_LT(std::stoi(m[1]), 1000);
+    EXPECT_NE(o.out.find("illegal move"), std::string::npos) << o.out;
+}
+
+TEST(CliMatch, PlaysAGauntlet) {
+    Outcome o =
+        run("match --gauntlet --tc nodes=100 --pairs 1 --maxplies 40 builtin builtin:seed "
+            "builtin");
+    ASSERT_EQ(o.status, 0) << o.err;
+    EXPECT_NE(o.out.find("builtin-default vs builtin-seed: 2 games"), std::string::npos) << o.out;
+    EXPECT_NE(o.out.find("builtin-default vs builtin-default-2: 2 games"), std::string::npos);
+    EXPECT_NE(o.out.find("gauntlet of builtin-default:"), std::string::npos);
+}
+
+TEST(CliMatch, RejectsBadArgumentsWithOneClearLine) {
+    const std::pair<std::string, std::string> cases[] = {
+        {"match builtin", "give two engines"},
+        {"match builtin builtin builtin", "more than two engines need --gauntlet"},
+        {"match --tc 10+ builtin builtin", "bad time control '10+'"},
+        {"match --tc nodes=0 builtin builtin", "bad time control 'nodes=0'"},
+        {"match --games 3 builtin builtin", "--games must be even"},
+        {"match --pairs 2 --games 4 builtin builtin", "give --games or --pairs, not both"},
+        {"match --draw movecount=x,score=1 builtin builtin", "bad draw adjudication"},
+        {"match --resign score=5 builtin builtin", "missing movecount"},
+        {"match --sprt elo0=5,elo1=0 builtin builtin", "--sprt"},
+        {"match --book-order shuffled builtin builtin",
+         "--book-order must be random or sequential"},
+        {"match --book-plies 4 builtin builtin", "--book-plies applies to PGN books only"},
+        {"match builtin:nosuchpreset builtin", "neither a preset"},
+        {"match builtin cmd=/bin/true,colour=red", "unknown key 'colour'"},
+        {"match --frobnicate builtin builtin", "frobnicate"},
+    };
+    for (const auto& [args, message] : cases) {
+        Outcome o = run(args);
+        EXPECT_EQ(o.status, 2) << args;
+        EXPECT_NE(o.err.find(message), std::string::npos) << args << " -> " << o.err;
+        EXPECT_EQ(count(o.err, "\n"), 1) << o.err;
+    }
+}
+
+TEST(CliMatch, ReportsFilesAndEnginesThatDoNotWork) {
+    const std::string book = temp_path("cli_bad_book.epd");
+    std::ofstream(book) << "4k3/8/8/8/8/8/8/4K3 w - -\nnot a position at all\n";
+    const std::pair<std::string, std::string> cases[] = {
+        {"match --book /nonexistent.epd builtin builtin", "cannot open book '/nonexistent.epd'"},
+        {"match --book '" + book + "' builtin builtin", "cli_bad_book.epd:2: bad position"},
+        {"match builtin /nonexistent/engine", "cannot start '/nonexistent/engine'"},
+        {"match builtin 'cmd=" + FakeEngine + ",arg=silent'",
+         "exited (exit status 0) before 'uciok'"},
+        {"match --pgn-out /nonexistent/dir/x.pgn builtin builtin", "cannot open PGN file"},
+    };
+    for (const auto& [args, message] : cases) {
+        Outcome o = run(args);
+        EXPECT_EQ(o.status, 1) << args;
+        EXPECT_NE(o.err.find(message), std::string::npos) << args << " -> " << o.err;
+    }
+}
+
+TEST(CliBook, GeneratesDistinctBalancedPositionsReproducibly) {
+    const std::string a = temp_path("book_a.epd"), b = temp_path("book_b.epd");
+    ASSERT_EQ(run("book generate --out '" + a + "' --positions 20 --seed 3 --nodes 2000").status,
+              0);
+    ASSERT_EQ(run("book generate --out '" + b + "' --positions 20 --seed 3 --nodes 2000").status,
+              0);
+    const std::string text = read_file(a);
+    EXPECT_EQ(text, read_file(b));
+    EXPECT_EQ(count(text, "\n"), 20);
+    std::istringstream lines(text);
+    for (std::string line; std::getline(lines, line);) {
+        std::smatch m;
+        ASSERT_TRUE(std::regex_search(line, m, std::regex(" ce (-?[0-9]+);$"))) << line;
+        EXPECT_LE(std::abs(std::stoi(m[1])), 80) << line;
+    }
+    Outcome bad = run("book generate --out '" + a + "' --min-plies 8 --max-plies 6");
+    EXPECT_EQ(bad.status, 2);
+    EXPECT_NE(bad.err.find("--max-plies must not be below --min-plies"), std::string::npos);
+}
+
+}  // namespace

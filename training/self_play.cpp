@@ -1,0 +1,119 @@
+#include "training/self_play.h"
+
+#include <exception>
+#include <mutex>
+#include <random>
+#include <stdexcept>
+#include <thread>
+
+#include "engine/movegen.h"
+#include "engine/notation.h"
+#include "match/game.h"
+#include "match/player.h"
+#include "training/game_positions.h"
+
+namespace sparring::training {
+
+namespace {
+
+constexpr int OPENING_ATTEMPTS = 100;
+
+// Returns a seed that mixes the run's seed with a game number (splitmix64 finalizer).
+std::uint64_t game_seed(std::uint64_t seed, std::uint64_t game) {
+    std::uint64_t z = seed + 0x9E3779B97F4A7C15ULL * (game + 1);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+}
+
+// Returns whether the game has ended on the board by the rules.
+bool game_over(const Board& board) {
+    return MoveList<>(board).size() == 0 || board.is_insufficient_material() ||
+           board.is_threefold_repetition() || board.is_fifty_move_draw();
+}
+
+}  // namespace
+
+match::Opening self_play_opening(const SelfPlayOptions& options, std::uint64_t game) {
+    std::mt19937_64 rng(game_seed(options.seed, game));
+    const match::Opening base = options.book.empty() ? match::Opening{std::string(START_FEN), {}}
+                                                     : options.book[rng() % options.book.size()];
+    for (int attempt = 0; attempt < OPENING_ATTEMPTS; ++attempt) {
+        Board board;
+        if (!board.set_fen(base.fen))
+            throw std::invalid_argument("bad book FEN '" + base.fen + "'");
+        match::Opening opening = base;
+        for (const std::string& text : base.moves) {
+            const Move m = parse_uci(board, text);
+            if (m.is_none()) throw std::invalid_argument("illegal book move '" + text + "'");
+            board.do_move(m);
+        }
+        for (int ply = 0; ply < options.random_plies && !game_over(board); ++ply) {
+            const MoveList<> moves(board);
+            const Move m = *(moves.begin() + rng() % moves.size());
+            opening.moves.push_back(to_uci(m));
+            board.do_move(m);
+        }
+        if (!game_over(board)) return opening;
+    }
+    throw std::invalid_argument("no unfinished opening found after " +
+                                std::to_string(OPENING_ATTEMPTS) + " attempts from '" + base.fen +
+                                "'");
+}
+
+SelfPlayResult play_self_play(const SelfPlayOptions& options,
+                              const std::function<void(int games, std::size_t positions)>& on_game,
+                              const std::atomic<bool>& stop) {
+    if (options.games < 0 || options.threads < 1 || options.nodes < 1 || options.random_plies < 0)
+        throw std::invalid_argument("self-play options out of range");
+    match::GameSettings settings;
+    settings.time_control.kind = match::TimeControl::Kind::Nodes;
+    settings.time_control.nodes = options.nodes;
+    settings.adjudication.max_plies = options.max_plies;
+    const match::PlayerSpec spec{"builtin", match::BuiltinSpec{options.params, options.hash_mb}, 0};
+
+    std::vector<std::optional<std::vector<LabelledPosition>>> per_game(options.games);
+    SelfPlayResult result;
+    std::mutex mutex;  // guards result, failure and the callback
+    std::exception_ptr failure;
+    std::atomic<bool> failed{false};
+    std::atomic<int> next{0};
+    auto play = [&] {
+        try {
+            const auto white = match::make_player(spec);
+            const auto black = match::make_player(spec);
+            for (int g;
+                 !stop.load() && !failed.load() && (g = next.fetch_add(1)) < options.games;) {
+                const match::Opening opening = self_play_opening(options, options.first_game + g);
+                const auto game = match::play_game(*white, *black, opening, settings, stop);
+                if (!game) break;
+                FilterCounts counts;
+                auto positions = game_positions(*game, options.filters, &counts);
+                const std::lock_guard lock(mutex);
+                ++result.games;
+                result.counts.kept += counts.kept;
+                result.counts.in_check += counts.in_check;
+                result.counts.tactical += counts.tactical;
+                result.counts.mate_scores += counts.mate_scores;
+                per_game[g] = std::move(positions);
+                if (on_game) on_game(result.games, result.counts.kept);
+            }
+        } catch (...) {
+            const std::lock_guard lock(mutex);
+            if (!failure) failure = std::current_exception();
+            failed = true;
+        }
+    };
+    {
+        std::vector<std::jthread> pool;
+        for (int i = 1; i < options.threads; ++i) pool.emplace_back(play);
+        play();
+    }
+    if (failure) std::rethrow_exception(failure);
+    for (auto& positions : per_game)
+        if (positions)
+            result.positions.insert(result.positions.end(), positions->begin(), positions->end());
+    return result;
+}
+
+}  // namespace sparring::training
