@@ -30,6 +30,7 @@ constexpr Flag TrainFlags[] = {
     {"epochs", "N", "passes over the data (default 100)"},
     {"lr", "X", "Adam step size in centipawns (default 1)"},
     {"batch", "N", "positions per step; 0: all, one step an epoch (default 0)"},
+    {"l2", "X", "penalty weight on (value - start)^2; 0: none (default 1e-7)"},
     {"k", "K|auto", "the sigmoid's scaling constant, or auto to fit it (default auto)"},
     {"filter", "LIST", "drop positions: check,tactical,mate, all or none (default all)"},
     {"skip-plies", "N", "PGN data: opening plies of each game to skip (default 8)"},
@@ -54,6 +55,8 @@ training::TexelOptions texel_options(const Args& args) {
     const std::int64_t batch = args.get_int("batch", 0);
     if (batch < 0) throw UsageError("--batch must not be negative");
     options.batch_size = static_cast<std::size_t>(batch);
+    options.regularization = args.get_double("l2", options.regularization);
+    if (options.regularization < 0) throw UsageError("--l2 must not be negative");
     if (args.get_string("k", "auto") != "auto") {
         options.k = args.get_double("k");
         if (*options.k <= 0) throw UsageError("--k must be positive or auto");
@@ -100,6 +103,8 @@ int run_train(const Args& args) {
     const ParamSet base = base_params(args);
     training::TexelOptions options = texel_options(args);
     const PositionInput input = position_input_flags(args, "all");
+    std::ofstream out(out_path);
+    if (!out) throw std::runtime_error("cannot write '" + out_path + "'");
 
     const auto start = std::chrono::steady_clock::now();
     std::vector<training::LabelledPosition> positions = read_position_files(data, input);
@@ -129,7 +134,6 @@ int run_train(const Args& args) {
                   options.parameters.size(), result.initial_loss, result.final_loss);
     std::cout << summary;
     print_changes(base, result.params);
-    std::ofstream out(out_path);
     out << result.params.to_json() << "\n";
     out.close();
     if (!out) throw std::runtime_error("cannot write '" + out_path + "'");
@@ -141,11 +145,12 @@ int run_train(const Args& args) {
 
 // Describes `sparring train` for the command table.
 Command train_command() {
-    return {"train", "fit the evaluation parameters to labelled positions (Texel method, Adam)",
-            "--data FILE[,FILE...] --out FILE [--params FILE | --preset NAME] [--select LIST] "
-            "[--epochs N] [--lr X] [--batch N] [--k K|auto] [--filter LIST] [--skip-plies N] "
-            "[--seed N] [--threads N]",
-            TrainFlags, run_train};
+    return {
+        "train", "fit the evaluation parameters to labelled positions (Texel method, Adam)",
+        "--data FILE[,FILE...] --out FILE [--params FILE | --preset NAME] [--select LIST] "
+        "[--epochs N] [--lr X] [--batch N] [--l2 X] [--k K|auto] [--filter LIST] [--skip-plies N] "
+        "[--seed N] [--threads N]",
+        TrainFlags, run_train};
 }
 
 }  // namespace sparring::cli

@@ -1,53 +1,34 @@
 #include "coordinator/executor.h"
 
 #include <exception>
+#include <thread>
 #include <string>
 
 namespace sparring::coordinator {
 
-Executor::Executor(std::unique_ptr<Storage> storage, bool write, size_t max_batch,
-                   std::chrono::microseconds gather)
-    : storage_(std::move(storage)),
-      write_(write),
-      max_batch_(max_batch),
-      gather_(gather),
-      thread_([this] { loop(); }) {}
-
-Executor::~Executor() {
-    {
-        std::lock_guard lock(mutex_);
-        stopping_ = true;
-    }
-    wake_.notify_one();
-    thread_.join();
-}
+Executor::Executor(std::unique_ptr<Storage> storage, bool write, size_t max_batch)
+    : storage_(std::move(storage)), write_(write), max_batch_(max_batch) {}
 
 void Executor::submit(Job job, Done done) {
-    {
-        std::lock_guard lock(mutex_);
-        queue_.push_back({std::move(job), std::move(done)});
-    }
-    wake_.notify_one();
-}
-
-void Executor::loop() {
+    std::unique_lock lock(mutex_);
+    queue_.push_back({std::move(job), std::move(done)});
+    if (leading_) return;  // the leader will run it
+    leading_ = true;
     std::deque<Entry> batch;
-    for (;;) {
-        {
-            std::unique_lock lock(mutex_);
-            wake_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
-            if (queue_.empty()) return;
-            if (gather_.count() > 0)
-                wake_.wait_for(lock, gather_,
-                               [this] { return stopping_ || queue_.size() >= max_batch_; });
-            while (!queue_.empty() && batch.size() < max_batch_) {
-                batch.push_back(std::move(queue_.front()));
-                queue_.pop_front();
-            }
+    lock.unlock();
+    std::this_thread::sleep_for(std::chrono::microseconds(500));
+    lock.lock();
+    while (!queue_.empty()) {
+        while (!queue_.empty() && batch.size() < max_batch_) {
+            batch.push_back(std::move(queue_.front()));
+            queue_.pop_front();
         }
+        lock.unlock();
         run_batch(batch);
         batch.clear();
+        lock.lock();
     }
+    leading_ = false;
 }
 
 void Executor::run_batch(std::deque<Entry>& batch) {

@@ -26,7 +26,7 @@ class Server {
         std::string tls_key_file;
         Core::Options core;
         int maintenance_interval_ms = 1000;  // lease expiry and WAL checkpoint period
-        size_t max_batch = 512;              // jobs per group commit
+        size_t max_batch = 512;              // jobs per group commit, at most
     };
 
     // Opens the database (applying migrations) and renews outstanding leases; throws

@@ -64,10 +64,11 @@ TEST(CliTrain, FitsTheSelectedParametersAndWritesThem) {
     const std::string data = write_synthetic_data();
     const std::string start = temp_path("start.json"), tuned = temp_path("tuned.json");
     std::ofstream(start) << "{\"KnightValueMg\": 200, \"KnightValueEg\": 200}\n";
-    const Outcome o = run("train --data '" + data + "' --params '" + start +
-                          "' --select 'KnightValue*' --epochs 40 --lr 3 --k 1.1 --filter none "
-                          "--threads 2 --out '" +
-                          tuned + "'");
+    const Outcome o =
+        run("train --data '" + data + "' --params '" + start +
+            "' --select 'KnightValue*' --epochs 40 --lr 3 --k 1.1 --l2 0 --filter none "
+            "--threads 2 --out '" +
+            tuned + "'");
     ASSERT_EQ(o.status, 0) << o.err;
     EXPECT_NE(o.out.find("K 1.1000\n"), std::string::npos) << o.out;
     EXPECT_NE(o.out.find("epoch   40/40  loss "), std::string::npos) << o.out;
@@ -91,7 +92,7 @@ TEST(CliTrain, BadDataAndBadFlagsAreOneLineErrors) {
     const std::string good = temp_path("good.txt");
     std::ofstream(good) << "4k3/8/8/8/8/8/8/4K3 w - - 0 1 [0.5]\n";
     for (const char* flags : {"--epochs 0", "--select Nonsense", "--k -1", "--lr 0",
-                              "--filter quiet", "--threads 0", "--preset nope"}) {
+                              "--filter quiet", "--threads 0", "--preset nope", "--l2 -1"}) {
         o = run("train --data '" + good + "' --out " + temp_path("x.json") + " " +
                 std::string(flags));
         EXPECT_EQ(o.status, 2) << flags;

@@ -140,6 +140,7 @@ TEST(Train, MovesAWrongKnightValueTowardTheTruthAndLowersTheLoss) {
     TexelOptions options;
     options.parameters = *parse_param_selection("KnightValue*", nullptr);
     options.k = 1.2;
+    options.regularization = 0;
     options.epochs = 150;
     options.learning_rate = 2.0;
     options.threads = 2;
@@ -161,6 +162,27 @@ TEST(Train, MovesAWrongKnightValueTowardTheTruthAndLowersTheLoss) {
     }
     EXPECT_EQ(result.params.get("BishopValueMg"), start.get("BishopValueMg"));
     EXPECT_EQ(real_values(result.params).size(), result.values.size());
+}
+
+TEST(Train, RegularizationHoldsParametersNearTheirStart) {
+    auto positions = random_game_positions(20, 60, 60, 8);
+    draw_results(&positions, with_knight_value(ParamSet(), 320), 1.2, 21);
+    const TrainingSet set(positions, 2);
+    TexelOptions options;
+    options.parameters = *parse_param_selection("KnightValue*", nullptr);
+    options.k = 1.2;
+    options.epochs = 100;
+    options.learning_rate = 2.0;
+    options.regularization = 0;
+    const ParamSet start = with_knight_value(ParamSet(), 200);
+    const TexelResult free = train(set, start, options);
+    options.regularization = 3e-7;
+    const TexelResult held = train(set, start, options);
+    for (std::string_view name : {"KnightValueMg", "KnightValueEg"}) {
+        EXPECT_GT(*free.params.get(name), *held.params.get(name) + 20) << name;
+        EXPECT_GT(*held.params.get(name), 200) << name;
+    }
+    EXPECT_LT(free.final_loss, held.final_loss);
 }
 
 TEST(Train, ResultsDoNotDependOnTheThreadCountAndStopWhenAsked) {
@@ -214,6 +236,9 @@ TEST(Train, RejectsAnEmptySetAndBadOptions) {
     EXPECT_THROW(train(set, ParamSet(), options), std::invalid_argument);
     options = {};
     options.k = -1;
+    EXPECT_THROW(train(set, ParamSet(), options), std::invalid_argument);
+    options = {};
+    options.regularization = -1;
     EXPECT_THROW(train(set, ParamSet(), options), std::invalid_argument);
     options = {};
     options.parameters = {param_registry().size()};

@@ -70,6 +70,13 @@ class Adam {
     int t_ = 0;
 };
 
+// Adds the gradient of weight * sum (value - start)^2 over the parameters to gradient.
+void add_penalty_gradient(std::span<const std::size_t> parameters, std::span<const double> values,
+                          std::span<const double> start, double weight,
+                          std::span<double> gradient) {
+    for (std::size_t p : parameters) gradient[p] += 2 * weight * (values[p] - start[p]);
+}
+
 // Returns the values rounded to the nearest integers as a parameter set.
 ParamSet round_values(std::span<const double> values) {
     ParamSet params;
@@ -88,6 +95,8 @@ void check_options(const TrainingSet& set, const TexelOptions& options) {
     if (!(options.learning_rate > 0))
         throw std::invalid_argument("the learning rate must be positive");
     if (options.k && !(*options.k > 0)) throw std::invalid_argument("K must be positive");
+    if (!(options.regularization >= 0))
+        throw std::invalid_argument("the regularization weight is negative");
     for (std::size_t p : options.parameters)
         if (p >= param_registry().size())
             throw std::invalid_argument("parameter index " + std::to_string(p) +
@@ -191,6 +200,7 @@ TexelResult train(const TrainingSet& set, const ParamSet& base, const TexelOptio
 
     TexelResult result;
     result.values = real_values(base);
+    const std::vector<double> start_values = result.values;
     result.k = options.k ? *options.k : fit_k(set, result.values, options.threads);
     result.initial_loss = mean_squared_error(set, result.values, result.k, options.threads);
 
@@ -210,10 +220,14 @@ TexelResult train(const TrainingSet& set, const ParamSet& base, const TexelOptio
                 loss_and_gradient(set, result.values, result.k,
                                   std::span(order).subspan(start, size), options.threads,
                                   &gradient);
+                add_penalty_gradient(parameters, result.values, start_values,
+                                     options.regularization, gradient);
                 adam.step(parameters, gradient, result.values);
             }
         } else {
             loss_and_gradient(set, result.values, result.k, {}, options.threads, &gradient);
+            add_penalty_gradient(parameters, result.values, start_values, options.regularization,
+                                 gradient);
             adam.step(parameters, gradient, result.values);
         }
         const double loss = mean_squared_error(set, result.values, result.k, options.threads);

@@ -30,8 +30,13 @@ struct TexelOptions {
     int epochs = 100;
     double learning_rate = 1.0;  // Adam's step size, in parameter units (centipawns)
     std::size_t batch_size = 0;  // positions per step; 0: the whole set (one step an epoch)
-    std::uint64_t seed = 1;      // shuffles the positions into mini-batches
-    int threads = 1;             // the results do not depend on it
+    // Weight of the penalty sum (value - base value)^2 over the fitted parameters, added to
+    // the mean squared error while fitting: it holds parameters the data barely determines
+    // near where they started (unheld, Adam drifts them far, which costs Elo; see
+    // BENCHMARKS.md). 0 is the plain Texel method. Losses are reported without it.
+    double regularization = 1e-7;
+    std::uint64_t seed = 1;  // shuffles the positions into mini-batches
+    int threads = 1;         // the results do not depend on it
     // Optional; called after each epoch; returning false ends training there.
     std::function<bool(const EpochReport&)> on_epoch;
 };

@@ -33,7 +33,7 @@ Worker::~Worker() = default;
 
 void Worker::log(const std::string& line) const {
     std::cerr << "sparring-worker " << options_.name;
-    if (worker_id_) std::cerr << " (worker " << worker_id_ << ")";
+    if (const int64_t id = worker_id_) std::cerr << " (worker " << id << ")";
     std::cerr << ": " << line << std::endl;
 }
 
@@ -80,7 +80,7 @@ bool Worker::register_worker() {
         return false;
     }
     worker_id_ = response.worker_id();
-    heartbeat_interval_ = milliseconds(std::max<uint32_t>(100, response.heartbeat_interval_ms()));
+    heartbeat_ms_ = std::max<int64_t>(100, response.heartbeat_interval_ms());
     log("registered, concurrency " + std::to_string(options_.concurrency));
     return true;
 }
@@ -234,10 +234,11 @@ void Worker::serve_lease(const v1::Lease& lease) {
         bool all_played = false;
         {
             std::unique_lock lock(mutex_);
+            // Wakes for what needs doing: a report due, a stop to act on, the end of play.
             wake_.wait_for(lock, options_.report_interval, [&] {
-                return play_done || stopping_ || lease_stop_ ||
+                return play_done || (stopping_ && !give_up) || (lease_stop_ && !abandoned) ||
                        (!in_flight && !finished.empty() &&
-                        Clock::now() - last_report >= options_.report_interval);
+                        (stopping_ || Clock::now() - last_report >= options_.report_interval));
             });
             all_played = play_done;
             if (!in_flight && !finished.empty() && !abandoned &&
@@ -311,7 +312,8 @@ void Worker::heartbeat_loop() {
     for (;;) {
         {
             std::unique_lock lock(mutex_);
-            if (wake_.wait_for(lock, heartbeat_interval_, [this] { return finished_.load(); }))
+            if (wake_.wait_for(lock, milliseconds(heartbeat_ms_.load()),
+                               [this] { return finished_.load(); }))
                 return;
         }
         v1::HeartbeatRequest request;

@@ -66,8 +66,8 @@ class Worker {
     Options options_;
     std::shared_ptr<grpc::Channel> channel_;
     std::unique_ptr<v1::WorkerService::Stub> stub_;
-    int64_t worker_id_ = 0;
-    std::chrono::milliseconds heartbeat_interval_{10'000};
+    std::atomic<int64_t> worker_id_{0};  // read by the heartbeat thread
+    std::atomic<int64_t> heartbeat_ms_{10'000};
     std::atomic<bool> stopping_{false};
     std::atomic<bool> finished_{false};    // run() is returning: the heartbeat thread ends
     std::atomic<bool> lease_stop_{false};  // the runner abandons the current lease

@@ -3,6 +3,7 @@
 // acknowledged.
 #include <chrono>
 #include <cstdio>
+#include <fstream>
 #include <iostream>
 
 #include "cli/args.h"
@@ -92,6 +93,14 @@ int64_t query(sparring::coordinator::Database& db, const char* sql, int64_t run_
     return value;
 }
 
+// Returns the one-minute load average of the machine, as /proc/loadavg gives it.
+std::string load_average() {
+    std::ifstream in("/proc/loadavg");
+    std::string first;
+    in >> first;
+    return first.empty() ? "?" : first;
+}
+
 // Runs the load, prints the measurements; returns 0 if the database matches the acks.
 int run(const Args& args) {
     sparring::loadgen::LoadOptions options;
@@ -113,7 +122,9 @@ int run(const Args& args) {
     const int64_t run_id = create_run(*users, user_token, pairs);
     std::cerr << "sparring-loadgen: run " << run_id << ", " << options.workers
               << " simulated workers, target " << options.rate << " reports/s\n";
+    const std::string load_before = load_average();
     const sparring::loadgen::LoadResult result = sparring::loadgen::simulate(options);
+    const std::string load_after = load_average();
     v1::StopRunRequest stop;
     stop.set_run_id(run_id);
     v1::RunStatus stopped;
@@ -125,6 +136,8 @@ int run(const Args& args) {
     const int64_t stored_games = query(db, "SELECT count(*) FROM games WHERE run_id = ?", run_id);
     const int64_t counted_pairs = query(db, "SELECT pairs_done FROM runs WHERE id = ?", run_id);
 
+    std::printf("machine:        load average %s before, %s after (other processes count)\n",
+                load_before.c_str(), load_after.c_str());
     std::printf("workers:        %d simulated, %lld registered, %d connections\n", options.workers,
                 (long long)result.workers_registered, options.channels);
     std::printf("reports:        %.0f/s sustained (%lld acknowledged in %.0f s, target %.0f/s)\n",

@@ -1,10 +1,13 @@
 // The service end to end, quick cases: real coordinator, worker and CLI processes on
 // 127.0.0.1 with a temporary database. Authentication, malformed specs, forged and duplicated
 // reports, TLS, and a small fixed-games run played by real workers.
+#include <grpcpp/generic/generic_stub.h>
+#include <grpcpp/grpcpp.h>
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <functional>
+#include <future>
 #include <thread>
 
 #include "cluster.h"
@@ -207,6 +210,46 @@ TEST_F(ServiceTest, ForgedAndDuplicatedReportsChangeNothing) {
     EXPECT_EQ(cluster->query("SELECT count(*) FROM results"), 1);
 }
 
+TEST_F(ServiceTest, StoppingARunTellsItsWorkersToStop) {
+    cluster = std::make_unique<Cluster>();
+    add_fake_versions();
+    v1::RunStatus run;
+    ASSERT_TRUE(submit(spec(20), &run, cluster->user_token).ok());
+    auto stub = cluster->workers();
+    const int64_t worker = register_worker(*stub, cluster->worker_token);
+    v1::RequestWorkRequest ask;
+    ask.set_worker_id(worker);
+    v1::RequestWorkResponse work;
+    ASSERT_TRUE(stub->RequestWork(Cluster::context(cluster->worker_token).get(), ask, &work).ok());
+    ASSERT_TRUE(work.has_lease());
+    const int64_t lease = work.lease().lease_id();
+
+    const CommandResult stop = cluster->cli({"stop", std::to_string(run.id())});
+    ASSERT_EQ(stop.status, 0) << stop.err;
+    v1::HeartbeatRequest beat;
+    beat.set_worker_id(worker);
+    beat.add_lease_ids(lease);
+    v1::HeartbeatResponse told;
+    ASSERT_TRUE(stub->Heartbeat(Cluster::context(cluster->worker_token).get(), beat, &told).ok());
+    ASSERT_EQ(told.stop_lease_ids_size(), 1);
+    EXPECT_EQ(told.stop_lease_ids(0), lease);
+    v1::ReportResultsResponse ack;
+    EXPECT_EQ(stub->ReportResults(Cluster::context(cluster->worker_token).get(),
+                                  report(worker, lease, 1, {0}), &ack)
+                  .error_code(),
+              grpc::StatusCode::FAILED_PRECONDITION);
+    work.Clear();
+    ASSERT_TRUE(stub->RequestWork(Cluster::context(cluster->worker_token).get(), ask, &work).ok());
+    EXPECT_FALSE(work.has_lease());
+    EXPECT_GT(work.retry_after_ms(), 0u);
+    const CommandResult again = cluster->cli({"stop", std::to_string(run.id())});
+    EXPECT_EQ(again.status, 1);
+    EXPECT_NE(again.err.find("already stopped"), std::string::npos) << again.err;
+    EXPECT_EQ(cluster->query("SELECT state = 'stopped' AND result = 'stopped by user' FROM runs"),
+              1);
+    EXPECT_EQ(cluster->query("SELECT games FROM run_summary"), 0);
+}
+
 TEST_F(ServiceTest, WorkerRefusesAVersionWithAnotherBenchSignature) {
     cluster = std::make_unique<Cluster>(std::vector<std::string>{"--heartbeat-seconds", "1"});
     ASSERT_EQ(cluster->cli({"versions", "add", "a", "--bench", "12345"}).status, 0);
@@ -225,6 +268,28 @@ TEST_F(ServiceTest, WorkerRefusesAVersionWithAnotherBenchSignature) {
     EXPECT_EQ(cluster->query("SELECT games FROM run_summary"), 0);
     EXPECT_EQ(cluster->query("SELECT free_pairs FROM runs"),
               cluster->query("SELECT pairs FROM batches"));
+}
+
+TEST_F(ServiceTest, HealthCheckingAnswersServing) {
+    cluster = std::make_unique<Cluster>();
+    grpc::GenericStub stub(
+        grpc::CreateChannel(cluster->address, grpc::InsecureChannelCredentials()));
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() + 10s);
+    const grpc::Slice empty;  // HealthCheckRequest{service: ""} encodes to no bytes
+    const grpc::ByteBuffer request(&empty, 1);
+    grpc::ByteBuffer response;
+    std::promise<grpc::Status> done;
+    stub.UnaryCall(&context, "/grpc.health.v1.Health/Check", grpc::StubOptions(), &request,
+                   &response, [&done](grpc::Status status) { done.set_value(status); });
+    const grpc::Status status = done.get_future().get();
+    ASSERT_TRUE(status.ok()) << status.error_message();
+    std::vector<grpc::Slice> slices;
+    ASSERT_TRUE(response.Dump(&slices).ok());
+    std::string bytes;
+    for (const grpc::Slice& slice : slices)
+        bytes.append(reinterpret_cast<const char*>(slice.begin()), slice.size());
+    EXPECT_EQ(bytes, std::string("\x08\x01", 2));  // HealthCheckResponse{status: SERVING}
 }
 
 TEST_F(ServiceTest, TlsServesVerifiedClientsOnly) {

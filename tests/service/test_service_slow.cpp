@@ -2,6 +2,7 @@
 // that accepts H1, and faults — a worker killed mid-batch, a coordinator killed and restarted
 // mid-run, a worker stopped with SIGTERM. Each takes from seconds to a minute or two.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <csignal>
 #include <functional>
@@ -196,6 +197,25 @@ TEST_F(SlowServiceTest, SigtermHandsTheBatchBack) {
     ASSERT_EQ(run.state(), v1::RUN_STATE_FINISHED);
     expect_exactly(100);
     EXPECT_EQ(cluster->query("SELECT count(*) FROM batches WHERE state = 'expired'"), 0);
+}
+
+TEST_F(SlowServiceTest, UciRunsGoOnlyToWorkersWithTheEngine) {
+    const std::string stockfish = "/usr/games/stockfish";
+    if (access(stockfish.c_str(), X_OK) != 0) GTEST_SKIP() << "needs Debian's stockfish package";
+    cluster = std::make_unique<Cluster>(
+        std::vector<std::string>{"--heartbeat-seconds", "1", "--pairs-per-thread", "1"});
+    cluster->add_version("a");
+    const CommandResult sf =
+        cluster->cli({"versions", "add", "b", "--uci", stockfish, "--option", "Hash=16,Threads=1"});
+    ASSERT_EQ(sf.status, 0) << sf.err;
+    submit_fixed(6);
+    cluster->start_worker("plain", 1);
+    cluster->start_worker("equipped", 1, {"--uci-engines", stockfish});
+    const v1::RunStatus run = cluster->wait_for_run(1, 300s);
+    ASSERT_EQ(run.state(), v1::RUN_STATE_FINISHED);
+    expect_exactly(6);
+    EXPECT_EQ(cluster->query("SELECT count(*) FROM workers WHERE name = 'plain' AND games = 0"), 1);
+    EXPECT_EQ(cluster->query("SELECT games FROM workers WHERE name = 'equipped'"), 6);
 }
 
 }  // namespace

@@ -1,0 +1,345 @@
+#!/usr/bin/env python3
+"""Checks the deployment recipes in deploy/ with the tools this machine has.
+
+    deploy_check.py kubernetes|compose|systemd --source DIR --coordinator BIN --worker BIN
+
+kubernetes  renders the base and every overlay with `kubectl kustomize` and checks that the
+            objects fit together (selectors, ports, probes, volumes, Secrets, the HPA).
+compose     parses docker-compose.yml (and runs `docker-compose config` when installed).
+systemd     runs `systemd-analyze verify` on the units, their ExecStart pointed at BIN.
+Every recipe's flags must be flags the real binaries accept (from their --help).
+Exits 77 (a skip for ctest) when the tool a part needs is missing.
+"""
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+SKIP = 77
+
+
+class CheckError(Exception):
+    pass
+
+
+def require(condition, message):
+    """Raises a CheckError with the message unless the condition holds."""
+    if not condition:
+        raise CheckError(message)
+
+
+def skip(message):
+    """Reports a missing tool and exits with ctest's skip code."""
+    print(f"SKIP: {message}")
+    sys.exit(SKIP)
+
+
+def load_yaml():
+    """Returns the yaml module, or skips when python3-yaml is not installed."""
+    try:
+        import yaml
+    except ImportError:
+        skip("python3-yaml is not installed")
+    return yaml
+
+
+def known_flags(binary, *command):
+    """Returns the --flags that a binary's --help lists for a command."""
+    out = subprocess.run([binary, *command, "--help"], capture_output=True, text=True,
+                         check=True).stdout
+    flags = set(re.findall(r"--([a-z][a-z0-9-]*)", out))
+    require(flags, f"{binary} {' '.join(command)} --help lists no flags")
+    return flags
+
+
+def check_flags(argv, flags, where):
+    """Requires every --flag in a command line to be one the binary accepts."""
+    for word in argv:
+        if word.startswith("--"):
+            name = word[2:].split("=", 1)[0]
+            require(name in flags, f"{where}: unknown flag --{name}")
+
+
+def check_command(argv, binaries, where):
+    """Checks a container command: a known binary, and flags that binary accepts."""
+    require(argv, f"{where}: no command")
+    program = os.path.basename(argv[0])
+    require(program in binaries, f"{where}: '{program}' is not one of the image's binaries")
+    flags = binaries[program]
+    rest = argv[1:]
+    if program == "sparring-coordinator":
+        require(rest and rest[0] == "serve", f"{where}: the coordinator must run 'serve'")
+        rest = rest[1:]
+    check_flags(rest, flags, where)
+    return program
+
+
+def flag_value(argv, flag):
+    """Returns the value that follows a flag in a command line, or None."""
+    for i, word in enumerate(argv[:-1]):
+        if word == flag:
+            return argv[i + 1]
+    return None
+
+
+def image_uid(source):
+    """Returns the uid that deploy/Dockerfile gives the sparring user."""
+    with open(os.path.join(source, "deploy", "Dockerfile")) as f:
+        match = re.search(r"useradd .*--uid (\d+)", f.read().replace("\\\n", " "))
+    require(match, "Dockerfile: no useradd --uid")
+    return int(match.group(1))
+
+
+def quantity(text):
+    """Returns a Kubernetes quantity (cpu or memory) as a float in base units."""
+    text = str(text)
+    suffixes = {"m": 1e-3, "Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40,
+                "k": 1e3, "M": 1e6, "G": 1e9}
+    for suffix, factor in suffixes.items():
+        if text.endswith(suffix):
+            return float(text[: -len(suffix)]) * factor
+    return float(text)
+
+
+def pod_checks(name, template, selector, uid, binaries, volumes_needed=True):
+    """Checks a pod template: labels, security, ports, probes, env references, resources."""
+    labels = template["metadata"]["labels"]
+    for key, value in selector["matchLabels"].items():
+        require(labels.get(key) == value, f"{name}: selector {key}={value} matches no pod label")
+    spec = template["spec"]
+    security = spec.get("securityContext", {})
+    require(security.get("runAsNonRoot") is True, f"{name}: pods must run as non-root")
+    require(security.get("runAsUser") == uid, f"{name}: runAsUser is not the image's uid {uid}")
+    containers = spec["containers"]
+    require(len(containers) == 1, f"{name}: expected one container")
+    c = containers[0]
+    argv = [str(a) for a in c.get("command", []) + c.get("args", [])]
+    program = check_command(argv, binaries, name)
+    env = {e["name"]: e for e in c.get("env", [])}
+    for ref in re.findall(r"\$\(([A-Za-z_][A-Za-z0-9_]*)\)", " ".join(argv)):
+        require(ref in env, f"{name}: args use $({ref}) but the container has no such env")
+    container_security = c.get("securityContext", {})
+    require(container_security.get("allowPrivilegeEscalation") is False,
+            f"{name}: allowPrivilegeEscalation must be false")
+    resources = c.get("resources", {})
+    requests, limits = resources.get("requests", {}), resources.get("limits", {})
+    require("cpu" in requests and "memory" in requests, f"{name}: requests need cpu and memory")
+    if "memory" in limits:
+        require(quantity(limits["memory"]) >= quantity(requests["memory"]),
+                f"{name}: memory limit below its request")
+    mounts = {m["name"]: m["mountPath"] for m in c.get("volumeMounts", [])}
+    declared = {v["name"] for v in spec.get("volumes", [])}
+    return program, argv, env, c, mounts, declared
+
+
+def check_kubernetes_objects(objects, variant, uid, binaries):
+    """Checks one rendered kustomization: every object, and how they refer to each other."""
+    by_kind = {}
+    for o in objects:
+        require(o.get("apiVersion") and o.get("kind") and o.get("metadata", {}).get("name"),
+                f"{variant}: an object lacks apiVersion, kind or metadata.name")
+        by_kind.setdefault(o["kind"], []).append(o)
+        if o["kind"] != "Namespace":
+            require(o["metadata"].get("namespace") == "sparring",
+                    f"{variant}: {o['kind']}/{o['metadata']['name']} is not in namespace sparring")
+    for kind in ("Namespace", "Service", "StatefulSet", "Deployment"):
+        require(len(by_kind.get(kind, [])) == 1, f"{variant}: expected one {kind}")
+    service = by_kind["Service"][0]
+    sts = by_kind["StatefulSet"][0]
+    deployment = by_kind["Deployment"][0]
+
+    # The coordinator: one replica on a claim, the Service in front, gRPC probes on its port.
+    require(sts["spec"]["replicas"] == 1, f"{variant}: SQLite allows one coordinator replica")
+    require(sts["spec"]["serviceName"] == service["metadata"]["name"],
+            f"{variant}: the StatefulSet's serviceName is not the Service")
+    program, argv, _, c, mounts, declared = pod_checks(
+        "coordinator", sts["spec"]["template"], sts["spec"]["selector"], uid, binaries)
+    require(program == "sparring-coordinator", f"{variant}: the StatefulSet must run the coordinator")
+    claims = {t["metadata"]["name"] for t in sts["spec"].get("volumeClaimTemplates", [])}
+    require(claims, f"{variant}: the coordinator has no PersistentVolumeClaim template")
+    db = flag_value(argv, "--db")
+    require(db, f"{variant}: the coordinator has no --db")
+    db_volume = [n for n, path in mounts.items() if db.startswith(path.rstrip("/") + "/")]
+    require(db_volume and db_volume[0] in claims,
+            f"{variant}: --db {db} is not on the PersistentVolumeClaim")
+    for name in mounts:
+        require(name in claims or name in declared, f"{variant}: volume {name} is not declared")
+    listen = flag_value(argv, "--listen")
+    require(listen and listen.startswith("0.0.0.0:"),
+            f"{variant}: the coordinator must listen on 0.0.0.0 inside its pod")
+    grpc_port = int(listen.rsplit(":", 1)[1])
+    ports = {p.get("name"): p["containerPort"] for p in c["ports"]}
+    require(grpc_port in ports.values(), f"{variant}: --listen port is not a containerPort")
+    health_port = int(flag_value(argv, "--health-listen").rsplit(":", 1)[1]) \
+        if "--health-listen" in argv else grpc_port
+    for probe in ("readinessProbe", "livenessProbe"):
+        require("grpc" in c.get(probe, {}), f"{variant}: the coordinator needs a gRPC {probe}")
+        require(c[probe]["grpc"]["port"] == health_port,
+                f"{variant}: the {probe} asks port {c[probe]['grpc']['port']}, "
+                f"health is served on {health_port}")
+    tls = "--tls-cert" in argv
+    if tls:
+        require(health_port != grpc_port,
+                f"{variant}: kubelet gRPC probes are plaintext; with TLS they need --health-listen")
+    for port in service["spec"]["ports"]:
+        target = port["targetPort"]
+        resolved = ports.get(target) if isinstance(target, str) else target
+        require(resolved == grpc_port, f"{variant}: the Service does not reach the gRPC port")
+    for key, value in service["spec"]["selector"].items():
+        require(sts["spec"]["template"]["metadata"]["labels"].get(key) == value,
+                f"{variant}: the Service selects no coordinator pod")
+
+    # The workers: the coordinator's Service, a token Secret, concurrency from the CPU request.
+    program, argv, env, c, mounts, declared = pod_checks(
+        "worker", deployment["spec"]["template"], deployment["spec"]["selector"], uid, binaries)
+    require(program == "sparring-worker", f"{variant}: the Deployment must run the worker")
+    address = env.get("SPARRING_COORDINATOR", {}).get("value") or flag_value(argv, "--coordinator")
+    require(address == f"{service['metadata']['name']}:{service['spec']['ports'][0]['port']}",
+            f"{variant}: workers do not address the coordinator's Service ({address})")
+    token = env.get("SPARRING_TOKEN", {}).get("valueFrom", {}).get("secretKeyRef")
+    require(token, f"{variant}: the worker token must come from a Secret")
+    concurrency = flag_value(argv, "--concurrency")
+    requests = c["resources"]["requests"]
+    if concurrency == "$(SPARRING_CONCURRENCY)":
+        ref = env["SPARRING_CONCURRENCY"]["valueFrom"]["resourceFieldRef"]
+        require(ref["resource"] == "requests.cpu",
+                f"{variant}: --concurrency must follow the CPU request")
+    else:
+        require(concurrency and float(concurrency) == quantity(requests["cpu"]),
+                f"{variant}: --concurrency {concurrency} does not match cpu request")
+    require(quantity(requests["cpu"]).is_integer(),
+            f"{variant}: a worker's CPU request must be whole cores (one game each)")
+    require(deployment["spec"]["template"]["spec"].get("terminationGracePeriodSeconds", 30) >= 60,
+            f"{variant}: workers need time to hand back their batch on SIGTERM")
+    if tls:
+        ca = flag_value(argv, "--tls-ca")
+        require(ca, f"{variant}: with TLS the workers need --tls-ca")
+        require(any(ca.startswith(path.rstrip("/") + "/") for path in mounts.values()),
+                f"{variant}: --tls-ca {ca} is not on a mounted volume")
+        for name in mounts:
+            require(name in declared, f"{variant}: volume {name} is not declared")
+
+    for hpa in by_kind.get("HorizontalPodAutoscaler", []):
+        target = hpa["spec"]["scaleTargetRef"]
+        require(target["kind"] == "Deployment" and
+                target["name"] == deployment["metadata"]["name"],
+                f"{variant}: the HPA does not scale the worker Deployment")
+        require(1 <= hpa["spec"]["minReplicas"] <= hpa["spec"]["maxReplicas"],
+                f"{variant}: the HPA's replica bounds are inverted")
+    return sorted(by_kind)
+
+
+def check_kubernetes(args, binaries):
+    """Renders the base and each overlay with kubectl kustomize and checks the objects."""
+    yaml = load_yaml()
+    kubectl = shutil.which("kubectl")
+    if not kubectl:
+        skip("kubectl is not installed")
+    root = os.path.join(args.source, "deploy", "kubernetes")
+    variants = ["base"] + sorted(
+        os.path.join("overlays", d) for d in os.listdir(os.path.join(root, "overlays")))
+    uid = image_uid(args.source)
+    for variant in variants:
+        rendered = subprocess.run([kubectl, "kustomize", os.path.join(root, variant)],
+                                  capture_output=True, text=True)
+        require(rendered.returncode == 0, f"kubectl kustomize {variant}: {rendered.stderr}")
+        objects = [o for o in yaml.safe_load_all(rendered.stdout) if o]
+        kinds = check_kubernetes_objects(objects, variant, uid, binaries)
+        print(f"ok: {variant}: {', '.join(kinds)}")
+    require("overlays/autoscale" in variants, "the HPA example overlay is missing")
+
+
+def check_compose(args, binaries):
+    """Checks docker-compose.yml's services, volume and addresses (and docker-compose config)."""
+    yaml = load_yaml()
+    path = os.path.join(args.source, "deploy", "docker-compose.yml")
+    with open(path) as f:
+        compose = yaml.safe_load(f)
+    services = compose["services"]
+    require(set(services) == {"coordinator", "worker"}, f"compose: services are {set(services)}")
+    coordinator, worker = services["coordinator"], services["worker"]
+    require(coordinator["image"] == worker["image"], "compose: one image serves both roles")
+    argv = coordinator["command"]
+    check_command(argv, binaries, "compose coordinator")
+    db = flag_value(argv, "--db")
+    mounts = dict(v.split(":", 1) for v in coordinator.get("volumes", []))
+    volume = [name for name, path in mounts.items() if db.startswith(path.rstrip("/") + "/")]
+    require(volume and volume[0] in (compose.get("volumes") or {}),
+            f"compose: --db {db} is not on a named volume")
+    port = flag_value(argv, "--listen").rsplit(":", 1)[1]
+    check_command([str(a) for a in worker["command"]], binaries, "compose worker")
+    require(worker["environment"]["SPARRING_COORDINATOR"] == f"coordinator:{port}",
+            "compose: workers do not address the coordinator service")
+    require("SPARRING_TOKEN" in worker["environment"], "compose: workers get no token")
+    require("container_name" not in worker and "ports" not in worker,
+            "compose: a fixed container name or host port stops --scale worker=N")
+    print("ok: compose file: services coordinator, worker; database on a named volume")
+    tool = shutil.which("docker-compose")
+    if tool:
+        done = subprocess.run([tool, "-f", path, "config", "-q"], capture_output=True, text=True)
+        require(done.returncode == 0 and not done.stderr.strip(),
+                f"docker-compose config: {done.stderr}")
+        print("ok: docker-compose config")
+    else:
+        print("note: docker-compose is not installed; its own validation was not run")
+
+
+def check_systemd(args, binaries):
+    """Runs systemd-analyze verify on the units with ExecStart pointed at the built binaries."""
+    analyze = shutil.which("systemd-analyze")
+    if not analyze:
+        skip("systemd-analyze is not installed")
+    units = os.path.join(args.source, "deploy", "systemd")
+    with tempfile.TemporaryDirectory() as work:
+        names = []
+        for unit in sorted(os.listdir(units)):
+            if not unit.endswith(".service") and not unit.endswith(".timer"):
+                continue
+            with open(os.path.join(units, unit)) as f:
+                text = f.read()
+            for line in text.splitlines():
+                if line.startswith("ExecStart="):
+                    argv = line.split("=", 1)[1].split()
+                    check_command(argv, binaries, unit)
+            text = text.replace("/usr/local/bin/sparring-coordinator", args.coordinator)
+            text = text.replace("/usr/local/bin/sparring-worker", args.worker)
+            name = unit.replace("@.", "@check.")
+            with open(os.path.join(work, name), "w") as f:
+                f.write(text)
+            names.append(name)
+        require(any(n.startswith("sparring-coordinator") for n in names), "no coordinator unit")
+        require(any(n.startswith("sparring-worker@") for n in names), "no worker template unit")
+        done = subprocess.run([analyze, "verify", "--man=no", *names], cwd=work,
+                              capture_output=True, text=True)
+        # verify reports bad keys and values as warnings with a zero exit: any output fails.
+        require(done.returncode == 0 and not done.stderr.strip() and not done.stdout.strip(),
+                f"systemd-analyze verify: {done.stdout}{done.stderr}")
+        print(f"ok: systemd-analyze verify {' '.join(names)}")
+
+
+def main():
+    """Parses the arguments and runs the chosen part's checks."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("part", choices=["kubernetes", "compose", "systemd"])
+    parser.add_argument("--source", required=True)
+    parser.add_argument("--coordinator", required=True)
+    parser.add_argument("--worker", required=True)
+    args = parser.parse_args()
+    args.coordinator, args.worker = os.path.abspath(args.coordinator), os.path.abspath(args.worker)
+    binaries = {
+        "sparring-coordinator": known_flags(args.coordinator, "serve"),
+        "sparring-worker": known_flags(args.worker),
+    }
+    try:
+        {"kubernetes": check_kubernetes, "compose": check_compose,
+         "systemd": check_systemd}[args.part](args, binaries)
+    except CheckError as e:
+        print(f"FAIL: {e}")
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()
