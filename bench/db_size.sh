@@ -8,7 +8,8 @@ build=${1:-$(cd "$(dirname "$0")/.." && pwd)/build}
 games=${2:-400}
 tc=${3:-nodes=1000}
 work=$(mktemp -d)
-trap 'kill "$worker_pid" "$coordinator" 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$work"' EXIT
+coordinator= worker_pid=
+trap 'kill $worker_pid $coordinator 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$work"' EXIT
 tool="$build/coordinator/sparring-coordinator"
 db="$work/size.db"
 user=$("$tool" token create --db "$db" --role user)

@@ -18,6 +18,7 @@ std::span<const Command> commands() {
         stop_command(),
         workers_command(),
         export_command(),
+        tune_history_command(),
     };
     return table;
 }

@@ -33,7 +33,7 @@ Command train_command();
 Command positions_command();
 
 // The remote commands, which talk to a coordinator (cli/remote_commands.cpp,
-// cli/submit_command.cpp).
+// cli/submit_command.cpp, cli/tune_commands.cpp).
 Command versions_command();
 Command submit_command();
 Command runs_command();
@@ -41,5 +41,6 @@ Command show_command();
 Command stop_command();
 Command workers_command();
 Command export_command();
+Command tune_history_command();
 
 }  // namespace sparring::cli

@@ -10,6 +10,7 @@
 
 #include "cli/client.h"
 #include "cli/commands.h"
+#include "cli/tune.h"
 #include "engine/bench.h"
 #include "engine/params.h"
 
@@ -111,10 +112,13 @@ std::string with_interval(double value, double low, double high) {
 void print_run(const v1::RunStatus& run) {
     const v1::RunSpec& spec = run.spec();
     const bool regression = spec.kind() == v1::RUN_KIND_REGRESSION;
+    const bool tune = spec.kind() == v1::RUN_KIND_TUNE;
     const auto& p = run.pentanomial();
     std::vector<std::vector<std::string>> rows = {
         {"run", std::to_string(run.id())},
-        {"kind", regression ? "regression (SPRT)" : "fixed games"},
+        {"kind", regression ? "regression (SPRT)"
+                 : tune     ? "tune (SPSA)"
+                            : "fixed games"},
         {"state", state_name(run.state()) + (run.result().empty() ? "" : ": " + run.result())},
         {"test", spec.test_version()},
         {"base", spec.base_version()},
@@ -131,10 +135,18 @@ void print_run(const v1::RunStatus& run) {
         {"pentanomial", std::to_string(p.ll()) + ", " + std::to_string(p.ld()) + ", " +
                             std::to_string(p.dd_wl()) + ", " + std::to_string(p.wd()) + ", " +
                             std::to_string(p.ww()) + "  (LL, LD, DD+WL, WD, WW)"},
-        {"Elo", with_interval(run.elo(), run.elo_low(), run.elo_high()) + "  (95%)"},
-        {"nElo", with_interval(run.nelo(), run.nelo_low(), run.nelo_high())},
-        {"LOS", fixed(100 * run.los(), 1) + "%"},
     };
+    if (tune) {
+        rows[3] = {"version", spec.base_version()};
+        rows.erase(rows.begin() + 4);
+        rows[rows.size() - 2][0] = "W/D/L (+/-)";
+        rows.back()[0] = "pentanomial (+/-)";
+    } else {
+        rows.push_back(
+            {"Elo", with_interval(run.elo(), run.elo_low(), run.elo_high()) + "  (95%)"});
+        rows.push_back({"nElo", with_interval(run.nelo(), run.nelo_low(), run.nelo_high())});
+        rows.push_back({"LOS", fixed(100 * run.los(), 1) + "%"});
+    }
     if (regression) {
         const auto& s = spec.sprt();
         rows.push_back(
@@ -223,7 +235,24 @@ int versions_add(const Args& args, RemoteClient& client) {
     v1::Version& v = *request.mutable_version();
     v.set_name(args.positional()[1]);
     v.set_description(args.get_string("description", ""));
-    if (args.has("uci")) {
+    if (args.has("from-run")) {
+        if (args.has("uci") || args.has("preset") || args.has("set") || args.has("bench"))
+            throw UsageError("--from-run excludes --uci, --preset, --set and --bench");
+        const std::string run = args.get_string("from-run");
+        int64_t run_id = 0;
+        const auto [end, ec] = std::from_chars(run.data(), run.data() + run.size(), run_id);
+        if (ec != std::errc() || end != run.data() + run.size() || run_id < 1)
+            throw UsageError("--from-run needs a run id, got '" + run + "'");
+        const auto [preset, overrides] = version_of_run(run_id, client);
+        v.mutable_builtin()->set_preset(preset);
+        v.mutable_builtin()->mutable_overrides()->insert(overrides.begin(), overrides.end());
+        const int64_t hash = args.get_int("hash", 0);
+        if (hash < 0 || hash > 65536) throw UsageError("--hash must be in 0..65536");
+        v.mutable_builtin()->set_hash_mb(uint32_t(hash));
+        v.set_bench(local_bench(preset, overrides));
+        if (!args.has("description"))
+            v.set_description("the values of tuning run " + std::to_string(run_id));
+    } else if (args.has("uci")) {
         if (args.has("preset") || args.has("set") || args.has("hash"))
             throw UsageError("--uci excludes --preset, --set and --hash");
         v.mutable_uci()->set_command(args.get_string("uci"));
@@ -311,9 +340,13 @@ int runs(const Args& args) {
         {"ID", "STATE", "KIND", "TEST", "BASE", "TC", "GAMES", "ELO", "LLR", "RESULT"}};
     for (const v1::RunStatus& r : response.runs()) {
         const bool regression = r.spec().kind() == v1::RUN_KIND_REGRESSION;
+        const bool tune = r.spec().kind() == v1::RUN_KIND_TUNE;
         rows.push_back({std::to_string(r.id()), state_name(r.state()),
-                        regression ? "sprt" : "fixed", r.spec().test_version(),
-                        r.spec().base_version(), time_control_text(r.spec().time_control()),
+                        regression ? "sprt"
+                        : tune     ? "tune"
+                                   : "fixed",
+                        r.spec().test_version(), r.spec().base_version(),
+                        time_control_text(r.spec().time_control()),
                         std::to_string(r.games()) + "/" + std::to_string(r.spec().games()),
                         fixed(r.elo(), 1) + " +-" + fixed((r.elo_high() - r.elo_low()) / 2, 1),
                         regression ? fixed(r.llr(), 2) + " [" + fixed(r.llr_lower(), 2) + "," +
@@ -325,17 +358,24 @@ int runs(const Args& args) {
     return 0;
 }
 
-// Runs `show RUN`.
+// Runs `show RUN`, or follows it with --watch.
 int show(const Args& args) {
     v1::GetRunRequest request;
     request.set_run_id(run_id_argument(args));
     RemoteClient client(args);
+    if (args.has("watch")) {
+        if (args.has("json")) throw UsageError("--watch does not go with --json");
+        watch_run(request.run_id(), client);
+        return 0;
+    }
     v1::RunStatus run;
     client.call(&v1::UserService::Stub::GetRun, request, &run);
-    if (args.has("json"))
+    if (args.has("json")) {
         std::cout << to_json(run) << "\n";
-    else
-        print_run(run);
+        return 0;
+    }
+    print_run(run);
+    print_tune(run, client);
     return 0;
 }
 
@@ -415,11 +455,13 @@ Command versions_command() {
         {"uci", "COMMAND", "add: an external UCI engine instead of the built-in one"},
         {"option", "NAME=V,...", "add: UCI options of the external engine"},
         {"bench", "N", "add: bench signature (built-in: computed here when not given)"},
+        {"from-run", "RUN", "add: the current values of a tuning run on its base version"},
         {"description", "TEXT", "add: free text"},
         {"json", "", "print JSON"},
     });
     return {"versions", "add, list or show engine versions on the coordinator",
-            "add NAME [--preset P] [--set N=V,...] | list | show NAME", flags, versions};
+            "add NAME [--preset P] [--set N=V,...] | add NAME --from-run RUN | list | show NAME",
+            flags, versions};
 }
 
 Command runs_command() {
@@ -433,9 +475,12 @@ Command runs_command() {
 }
 
 Command show_command() {
-    static const std::vector<Flag> flags = with_remote_flags({{"json", "", "print JSON"}});
-    return {"show", "show a run: results, pentanomial counts, Elo, SPRT bounds", "RUN", flags,
-            show};
+    static const std::vector<Flag> flags = with_remote_flags({
+        {"watch", "", "follow the run live until it ends"},
+        {"json", "", "print JSON"},
+    });
+    return {"show", "show a run: results, pentanomial counts, Elo, SPRT bounds, tuned values",
+            "RUN [--watch]", flags, show};
 }
 
 Command stop_command() {

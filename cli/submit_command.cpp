@@ -1,10 +1,12 @@
-// `sparring submit`: starts a regression (SPRT) or fixed-games run on the coordinator, with
-// the shipped opening book, nodes=1000 and a normalized-Elo SPRT [0, 5] unless told otherwise.
+// `sparring submit`: starts a regression (SPRT), fixed-games or SPSA tuning run on the
+// coordinator, with the shipped opening book, nodes=1000 and a normalized-Elo SPRT [0, 5]
+// unless told otherwise.
 #include <iostream>
 #include <random>
 
 #include "cli/client.h"
 #include "cli/commands.h"
+#include "cli/tune.h"
 #include "match/opening_book.h"
 #include "match/stats.h"
 #include "match/time_control.h"
@@ -71,24 +73,34 @@ void read_book(const Args& args, v1::Book* out) {
     out->set_source(path);
 }
 
-// Runs `submit TEST BASE`.
+// Runs `submit TEST BASE` and `submit tune BASE`.
 int submit(const Args& args) {
-    if (args.positional().size() != 2)
+    const bool tune = !args.positional().empty() && args.positional()[0] == "tune";
+    if (tune && args.positional().size() != 2)
+        throw UsageError("give the version to tune: submit tune BASE --params ...");
+    if (!tune && args.positional().size() != 2)
         throw UsageError(
             "give the test version and the base version (see `sparring versions list`)");
-    const std::string kind = args.get_string("kind", "regression");
-    if (kind != "regression" && kind != "fixed")
+    const std::string kind = tune ? "tune" : args.get_string("kind", "regression");
+    if (tune && args.has("kind")) throw UsageError("--kind does not go with submit tune");
+    if (kind != "regression" && kind != "fixed" && kind != "tune")
         throw UsageError("--kind must be regression or fixed, got '" + kind + "'");
+    for (const char* flag : {"params", "c-end", "r-end", "verify", "verify-games"})
+        if (!tune && args.has(flag))
+            throw UsageError("--" + std::string(flag) + " goes with submit tune BASE");
     const bool regression = kind == "regression";
     v1::SubmitRunRequest request;
     v1::RunSpec& spec = *request.mutable_spec();
-    spec.set_kind(regression ? v1::RUN_KIND_REGRESSION : v1::RUN_KIND_FIXED_GAMES);
-    spec.set_test_version(args.positional()[0]);
+    spec.set_kind(tune         ? v1::RUN_KIND_TUNE
+                  : regression ? v1::RUN_KIND_REGRESSION
+                               : v1::RUN_KIND_FIXED_GAMES);
+    spec.set_test_version(args.positional()[tune ? 1 : 0]);
     spec.set_base_version(args.positional()[1]);
     const int64_t games = bounded(args, "games", regression ? 20000 : 1000, 2, 1'000'000'000);
     if (games % 2) throw UsageError("--games must be even: every opening is played twice");
     spec.set_games(uint64_t(games));
-    if (regression) {
+    if (tune) read_tune_spec(args, spec.mutable_tune());
+    if (regression || args.has("verify")) {
         stats::SprtParams sprt;
         sprt.elo0 = args.get_double("elo0", 0);
         sprt.elo1 = args.get_double("elo1", 5);
@@ -107,7 +119,7 @@ int submit(const Args& args) {
                                                            : v1::SPRT_MODEL_NORMALIZED);
     } else if (args.has("elo0") || args.has("elo1") || args.has("alpha") || args.has("beta") ||
                args.has("model")) {
-        throw UsageError("SPRT flags need --kind regression");
+        throw UsageError("SPRT flags need --kind regression, or submit tune with --verify");
     }
     read_time_control(args, spec.mutable_time_control());
     read_book(args, spec.mutable_book());
@@ -121,6 +133,10 @@ int submit(const Args& args) {
     client.call(&v1::UserService::Stub::SubmitRun, request, &run);
     if (args.has("json"))
         std::cout << to_json(run) << "\n";
+    else if (tune)
+        std::cout << "run " << run.id() << " submitted: SPSA tuning of " << spec.base_version()
+                  << ", " << run.tune().params_size() << " parameters, " << spec.games()
+                  << " games ('sparring show " << run.id() << "' follows it)\n";
     else
         std::cout << "run " << run.id() << " submitted: " << spec.test_version() << " vs "
                   << spec.base_version() << ", " << run.book_size() << " openings ('sparring show "
@@ -133,7 +149,13 @@ int submit(const Args& args) {
 Command submit_command() {
     static const std::vector<Flag> flags = with_remote_flags({
         {"kind", "K", "regression (SPRT, default) or fixed (exactly --games games)"},
-        {"games", "N", "fixed: games to play (default 1000); regression: maximum (default 20000)"},
+        {"games", "N",
+         "fixed, tune: games to play (default 1000); regression: maximum (default 20000)"},
+        {"params", "NAMES", "tune: parameters or groups to tune, e.g. Material,BishopPairMg"},
+        {"c-end", "C", "tune: perturbation at the last step (default: (max - min) / 20)"},
+        {"r-end", "R", "tune: learning rate at the last step (default 0.002)"},
+        {"verify", "", "tune: afterwards, an SPRT run of the tuned values against BASE"},
+        {"verify-games", "N", "tune: most games of the verification (default 20000)"},
         {"elo0", "E", "SPRT H0 (default 0)"},
         {"elo1", "E", "SPRT H1 (default 5)"},
         {"alpha", "A", "SPRT false-positive rate (default 0.05)"},
@@ -151,8 +173,10 @@ Command submit_command() {
         {"description", "TEXT", "free text"},
         {"json", "", "print the run as JSON"},
     });
-    return {"submit", "start a regression (SPRT) or fixed-games run on the coordinator",
-            "TEST BASE [--kind regression|fixed] [--games N] [--tc TC] ...", flags, submit};
+    return {"submit", "start a regression (SPRT), fixed-games or SPSA tuning run",
+            "TEST BASE [--kind regression|fixed] [--games N] [--tc TC] ... | "
+            "tune BASE --params NAMES [--verify] ...",
+            flags, submit};
 }
 
 }  // namespace sparring::cli

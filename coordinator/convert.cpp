@@ -140,9 +140,12 @@ absl::StatusOr<RunSpec> run_spec_from_proto(const v1::RunSpec& in) {
         case v1::RUN_KIND_FIXED_GAMES:
             spec.kind = RunKind::FixedGames;
             break;
+        case v1::RUN_KIND_TUNE:
+            spec.kind = RunKind::Tune;
+            break;
         default:
             return absl::InvalidArgumentError(
-                "the run has no kind: regression (SPRT) or fixed games");
+                "the run has no kind: regression (SPRT), fixed games or tune (SPSA)");
     }
     spec.test_version = in.test_version();
     spec.base_version = in.base_version();
@@ -165,14 +168,16 @@ absl::StatusOr<RunSpec> run_spec_from_proto(const v1::RunSpec& in) {
     spec.throughput = int(std::min<uint32_t>(in.throughput(), 1'000'000));
     spec.pairs_per_thread = int(std::min<uint32_t>(in.pairs_per_thread(), 1'000'000));
     spec.description = in.description();
+    spec.tune = tune_spec_from_proto(in.tune());
     return spec;
 }
 
 void run_to_proto(const Run& in, v1::RunStatus* out) {
     out->set_id(in.id);
     v1::RunSpec* spec = out->mutable_spec();
-    spec->set_kind(in.spec.kind == RunKind::Regression ? v1::RUN_KIND_REGRESSION
-                                                       : v1::RUN_KIND_FIXED_GAMES);
+    spec->set_kind(in.spec.kind == RunKind::Regression   ? v1::RUN_KIND_REGRESSION
+                   : in.spec.kind == RunKind::FixedGames ? v1::RUN_KIND_FIXED_GAMES
+                                                         : v1::RUN_KIND_TUNE);
     spec->set_test_version(in.spec.test_version);
     spec->set_base_version(in.spec.base_version);
     time_control_to_proto(in.spec.time_control, spec->mutable_time_control());
@@ -231,6 +236,7 @@ void run_to_proto(const Run& in, v1::RunStatus* out) {
     }
     out->set_created_unix_ms(in.created_ms);
     out->set_finished_unix_ms(in.finished_ms);
+    tune_to_proto(in, out);
 }
 
 std::vector<RunState> run_states_from_proto(const google::protobuf::RepeatedField<int>& states) {
@@ -279,6 +285,7 @@ void lease_to_proto(const LeaseGrant& in, v1::Lease* out) {
     out->set_first_pair(in.batch.first_pair);
     for (const Opening& o : in.openings) opening_to_proto(o, out->add_openings());
     out->set_expires_unix_ms(in.batch.expires_ms);
+    tune_lease_to_proto(in, out);
 }
 
 absl::StatusOr<Report> report_from_proto(const v1::ReportResultsRequest& in) {

@@ -6,6 +6,7 @@
 
 #include "absl/status/statusor.h"
 #include "coordinator/core.h"
+#include "coordinator/spsa_run.h"
 #include "sparring/v1/user.pb.h"
 #include "sparring/v1/worker.pb.h"
 
@@ -26,5 +27,13 @@ void worker_to_proto(const WorkerSummary& in, bool active, v1::WorkerStatus* out
 void lease_to_proto(const LeaseGrant& in, v1::Lease* out);
 absl::StatusOr<Report> report_from_proto(const v1::ReportResultsRequest& in);
 absl::StatusOr<Release> release_from_proto(const v1::ReleaseLeaseRequest& in);
+
+// Tuning runs (convert_tune.cpp).
+TuneSpec tune_spec_from_proto(const v1::TuneSpec& in);
+// Writes a run's tuning status and, for a verification run, the run it verifies.
+void tune_to_proto(const Run& in, v1::RunStatus* out);
+// Writes the perturbations of a tuning lease (nothing for other leases).
+void tune_lease_to_proto(const LeaseGrant& in, v1::Lease* out);
+void tune_history_to_proto(const TuneHistory& in, v1::TuneHistory* out);
 
 }  // namespace sparring::coordinator

@@ -5,6 +5,7 @@
 #include <numeric>
 
 #include "coordinator/auth.h"
+#include "coordinator/spsa_run.h"
 #include "coordinator/validation.h"
 
 namespace sparring::coordinator {
@@ -104,6 +105,12 @@ absl::StatusOr<Run> Core::submit_run(Storage& storage, RunSpec spec) const {
     if (!base)
         return absl::NotFoundError("unknown base version '" + spec.base_version +
                                    "' (add it with `sparring versions add`)");
+    std::optional<TuneState> tune;
+    if (spec.kind == RunKind::Tune) {
+        absl::StatusOr<TuneState> resolved = resolve_tune(spec, *base);
+        if (!resolved.ok()) return resolved.status();
+        tune = std::move(*resolved);
+    }
     Run run;
     run.spec = std::move(spec);
     run.test_id = test->id;
@@ -112,6 +119,11 @@ absl::StatusOr<Run> Core::submit_run(Storage& storage, RunSpec spec) const {
     run.created_ms = now_ms_();
     refresh_statistics(run);
     run.id = storage.insert_run(run);
+    if (tune) {
+        tune->run_id = run.id;
+        storage.insert_tune(*tune);
+        storage.insert_tune_point(run.id, {0, run.created_ms, tune->theta});
+    }
     return get_run(storage, run.id);
 }
 
@@ -124,6 +136,8 @@ absl::StatusOr<Run> Core::get_run(Storage& storage, int64_t run_id) const {
     if (!run)
         return absl::NotFoundError("no run " + std::to_string(run_id) + " (see `sparring runs`)");
     run->bench_mismatches = storage.bench_mismatches_of_run(run_id);
+    if (run->spec.kind == RunKind::Tune) run->tune = storage.find_tune(run_id);
+    run->verifies_run_id = storage.find_tune_of_verification(run_id).value_or(0);
     return *run;
 }
 

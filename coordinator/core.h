@@ -24,7 +24,9 @@ struct LeaseGrant {
     Run run;
     Version test;
     Version base;
-    std::vector<Opening> openings;  // openings[i] is pair batch.first_pair + i
+    std::vector<Opening> openings;        // openings[i] is pair batch.first_pair + i
+    std::vector<std::string> tune_names;  // tuning runs: the parameters
+    std::vector<spsa::Step> tune_steps;   // tuning runs: tune_steps[i] is played by pair i
 };
 
 struct ReportAck {

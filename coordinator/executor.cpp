@@ -1,13 +1,14 @@
 #include "coordinator/executor.h"
 
 #include <exception>
-#include <thread>
 #include <string>
+#include <thread>
 
 namespace sparring::coordinator {
 
-Executor::Executor(std::unique_ptr<Storage> storage, bool write, size_t max_batch)
-    : storage_(std::move(storage)), write_(write), max_batch_(max_batch) {}
+Executor::Executor(std::unique_ptr<Storage> storage, bool write, size_t max_batch,
+                   std::chrono::microseconds gather)
+    : storage_(std::move(storage)), write_(write), max_batch_(max_batch), gather_(gather) {}
 
 void Executor::submit(Job job, Done done) {
     std::unique_lock lock(mutex_);
@@ -15,10 +16,12 @@ void Executor::submit(Job job, Done done) {
     if (leading_) return;  // the leader will run it
     leading_ = true;
     std::deque<Entry> batch;
-    lock.unlock();
-    std::this_thread::sleep_for(std::chrono::microseconds(500));
-    lock.lock();
     while (!queue_.empty()) {
+        if (gather_.count() > 0 && queue_.size() < max_batch_) {
+            lock.unlock();
+            std::this_thread::sleep_for(gather_);
+            lock.lock();
+        }
         while (!queue_.empty() && batch.size() < max_batch_) {
             batch.push_back(std::move(queue_.front()));
             queue_.pop_front();
@@ -34,6 +37,7 @@ void Executor::submit(Job job, Done done) {
 void Executor::run_batch(std::deque<Entry>& batch) {
     std::vector<absl::Status> statuses;
     statuses.reserve(batch.size());
+    const auto start = std::chrono::steady_clock::now();
     try {
         storage_->begin(write_);
     } catch (const std::exception& e) {
@@ -72,6 +76,7 @@ void Executor::run_batch(std::deque<Entry>& batch) {
                 absl::UnavailableError(std::string("storage commit failed, retry: ") + e.what()));
         return;
     }
+    if (observer_) observer_(batch.size(), std::chrono::steady_clock::now() - start);
     for (size_t i = 0; i < batch.size(); ++i) batch[i].done(std::move(statuses[i]));
 }
 

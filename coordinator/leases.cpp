@@ -4,6 +4,7 @@
 #include "coordinator/auth.h"
 #include "coordinator/core.h"
 #include "coordinator/scheduler.h"
+#include "coordinator/spsa_run.h"
 #include "coordinator/validation.h"
 
 namespace sparring::coordinator {
@@ -139,6 +140,7 @@ LeaseGrant Core::grant(Storage& storage, Batch batch, Run run) {
         g.openings.push_back((*book)[pair % book->size()]);
     g.batch = std::move(batch);
     g.run = std::move(run);
+    if (g.run.spec.kind == RunKind::Tune) fill_tune_lease(storage, g);
     return g;
 }
 
@@ -208,6 +210,7 @@ absl::StatusOr<std::optional<LeaseGrant>> Core::request_work(Storage& storage, c
     batch.created_ms = now;
     batch.expires_ms = now + options_.lease_ms;
     batch.id = storage.insert_batch(batch);
+    if (run.spec.kind == RunKind::Tune) snapshot_tune(storage, batch);
     storage.set_worker_lease(worker_id, batch.id, 0);
     run.pairs_leased += batch.pairs;
     run.active_leases += 1;
@@ -302,6 +305,7 @@ absl::StatusOr<ReportAck> Core::report_results(Storage& storage, const Caller& c
     }
     storage.insert_report(record);
     storage.add_worker_games(report.worker_id, 2 * record.counts.pairs);
+    if (run.spec.kind == RunKind::Tune) apply_tune_report(storage, run, *batch, report, now);
 
     batch->pairs_reported += uint32_t(report.pairs.size());
     batch->last_sequence = report.sequence;
@@ -322,9 +326,18 @@ absl::StatusOr<ReportAck> Core::report_results(Storage& storage, const Caller& c
         end_run(
             storage, run, RunState::Finished,
             run.sprt.state == stats::SprtResult::State::AcceptH1 ? "H1 accepted" : "H0 accepted");
-    else if (done >= run.pairs_total())
+    else if (done >= run.pairs_total()) {
         end_run(storage, run, RunState::Finished,
                 run.spec.kind == RunKind::Regression ? "maximum games reached" : "completed");
+        if (run.spec.kind == RunKind::Tune) {
+            // A verification that cannot start (its version name taken meanwhile, say) must
+            // not refuse the report that finished the tuning: the run records why instead.
+            if (absl::Status verify = finish_tune(storage, *this, run); !verify.ok()) {
+                run.result += "; verification not started: " + std::string(verify.message());
+                storage.update_run(run);
+            }
+        }
+    }
     const bool over = batch->state != BatchState::Leased && batch->state != BatchState::Done;
     return ReportAck{false, over, batch->expires_ms};
 }

@@ -8,6 +8,9 @@
 
 #include "absl/synchronization/mutex.h"
 #include "cli/args.h"
+#include "cli/environment.h"
+#include "coordinator/backup.h"
+#include "coordinator/log.h"
 #include "coordinator/server.h"
 #include "coordinator/sqlite_storage.h"
 #include "coordinator/text.h"
@@ -28,6 +31,14 @@ constexpr Flag kServeFlags[] = {
     {"heartbeat-seconds", "N", "heartbeat interval asked of workers (default 10)"},
     {"pairs-per-thread", "N", "default game pairs per worker thread in a lease (default 4)"},
     {"port-file", "FILE", "write the bound port to FILE once serving"},
+    {"metrics-listen", "HOST:PORT", "serve Prometheus metrics at http://HOST:PORT/metrics"},
+    {"health-listen", "HOST:PORT", "also serve gRPC health checking alone, in plaintext"},
+    {"log-level", "LEVEL", "debug, info (default), warn or error"},
+};
+
+constexpr Flag kBackupFlags[] = {
+    {"db", "FILE", "the live database file"},
+    {"to", "FILE", "the backup file (replaced atomically if it exists)"},
 };
 
 constexpr Flag kTokenFlags[] = {
@@ -42,7 +53,9 @@ constexpr std::string_view kUsage =
     "       sparring-coordinator token create --db FILE --role worker|user [--name NAME]\n"
     "       sparring-coordinator token list --db FILE\n"
     "       sparring-coordinator token revoke ID --db FILE\n"
-    "'sparring-coordinator serve --help' and 'sparring-coordinator token --help' list flags.\n";
+    "       sparring-coordinator backup --db FILE --to FILE\n"
+    "'sparring-coordinator COMMAND --help' lists a command's flags; every flag can also be\n"
+    "given as an environment variable: --lease-seconds as SPARRING_LEASE_SECONDS.\n";
 
 // Returns milliseconds since the Unix epoch.
 int64_t now_ms() {
@@ -65,6 +78,11 @@ int serve(const Args& args) {
     options.listen = args.get_string("listen", "127.0.0.1:50051");
     options.tls_cert_file = args.get_string("tls-cert", "");
     options.tls_key_file = args.get_string("tls-key", "");
+    options.metrics_listen = args.get_string("metrics-listen", "");
+    options.health_listen = args.get_string("health-listen", "");
+    const auto level = parse_log_level(args.get_string("log-level", "info"));
+    if (!level) throw UsageError("--log-level must be debug, info, warn or error");
+    set_log_level(*level);
     const int64_t lease_s = args.get_int("lease-seconds", 60);
     const int64_t heartbeat_s = args.get_int("heartbeat-seconds", 10);
     const int64_t pairs = args.get_int("pairs-per-thread", 4);
@@ -86,19 +104,33 @@ int serve(const Args& args) {
 
     Server server(options);
     const int port = server.start();
-    std::cerr << "sparring-coordinator: serving on port " << port << " ("
-              << (options.tls_cert_file.empty() ? "plaintext" : "TLS") << ", database "
-              << options.db_path << ")" << std::endl;
+    log_event(LogLevel::Info, "serving",
+              {{"port", std::to_string(port)},
+               {"tls", options.tls_cert_file.empty() ? "false" : "true"},
+               {"db", options.db_path},
+               {"metrics_port", std::to_string(server.metrics_port())}});
     if (args.has("port-file")) write_port_file(args.get_string("port-file"), port);
 
     std::thread waiter([&server, signals] {
         int signal = 0;
         sigwait(&signals, &signal);
-        std::cerr << "sparring-coordinator: signal " << signal << ", shutting down" << std::endl;
+        log_event(LogLevel::Info, "shutting_down", {{"signal", std::to_string(signal)}});
         server.shutdown();
     });
     server.wait();
     waiter.join();
+    log_event(LogLevel::Info, "stopped");
+    return 0;
+}
+
+// Copies the live database to a backup file with SQLite's online backup.
+int backup(const Args& args) {
+    if (!args.positional().empty())
+        throw UsageError("unexpected argument '" + args.positional()[0] + "'");
+    const std::string to = args.get_string("to");
+    const BackupResult result = backup_database(args.get_string("db"), to);
+    std::cout << "backed up " << result.pages << " pages (" << result.bytes << " bytes) to " << to
+              << "\n";
     return 0;
 }
 
@@ -149,7 +181,7 @@ int token(const Args& args) {
 
 }  // namespace
 
-// Dispatches to serve or token; errors are one line on stderr and a non-zero status.
+// Dispatches to serve, token or backup; errors are one line on stderr and a non-zero status.
 int main(int argc, char** argv) {
     const std::vector<std::string_view> tokens(argv + 1, argv + argc);
     if (tokens.empty() || tokens[0] == "--help" || tokens[0] == "-h" || tokens[0] == "help") {
@@ -158,9 +190,17 @@ int main(int argc, char** argv) {
     }
     const std::string_view command = tokens[0];
     const auto rest = std::span(tokens).subspan(1);
+    std::vector<std::string> expanded;
+    std::vector<std::string_view> views;
+    // Parses the command's flags, completed from the environment.
+    const auto parse = [&](std::span<const Flag> flags) {
+        expanded = sparring::cli::with_environment(rest, flags);
+        views.assign(expanded.begin(), expanded.end());
+        return Args(views, flags);
+    };
     try {
         if (command == "serve") {
-            const Args args(rest, kServeFlags);
+            const Args args = parse(kServeFlags);
             if (args.help()) {
                 std::cout << sparring::cli::format_help("serve", "--db FILE [FLAGS]",
                                                         "Serve the coordinator's gRPC services.",
@@ -170,7 +210,7 @@ int main(int argc, char** argv) {
             return serve(args);
         }
         if (command == "token") {
-            const Args args(rest, kTokenFlags);
+            const Args args = parse(kTokenFlags);
             if (args.help()) {
                 std::cout << sparring::cli::format_help(
                     "token", "create|list|revoke [ID] --db FILE [FLAGS]",
@@ -178,6 +218,17 @@ int main(int argc, char** argv) {
                 return 0;
             }
             return token(args);
+        }
+        if (command == "backup") {
+            const Args args = parse(kBackupFlags);
+            if (args.help()) {
+                std::cout << sparring::cli::format_help(
+                    "backup", "--db FILE --to FILE",
+                    "Copy the database while the coordinator serves (SQLite online backup).",
+                    kBackupFlags);
+                return 0;
+            }
+            return backup(args);
         }
         std::cerr << "sparring-coordinator: unknown command '" << command << "'\n" << kUsage;
         return 2;

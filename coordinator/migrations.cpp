@@ -204,7 +204,68 @@ JOIN workers w ON w.id = ba.worker_id
 WHERE ba.state = 'leased';
 )sql";
 
-constexpr std::array<std::string_view, 1> kMigrations = {kSchema1};
+// Migration 2: SPSA tuning runs: their parameters and current values, the trajectory, the
+// values each leased batch drew its perturbations from, and two views.
+constexpr std::string_view kSchema2 = R"sql(
+CREATE TABLE spsa_runs (
+  run_id         INTEGER PRIMARY KEY REFERENCES runs(id),
+  seed           INTEGER NOT NULL,           -- the perturbation of step k comes from (seed, k)
+  pairs_applied  INTEGER NOT NULL DEFAULT 0, -- game pairs applied to the values
+  verify         INTEGER NOT NULL,           -- 1: a regression run checks the result
+  verify_games   INTEGER NOT NULL,           -- its maximum number of games
+  elo0           REAL,                       -- its SPRT
+  elo1           REAL,
+  alpha          REAL,
+  beta           REAL,
+  model          TEXT,
+  tuned_version  TEXT NOT NULL DEFAULT '',   -- the version made of the result
+  verify_run_id  INTEGER NOT NULL DEFAULT 0  -- the regression run, 0 until started
+);
+CREATE INDEX spsa_runs_by_verify_run ON spsa_runs(verify_run_id) WHERE verify_run_id > 0;
+
+CREATE TABLE spsa_params (
+  run_id  INTEGER NOT NULL REFERENCES runs(id),
+  idx     INTEGER NOT NULL,                  -- order of the parameters in the run
+  name    TEXT NOT NULL,                     -- registry name, e.g. 'KnightValueMg'
+  start   REAL NOT NULL,
+  min     REAL NOT NULL,
+  max     REAL NOT NULL,
+  c_end   REAL NOT NULL,                     -- perturbation size at the last step
+  r_end   REAL NOT NULL,                     -- learning rate at the last step
+  value   REAL NOT NULL,                     -- current value (theta)
+  PRIMARY KEY (run_id, idx)
+) WITHOUT ROWID;
+
+CREATE TABLE spsa_history (
+  run_id       INTEGER NOT NULL REFERENCES runs(id),
+  pairs        INTEGER NOT NULL,             -- pairs applied when recorded (0: the start)
+  idx          INTEGER NOT NULL,             -- spsa_params.idx
+  value        REAL NOT NULL,
+  recorded_ms  INTEGER NOT NULL,
+  PRIMARY KEY (run_id, pairs, idx)
+) WITHOUT ROWID;
+
+CREATE TABLE spsa_batches (
+  batch_id  INTEGER PRIMARY KEY REFERENCES batches(id),
+  theta     TEXT NOT NULL                    -- JSON array: the values its perturbations use
+);
+
+CREATE VIEW spsa_values AS
+SELECT p.run_id AS run, p.idx, p.name AS parameter, p.start, round(p.value, 2) AS value,
+       round(p.value - p.start, 2) AS change, p.min, p.max, round(p.c_end, 3) AS c_end,
+       p.r_end, s.pairs_applied, s.tuned_version, s.verify_run_id
+FROM spsa_params p
+JOIN spsa_runs s ON s.run_id = p.run_id;
+
+CREATE VIEW spsa_trajectory AS
+SELECT h.run_id AS run, h.pairs, 2 * h.pairs AS games, p.name AS parameter,
+       round(h.value, 2) AS value, p.start,
+       datetime(h.recorded_ms / 1000, 'unixepoch') AS recorded
+FROM spsa_history h
+JOIN spsa_params p ON p.run_id = h.run_id AND p.idx = h.idx;
+)sql";
+
+constexpr std::array<std::string_view, 2> kMigrations = {kSchema1, kSchema2};
 
 // Returns the schema version recorded in the file.
 int user_version(Database& db) {

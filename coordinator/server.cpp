@@ -6,10 +6,11 @@
 #include <chrono>
 #include <fstream>
 #include <future>
-#include <iostream>
 #include <sstream>
 #include <stdexcept>
 
+#include "coordinator/log.h"
+#include "coordinator/rpc_observer.h"
 #include "coordinator/sqlite_storage.h"
 
 namespace sparring::coordinator {
@@ -51,10 +52,17 @@ Server::Server(Options options)
     writer_storage->begin(true);
     core_.resume_leases(*writer_storage);
     writer_storage->commit();
-    writer_ = std::make_unique<Executor>(std::move(writer_storage), true, options_.max_batch);
+    writer_ = std::make_unique<Executor>(std::move(writer_storage), true, options_.max_batch,
+                                         options_.gather);
     checkpointer_ = std::make_unique<Database>(options_.db_path);
     reader_ = std::make_unique<Executor>(std::make_unique<SqliteStorage>(options_.db_path), false,
-                                         options_.max_batch);
+                                         options_.max_batch, std::chrono::microseconds(0));
+    for (const bool write : {false, true})
+        (write ? writer_ : reader_)
+            ->observe([this, write](size_t jobs, std::chrono::nanoseconds elapsed) {
+                metrics_.observe_transaction(write, jobs,
+                                             std::chrono::duration<double>(elapsed).count());
+            });
     worker_service_ = std::make_unique<WorkerServiceImpl>(core_, *writer_);
     user_service_ = std::make_unique<UserServiceImpl>(core_, *writer_, *reader_);
 }
@@ -72,10 +80,26 @@ int Server::start() {
     builder.AddListeningPort(options_.listen, credentials(options_), &port);
     builder.RegisterService(worker_service_.get());
     builder.RegisterService(user_service_.get());
+    std::vector<std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>> observers;
+    observers.push_back(std::make_unique<RpcObserverFactory>(metrics_));
+    builder.experimental().SetInterceptorCreators(std::move(observers));
     server_ = builder.BuildAndStart();
     if (!server_ || port == 0)
         throw std::runtime_error("cannot listen on " + options_.listen +
                                  " (address in use or malformed?)");
+    if (!options_.health_listen.empty()) {
+        // The kubelet's gRPC probes speak plaintext only: a server with the health service alone.
+        grpc::ServerBuilder health;
+        int health_port = 0;
+        health.AddListeningPort(options_.health_listen, grpc::InsecureServerCredentials(),
+                                &health_port);
+        health_server_ = health.BuildAndStart();
+        if (!health_server_ || health_port == 0)
+            throw std::runtime_error("cannot listen on " + options_.health_listen);
+    }
+    if (!options_.metrics_listen.empty())
+        metrics_endpoint_ = std::make_unique<MetricsEndpoint>(options_.metrics_listen,
+                                                              [this] { return render_metrics(); });
     maintenance_thread_ = std::thread([this] { maintenance_loop(); });
     return port;
 }
@@ -87,12 +111,30 @@ void Server::shutdown() {
         stopping_ = true;
     }
     stop_.notify_all();
+    if (health_server_) health_server_->Shutdown();
     if (server_) server_->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(5));
 }
 
 void Server::wait() {
     if (server_) server_->Wait();
+    if (health_server_) health_server_->Wait();
     if (maintenance_thread_.joinable()) maintenance_thread_.join();
+    metrics_endpoint_.reset();
+}
+
+std::string Server::render_metrics() {
+    MetricsSnapshot snapshot;
+    std::promise<absl::Status> done;
+    reader_->submit(
+        [this, &snapshot](Storage& storage) {
+            snapshot.workers_connected = int64_t(core_.list_workers(storage, false).size());
+            snapshot.active_runs = core_.list_runs(storage, {RunState::Active}, 0);
+            return absl::OkStatus();
+        },
+        [&done](absl::Status status) { done.set_value(std::move(status)); });
+    const absl::Status status = done.get_future().get();
+    if (!status.ok()) throw std::runtime_error(std::string(status.message()));
+    return metrics_.render(snapshot);
 }
 
 void Server::maintenance_loop() {
@@ -103,12 +145,12 @@ void Server::maintenance_loop() {
         try {
             checkpointer_->checkpoint();
         } catch (const StorageError& e) {
-            std::cerr << "sparring-coordinator: " << e.what() << std::endl;
+            log_event(LogLevel::Error, "checkpoint_failed", {{"error", e.what()}});
         }
         std::promise<void> done;
         writer_->submit(
             [this](Storage& storage) {
-                core_.expire_leases(storage);
+                run_events_.poll(core_, storage, core_.expire_leases(storage));
                 return absl::OkStatus();
             },
             [&done](const absl::Status&) { done.set_value(); });

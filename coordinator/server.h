@@ -12,6 +12,9 @@
 
 #include "coordinator/core.h"
 #include "coordinator/executor.h"
+#include "coordinator/metrics.h"
+#include "coordinator/metrics_http.h"
+#include "coordinator/run_events.h"
 #include "coordinator/services.h"
 #include "coordinator/sqlite.h"
 
@@ -24,9 +27,12 @@ class Server {
         std::string listen = "127.0.0.1:50051";  // port 0 picks a free port
         std::string tls_cert_file;               // with tls_key_file: serve TLS
         std::string tls_key_file;
+        std::string metrics_listen;  // HOST:PORT of the Prometheus endpoint; empty: none
+        std::string health_listen;   // HOST:PORT of a plaintext health-only gRPC port; empty: none
         Core::Options core;
-        int maintenance_interval_ms = 1000;  // lease expiry and WAL checkpoint period
-        size_t max_batch = 512;              // jobs per group commit, at most
+        int maintenance_interval_ms = 1000;      // lease expiry and WAL checkpoint period
+        size_t max_batch = 512;                  // jobs per group commit, at most
+        std::chrono::microseconds gather{1000};  // writer: wait for jobs to share a commit
     };
 
     // Opens the database (applying migrations) and renews outstanding leases; throws
@@ -36,6 +42,8 @@ class Server {
 
     // Starts serving; returns the port bound. Throws std::runtime_error if it cannot listen.
     int start();
+    // Returns the port of the metrics endpoint, 0 when there is none.
+    int metrics_port() const { return metrics_endpoint_ ? metrics_endpoint_->port() : 0; }
     // Stops accepting calls, finishes those in flight and stops the maintenance timer.
     void shutdown();
     // Blocks until shutdown() has completed.
@@ -44,15 +52,21 @@ class Server {
   private:
     // Expires leases and checkpoints the WAL every maintenance_interval_ms until shutdown.
     void maintenance_loop();
+    // Returns the metrics, with the database's gauges read in a read transaction.
+    std::string render_metrics();
 
     Options options_;
     Core core_;
+    Metrics metrics_;
+    RunEvents run_events_;  // used by the maintenance thread only
     std::unique_ptr<Database> checkpointer_;  // a connection of its own for checkpoints
     std::unique_ptr<Executor> writer_;
     std::unique_ptr<Executor> reader_;
     std::unique_ptr<WorkerServiceImpl> worker_service_;
     std::unique_ptr<UserServiceImpl> user_service_;
     std::unique_ptr<grpc::Server> server_;
+    std::unique_ptr<grpc::Server> health_server_;
+    std::unique_ptr<MetricsEndpoint> metrics_endpoint_;
     std::mutex mutex_;
     std::condition_variable stop_;
     bool stopping_ = false;

@@ -71,6 +71,9 @@ class UserServiceImpl final : public v1::UserService::CallbackService {
     grpc::ServerUnaryReactor* ExportGames(grpc::CallbackServerContext* context,
                                           const v1::ExportGamesRequest* request,
                                           v1::ExportGamesResponse* response) override;
+    grpc::ServerUnaryReactor* GetTuneHistory(grpc::CallbackServerContext* context,
+                                             const v1::GetTuneHistoryRequest* request,
+                                             v1::TuneHistory* response) override;
 
   private:
     Core& core_;

@@ -87,10 +87,9 @@ Database::Database(const std::string& path) {
         throw StorageError("cannot open database " + path + ": " + message);
     }
     sqlite3_busy_timeout(db_, 5000);
-    // Checkpoints are left to a background connection (checkpoint()), off the writer's path.
     exec(
         "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON; "
-        "PRAGMA cache_size = -65536; PRAGMA wal_autocheckpoint = 0;");
+        "PRAGMA cache_size = -65536;");
 }
 
 Database::~Database() {

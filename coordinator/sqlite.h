@@ -90,7 +90,8 @@ class Database {
     int changes() const;
     // Rewinds every cached statement, so none holds a read snapshot past its transaction.
     void reset_statements();
-    // Copies committed WAL pages into the database file without blocking the writer.
+    // Copies committed WAL pages into the database file without blocking the writer, so the
+    // writer's own automatic checkpoint finds little left to copy before the WAL restarts.
     void checkpoint();
 
   private:

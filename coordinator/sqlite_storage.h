@@ -64,6 +64,15 @@ class SqliteStorage final : public Storage {
     std::vector<BenchMismatch> bench_mismatches_of_run(int64_t run_id) override;
     std::vector<int64_t> refused_versions(int64_t worker_id) override;
 
+    void insert_tune(const TuneState& state) override;
+    std::optional<TuneState> find_tune(int64_t run_id) override;
+    void update_tune(const TuneState& state) override;
+    void insert_tune_point(int64_t run_id, const TunePoint& point) override;
+    std::vector<TunePoint> list_tune_points(int64_t run_id) override;
+    void insert_batch_theta(int64_t batch_id, const std::vector<double>& theta) override;
+    std::optional<std::vector<double>> find_batch_theta(int64_t batch_id) override;
+    std::optional<int64_t> find_tune_of_verification(int64_t run_id) override;
+
   private:
     // Reads a version from the current row of a statement selecting the version columns.
     Version read_version(const Statement& s);

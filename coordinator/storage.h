@@ -82,6 +82,21 @@ class Storage {
     virtual std::vector<BenchMismatch> bench_mismatches_of_run(int64_t run_id) = 0;
     // Returns the versions a worker refused because of their bench signature.
     virtual std::vector<int64_t> refused_versions(int64_t worker_id) = 0;
+
+    // Records a tuning run's parameters, values and verification settings.
+    virtual void insert_tune(const TuneState& state) = 0;
+    // Returns a tuning run's state; nullopt for a run that tunes nothing.
+    virtual std::optional<TuneState> find_tune(int64_t run_id) = 0;
+    // Writes a tuning run's values, pairs applied, tuned version and verification run.
+    virtual void update_tune(const TuneState& state) = 0;
+    virtual void insert_tune_point(int64_t run_id, const TunePoint& point) = 0;
+    // Returns a tuning run's recorded points, in order of pairs.
+    virtual std::vector<TunePoint> list_tune_points(int64_t run_id) = 0;
+    // Records the values a tuning batch draws its perturbations from.
+    virtual void insert_batch_theta(int64_t batch_id, const std::vector<double>& theta) = 0;
+    virtual std::optional<std::vector<double>> find_batch_theta(int64_t batch_id) = 0;
+    // Returns the tuning run a regression run verifies, if any.
+    virtual std::optional<int64_t> find_tune_of_verification(int64_t run_id) = 0;
 };
 
 }  // namespace sparring::coordinator

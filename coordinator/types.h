@@ -4,9 +4,11 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "match/spsa.h"
 #include "match/stats.h"
 
 namespace sparring::coordinator {
@@ -69,7 +71,46 @@ struct Book {
     std::string source;
 };
 
-enum class RunKind { Regression, FixedGames };
+enum class RunKind { Regression, FixedGames, Tune };
+
+// A parameter of a tuning run as submitted: what is left out defaults from the registry's
+// bounds and the base version's value.
+struct TuneParamRequest {
+    std::string name;
+    std::optional<double> start;
+    std::optional<double> min;
+    std::optional<double> max;
+    std::optional<double> c_end;
+    std::optional<double> r_end;
+};
+
+// What a tuning run tunes and whether a regression run (with RunSpec::sprt) verifies it.
+struct TuneSpec {
+    std::vector<TuneParamRequest> params;
+    bool verify = false;
+    uint64_t verify_games = 0;  // most games of the verification run
+};
+
+// A tuning run's parameters, current values (theta) and verification.
+struct TuneState {
+    int64_t run_id = 0;
+    std::vector<spsa::Param> params;
+    std::vector<double> theta;
+    uint64_t seed = 0;  // the perturbation of step k comes from (seed, k)
+    int64_t pairs_applied = 0;
+    bool verify = false;
+    uint64_t verify_games = 0;
+    stats::SprtParams sprt;     // of the verification run
+    std::string tuned_version;  // made when the run finishes, with verify
+    int64_t verify_run_id = 0;
+};
+
+// A tuning run's values after a number of applied game pairs.
+struct TunePoint {
+    int64_t pairs = 0;
+    int64_t recorded_ms = 0;
+    std::vector<double> values;
+};
 enum class RunState { Active, Finished, Stopped };
 
 struct RunSpec {
@@ -84,6 +125,7 @@ struct RunSpec {
     int throughput = 100;
     int pairs_per_thread = 0;
     std::string description;
+    TuneSpec tune;  // tuning runs
 };
 
 // Result counts of a run, a report or a worker, from the test version's point of view.
@@ -127,6 +169,8 @@ struct Run {
     int64_t created_ms = 0;
     int64_t finished_ms = 0;
     std::vector<BenchMismatch> bench_mismatches;  // filled when a single run is read
+    std::optional<TuneState> tune;                // tuning runs, when a single run is read
+    int64_t verifies_run_id = 0;  // the tuning run a regression run verifies, likewise
 
     // Returns the number of game pairs the run plays at most.
     uint64_t pairs_total() const { return spec.games / 2; }

@@ -156,4 +156,16 @@ grpc::ServerUnaryReactor* UserServiceImpl::ExportGames(grpc::CallbackServerConte
                   });
 }
 
+grpc::ServerUnaryReactor* UserServiceImpl::GetTuneHistory(grpc::CallbackServerContext* context,
+                                                          const v1::GetTuneHistoryRequest* request,
+                                                          v1::TuneHistory* response) {
+    return run_as(context, core_, reader_, std::nullopt,
+                  [run_id = request->run_id(), response](Storage& storage) {
+                      absl::StatusOr<TuneHistory> history = tune_history(storage, run_id);
+                      if (!history.ok()) return history.status();
+                      tune_history_to_proto(*history, response);
+                      return absl::OkStatus();
+                  });
+}
+
 }  // namespace sparring::coordinator

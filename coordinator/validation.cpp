@@ -111,6 +111,8 @@ absl::Status check_run_spec(RunSpec& spec) {
     if (spec.pairs_per_thread < 0 || spec.pairs_per_thread > 256)
         return invalid("pairs per thread must be in 0..256");
     if (spec.description.size() > 4096) return invalid("run description is over 4096 bytes");
+    if (spec.kind != RunKind::Tune && (!spec.tune.params.empty() || spec.tune.verify))
+        return invalid("only tuning runs take parameters to tune and a verification");
     if (spec.kind == RunKind::Regression) {
         if (std::string error = stats::validate(spec.sprt); !error.empty())
             return invalid("SPRT: " + error);

@@ -13,7 +13,7 @@ jobs=${SPARRING_JOBS:-2}
 packages=(cmake g++ make pkg-config
           libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler libabsl-dev
           libsqlite3-dev sqlite3 zlib1g-dev libssl-dev openssl libgtest-dev libgmock-dev libbenchmark-dev
-          python3 python3-yaml docker-compose stockfish)
+          python3 python3-yaml docker-compose prometheus stockfish)
 
 # Installs the Debian packages that are not installed yet; apt-get runs only when needed.
 install_missing() {

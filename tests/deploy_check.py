@@ -64,17 +64,33 @@ def check_flags(argv, flags, where):
 
 
 def check_command(argv, binaries, where):
-    """Checks a container command: a known binary, and flags that binary accepts."""
+    """Checks a command line: a known binary (and subcommand), and flags it accepts."""
     require(argv, f"{where}: no command")
     program = os.path.basename(argv[0])
-    require(program in binaries, f"{where}: '{program}' is not one of the image's binaries")
-    flags = binaries[program]
     rest = argv[1:]
     if program == "sparring-coordinator":
-        require(rest and rest[0] == "serve", f"{where}: the coordinator must run 'serve'")
-        rest = rest[1:]
-    check_flags(rest, flags, where)
+        require(rest and rest[0] in ("serve", "backup"),
+                f"{where}: the coordinator must run 'serve' or 'backup'")
+        program, rest = f"{program} {rest[0]}", rest[1:]
+    require(program in binaries, f"{where}: '{program}' is not one of the image's binaries")
+    check_flags(rest, binaries[program], where)
     return program
+
+
+def check_environment(names, program, binaries, where):
+    """Requires every SPARRING_ variable to be the environment form of one of the flags."""
+    for name in names:
+        if name.startswith("SPARRING_"):
+            flag = name[len("SPARRING_"):].lower().replace("_", "-")
+            require(flag in binaries[program], f"{where}: {name} is no flag of {program}")
+
+
+def setting(argv, env, flag):
+    """Returns a flag's setting: its command-line value, else its environment entry."""
+    value = flag_value(argv, "--" + flag)
+    if value is not None:
+        return value
+    return env.get("SPARRING_" + flag.upper().replace("-", "_"))
 
 
 def flag_value(argv, flag):
@@ -119,6 +135,7 @@ def pod_checks(name, template, selector, uid, binaries, volumes_needed=True):
     argv = [str(a) for a in c.get("command", []) + c.get("args", [])]
     program = check_command(argv, binaries, name)
     env = {e["name"]: e for e in c.get("env", [])}
+    check_environment(env, program, binaries, name)
     for ref in re.findall(r"\$\(([A-Za-z_][A-Za-z0-9_]*)\)", " ".join(argv)):
         require(ref in env, f"{name}: args use $({ref}) but the container has no such env")
     container_security = c.get("securityContext", {})
@@ -157,7 +174,8 @@ def check_kubernetes_objects(objects, variant, uid, binaries):
             f"{variant}: the StatefulSet's serviceName is not the Service")
     program, argv, _, c, mounts, declared = pod_checks(
         "coordinator", sts["spec"]["template"], sts["spec"]["selector"], uid, binaries)
-    require(program == "sparring-coordinator", f"{variant}: the StatefulSet must run the coordinator")
+    require(program == "sparring-coordinator serve",
+            f"{variant}: the StatefulSet must run the coordinator")
     claims = {t["metadata"]["name"] for t in sts["spec"].get("volumeClaimTemplates", [])}
     require(claims, f"{variant}: the coordinator has no PersistentVolumeClaim template")
     db = flag_value(argv, "--db")
@@ -196,17 +214,17 @@ def check_kubernetes_objects(objects, variant, uid, binaries):
     program, argv, env, c, mounts, declared = pod_checks(
         "worker", deployment["spec"]["template"], deployment["spec"]["selector"], uid, binaries)
     require(program == "sparring-worker", f"{variant}: the Deployment must run the worker")
-    address = env.get("SPARRING_COORDINATOR", {}).get("value") or flag_value(argv, "--coordinator")
+    address = setting(argv, {k: v.get("value") for k, v in env.items()}, "coordinator")
     require(address == f"{service['metadata']['name']}:{service['spec']['ports'][0]['port']}",
             f"{variant}: workers do not address the coordinator's Service ({address})")
     token = env.get("SPARRING_TOKEN", {}).get("valueFrom", {}).get("secretKeyRef")
     require(token, f"{variant}: the worker token must come from a Secret")
     concurrency = flag_value(argv, "--concurrency")
     requests = c["resources"]["requests"]
-    if concurrency == "$(SPARRING_CONCURRENCY)":
-        ref = env["SPARRING_CONCURRENCY"]["valueFrom"]["resourceFieldRef"]
-        require(ref["resource"] == "requests.cpu",
-                f"{variant}: --concurrency must follow the CPU request")
+    if concurrency is None:
+        ref = env.get("SPARRING_CONCURRENCY", {}).get("valueFrom", {}).get("resourceFieldRef", {})
+        require(ref.get("resource") == "requests.cpu" and str(ref.get("divisor")) == "1",
+                f"{variant}: the worker's concurrency must follow its whole-CPU request")
     else:
         require(concurrency and float(concurrency) == quantity(requests["cpu"]),
                 f"{variant}: --concurrency {concurrency} does not match cpu request")
@@ -215,7 +233,7 @@ def check_kubernetes_objects(objects, variant, uid, binaries):
     require(deployment["spec"]["template"]["spec"].get("terminationGracePeriodSeconds", 30) >= 60,
             f"{variant}: workers need time to hand back their batch on SIGTERM")
     if tls:
-        ca = flag_value(argv, "--tls-ca")
+        ca = setting(argv, {k: v.get("value") for k, v in env.items()}, "tls-ca")
         require(ca, f"{variant}: with TLS the workers need --tls-ca")
         require(any(ca.startswith(path.rstrip("/") + "/") for path in mounts.values()),
                 f"{variant}: --tls-ca {ca} is not on a mounted volume")
@@ -271,6 +289,7 @@ def check_compose(args, binaries):
             f"compose: --db {db} is not on a named volume")
     port = flag_value(argv, "--listen").rsplit(":", 1)[1]
     check_command([str(a) for a in worker["command"]], binaries, "compose worker")
+    check_environment(worker["environment"], "sparring-worker", binaries, "compose worker")
     require(worker["environment"]["SPARRING_COORDINATOR"] == f"coordinator:{port}",
             "compose: workers do not address the coordinator service")
     require("SPARRING_TOKEN" in worker["environment"], "compose: workers get no token")
@@ -300,10 +319,11 @@ def check_systemd(args, binaries):
                 continue
             with open(os.path.join(units, unit)) as f:
                 text = f.read()
+            variables = re.findall(r"^Environment=(SPARRING_[A-Z_]+)=", text, re.M)
             for line in text.splitlines():
                 if line.startswith("ExecStart="):
-                    argv = line.split("=", 1)[1].split()
-                    check_command(argv, binaries, unit)
+                    program = check_command(line.split("=", 1)[1].split(), binaries, unit)
+                    check_environment(variables, program, binaries, unit)
             text = text.replace("/usr/local/bin/sparring-coordinator", args.coordinator)
             text = text.replace("/usr/local/bin/sparring-worker", args.worker)
             name = unit.replace("@.", "@check.")
@@ -312,6 +332,7 @@ def check_systemd(args, binaries):
             names.append(name)
         require(any(n.startswith("sparring-coordinator") for n in names), "no coordinator unit")
         require(any(n.startswith("sparring-worker@") for n in names), "no worker template unit")
+        require("sparring-backup.timer" in names, "no backup timer")
         done = subprocess.run([analyze, "verify", "--man=no", *names], cwd=work,
                               capture_output=True, text=True)
         # verify reports bad keys and values as warnings with a zero exit: any output fails.
@@ -330,7 +351,8 @@ def main():
     args = parser.parse_args()
     args.coordinator, args.worker = os.path.abspath(args.coordinator), os.path.abspath(args.worker)
     binaries = {
-        "sparring-coordinator": known_flags(args.coordinator, "serve"),
+        "sparring-coordinator serve": known_flags(args.coordinator, "serve"),
+        "sparring-coordinator backup": known_flags(args.coordinator, "backup"),
         "sparring-worker": known_flags(args.worker),
     }
     try:

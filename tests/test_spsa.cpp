@@ -82,6 +82,25 @@ TEST(Spsa, StepsAreDeterministicFromSeedAndIndex) {
     EXPECT_EQ(a.k, 7);
 }
 
+// The coordinator applies a pair's result with the signs and gains recomputed from (seed, k)
+// when the report arrives, while the run's values have moved since the pair was leased: so
+// signs and gains must not depend on theta, only the perturbed values do.
+TEST(Spsa, SignsAndGainsDependOnSeedAndStepAlone) {
+    const std::vector<Param> params(16, make_param("P", 500, 0, 1000));
+    const Schedule s = make_schedule(300);
+    const std::vector<double> low(16, 120.25), high(16, 870.75);
+    for (int64_t k = 1; k <= 300; k += 37) {
+        const Step a = make_step(params, low, s, k, 77);
+        const Step b = make_step(params, high, s, k, 77);
+        EXPECT_EQ(a.signs, b.signs);
+        for (size_t i = 0; i < a.gains.size(); ++i) {
+            EXPECT_EQ(a.gains[i].c_k, b.gains[i].c_k);
+            EXPECT_EQ(a.gains[i].r_k, b.gains[i].r_k);
+        }
+        EXPECT_NE(a.plus, b.plus);
+    }
+}
+
 // Signs are +-1 with about equal frequency, and each perturbed value is theta +- c_k delta
 // rounded down or up.
 TEST(Spsa, PerturbationIsSymmetricAndRounded) {

@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "cli/args.h"
+#include "cli/environment.h"
 #include "worker/capabilities.h"
 #include "worker/worker.h"
 
@@ -26,18 +27,18 @@ constexpr Flag kFlags[] = {
     {"report-seconds", "N", "report finished pairs at least this often (default 2)"},
 };
 
-// Returns a flag's value, else the environment variable's, else throws a usage error.
-std::string flag_or_env(const Args& args, std::string_view flag, const char* env) {
+// Returns a required flag's value (given on the command line or in the environment).
+std::string required(const Args& args, std::string_view flag) {
     if (args.has(flag)) return args.get_string(flag);
-    if (const char* value = std::getenv(env); value && *value) return value;
-    throw UsageError("--" + std::string(flag) + " is required (or set " + env + ")");
+    throw UsageError("--" + std::string(flag) + " is required (or set " +
+                     sparring::cli::environment_name(flag) + ")");
 }
 
 // Builds the worker's options from the flags.
 sparring::worker::Worker::Options options_of(const Args& args) {
     sparring::worker::Worker::Options o;
-    o.endpoint.address = flag_or_env(args, "coordinator", "SPARRING_COORDINATOR");
-    o.endpoint.token = flag_or_env(args, "token", "SPARRING_TOKEN");
+    o.endpoint.address = required(args, "coordinator");
+    o.endpoint.token = required(args, "token");
     o.endpoint.tls_ca_file = args.get_string("tls-ca", "");
     o.concurrency = int(args.get_int("concurrency", 1));
     if (o.concurrency < 1 || o.concurrency > 1024)
@@ -64,7 +65,9 @@ sparring::worker::Worker::Options options_of(const Args& args) {
 int main(int argc, char** argv) {
     const std::vector<std::string_view> tokens(argv + 1, argv + argc);
     try {
-        const Args args(tokens, kFlags);
+        const std::vector<std::string> expanded = sparring::cli::with_environment(tokens, kFlags);
+        const std::vector<std::string_view> views(expanded.begin(), expanded.end());
+        const Args args(views, kFlags);
         if (args.help()) {
             std::cout << sparring::cli::format_help(
                 "sparring-worker", "--coordinator HOST:PORT --token TOKEN [FLAGS]",

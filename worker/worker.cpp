@@ -6,6 +6,7 @@
 
 #include "worker/match_setup.h"
 #include "worker/signature.h"
+#include "worker/tune_play.h"
 
 namespace sparring::worker {
 
@@ -197,8 +198,16 @@ void Worker::serve_lease(const v1::Lease& lease) {
         release(lease.lease_id(), v1::RELEASE_REASON_ENGINE_FAILURE, 0, 0, error);
         return;
     }
-    const match::MatchRunner runner(*config);
     const std::vector<match::PairJob> jobs = pair_jobs(lease);
+    std::optional<std::vector<match::MatchConfig>> tune_pairs;
+    if (lease.has_tune()) {
+        tune_pairs = tune_configs(lease, *config, &error);
+        if (!tune_pairs) {
+            release(lease.lease_id(), v1::RELEASE_REASON_ENGINE_FAILURE, 0, 0, error);
+            return;
+        }
+    }
+    const match::MatchRunner runner(*config);
 
     lease_stop_ = false;
     current_lease_ = lease.lease_id();
@@ -206,14 +215,15 @@ void Worker::serve_lease(const v1::Lease& lease) {
     bool play_done = false;                   // under mutex_
     std::string play_error;
     std::thread player([&] {
+        const auto keep = [&](const match::PairResult& pair) {
+            std::lock_guard lock(mutex_);
+            finished.push_back(pair);
+        };
         try {
-            runner.play(jobs,
-                        {nullptr,
-                         [&](const match::PairResult& pair) {
-                             std::lock_guard lock(mutex_);
-                             finished.push_back(pair);
-                         }},
-                        lease_stop_);
+            if (tune_pairs)
+                play_tune_pairs(*tune_pairs, jobs, options_.concurrency, keep, lease_stop_);
+            else
+                runner.play(jobs, {nullptr, keep}, lease_stop_);
         } catch (const std::exception& e) {
             play_error = e.what();
         }

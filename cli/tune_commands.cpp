@@ -1,0 +1,274 @@
+// `sparring tune-history` and the tuning parts of `submit`, `show` and `versions add`.
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include <charconv>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include "cli/commands.h"
+#include "cli/tune.h"
+#include "engine/params.h"
+
+namespace sparring::cli {
+
+namespace {
+
+// Returns a number with a fixed count of decimals.
+std::string decimals(double value, int count) {
+    char text[64];
+    std::snprintf(text, sizeof text, "%.*f", count, value);
+    return text;
+}
+
+// Returns a parameter name without "Value", for short progress lines: "KnightMg".
+std::string short_name(std::string name) {
+    if (const size_t at = name.find("Value"); at != std::string::npos) name.erase(at, 5);
+    return name;
+}
+
+// Returns the terminal's width, or 0 when standard error is not a terminal.
+int terminal_width() {
+    winsize size{};
+    if (!isatty(STDERR_FILENO) || ioctl(STDERR_FILENO, TIOCGWINSZ, &size) != 0) return 0;
+    return size.ws_col > 0 ? size.ws_col : 80;
+}
+
+// Returns the current values of a tuning run in one line, "Mg/Eg" pairs joined:
+// "Knight 301/297 Bishop 352/340".
+std::string values_line(const v1::TuneStatus& tune) {
+    std::map<std::string, size_t> index;
+    for (int i = 0; i < tune.params_size(); ++i) index[tune.params(i).name()] = size_t(i);
+    std::string line;
+    std::set<std::string> done;
+    for (int i = 0; i < tune.params_size(); ++i) {
+        const std::string& name = tune.params(i).name();
+        if (done.count(name)) continue;
+        const std::string value = std::to_string(std::lround(tune.values(i)));
+        const std::string stem = name.size() > 2 ? name.substr(0, name.size() - 2) : name;
+        const auto eg = index.find(stem + "Eg");
+        if (name.ends_with("Mg") && eg != index.end()) {
+            line += " " + short_name(stem) + " " + value + "/" +
+                    std::to_string(std::lround(tune.values(int(eg->second))));
+            done.insert(stem + "Eg");
+        } else {
+            line += " " + short_name(name) + " " + value;
+        }
+    }
+    return line;
+}
+
+// Returns a run's progress in one line.
+std::string progress_line(const v1::RunStatus& run) {
+    if (run.has_tune())
+        return "run " + std::to_string(run.id()) + " tuning: pairs " +
+               std::to_string(run.tune().pairs_applied()) + "/" +
+               std::to_string(run.spec().games() / 2) + " |" + values_line(run.tune());
+    std::string line = "run " + std::to_string(run.id()) + " " + run.spec().test_version() +
+                       " vs " + run.spec().base_version() + ": games " +
+                       std::to_string(run.games()) + "/" + std::to_string(run.spec().games()) +
+                       "  Elo " + decimals(run.elo(), 1) + " +-" +
+                       decimals((run.elo_high() - run.elo_low()) / 2, 1);
+    if (run.spec().kind() == v1::RUN_KIND_REGRESSION)
+        line += "  LLR " + decimals(run.llr(), 2) + " (" + decimals(run.llr_lower(), 2) + ", " +
+                decimals(run.llr_upper(), 2) + ")";
+    return line;
+}
+
+// Returns the run of a tuning status, failing with a clear message for other runs.
+v1::RunStatus tuning_run(int64_t run_id, RemoteClient& client) {
+    v1::GetRunRequest request;
+    request.set_run_id(run_id);
+    v1::RunStatus run;
+    client.call(&v1::UserService::Stub::GetRun, request, &run);
+    if (!run.has_tune())
+        throw std::runtime_error("run " + std::to_string(run_id) + " is not a tuning run");
+    return run;
+}
+
+// Returns a run id from a text argument; throws UsageError when it is not one.
+int64_t parse_run_id(const std::string& text) {
+    int64_t id = 0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), id);
+    if (ec != std::errc() || end != text.data() + text.size() || id < 1)
+        throw UsageError("run id must be a positive number, got '" + text + "'");
+    return id;
+}
+
+// Runs `tune-history RUN [--csv]`.
+int tune_history(const Args& args) {
+    if (args.positional().size() != 1) throw UsageError("give one tuning run id");
+    v1::GetTuneHistoryRequest request;
+    request.set_run_id(parse_run_id(args.positional()[0]));
+    RemoteClient client(args);
+    v1::TuneHistory history;
+    client.call(&v1::UserService::Stub::GetTuneHistory, request, &history);
+    if (args.has("json")) {
+        std::cout << to_json(history) << "\n";
+        return 0;
+    }
+    const bool csv = args.has("csv");
+    const std::string separator = csv ? "," : " ";
+    std::ostringstream out;
+    std::vector<size_t> widths = {7, 7};
+    out << (csv ? "pairs,games,unix_ms" : "  PAIRS   GAMES");
+    for (const std::string& name : history.names()) {
+        widths.push_back(std::max<size_t>(name.size(), 7));
+        out << separator << (csv ? name : std::string(widths.back() - name.size(), ' ') + name);
+    }
+    out << "\n";
+    for (const v1::TunePoint& point : history.points()) {
+        if (csv) {
+            out << point.pairs() << "," << 2 * point.pairs() << "," << point.unix_ms();
+            for (double value : point.values()) out << "," << decimals(value, 3);
+        } else {
+            const std::string pairs = std::to_string(point.pairs());
+            const std::string games = std::to_string(2 * point.pairs());
+            out << std::string(widths[0] - std::min(widths[0], pairs.size()), ' ') << pairs << " "
+                << std::string(widths[1] - std::min(widths[1], games.size()), ' ') << games;
+            for (int i = 0; i < point.values_size(); ++i) {
+                const std::string value = decimals(point.values(i), 1);
+                const size_t width = widths[size_t(i) + 2];
+                out << " " << std::string(width - std::min(width, value.size()), ' ') << value;
+            }
+        }
+        out << "\n";
+    }
+    std::cout << out.str();
+    return 0;
+}
+
+}  // namespace
+
+void read_tune_spec(const Args& args, v1::TuneSpec* out) {
+    if (!args.has("params"))
+        throw UsageError("--params is required: parameter names or groups (e.g. Material)");
+    std::set<std::string> groups;
+    for (const ParamSpec& p : param_registry()) groups.insert(std::string(p.group));
+    std::istringstream items(args.get_string("params"));
+    for (std::string item; std::getline(items, item, ',');) {
+        if (groups.count(item)) {
+            for (const ParamSpec& p : param_registry())
+                if (p.group == item) out->add_params()->set_name(std::string(p.name));
+        } else if (param_index(item)) {
+            out->add_params()->set_name(item);
+        } else {
+            throw UsageError("--params: '" + item + "' is neither a parameter nor a group");
+        }
+    }
+    for (v1::TuneParam& p : *out->mutable_params()) {
+        if (args.has("c-end")) p.set_c_end(args.get_double("c-end"));
+        if (args.has("r-end")) p.set_r_end(args.get_double("r-end"));
+    }
+    out->set_verify(args.has("verify"));
+    if (args.has("verify-games") && !args.has("verify"))
+        throw UsageError("--verify-games needs --verify");
+    if (args.has("verify")) {
+        const int64_t games = args.get_int("verify-games", 20000);
+        if (games < 2 || games % 2 || games > 1'000'000'000)
+            throw UsageError("--verify-games must be a positive even number");
+        out->set_verify_games(uint64_t(games));
+    }
+}
+
+void print_tune(const v1::RunStatus& run, RemoteClient& client) {
+    if (run.verifies_run_id())
+        std::cout << "verifies:     tuning run " << run.verifies_run_id() << "\n";
+    if (!run.has_tune()) return;
+    const v1::TuneStatus& tune = run.tune();
+    std::cout << "pairs applied: " << tune.pairs_applied() << " of " << run.spec().games() / 2
+              << "\n\n";
+    std::vector<std::vector<std::string>> rows = {
+        {"PARAMETER", "START", "VALUE", "CHANGE", "MIN", "MAX", "C_END", "R_END"}};
+    for (int i = 0; i < tune.params_size(); ++i) {
+        const v1::TuneParam& p = tune.params(i);
+        const double change = tune.values(i) - p.start();
+        rows.push_back({p.name(), decimals(p.start(), 0), decimals(tune.values(i), 1),
+                        (change >= 0 ? "+" : "") + decimals(change, 1), decimals(p.min(), 0),
+                        decimals(p.max(), 0), decimals(p.c_end(), 2), decimals(p.r_end(), 4)});
+    }
+    std::vector<size_t> widths(rows[0].size(), 0);
+    for (const auto& row : rows)
+        for (size_t i = 0; i < row.size(); ++i) widths[i] = std::max(widths[i], row[i].size());
+    for (const auto& row : rows) {
+        std::string line = row[0] + std::string(widths[0] - row[0].size(), ' ');
+        for (size_t i = 1; i < row.size(); ++i)
+            line += "  " + std::string(widths[i] - row[i].size(), ' ') + row[i];
+        std::cout << line << "\n";
+    }
+    if (!run.spec().tune().verify()) return;
+    std::cout << "\n";
+    if (!tune.verify_run_id()) {
+        std::cout << "verification: starts when the tuning finishes (up to "
+                  << run.spec().tune().verify_games() << " games, SPRT)\n";
+        return;
+    }
+    v1::GetRunRequest request;
+    request.set_run_id(tune.verify_run_id());
+    v1::RunStatus verify;
+    client.call(&v1::UserService::Stub::GetRun, request, &verify);
+    std::cout << "verification: run " << verify.id() << ", " << tune.tuned_version() << " vs "
+              << verify.spec().base_version() << ": "
+              << (verify.state() == v1::RUN_STATE_ACTIVE ? "active" : verify.result()) << "\n"
+              << "  games " << verify.games() << ", Elo " << decimals(verify.elo(), 1) << " ["
+              << decimals(verify.elo_low(), 1) << ", " << decimals(verify.elo_high(), 1)
+              << "] (95%), LLR " << decimals(verify.llr(), 2) << " ("
+              << decimals(verify.llr_lower(), 2) << ", " << decimals(verify.llr_upper(), 2)
+              << ")\n";
+}
+
+void watch_run(int64_t run_id, RemoteClient& client) {
+    using Clock = std::chrono::steady_clock;
+    v1::GetRunRequest request;
+    request.set_run_id(run_id);
+    const int width = terminal_width();
+    auto last_line = Clock::now() - std::chrono::hours(1);
+    for (;;) {
+        v1::RunStatus run;
+        client.call(&v1::UserService::Stub::GetRun, request, &run);
+        const bool over = run.state() != v1::RUN_STATE_ACTIVE;
+        std::string line = progress_line(run);
+        if (width > 0) {
+            if (int(line.size()) >= width) line.resize(size_t(width - 1));
+            std::cerr << "\r\033[K" << line << (over ? "\n" : "") << std::flush;
+        } else if (over || Clock::now() - last_line >= std::chrono::seconds(10)) {
+            std::cerr << line << "\n";
+            last_line = Clock::now();
+        }
+        if (over) {
+            std::cerr << "run " << run_id << " " << run.result() << "\n";
+            return;
+        }
+        std::this_thread::sleep_for(std::chrono::seconds(1));
+    }
+}
+
+std::pair<std::string, std::map<std::string, int>> version_of_run(int64_t run_id,
+                                                                  RemoteClient& client) {
+    const v1::RunStatus run = tuning_run(run_id, client);
+    v1::GetVersionRequest request;
+    request.set_name(run.spec().base_version());
+    v1::Version base;
+    client.call(&v1::UserService::Stub::GetVersion, request, &base);
+    std::map<std::string, int> overrides(base.builtin().overrides().begin(),
+                                         base.builtin().overrides().end());
+    for (int i = 0; i < run.tune().params_size(); ++i)
+        overrides[run.tune().params(i).name()] = int(std::lround(run.tune().values(i)));
+    return {base.builtin().preset(), overrides};
+}
+
+Command tune_history_command() {
+    static const std::vector<Flag> flags = with_remote_flags({
+        {"csv", "", "print comma-separated values (pairs, games, unix_ms, one column a parameter)"},
+        {"json", "", "print JSON"},
+    });
+    return {"tune-history", "show how a tuning run's parameter values moved, pair by pair",
+            "RUN [--csv]", flags, tune_history};
+}
+
+}  // namespace sparring::cli

@@ -1,0 +1,26 @@
+// The coordinator's structured log: one logfmt line per event on stderr
+// (`ts=... level=info event=run_submitted run=3 test=new base=master`), filtered by level.
+#pragma once
+
+#include <initializer_list>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+
+namespace sparring::coordinator {
+
+enum class LogLevel { Debug, Info, Warn, Error };
+
+std::optional<LogLevel> parse_log_level(std::string_view text);
+// Sets the least severe level written (the default is Info).
+void set_log_level(LogLevel level);
+// Returns whether an event of this level would be written.
+bool log_enabled(LogLevel level);
+
+using LogField = std::pair<std::string_view, std::string>;
+
+// Writes an event with its fields as one line, values quoted when they need it.
+void log_event(LogLevel level, std::string_view event, std::initializer_list<LogField> fields = {});
+
+}  // namespace sparring::coordinator
