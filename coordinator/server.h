@@ -58,7 +58,7 @@ class Server {
     Options options_;
     Core core_;
     Metrics metrics_;
-    RunEvents run_events_;  // used by the maintenance thread only
+    RunEvents run_events_;                    // used by the maintenance thread only
     std::unique_ptr<Database> checkpointer_;  // a connection of its own for checkpoints
     std::unique_ptr<Executor> writer_;
     std::unique_ptr<Executor> reader_;

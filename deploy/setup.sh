@@ -13,7 +13,10 @@ jobs=${SPARRING_JOBS:-2}
 packages=(cmake g++ make pkg-config
           libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler libabsl-dev
           libsqlite3-dev sqlite3 zlib1g-dev libssl-dev openssl libgtest-dev libgmock-dev libbenchmark-dev
-          python3 python3-yaml docker-compose prometheus stockfish)
+          python3 stockfish)
+# Only the test job needs these: they check the deploy recipes and the metrics format.
+# (prometheus brings promtool; on a machine running systemd it also starts a server on :9090.)
+test_packages=(python3-yaml docker-compose prometheus)
 
 # Installs the Debian packages that are not installed yet; apt-get runs only when needed.
 install_missing() {
@@ -40,6 +43,7 @@ case "$job" in
     *) echo "usage: setup.sh demo|test|build|bench" >&2; exit 2 ;;
 esac
 
+[ "$job" = test ] && packages+=("${test_packages[@]}")
 install_missing
 build_all
 case "$job" in

@@ -7,6 +7,8 @@ kubernetes  renders the base and every overlay with `kubectl kustomize` and chec
             objects fit together (selectors, ports, probes, volumes, Secrets, the HPA).
 compose     parses docker-compose.yml (and runs `docker-compose config` when installed).
 systemd     runs `systemd-analyze verify` on the units, their ExecStart pointed at BIN.
+image       checks that the Dockerfile's runtime packages (with their dependencies) hold every
+            shared library the built binaries load (ldd, dpkg -S, apt-cache depends).
 Every recipe's flags must be flags the real binaries accept (from their --help).
 Exits 77 (a skip for ctest) when the tool a part needs is missing.
 """
@@ -198,6 +200,13 @@ def check_kubernetes_objects(objects, variant, uid, binaries):
         require(c[probe]["grpc"]["port"] == health_port,
                 f"{variant}: the {probe} asks port {c[probe]['grpc']['port']}, "
                 f"health is served on {health_port}")
+    metrics = flag_value(argv, "--metrics-listen")
+    if metrics:
+        metrics_port = int(metrics.rsplit(":", 1)[1])
+        require(metrics_port in ports.values(), f"{variant}: the metrics port is no containerPort")
+        annotations = sts["spec"]["template"]["metadata"].get("annotations", {})
+        require(annotations.get("prometheus.io/port") == str(metrics_port),
+                f"{variant}: the prometheus.io/port annotation is not the metrics port")
     tls = "--tls-cert" in argv
     if tls:
         require(health_port != grpc_port,
@@ -341,10 +350,57 @@ def check_systemd(args, binaries):
         print(f"ok: systemd-analyze verify {' '.join(names)}")
 
 
+def runtime_packages(source):
+    """Returns the packages the Dockerfile's last stage installs with apt-get."""
+    with open(os.path.join(source, "deploy", "Dockerfile")) as f:
+        text = f.read().replace("\\\n", " ")
+    runtime = text[text.rindex("\nFROM "):]
+    match = re.search(r"apt-get install (.*?)(&&|$)", runtime, re.M)
+    require(match, "Dockerfile: the runtime stage installs no packages")
+    return {w for w in match.group(1).split() if not w.startswith("-")}
+
+
+def check_image(args, binaries):
+    """Checks that the runtime stage's packages provide every library the binaries load."""
+    tools = [shutil.which(t) for t in ("ldd", "dpkg", "apt-cache")]
+    if not all(tools):
+        skip("ldd, dpkg or apt-cache is missing")
+    wanted = runtime_packages(args.source)
+    closure = set(wanted)
+    depends = subprocess.run(["apt-cache", "depends", "--recurse", "--no-recommends",
+                              "--no-suggests", "--no-conflicts", "--no-breaks", "--no-replaces",
+                              "--no-enhances", *sorted(wanted)],
+                             capture_output=True, text=True)
+    require(depends.returncode == 0, f"apt-cache depends: {depends.stderr}")
+    for line in depends.stdout.splitlines():
+        word = line.strip().split(":")[-1].strip().strip("<>")
+        if word:
+            closure.add(word.split(":")[0])
+    libraries = {}
+    for binary in (args.coordinator, args.worker):
+        out = subprocess.run(["ldd", binary], capture_output=True, text=True, check=True).stdout
+        for path in re.findall(r"=> (/\S+)", out):
+            libraries.setdefault(path, os.path.basename(binary))
+    # One dpkg -S for all: it knows a file by the path its package installed (/lib or /usr/lib).
+    candidates = sorted({p for path in libraries for p in (path, os.path.realpath(path))})
+    owners = {}
+    found = subprocess.run(["dpkg", "-S", *candidates], capture_output=True, text=True).stdout
+    for line in found.splitlines():
+        package, _, path = line.partition(": ")
+        owners[path.strip()] = package.split(":")[0]
+    for path, binary in sorted(libraries.items()):
+        package = owners.get(path) or owners.get(os.path.realpath(path))
+        require(package, f"{path} belongs to no Debian package")
+        require(package in closure,
+                f"{binary} loads {path} from {package}, which the Dockerfile's runtime stage "
+                "does not install")
+    print(f"ok: runtime packages {', '.join(sorted(wanted))} hold every library of the binaries")
+
+
 def main():
     """Parses the arguments and runs the chosen part's checks."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("part", choices=["kubernetes", "compose", "systemd"])
+    parser.add_argument("part", choices=["kubernetes", "compose", "systemd", "image"])
     parser.add_argument("--source", required=True)
     parser.add_argument("--coordinator", required=True)
     parser.add_argument("--worker", required=True)
@@ -357,7 +413,7 @@ def main():
     }
     try:
         {"kubernetes": check_kubernetes, "compose": check_compose,
-         "systemd": check_systemd}[args.part](args, binaries)
+         "systemd": check_systemd, "image": check_image}[args.part](args, binaries)
     except CheckError as e:
         print(f"FAIL: {e}")
         sys.exit(1)

@@ -303,7 +303,12 @@ TEST_F(OperationsTest, OnlineBackupIsConsistentAndRestores) {
                 ++acknowledged;
         }
     });
-    while (acknowledged < 20) std::this_thread::sleep_for(10ms);
+    for (int i = 0; i < 1000 && acknowledged < 20; ++i) std::this_thread::sleep_for(10ms);
+    if (acknowledged < 20) {
+        stop = true;
+        writer.join();
+        FAIL() << "the coordinator acknowledged only " << acknowledged << " runs in 10 s";
+    }
 
     const std::string copy = cluster->dir + "/backup.db";
     for (int round = 0; round < 3; ++round) {
