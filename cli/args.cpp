@@ -125,6 +125,14 @@ int64_t Args::get_int(std::string_view name, int64_t fallback) const {
     return value ? to_int(name, *value) : fallback;
 }
 
+int64_t Args::get_int_in(std::string_view name, int64_t fallback, int64_t min, int64_t max) const {
+    const int64_t value = get_int(name, fallback);
+    if (value < min || value > max)
+        throw UsageError("--" + std::string(name) + " must be from " + std::to_string(min) +
+                         " to " + std::to_string(max));
+    return value;
+}
+
 double Args::get_double(std::string_view name) const {
     return to_double(name, get_string(name));
 }

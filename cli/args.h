@@ -47,6 +47,9 @@ class Args {
     int64_t get_int(std::string_view name) const;
     // Returns a flag's integer value or the fallback; throws UsageError when malformed.
     int64_t get_int(std::string_view name, int64_t fallback) const;
+    // Returns a flag's integer value or the fallback; throws UsageError when it is malformed
+    // or outside [min, max].
+    int64_t get_int_in(std::string_view name, int64_t fallback, int64_t min, int64_t max) const;
     // Returns a flag's finite real value; throws UsageError when it is missing or malformed.
     double get_double(std::string_view name) const;
     // Returns a flag's finite real value or the fallback; throws UsageError when malformed.

@@ -23,30 +23,20 @@ constexpr Flag BookFlags[] = {
     {"nodes", "N", "nodes of the engine's search of each position (default 20000)"},
 };
 
-// Returns an integer flag checked against [min, max].
-std::int64_t bounded(const Args& args, std::string_view name, std::int64_t fallback,
-                     std::int64_t min, std::int64_t max) {
-    const std::int64_t value = args.get_int(name, fallback);
-    if (value < min || value > max)
-        throw UsageError("--" + std::string(name) + " must be from " + std::to_string(min) +
-                         " to " + std::to_string(max));
-    return value;
-}
-
 // Runs `sparring book generate`.
 int run_book(const Args& args) {
     if (args.positional().size() != 1 || args.positional()[0] != "generate")
         throw UsageError("the only book command is 'sparring book generate --out FILE'");
     match::BookGeneratorOptions options;
-    options.positions = static_cast<int>(bounded(args, "positions", 1200, 1, 1'000'000));
+    options.positions = static_cast<int>(args.get_int_in("positions", 1200, 1, 1'000'000));
     options.seed = static_cast<std::uint64_t>(
-        bounded(args, "seed", 1, 0, std::numeric_limits<std::int64_t>::max()));
-    options.min_plies = static_cast<int>(bounded(args, "min-plies", 6, 1, 200));
-    options.max_plies = static_cast<int>(bounded(args, "max-plies", 10, 1, 200));
+        args.get_int_in("seed", 1, 0, std::numeric_limits<std::int64_t>::max()));
+    options.min_plies = static_cast<int>(args.get_int_in("min-plies", 6, 1, 200));
+    options.max_plies = static_cast<int>(args.get_int_in("max-plies", 10, 1, 200));
     if (options.max_plies < options.min_plies)
         throw UsageError("--max-plies must not be below --min-plies");
-    options.max_score_cp = static_cast<int>(bounded(args, "max-score", 80, 0, 10000));
-    options.nodes = static_cast<std::uint64_t>(bounded(args, "nodes", 20000, 1, 100'000'000));
+    options.max_score_cp = static_cast<int>(args.get_int_in("max-score", 80, 0, 10000));
+    options.nodes = static_cast<std::uint64_t>(args.get_int_in("nodes", 20000, 1, 100'000'000));
     const std::string path = args.get_string("out");
     std::ofstream out(path);
     if (!out) throw std::runtime_error("cannot write '" + path + "'");

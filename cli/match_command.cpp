@@ -164,16 +164,6 @@ stats::SprtParams parse_sprt(const std::string& text) {
     return params;
 }
 
-// Returns an integer flag checked against [min, max].
-std::int64_t int_flag(const Args& args, std::string_view name, std::int64_t fallback,
-                      std::int64_t min, std::int64_t max) {
-    const std::int64_t value = args.get_int(name, fallback);
-    if (value < min || value > max)
-        throw UsageError("--" + std::string(name) + " must be from " + std::to_string(min) +
-                         " to " + std::to_string(max));
-    return value;
-}
-
 // Reads the engines, giving repeated names a suffix so reports and PGN tell them apart.
 std::vector<PlayerSpec> read_engines(const Args& args) {
     const auto& texts = args.positional();
@@ -214,17 +204,17 @@ MatchSetup read_setup(const Args& args) {
     auto tc = parse_time_control(args.get_string("tc", "nodes=1000"), &error);
     if (!tc) throw UsageError(error);
     config.time_control = *tc;
-    config.concurrency = static_cast<int>(int_flag(args, "concurrency", 1, 1, 512));
+    config.concurrency = static_cast<int>(args.get_int_in("concurrency", 1, 1, 512));
     config.stall_timeout_ms =
-        static_cast<int>(int_flag(args, "stall-timeout", 30, 1, 86400)) * 1000;
+        static_cast<int>(args.get_int_in("stall-timeout", 30, 1, 86400)) * 1000;
     if (args.has("games") && args.has("pairs"))
         throw UsageError("give --games or --pairs, not both");
     if (args.has("games")) {
-        const std::int64_t games = int_flag(args, "games", 0, 2, 2'000'000'000);
+        const std::int64_t games = args.get_int_in("games", 0, 2, 2'000'000'000);
         if (games % 2) throw UsageError("--games must be even: every opening is played twice");
         setup.pairs = static_cast<std::uint64_t>(games / 2);
     } else {
-        setup.pairs = static_cast<std::uint64_t>(int_flag(args, "pairs", 50, 1, 1'000'000'000));
+        setup.pairs = static_cast<std::uint64_t>(args.get_int_in("pairs", 50, 1, 1'000'000'000));
     }
     if (args.has("draw")) {
         config.adjudication.draw = parse_draw_rule(args.get_string("draw"), &error);
@@ -234,7 +224,7 @@ MatchSetup read_setup(const Args& args) {
         config.adjudication.resign = parse_resign_rule(args.get_string("resign"), &error);
         if (!config.adjudication.resign) throw UsageError(error);
     }
-    config.adjudication.max_plies = static_cast<int>(int_flag(args, "maxplies", 0, 0, 100000));
+    config.adjudication.max_plies = static_cast<int>(args.get_int_in("maxplies", 0, 0, 100000));
     if (args.has("sprt")) setup.sprt = parse_sprt(args.get_string("sprt"));
 
     const std::string book_path = args.get_string("book", SPARRING_DEFAULT_BOOK);
@@ -248,9 +238,9 @@ MatchSetup read_setup(const Args& args) {
         throw UsageError("--book-order must be random or sequential, got '" + order_text + "'");
     if (*format == BookFormat::Epd && args.has("book-plies"))
         throw UsageError("--book-plies applies to PGN books only");
-    const int plies = static_cast<int>(int_flag(args, "book-plies", 0, 0, 10000));
+    const int plies = static_cast<int>(args.get_int_in("book-plies", 0, 0, 10000));
     const auto seed = static_cast<std::uint64_t>(
-        int_flag(args, "seed", 1, 0, std::numeric_limits<std::int64_t>::max()));
+        args.get_int_in("seed", 1, 0, std::numeric_limits<std::int64_t>::max()));
     auto book = load_book(book_path, *format, plies, &error);
     if (!book) throw std::runtime_error(error);
     setup.book = std::move(*book);

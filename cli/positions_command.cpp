@@ -53,16 +53,6 @@ void reject_flags(const Args& args, std::span<const std::string_view> names,
                              std::string(owner) + "'");
 }
 
-// Returns an integer flag checked against [min, max].
-std::int64_t bounded(const Args& args, std::string_view name, std::int64_t fallback,
-                     std::int64_t min, std::int64_t max) {
-    const std::int64_t value = args.get_int(name, fallback);
-    if (value < min || value > max)
-        throw UsageError("--" + std::string(name) + " must be from " + std::to_string(min) +
-                         " to " + std::to_string(max));
-    return value;
-}
-
 // Returns --format, epd by default.
 training::PositionFormat format_flag(const Args& args) {
     const std::string name = args.get_string("format", "epd");
@@ -114,13 +104,14 @@ std::vector<match::Opening> book_flag(const Args& args) {
 int run_generate(const Args& args) {
     reject_flags(args, CONVERT_ONLY, "convert");
     training::SelfPlayOptions options;
-    options.games = static_cast<int>(bounded(args, "games", args.get_int("games"), 1, 100'000'000));
+    options.games =
+        static_cast<int>(args.get_int_in("games", args.get_int("games"), 1, 100'000'000));
     const std::string out = args.get_string("out");
     const training::PositionFormat format = format_flag(args);
-    options.nodes = static_cast<std::uint64_t>(bounded(args, "nodes", 5000, 1, 1'000'000'000));
-    options.random_plies = static_cast<int>(bounded(args, "random-plies", 2, 0, 200));
+    options.nodes = static_cast<std::uint64_t>(args.get_int_in("nodes", 5000, 1, 1'000'000'000));
+    options.random_plies = static_cast<int>(args.get_int_in("random-plies", 2, 0, 200));
     options.seed = static_cast<std::uint64_t>(
-        bounded(args, "seed", 1, 0, std::numeric_limits<std::int64_t>::max()));
+        args.get_int_in("seed", 1, 0, std::numeric_limits<std::int64_t>::max()));
     options.params = base_params(args);
     const PositionInput input = position_input_flags(args, "all");
     options.filters = input.filters;
