@@ -21,16 +21,19 @@ class SpsaRunTest : public CoreFixture {
         return s;
     }
 
+    // Requests work for a worker and returns the lease, failing the test if there is none.
     LeaseGrant lease_for(const Caller& caller, int64_t worker) {
         auto lease = transact([&](Storage& s) { return core->request_work(s, caller, worker); });
         EXPECT_TRUE(lease.ok() && lease->has_value()) << lease.status();
         return lease.ok() && lease->has_value() ? **lease : LeaseGrant{};
     }
 
+    // Sends a report in its own transaction.
     absl::StatusOr<ReportAck> send(const Caller& caller, const Report& r) {
         return transact([&](Storage& s) { return core->report_results(s, caller, r); });
     }
 
+    // Returns a tuning run's stored state.
     TuneState state(int64_t run_id) {
         storage->begin(false);
         TuneState t = *storage->find_tune(run_id);
@@ -38,6 +41,7 @@ class SpsaRunTest : public CoreFixture {
         return t;
     }
 
+    // Submits a run that may be refused.
     absl::StatusOr<coordinator::Run> try_submit(const RunSpec& s) {
         return transact([&](Storage& st) { return core->submit_run(st, s); });
     }
