@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Runs the benchmarks whose results are in BENCHMARKS.md, one after the other, each against
+# its peer in the same run. The strength gauntlet takes hours and runs only with GAUNTLET=1.
+#   bench/run_all.sh BUILD_DIR
+set -euo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+build=$(realpath "${1:?usage: run_all.sh BUILD_DIR}")
+
+echo "== perft vs Stockfish 15.1"
+python3 "$here/perft_vs_stockfish.py" "$build" --rounds 3
+echo "== tactical suite vs Stockfish 15.1 (1 s per position)"
+python3 "$here/tactics.py" --engine "$build/engine/sparring-engine" --movetime 1000
+echo "== match throughput: in-process vs UCI at 1,000 nodes a move"
+"$here/match_throughput.sh" "$build" 100 1000 2 1
+echo "== coordinator load: 1,000 and 10,000 simulated workers"
+"$here/loadgen.sh" "$build"
+echo "== database growth per game"
+"$here/db_size.sh" "$build"
+if [ "${GAUNTLET:-0}" = 1 ]; then
+    echo "== strength gauntlet at 5 s + 0.05 s"
+    "$here/gauntlet.sh" "$build"
+fi
