@@ -15,16 +15,6 @@ namespace sparring::cli {
 
 namespace {
 
-// Returns an integer flag checked against [min, max].
-int64_t bounded(const Args& args, std::string_view name, int64_t fallback, int64_t min,
-                int64_t max) {
-    const int64_t value = args.get_int(name, fallback);
-    if (value < min || value > max)
-        throw UsageError("--" + std::string(name) + " must be from " + std::to_string(min) +
-                         " to " + std::to_string(max));
-    return value;
-}
-
 // Writes the time control of --tc.
 void read_time_control(const Args& args, v1::TimeControl* out) {
     std::string error;
@@ -60,7 +50,7 @@ void read_book(const Args& args, v1::Book* out) {
         throw UsageError("--book-order must be random or sequential, got '" + order_text + "'");
     std::string error;
     const auto book =
-        match::load_book(path, *format, int(bounded(args, "book-plies", 0, 0, 10000)), &error);
+        match::load_book(path, *format, int(args.get_int_in("book-plies", 0, 0, 10000)), &error);
     if (!book) throw std::runtime_error(error);
     for (const match::Opening& o : *book) {
         v1::Opening* opening = out->add_openings();
@@ -68,7 +58,7 @@ void read_book(const Args& args, v1::Book* out) {
         for (const std::string& move : o.moves) opening->add_moves(move);
     }
     out->set_random_order(*order == match::BookOrder::Random);
-    out->set_seed(args.has("seed") ? uint64_t(bounded(args, "seed", 0, 0, INT64_MAX))
+    out->set_seed(args.has("seed") ? uint64_t(args.get_int_in("seed", 0, 0, INT64_MAX))
                                    : std::random_device{}());
     out->set_source(path);
 }
@@ -96,7 +86,7 @@ int submit(const Args& args) {
                                : v1::RUN_KIND_FIXED_GAMES);
     spec.set_test_version(args.positional()[tune ? 1 : 0]);
     spec.set_base_version(args.positional()[1]);
-    const int64_t games = bounded(args, "games", regression ? 20000 : 1000, 2, 1'000'000'000);
+    const int64_t games = args.get_int_in("games", regression ? 20000 : 1000, 2, 1'000'000'000);
     if (games % 2) throw UsageError("--games must be even: every opening is played twice");
     spec.set_games(uint64_t(games));
     if (tune) read_tune_spec(args, spec.mutable_tune());
@@ -123,9 +113,9 @@ int submit(const Args& args) {
     }
     read_time_control(args, spec.mutable_time_control());
     read_book(args, spec.mutable_book());
-    spec.set_priority(int32_t(bounded(args, "priority", 0, -1000, 1000)));
-    spec.set_throughput(uint32_t(bounded(args, "throughput", 100, 1, 10000)));
-    spec.set_pairs_per_thread(uint32_t(bounded(args, "pairs-per-thread", 0, 0, 256)));
+    spec.set_priority(int32_t(args.get_int_in("priority", 0, -1000, 1000)));
+    spec.set_throughput(uint32_t(args.get_int_in("throughput", 100, 1, 10000)));
+    spec.set_pairs_per_thread(uint32_t(args.get_int_in("pairs-per-thread", 0, 0, 256)));
     spec.set_description(args.get_string("description", ""));
 
     RemoteClient client(args);

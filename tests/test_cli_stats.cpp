@@ -1,6 +1,7 @@
 // Runs the real `sparring` binary: `stats` with good and bad arguments, help and dispatch.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
@@ -30,8 +31,9 @@ std::string read_file(const std::string& path) {
 
 // Runs `sparring ARGS` through the shell and returns its exit status and output streams.
 Outcome run(const std::string& args) {
-    const std::string dir = testing::TempDir();
-    const std::string out = dir + "/sparring_cli_stats.out", err = dir + "/sparring_cli_stats.err";
+    // ctest runs test cases as parallel processes: each needs files of its own.
+    const std::string base = testing::TempDir() + "/sparring_cli_stats_" + std::to_string(getpid());
+    const std::string out = base + ".out", err = base + ".err";
     const std::string command =
         std::string("'") + SPARRING_CLI + "' " + args + " >'" + out + "' 2>'" + err + "'";
     const int raw = std::system(command.c_str());

@@ -1,5 +1,6 @@
 // Opening books: EPD and PGN loading with clear errors, the play order, and the shipped book.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <fstream>
@@ -68,7 +69,7 @@ TEST(LoadBook, ReportsMissingAndEmptyFiles) {
     std::string error;
     EXPECT_FALSE(load_book("/nonexistent/book.epd", BookFormat::Epd, 0, &error));
     EXPECT_NE(error.find("cannot open book '/nonexistent/book.epd'"), std::string::npos);
-    const std::string empty = testing::TempDir() + "/empty.epd";
+    const std::string empty = testing::TempDir() + "/empty_" + std::to_string(getpid()) + ".epd";
     std::ofstream(empty) << "\n\n";
     EXPECT_FALSE(load_book(empty, BookFormat::Epd, 0, &error));
     EXPECT_NE(error.find("holds no positions"), std::string::npos) << error;

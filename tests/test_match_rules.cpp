@@ -1,6 +1,8 @@
 // Time control strings, adjudication rules and their verdicts, and the engine syntax.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <filesystem>
 #include <fstream>
 
 #include "match/adjudication.h"
@@ -180,13 +182,16 @@ TEST(EngineSpec, ReadsKeys) {
 }
 
 TEST(EngineSpec, ReadsAParameterFile) {
-    const std::string path = testing::TempDir() + "/knight.json";
+    // The engine takes its name from the file's stem; the directory keeps parallel runs apart.
+    const std::string dir = testing::TempDir() + "/engine_spec_" + std::to_string(getpid());
+    std::filesystem::create_directories(dir);
+    const std::string path = dir + "/knight.json";
     std::ofstream(path) << "{\"KnightValueMg\": 333}";
     auto spec = parse_player_spec("builtin:" + path);
     ASSERT_TRUE(spec);
     EXPECT_EQ(spec->name, "knight");
     EXPECT_EQ(std::get<BuiltinSpec>(spec->engine).params.get("KnightValueMg"), 333);
-    const std::string bad = testing::TempDir() + "/bad.json";
+    const std::string bad = dir + "/bad.json";
     std::ofstream(bad) << "{\"NoSuchParam\": 1}";
     std::string error;
     EXPECT_FALSE(parse_player_spec("builtin:" + bad, &error));
