@@ -10,44 +10,13 @@
 #include <sstream>
 #include <string>
 
+#include "cli_run.h"
+
 namespace {
 
 const std::string FakeEngine = std::string(SPARRING_SOURCE_DIR) + "/tests/match/fake_uci_engine.sh";
 
-struct Outcome {
-    int status = -1;
-    std::string out;
-    std::string err;
-};
-
-// Returns a path in the test directory that no other process running tests uses.
-std::string temp_path(const std::string& name) {
-    return testing::TempDir() + "/" + std::to_string(getpid()) + "_" + name;
-}
-
-// Returns the whole content of a file.
-std::string read_file(const std::string& path) {
-    std::ifstream in(path);
-    std::ostringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
-
-// Runs `sparring ARGS` through the shell and returns its exit status and output streams.
-Outcome run(const std::string& args) {
-    // ctest runs test cases in parallel: each gets files of its own.
-    const std::string base =
-        temp_path(testing::UnitTest::GetInstance()->current_test_info()->name());
-    const std::string out = base + ".out", err = base + ".err";
-    const std::string command =
-        std::string("'") + SPARRING_CLI + "' " + args + " >'" + out + "' 2>'" + err + "'";
-    const int raw = std::system(command.c_str());
-    Outcome o;
-    o.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-    o.out = read_file(out);
-    o.err = read_file(err);
-    return o;
-}
+using namespace sparring::cli_test;
 
 // Counts the occurrences of a text.
 int count(const std::string& text, const std::string& what) {

@@ -11,38 +11,12 @@
 #include <sstream>
 #include <string>
 
+#include "cli_run.h"
 #include "match/stats.h"
 
 namespace {
 
-struct Outcome {
-    int status = -1;
-    std::string out;
-    std::string err;
-};
-
-// Returns the whole content of a file.
-std::string read_file(const std::string& path) {
-    std::ifstream in(path);
-    std::ostringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
-
-// Runs `sparring ARGS` through the shell and returns its exit status and output streams.
-Outcome run(const std::string& args) {
-    // ctest runs test cases as parallel processes: each needs files of its own.
-    const std::string base = testing::TempDir() + "/sparring_cli_stats_" + std::to_string(getpid());
-    const std::string out = base + ".out", err = base + ".err";
-    const std::string command =
-        std::string("'") + SPARRING_CLI + "' " + args + " >'" + out + "' 2>'" + err + "'";
-    const int raw = std::system(command.c_str());
-    Outcome o;
-    o.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-    o.out = read_file(out);
-    o.err = read_file(err);
-    return o;
-}
+using namespace sparring::cli_test;
 
 // Returns the number after "key": in a JSON text, or NaN when absent.
 double json_value(const std::string& json, const std::string& key) {

@@ -9,6 +9,7 @@
 #include <sstream>
 #include <string>
 
+#include "cli_run.h"
 #include "engine/params.h"
 #include "training/position_io.h"
 #include "training_samples.h"
@@ -16,35 +17,7 @@
 namespace sparring::training {
 namespace {
 
-struct Outcome {
-    int status = -1;
-    std::string out;
-    std::string err;
-};
-
-// Returns the whole content of a file.
-std::string read_file(const std::string& path) {
-    std::ifstream in(path);
-    std::ostringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
-
-// Returns a path in the temporary directory of its own for the running test case (ctest may
-// run the cases at once).
-std::string temp_path(const std::string& name) {
-    const std::string test = testing::UnitTest::GetInstance()->current_test_info()->name();
-    return testing::TempDir() + "/sparring_cli_training_" + test + "_" + name;
-}
-
-// Runs `sparring ARGS` through the shell and returns its exit status and output streams.
-Outcome run(const std::string& args) {
-    const std::string out = temp_path("stdout"), err = temp_path("stderr");
-    const std::string command =
-        std::string("'") + SPARRING_CLI + "' " + args + " >'" + out + "' 2>'" + err + "'";
-    const int raw = std::system(command.c_str());
-    return {WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, read_file(out), read_file(err)};
-}
+using namespace sparring::cli_test;
 
 // Writes positions from random games, labelled by an evaluation whose knights are worth 320,
 // as EPD; returns the path.
