@@ -4,6 +4,9 @@
 
 #include <grpcpp/grpcpp.h>
 
+#include <optional>
+
+#include "coordinator/convert.h"
 #include "coordinator/core.h"
 #include "coordinator/executor.h"
 #include "sparring/v1/user.grpc.pb.h"
@@ -13,6 +16,25 @@ namespace sparring::coordinator {
 
 // Returns the bearer token of a call's `authorization` metadata, or an empty string.
 std::string bearer_token(const grpc::CallbackServerContext& context);
+
+// Finishes a call at once with a status.
+grpc::ServerUnaryReactor* finish(grpc::CallbackServerContext* context, const absl::Status& status);
+
+// Queues fn(storage, caller) on the executor after authenticating the call (with the given
+// role, if any), and finishes the call with its status once fn has run.
+template <typename Fn>
+grpc::ServerUnaryReactor* run_authenticated(grpc::CallbackServerContext* context, Core& core,
+                                            Executor& executor, std::optional<Role> role, Fn fn) {
+    grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+    executor.submit(
+        [&core, token = bearer_token(*context), role, fn = std::move(fn)](Storage& storage) {
+            absl::StatusOr<Caller> caller = core.authenticate(storage, token, role);
+            if (!caller.ok()) return caller.status();
+            return fn(storage, *caller);
+        },
+        [reactor](absl::Status status) { reactor->Finish(to_grpc(status)); });
+    return reactor;
+}
 
 class WorkerServiceImpl final : public v1::WorkerService::CallbackService {
   public:

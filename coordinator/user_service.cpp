@@ -7,30 +7,22 @@ namespace sparring::coordinator {
 
 namespace {
 
-// Queues fn(storage) on the executor after authenticating the call (with the given role, if
-// any), and finishes the call with its status.
+// Runs fn(storage) as run_authenticated does, for handlers that do not need the caller.
 template <typename Fn>
 grpc::ServerUnaryReactor* run_as(grpc::CallbackServerContext* context, Core& core,
                                  Executor& executor, std::optional<Role> role, Fn fn) {
-    grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-    executor.submit(
-        [&core, token = bearer_token(*context), role, fn = std::move(fn)](Storage& storage) {
-            absl::StatusOr<Caller> caller = core.authenticate(storage, token, role);
-            if (!caller.ok()) return caller.status();
-            return fn(storage);
-        },
-        [reactor](absl::Status status) { reactor->Finish(to_grpc(status)); });
-    return reactor;
+    return run_authenticated(
+        context, core, executor, role,
+        [fn = std::move(fn)](Storage& storage, const Caller&) { return fn(storage); });
 }
 
-// Finishes a call at once with a status.
+}  // namespace
+
 grpc::ServerUnaryReactor* finish(grpc::CallbackServerContext* context, const absl::Status& status) {
     grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
     reactor->Finish(to_grpc(status));
     return reactor;
 }
-
-}  // namespace
 
 std::string bearer_token(const grpc::CallbackServerContext& context) {
     const auto& metadata = context.client_metadata();

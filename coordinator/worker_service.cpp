@@ -6,27 +6,11 @@ namespace sparring::coordinator {
 
 namespace {
 
-// Queues fn(storage, caller) on the executor after authenticating the call with a worker
-// token, and finishes the call with its status once committed.
+// Runs fn(storage, caller) for a caller holding a worker token.
 template <typename Fn>
 grpc::ServerUnaryReactor* run_as_worker(grpc::CallbackServerContext* context, Core& core,
                                         Executor& executor, Fn fn) {
-    grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-    executor.submit(
-        [&core, token = bearer_token(*context), fn = std::move(fn)](Storage& storage) {
-            absl::StatusOr<Caller> caller = core.authenticate(storage, token, Role::Worker);
-            if (!caller.ok()) return caller.status();
-            return fn(storage, *caller);
-        },
-        [reactor](absl::Status status) { reactor->Finish(to_grpc(status)); });
-    return reactor;
-}
-
-// Finishes a call at once with a status.
-grpc::ServerUnaryReactor* finish(grpc::CallbackServerContext* context, const absl::Status& status) {
-    grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-    reactor->Finish(to_grpc(status));
-    return reactor;
+    return run_authenticated(context, core, executor, Role::Worker, std::move(fn));
 }
 
 }  // namespace
