@@ -304,12 +304,14 @@ MatchTally play_match(const MatchSetup& setup, const PlayerSpec& first, const Pl
     std::int64_t games_played = 0;
     Progress progress(static_cast<std::int64_t>(setup.pairs));
     MatchRunner::Callbacks callbacks;
-    callbacks.on_game_done = [&](const GameResult& game) {
+    callbacks.on_game_done = [&](const GameResult&) {
         ++games_played;
-        if (pgn) *pgn << game.pgn << std::flush;
         progress.show(tally, games_played, games_total, setup.sprt, false);
     };
     callbacks.on_pair_done = [&](const PairResult& pair) {
+        // The PGN gets a pair's games together, when the report counts them: a match cut short
+        // (Ctrl-C, SPRT decision) leaves no game in the file that the report does not count.
+        if (pgn) *pgn << pair.games[0].pgn << pair.games[1].pgn << std::flush;
         tally.add(pair);
         progress.show(tally, games_played, games_total, setup.sprt, true);
         if (setup.sprt &&

@@ -51,14 +51,21 @@ TEST(CliMatch, PlaysAShortMatchAndWritesPgn) {
 }
 
 TEST(CliMatch, StopsWhenTheSprtDecides) {
-    Outcome o =
-        run("match --tc nodes=100 --pairs 500 --sprt elo0=0,elo1=10 builtin 'name=fake,cmd=" +
-            FakeEngine + ",arg=illegal'");
+    // Two games at once, so games of unfinished pairs are in flight when the SPRT decides: the
+    // PGN must hold exactly the games the report counts, whole pairs only.
+    const std::string pgn = temp_path("cli_match_sprt.pgn");
+    std::remove(pgn.c_str());
+    Outcome o = run("match --tc nodes=100 --pairs 500 --concurrency 2 --sprt elo0=0,elo1=10 "
+                    "--pgn-out '" + pgn + "' builtin 'name=fake,cmd=" + FakeEngine +
+                    ",arg=illegal'");
     ASSERT_EQ(o.status, 0) << o.err;
     EXPECT_NE(o.out.find("H1 accepted"), std::string::npos) << o.out;
     std::smatch m;
-    ASSERT_TRUE(std::regex_search(o.out, m, std::regex("builtin-default vs fake: ([0-9]+) games")));
-    EXPECT_LT(std::stoi(m[1]), 1000);
+    ASSERT_TRUE(std::regex_search(o.out, m, std::regex("W/D/L +([0-9]+) / ([0-9]+) / ([0-9]+)")));
+    const int counted = std::stoi(m[1]) + std::stoi(m[2]) + std::stoi(m[3]);
+    EXPECT_LT(counted, 1000);
+    EXPECT_EQ(counted % 2, 0);
+    EXPECT_EQ(count(read_file(pgn), "[Event "), counted);
     EXPECT_NE(o.out.find("illegal move"), std::string::npos) << o.out;
 }
 
