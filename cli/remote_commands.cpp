@@ -10,6 +10,7 @@
 
 #include "cli/client.h"
 #include "cli/commands.h"
+#include "cli/training_remote.h"
 #include "cli/tune.h"
 #include "engine/bench.h"
 #include "engine/params.h"
@@ -243,7 +244,13 @@ int versions_add(const Args& args, RemoteClient& client) {
         const auto [end, ec] = std::from_chars(run.data(), run.data() + run.size(), run_id);
         if (ec != std::errc() || end != run.data() + run.size() || run_id < 1)
             throw UsageError("--from-run needs a run id, got '" + run + "'");
-        const auto [preset, overrides] = version_of_run(run_id, client);
+        v1::GetRunRequest run_request;
+        run_request.set_run_id(run_id);
+        v1::RunStatus source;
+        client.call(&v1::UserService::Stub::GetRun, run_request, &source);
+        const auto [preset, overrides] = source.spec().kind() == v1::RUN_KIND_TRAIN
+                                             ? version_of_train_run(source, client)
+                                             : version_of_run(run_id, client);
         v.mutable_builtin()->set_preset(preset);
         v.mutable_builtin()->mutable_overrides()->insert(overrides.begin(), overrides.end());
         const int64_t hash = args.get_int("hash", 0);
@@ -251,7 +258,10 @@ int versions_add(const Args& args, RemoteClient& client) {
         v.mutable_builtin()->set_hash_mb(uint32_t(hash));
         v.set_bench(local_bench(preset, overrides));
         if (!args.has("description"))
-            v.set_description("the values of tuning run " + std::to_string(run_id));
+            v.set_description(std::string(source.spec().kind() == v1::RUN_KIND_TRAIN
+                                              ? "the parameters of training run "
+                                              : "the values of tuning run ") +
+                              std::to_string(run_id));
     } else if (args.has("uci")) {
         if (args.has("preset") || args.has("set") || args.has("hash"))
             throw UsageError("--uci excludes --preset, --set and --hash");
@@ -340,15 +350,16 @@ int runs(const Args& args) {
         {"ID", "STATE", "KIND", "TEST", "BASE", "TC", "GAMES", "ELO", "LLR", "RESULT"}};
     for (const v1::RunStatus& r : response.runs()) {
         const bool regression = r.spec().kind() == v1::RUN_KIND_REGRESSION;
-        const bool tune = r.spec().kind() == v1::RUN_KIND_TUNE;
         rows.push_back({std::to_string(r.id()), state_name(r.state()),
-                        regression ? "sprt"
-                        : tune     ? "tune"
-                                   : "fixed",
+                        kind_short_name(r.spec().kind()),
                         r.spec().test_version(), r.spec().base_version(),
-                        time_control_text(r.spec().time_control()),
+                        r.spec().kind() == v1::RUN_KIND_TRAIN
+                            ? "-"
+                            : time_control_text(r.spec().time_control()),
                         std::to_string(r.games()) + "/" + std::to_string(r.spec().games()),
-                        fixed(r.elo(), 1) + " +-" + fixed((r.elo_high() - r.elo_low()) / 2, 1),
+                        is_training_kind(r.spec().kind())
+                            ? "-"
+                            : fixed(r.elo(), 1) + " +-" + fixed((r.elo_high() - r.elo_low()) / 2, 1),
                         regression ? fixed(r.llr(), 2) + " [" + fixed(r.llr_lower(), 2) + "," +
                                          fixed(r.llr_upper(), 2) + "]"
                                    : "-",
@@ -372,6 +383,18 @@ int show(const Args& args) {
     client.call(&v1::UserService::Stub::GetRun, request, &run);
     if (args.has("json")) {
         std::cout << to_json(run) << "\n";
+        return 0;
+    }
+    if (is_training_kind(run.spec().kind())) {
+        std::vector<std::vector<std::string>> rows = training_run_rows(run);
+        rows.push_back({"created", utc(run.created_unix_ms())});
+        rows.push_back({"finished", utc(run.finished_unix_ms())});
+        for (auto& row : rows) row[0] += ":";
+        print_table(rows);
+        if (run.spec().kind() == v1::RUN_KIND_CHAIN) {
+            std::cout << "\n";
+            print_generations(run.chain());
+        }
         return 0;
     }
     print_run(run);
@@ -419,8 +442,13 @@ int workers(const Args& args) {
     return 0;
 }
 
-// Runs `export RUN`: every recorded game as PGN, page by page.
+// Runs `export RUN`: every recorded game as PGN, page by page; `export positions` writes a
+// generation run's labelled positions instead.
 int export_games(const Args& args) {
+    if (!args.positional().empty() && args.positional()[0] == "positions")
+        return export_positions(args);
+    for (const char* flag : {"run", "format"})
+        if (args.has(flag)) throw UsageError("--" + std::string(flag) + " goes with export positions");
     v1::ExportGamesRequest request;
     request.set_run_id(run_id_argument(args));
     RemoteClient client(args);
@@ -455,7 +483,9 @@ Command versions_command() {
         {"uci", "COMMAND", "add: an external UCI engine instead of the built-in one"},
         {"option", "NAME=V,...", "add: UCI options of the external engine"},
         {"bench", "N", "add: bench signature (built-in: computed here when not given)"},
-        {"from-run", "RUN", "add: the current values of a tuning run on its base version"},
+        {"from-run", "RUN",
+         "add: the current values of a tuning run, or a training run's result, on its base "
+         "version"},
         {"description", "TEXT", "add: free text"},
         {"json", "", "print JSON"},
     });
@@ -497,9 +527,14 @@ Command workers_command() {
 }
 
 Command export_command() {
-    static const std::vector<Flag> flags =
-        with_remote_flags({{"out", "FILE", "write the PGN to FILE instead of stdout"}});
-    return {"export", "export a run's games as PGN", "RUN [--out FILE]", flags, export_games};
+    static const std::vector<Flag> flags = with_remote_flags({
+        {"out", "FILE", "write the PGN (positions: the positions) to FILE instead of stdout"},
+        {"run", "RUN", "positions: the generation run"},
+        {"format", "F", "positions: fen ('FEN [1.0]'), epd ('c9 \"1-0\";', default) or fen-score"},
+    });
+    return {"export", "export a run's games as PGN, or a generation run's labelled positions",
+            "RUN [--out FILE] | positions --run RUN --out FILE [--format F]", flags,
+            export_games};
 }
 
 }  // namespace sparring::cli

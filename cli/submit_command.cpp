@@ -6,6 +6,7 @@
 
 #include "cli/client.h"
 #include "cli/commands.h"
+#include "cli/training_remote.h"
 #include "cli/tune.h"
 #include "match/opening_book.h"
 #include "match/stats.h"
@@ -63,8 +64,90 @@ void read_book(const Args& args, v1::Book* out) {
     out->set_source(path);
 }
 
-// Runs `submit TEST BASE` and `submit tune BASE`.
+// Returns whether any SPRT flag was given.
+bool has_sprt_flags(const Args& args) {
+    return args.has("elo0") || args.has("elo1") || args.has("alpha") || args.has("beta") ||
+           args.has("model");
+}
+
+// Writes the SPRT of --elo0 --elo1 --alpha --beta --model (normalized [0, 5], 5% errors by
+// default); throws UsageError when they are invalid.
+void read_sprt(const Args& args, v1::Sprt* out) {
+    stats::SprtParams sprt;
+    sprt.elo0 = args.get_double("elo0", 0);
+    sprt.elo1 = args.get_double("elo1", 5);
+    sprt.alpha = args.get_double("alpha", 0.05);
+    sprt.beta = args.get_double("beta", 0.05);
+    if (!stats::parse_model(args.get_string("model", "normalized"), &sprt.model))
+        throw UsageError("--model must be normalized or logistic");
+    if (std::string error = stats::validate(sprt); !error.empty()) throw UsageError("SPRT: " + error);
+    out->set_elo0(sprt.elo0);
+    out->set_elo1(sprt.elo1);
+    out->set_alpha(sprt.alpha);
+    out->set_beta(sprt.beta);
+    out->set_model(sprt.model == stats::Model::Logistic ? v1::SPRT_MODEL_LOGISTIC
+                                                        : v1::SPRT_MODEL_NORMALIZED);
+}
+
+// Reads the scheduling flags every run takes, submits the run and returns it; prints it
+// with --json.
+v1::RunStatus send(const Args& args, v1::SubmitRunRequest& request) {
+    v1::RunSpec& spec = *request.mutable_spec();
+    spec.set_priority(int32_t(args.get_int_in("priority", 0, -1000, 1000)));
+    spec.set_throughput(uint32_t(args.get_int_in("throughput", 100, 1, 10000)));
+    spec.set_pairs_per_thread(uint32_t(args.get_int_in("pairs-per-thread", 0, 0, 256)));
+    spec.set_description(args.get_string("description", ""));
+    RemoteClient client(args);
+    v1::RunStatus run;
+    client.call(&v1::UserService::Stub::SubmitRun, request, &run);
+    if (args.has("json")) std::cout << to_json(run) << "\n";
+    return run;
+}
+
+// Flags of generation, training and chain runs only.
+constexpr const char* kTrainingFlags[] = {"version", "nodes", "random-plies", "filter",
+                                          "generations", "data", "epochs", "lr", "l2", "k",
+                                          "batch", "select", "threads", "name"};
+
+// Runs `submit generate` and `submit train`: the run's own flags, then the book and the
+// scheduling flags every run takes.
+int submit_training(const Args& args, bool generate) {
+    if (args.positional().size() != 1)
+        throw UsageError("submit generate and submit train take flags only (--version V ...)");
+    for (const char* flag : {"kind", "tc", "params", "c-end", "r-end", "verify"})
+        if (args.has(flag))
+            throw UsageError("--" + std::string(flag) + " does not go with submit " +
+                             args.positional()[0]);
+    v1::SubmitRunRequest request;
+    v1::RunSpec& spec = *request.mutable_spec();
+    if (generate)
+        read_generate_spec(args, &spec);
+    else
+        read_train_spec(args, &spec);
+    const bool chain = spec.kind() == v1::RUN_KIND_CHAIN;
+    if (chain)
+        read_sprt(args, spec.mutable_sprt());
+    else if (has_sprt_flags(args))
+        throw UsageError("SPRT flags go with the verifications of a chain (--generations)");
+    if (spec.kind() != v1::RUN_KIND_TRAIN) read_book(args, spec.mutable_book());
+    const v1::RunStatus run = send(args, request);
+    if (!args.has("json"))
+        std::cout << "run " << run.id() << " submitted: "
+                  << (generate ? "self-play data generation with "
+                      : chain  ? std::to_string(spec.chain().generations()) +
+                                    " generations of generate, train, verify from "
+                               : "training of ")
+                  << spec.base_version() << " ('sparring show " << run.id() << "' follows it)\n";
+    return 0;
+}
+
+// Runs `submit TEST BASE`, `submit tune BASE`, `submit generate` and `submit train`.
 int submit(const Args& args) {
+    const std::string first = args.positional().empty() ? "" : args.positional()[0];
+    if (first == "generate" || first == "train") return submit_training(args, first == "generate");
+    for (const char* flag : kTrainingFlags)
+        if (args.has(flag))
+            throw UsageError("--" + std::string(flag) + " goes with submit generate or train");
     const bool tune = !args.positional().empty() && args.positional()[0] == "tune";
     if (tune && args.positional().size() != 2)
         throw UsageError("give the version to tune: submit tune BASE --params ...");
@@ -90,40 +173,15 @@ int submit(const Args& args) {
     if (games % 2) throw UsageError("--games must be even: every opening is played twice");
     spec.set_games(uint64_t(games));
     if (tune) read_tune_spec(args, spec.mutable_tune());
-    if (regression || args.has("verify")) {
-        stats::SprtParams sprt;
-        sprt.elo0 = args.get_double("elo0", 0);
-        sprt.elo1 = args.get_double("elo1", 5);
-        sprt.alpha = args.get_double("alpha", 0.05);
-        sprt.beta = args.get_double("beta", 0.05);
-        if (!stats::parse_model(args.get_string("model", "normalized"), &sprt.model))
-            throw UsageError("--model must be normalized or logistic");
-        if (std::string error = stats::validate(sprt); !error.empty())
-            throw UsageError("SPRT: " + error);
-        v1::Sprt& out = *spec.mutable_sprt();
-        out.set_elo0(sprt.elo0);
-        out.set_elo1(sprt.elo1);
-        out.set_alpha(sprt.alpha);
-        out.set_beta(sprt.beta);
-        out.set_model(sprt.model == stats::Model::Logistic ? v1::SPRT_MODEL_LOGISTIC
-                                                           : v1::SPRT_MODEL_NORMALIZED);
-    } else if (args.has("elo0") || args.has("elo1") || args.has("alpha") || args.has("beta") ||
-               args.has("model")) {
+    if (regression || args.has("verify"))
+        read_sprt(args, spec.mutable_sprt());
+    else if (has_sprt_flags(args))
         throw UsageError("SPRT flags need --kind regression, or submit tune with --verify");
-    }
     read_time_control(args, spec.mutable_time_control());
     read_book(args, spec.mutable_book());
-    spec.set_priority(int32_t(args.get_int_in("priority", 0, -1000, 1000)));
-    spec.set_throughput(uint32_t(args.get_int_in("throughput", 100, 1, 10000)));
-    spec.set_pairs_per_thread(uint32_t(args.get_int_in("pairs-per-thread", 0, 0, 256)));
-    spec.set_description(args.get_string("description", ""));
-
-    RemoteClient client(args);
-    v1::RunStatus run;
-    client.call(&v1::UserService::Stub::SubmitRun, request, &run);
-    if (args.has("json"))
-        std::cout << to_json(run) << "\n";
-    else if (tune)
+    const v1::RunStatus run = send(args, request);
+    if (args.has("json")) return 0;
+    if (tune)
         std::cout << "run " << run.id() << " submitted: SPSA tuning of " << spec.base_version()
                   << ", " << run.tune().params_size() << " parameters, " << spec.games()
                   << " games ('sparring show " << run.id() << "' follows it)\n";
@@ -145,7 +203,9 @@ Command submit_command() {
         {"c-end", "C", "tune: perturbation at the last step (default: (max - min) / 20)"},
         {"r-end", "R", "tune: learning rate at the last step (default 0.002)"},
         {"verify", "", "tune: afterwards, an SPRT run of the tuned values against BASE"},
-        {"verify-games", "N", "tune: most games of the verification (default 20000)"},
+        {"verify-games", "N",
+         "tune: most games of the verification (default 20000); train chains: of each "
+         "generation's verification (default 2000)"},
         {"elo0", "E", "SPRT H0 (default 0)"},
         {"elo1", "E", "SPRT H1 (default 5)"},
         {"alpha", "A", "SPRT false-positive rate (default 0.05)"},
@@ -156,16 +216,36 @@ Command submit_command() {
         {"book-format", "F", "epd or pgn (default: pgn for a .pgn file, else epd)"},
         {"book-plies", "N", "PGN book: plies of each game to play out (default 0: all)"},
         {"book-order", "O", "random (default) or sequential"},
-        {"seed", "N", "seed of the random book order (default: a random one)"},
+        {"seed", "N",
+         "seed of the random book order (default: a random one); generate, train: of the "
+         "openings and random plies (default 1)"},
         {"priority", "N", "higher runs first (default 0)"},
         {"throughput", "P", "share of workers among equal priorities, percent (default 100)"},
         {"pairs-per-thread", "N", "game pairs per worker thread in a lease (default: server's)"},
         {"description", "TEXT", "free text"},
+        {"version", "V", "generate, train: the version to play and train from"},
+        {"nodes", "N", "generate, train chains: nodes a move of the self-play (default 5000)"},
+        {"random-plies", "N", "generate: random moves after the book opening (default 2)"},
+        {"filter", "LIST", "generate: positions dropped, check,tactical,mate|all|none (all)"},
+        {"generations", "G", "train: a chain of G generations of generate, train, verify"},
+        {"data", "RUN,...", "train: fit the positions of these generation runs"},
+        {"epochs", "N", "train: passes over the data (default 100)"},
+        {"lr", "X", "train: Adam step size in centipawns (default 1)"},
+        {"l2", "X", "train: penalty weight on (value - start)^2 (default 1e-7)"},
+        {"k", "K|auto", "train: the sigmoid's scaling constant (default auto)"},
+        {"batch", "N", "train: positions per step; 0: all (default 0)"},
+        {"select", "LIST", "train: parameters to fit, names, group:G, PREFIX* or all (all)"},
+        {"threads", "N", "train: coordinator threads to fit with (default 1)"},
+        {"name", "NAME", "train chains: prefix of the versions made (default chainRUN)"},
         {"json", "", "print the run as JSON"},
     });
-    return {"submit", "start a regression (SPRT), fixed-games or SPSA tuning run",
+    return {"submit",
+            "start a regression (SPRT), fixed-games, SPSA tuning, self-play generation or "
+            "training run",
             "TEST BASE [--kind regression|fixed] [--games N] [--tc TC] ... | "
-            "tune BASE --params NAMES [--verify] ...",
+            "tune BASE --params NAMES [--verify] ... | generate --version V --games N [--nodes "
+            "K] ... | train --version V (--data RUN,... | --generations G --games N --nodes K) "
+            "...",
             flags, submit};
 }
 

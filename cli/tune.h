@@ -11,6 +11,9 @@
 
 namespace sparring::cli {
 
+// Returns a number with a fixed count of decimals ("3.14"), for the run displays.
+std::string decimals(double value, int count);
+
 // Writes the tuning spec of `submit tune` (--params, --c-end, --r-end, --verify,
 // --verify-games) into a run spec; throws UsageError for a bad flag.
 void read_tune_spec(const Args& args, v1::TuneSpec* out);

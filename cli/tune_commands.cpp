@@ -17,14 +17,13 @@
 
 namespace sparring::cli {
 
-namespace {
-
-// Returns a number with a fixed count of decimals.
 std::string decimals(double value, int count) {
     char text[64];
     std::snprintf(text, sizeof text, "%.*f", count, value);
     return text;
 }
+
+namespace {
 
 // Returns a parameter name without "Value", for short progress lines: "KnightMg".
 std::string short_name(std::string name) {
@@ -65,6 +64,24 @@ std::string values_line(const v1::TuneStatus& tune) {
 
 // Returns a run's progress in one line.
 std::string progress_line(const v1::RunStatus& run) {
+    const std::string id = "run " + std::to_string(run.id());
+    switch (run.spec().kind()) {
+        case v1::RUN_KIND_GENERATE:
+            return id + " generating: games " + std::to_string(run.games()) + "/" +
+                   std::to_string(run.spec().games()) + ", " +
+                   std::to_string(run.generate().positions()) + " positions";
+        case v1::RUN_KIND_TRAIN:
+            return id + " training: epoch " + std::to_string(run.train().epoch()) + "/" +
+                   std::to_string(run.spec().train().epochs()) + ", loss " +
+                   (run.train().loss_curve_size() > 0
+                        ? decimals(run.train().loss_curve(run.train().loss_curve_size() - 1), 7)
+                        : "-");
+        case v1::RUN_KIND_CHAIN:
+            return id + " chain: generation " + std::to_string(run.chain().generations_size()) +
+                   "/" + std::to_string(run.spec().chain().generations());
+        default:
+            break;
+    }
     if (run.has_tune())
         return "run " + std::to_string(run.id()) + " tuning: pairs " +
                std::to_string(run.tune().pairs_applied()) + "/" +

@@ -1,5 +1,7 @@
 #include "coordinator/convert.h"
 
+#include "coordinator/generate_run.h"
+
 namespace sparring::coordinator {
 
 namespace {
@@ -51,11 +53,14 @@ void time_control_to_proto(const TimeControl& in, v1::TimeControl* out) {
     }
 }
 
-// Writes a domain opening.
+}  // namespace
+
 void opening_to_proto(const Opening& in, v1::Opening* out) {
     out->set_fen(in.fen);
     for (const std::string& move : in.moves) out->add_moves(move);
 }
+
+namespace {
 
 // Returns the domain outcome of a message; INVALID_ARGUMENT when unspecified.
 absl::StatusOr<GameRecord> game_from_proto(const v1::Game& in, uint32_t pair) {
@@ -76,6 +81,8 @@ absl::StatusOr<GameRecord> game_from_proto(const v1::Game& in, uint32_t pair) {
     }
     game.test_white = in.test_white();
     game.pgn = in.pgn();
+    game.positions = in.positions();
+    game.position_count = in.position_count();
     return game;
 }
 
@@ -143,15 +150,26 @@ absl::StatusOr<RunSpec> run_spec_from_proto(const v1::RunSpec& in) {
         case v1::RUN_KIND_TUNE:
             spec.kind = RunKind::Tune;
             break;
+        case v1::RUN_KIND_GENERATE:
+            spec.kind = RunKind::Generate;
+            break;
+        case v1::RUN_KIND_TRAIN:
+            spec.kind = RunKind::Train;
+            break;
+        case v1::RUN_KIND_CHAIN:
+            spec.kind = RunKind::Chain;
+            break;
         default:
             return absl::InvalidArgumentError(
-                "the run has no kind: regression (SPRT), fixed games or tune (SPSA)");
+                "the run has no kind: regression (SPRT), fixed games, tune (SPSA), generate, "
+                "train or chain");
     }
     spec.test_version = in.test_version();
     spec.base_version = in.base_version();
+    // A training run plays no games: it alone may leave the time control out.
     absl::StatusOr<TimeControl> tc = time_control_from_proto(in.time_control());
-    if (!tc.ok()) return tc.status();
-    spec.time_control = *tc;
+    if (!tc.ok() && spec.kind != RunKind::Train) return tc.status();
+    if (tc.ok()) spec.time_control = *tc;
     for (const v1::Opening& o : in.book().openings())
         spec.book.openings.push_back({o.fen(), {o.moves().begin(), o.moves().end()}});
     spec.book.random_order = in.book().random_order();
@@ -169,22 +187,21 @@ absl::StatusOr<RunSpec> run_spec_from_proto(const v1::RunSpec& in) {
     spec.pairs_per_thread = int(std::min<uint32_t>(in.pairs_per_thread(), 1'000'000));
     spec.description = in.description();
     spec.tune = tune_spec_from_proto(in.tune());
+    training_specs_from_proto(in, &spec);
     return spec;
 }
 
 void run_to_proto(const Run& in, v1::RunStatus* out) {
     out->set_id(in.id);
     v1::RunSpec* spec = out->mutable_spec();
-    spec->set_kind(in.spec.kind == RunKind::Regression   ? v1::RUN_KIND_REGRESSION
-                   : in.spec.kind == RunKind::FixedGames ? v1::RUN_KIND_FIXED_GAMES
-                                                         : v1::RUN_KIND_TUNE);
+    spec->set_kind(run_kind_to_proto(in.spec.kind));
     spec->set_test_version(in.spec.test_version);
     spec->set_base_version(in.spec.base_version);
     time_control_to_proto(in.spec.time_control, spec->mutable_time_control());
     spec->mutable_book()->set_random_order(in.spec.book.random_order);
     spec->mutable_book()->set_seed(in.spec.book.seed);
     spec->mutable_book()->set_source(in.spec.book.source);
-    if (in.spec.kind == RunKind::Regression) {
+    if (in.spec.kind == RunKind::Regression || in.spec.kind == RunKind::Chain) {
         v1::Sprt* sprt = spec->mutable_sprt();
         sprt->set_elo0(in.spec.sprt.elo0);
         sprt->set_elo1(in.spec.sprt.elo1);
@@ -237,6 +254,7 @@ void run_to_proto(const Run& in, v1::RunStatus* out) {
     out->set_created_unix_ms(in.created_ms);
     out->set_finished_unix_ms(in.finished_ms);
     tune_to_proto(in, out);
+    training_to_proto(in, out);
 }
 
 std::vector<RunState> run_states_from_proto(const google::protobuf::RepeatedField<int>& states) {
@@ -283,7 +301,10 @@ void lease_to_proto(const LeaseGrant& in, v1::Lease* out) {
     version_to_proto(in.base, out->mutable_base());
     time_control_to_proto(in.run.spec.time_control, out->mutable_time_control());
     out->set_first_pair(in.batch.first_pair);
-    for (const Opening& o : in.openings) opening_to_proto(o, out->add_openings());
+    if (in.generate)
+        generate_lease_to_proto(in, out);
+    else
+        for (const Opening& o : in.openings) opening_to_proto(o, out->add_openings());
     out->set_expires_unix_ms(in.batch.expires_ms);
     tune_lease_to_proto(in, out);
 }
@@ -304,6 +325,8 @@ absl::StatusOr<Report> report_from_proto(const v1::ReportResultsRequest& in) {
         pair.games[1] = std::move(*second);
         report.pairs.push_back(std::move(pair));
     }
+    // Positions are checked here, on the calling thread, not on the writer.
+    if (absl::Status positions = check_report_positions(report); !positions.ok()) return positions;
     return report;
 }
 

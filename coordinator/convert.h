@@ -36,4 +36,16 @@ void tune_to_proto(const Run& in, v1::RunStatus* out);
 void tune_lease_to_proto(const LeaseGrant& in, v1::Lease* out);
 void tune_history_to_proto(const TuneHistory& in, v1::TuneHistory* out);
 
+// Self-play training runs (convert_training.cpp).
+v1::RunKind run_kind_to_proto(RunKind kind);
+void opening_to_proto(const Opening& in, v1::Opening* out);
+// Reads the generation, training and chain parts of a run spec.
+void training_specs_from_proto(const v1::RunSpec& in, RunSpec* out);
+// Writes a run's generation, training or chain status, and the chain that started it.
+void training_to_proto(const Run& in, v1::RunStatus* out);
+// Writes the games of a generation lease.
+void generate_lease_to_proto(const LeaseGrant& in, v1::Lease* out);
+// Reads an import chunk, checking its positions (on the calling thread, not the writer).
+absl::StatusOr<ImportChunk> import_chunk_from_proto(const v1::ImportPositionsRequest& in);
+
 }  // namespace sparring::coordinator

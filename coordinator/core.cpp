@@ -5,7 +5,9 @@
 #include <numeric>
 
 #include "coordinator/auth.h"
+#include "coordinator/generate_run.h"
 #include "coordinator/spsa_run.h"
+#include "coordinator/training_run.h"
 #include "coordinator/validation.h"
 
 namespace sparring::coordinator {
@@ -111,6 +113,28 @@ absl::StatusOr<Run> Core::submit_run(Storage& storage, RunSpec spec) const {
         if (!resolved.ok()) return resolved.status();
         tune = std::move(*resolved);
     }
+    std::optional<TrainState> train;
+    if (spec.kind == RunKind::Train) {
+        absl::StatusOr<TrainState> resolved = resolve_train(storage, spec, *base);
+        if (!resolved.ok()) return resolved.status();
+        train = std::move(*resolved);
+        spec.train = train->spec;
+    }
+    std::optional<ChainSetup> chain;
+    if (spec.kind == RunKind::Chain) {
+        absl::StatusOr<ChainSetup> resolved = resolve_chain(spec, *base);
+        if (!resolved.ok()) return resolved.status();
+        chain = std::move(*resolved);
+    }
+    std::optional<GenerateState> generate;
+    if (spec.kind == RunKind::Generate) {
+        absl::StatusOr<GenerateState> resolved = resolve_generate(spec, *base);
+        if (!resolved.ok()) return resolved.status();
+        generate = std::move(*resolved);
+        // Openings come from (seed, game number) alone: the book stays in its order.
+        spec.book.random_order = false;
+        spec.book.seed = generate->seed;
+    }
     Run run;
     run.spec = std::move(spec);
     run.test_id = test->id;
@@ -124,6 +148,15 @@ absl::StatusOr<Run> Core::submit_run(Storage& storage, RunSpec spec) const {
         storage.insert_tune(*tune);
         storage.insert_tune_point(run.id, {0, run.created_ms, tune->theta});
     }
+    if (generate) {
+        generate->run_id = run.id;
+        storage.insert_generate(*generate);
+    }
+    if (train) {
+        train->run_id = run.id;
+        storage.insert_train(*train);
+    }
+    if (chain) start_chain(storage, *this, std::move(*chain), run);
     return get_run(storage, run.id);
 }
 
@@ -138,6 +171,19 @@ absl::StatusOr<Run> Core::get_run(Storage& storage, int64_t run_id) const {
     run->bench_mismatches = storage.bench_mismatches_of_run(run_id);
     if (run->spec.kind == RunKind::Tune) run->tune = storage.find_tune(run_id);
     run->verifies_run_id = storage.find_tune_of_verification(run_id).value_or(0);
+    if (run->spec.kind == RunKind::Generate) run->generate = storage.find_generate(run_id);
+    if (run->spec.kind == RunKind::Train) run->train = storage.find_train(run_id);
+    if (run->spec.kind == RunKind::Chain) {
+        run->chain = storage.find_chain(run_id);
+        if (run->chain) fill_chain_generations(storage, *run->chain);
+        if (std::optional<TrainState> settings = storage.find_train(run_id))
+            run->spec.train = settings->spec;
+        if (std::optional<GenerateState> settings = storage.find_generate(run_id)) {
+            run->generate = std::move(settings);
+            run->generate->positions = 0;
+        }
+    }
+    run->chain_run_id = storage.find_chain_of_child(run_id).value_or(0);
     return *run;
 }
 
@@ -173,6 +219,10 @@ void Core::end_run(Storage& storage, Run& run, RunState state, std::string resul
     run.active_leases = 0;
     run.active_cores = 0;
     storage.update_run(run);
+    if (run.spec.kind == RunKind::Chain && state == RunState::Stopped)
+        stop_chain_children(storage, *this, run);
+    if (const std::optional<int64_t> chain = storage.find_chain_of_child(run.id))
+        advance_chain(storage, *this, *chain);
 }
 
 std::vector<WorkerSummary> Core::list_workers(Storage& storage, bool include_inactive) const {

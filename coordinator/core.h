@@ -24,9 +24,11 @@ struct LeaseGrant {
     Run run;
     Version test;
     Version base;
-    std::vector<Opening> openings;        // openings[i] is pair batch.first_pair + i
+    // openings[i] is pair batch.first_pair + i; generation runs: game 2 * batch.first_pair + i
+    std::vector<Opening> openings;
     std::vector<std::string> tune_names;  // tuning runs: the parameters
     std::vector<spsa::Step> tune_steps;   // tuning runs: tune_steps[i] is played by pair i
+    std::optional<GenerateState> generate;  // generation runs
 };
 
 struct ReportAck {
@@ -57,6 +59,23 @@ struct GamesPage {
     uint32_t games = 0;
     uint64_t next_start_game = 0;
     bool done = false;
+};
+
+// A chunk of labelled positions imported from files (see ImportPositionsRequest).
+struct ImportChunk {
+    int64_t run_id = 0;  // 0: the first chunk, which makes the run
+    std::string version;
+    std::string source;
+    uint32_t chunk = 0;
+    std::string data;  // count records (training/position_record.h), already checked
+    uint32_t count = 0;
+    bool done = false;
+};
+
+struct ImportAck {
+    int64_t run_id = 0;
+    uint64_t positions = 0;
+    bool duplicate = false;
 };
 
 class Core {
@@ -94,6 +113,9 @@ class Core {
                                uint32_t limit) const;
     // Stops an active run and ends its leases.
     absl::StatusOr<Run> stop_run(Storage& storage, int64_t run_id) const;
+    // Ends a run: records why and stops its leases; a chain's children stop with it, and
+    // the chain a run belongs to moves on.
+    void end_run(Storage& storage, Run& run, RunState state, std::string result) const;
 
     // Records a new worker process of the caller's token.
     absl::StatusOr<Worker> register_worker(Storage& storage, const Caller& caller,
@@ -121,6 +143,9 @@ class Core {
     std::vector<WorkerSummary> list_workers(Storage& storage, bool include_inactive) const;
     // Returns whether a worker last seen at that time counts as active.
     bool is_active(int64_t last_seen_ms) const;
+    // Stores a chunk of imported positions in a generation run without games (made by the
+    // first chunk, finished by the last); a retried chunk stores nothing twice.
+    absl::StatusOr<ImportAck> import_positions(Storage& storage, const ImportChunk& chunk) const;
     // Returns a page of a run's games as PGN.
     absl::StatusOr<GamesPage> export_games(Storage& storage, int64_t run_id, uint64_t start_game,
                                            uint32_t max_games) const;
@@ -132,8 +157,6 @@ class Core {
     absl::StatusOr<Batch> held_batch(Storage& storage, int64_t worker_id, int64_t lease_id) const;
     // Ends an active lease in a final state, returning unreported pairs to an active run.
     void end_lease(Storage& storage, Run& run, Batch& batch, BatchState state) const;
-    // Ends a run: records why and stops its leases.
-    void end_run(Storage& storage, Run& run, RunState state, std::string result) const;
     // Returns the run's openings in play order (cached; a run's book never changes).
     std::shared_ptr<const std::vector<Opening>> openings(Storage& storage, const Run& run);
     // Builds the grant of a leased batch.

@@ -3,6 +3,7 @@
 
 #include "coordinator/auth.h"
 #include "coordinator/core.h"
+#include "coordinator/generate_run.h"
 #include "coordinator/scheduler.h"
 #include "coordinator/spsa_run.h"
 #include "coordinator/validation.h"
@@ -30,9 +31,13 @@ std::string digest_of(const Report& report) {
     std::string text = std::to_string(report.sequence);
     for (const PairRecord& pair : report.pairs) {
         text += "|" + std::to_string(pair.index);
-        for (const GameRecord& game : pair.games)
+        for (const GameRecord& game : pair.games) {
             text += "," + std::to_string(int(game.outcome)) + (game.test_white ? "w" : "b") +
                     std::to_string(game.pgn.size()) + ":" + game.pgn;
+            // Only generation reports carry positions; other digests stay as they were.
+            if (game.position_count || !game.positions.empty())
+                text += "#" + std::to_string(game.position_count) + ":" + game.positions;
+        }
     }
     return sha256_hex(text);
 }
@@ -136,10 +141,15 @@ LeaseGrant Core::grant(Storage& storage, Batch batch, Run run) {
     g.test = *storage.find_version(run.test_id);
     g.base = *storage.find_version(run.base_id);
     const auto book = openings(storage, run);
-    for (uint64_t pair = batch.first_pair; pair < batch.first_pair + batch.pairs; ++pair)
-        g.openings.push_back((*book)[pair % book->size()]);
     g.batch = std::move(batch);
     g.run = std::move(run);
+    if (g.run.spec.kind == RunKind::Generate) {
+        g.generate = storage.find_generate(g.run.id);
+        fill_generate_lease(*book, g);
+        return g;
+    }
+    for (uint64_t pair = g.batch.first_pair; pair < g.batch.first_pair + g.batch.pairs; ++pair)
+        g.openings.push_back((*book)[pair % book->size()]);
     if (g.run.spec.kind == RunKind::Tune) fill_tune_lease(storage, g);
     return g;
 }
@@ -190,8 +200,10 @@ absl::StatusOr<std::optional<LeaseGrant>> Core::request_work(Storage& storage, c
     Run run = *storage.find_run(*chosen);
     const int per_thread =
         run.spec.pairs_per_thread > 0 ? run.spec.pairs_per_thread : options_.pairs_per_thread;
-    const uint64_t wanted = std::min<uint64_t>(uint64_t(per_thread) * uint64_t(worker->concurrency),
-                                               options_.max_pairs_per_lease);
+    const uint64_t wanted = std::min<uint64_t>(
+        uint64_t(per_thread) * uint64_t(worker->concurrency),
+        run.spec.kind == RunKind::Generate ? kMaxGeneratePairsPerLease
+                                           : options_.max_pairs_per_lease);
     PairRange range;
     if (std::optional<PairRange> free = storage.take_free_pairs(run.id, wanted)) {
         range = *free;
@@ -260,6 +272,9 @@ absl::StatusOr<ReportAck> Core::report_results(Storage& storage, const Caller& c
                                              std::to_string(batch->last_sequence + 1) +
                                              "; send reports in order");
     if (report.pairs.empty()) return absl::InvalidArgumentError(name + " has no game pairs");
+    const bool generate = run.spec.kind == RunKind::Generate;
+    if (!generate && has_positions(report))
+        return absl::InvalidArgumentError(name + ": only generation runs take labelled positions");
     std::vector<bool> seen(batch->pairs, false);
     for (const PairRecord& pair : report.pairs) {
         const std::string pair_name = "pair " + std::to_string(pair.index);
@@ -271,7 +286,7 @@ absl::StatusOr<ReportAck> Core::report_results(Storage& storage, const Caller& c
             return absl::InvalidArgumentError(pair_name + " of " + lease_name(batch->id) +
                                               " was already reported");
         seen[pair.index] = true;
-        if (pair.games[0].test_white == pair.games[1].test_white)
+        if (!generate && pair.games[0].test_white == pair.games[1].test_white)
             return absl::InvalidArgumentError(pair_name +
                                               ": the test version must play each colour once");
         for (const GameRecord& game : pair.games)
@@ -302,6 +317,7 @@ absl::StatusOr<ReportAck> Core::report_results(Storage& storage, const Caller& c
             game.pgn = pair.games[g].pgn;
             storage.insert_game(game);
         }
+        if (generate) store_pair_positions(storage, run, *batch, pair);
     }
     storage.insert_report(record);
     storage.add_worker_games(report.worker_id, 2 * record.counts.pairs);

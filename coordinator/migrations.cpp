@@ -265,7 +265,86 @@ FROM spsa_history h
 JOIN spsa_params p ON p.run_id = h.run_id AND p.idx = h.idx;
 )sql";
 
-constexpr std::array<std::string_view, 2> kMigrations = {kSchema1, kSchema2};
+// Migration 3: self-play training: generation runs and their labelled positions, training
+// runs with their loss curves and results, and chains of generate -> train -> verify.
+constexpr std::string_view kSchema3 = R"sql(
+CREATE TABLE generate_runs (
+  run_id        INTEGER PRIMARY KEY REFERENCES runs(id),
+  seed          INTEGER NOT NULL,            -- with the game number, picks its opening
+  random_plies  INTEGER NOT NULL,            -- random moves after the book opening
+  filters       TEXT NOT NULL,               -- positions left out: 'check,tactical,mate', ...
+  max_plies     INTEGER NOT NULL,            -- a game this long is a draw
+  positions     INTEGER NOT NULL DEFAULT 0   -- labelled positions stored
+);
+
+CREATE TABLE training_positions (
+  run_id  INTEGER NOT NULL REFERENCES runs(id),
+  game    INTEGER NOT NULL,                  -- 2 * pair + 0 or 1, as in games
+  count   INTEGER NOT NULL,                  -- positions kept from the game
+  data    BLOB NOT NULL,                     -- count records of 36 bytes (position_record.h)
+  PRIMARY KEY (run_id, game)
+);
+
+CREATE TABLE train_runs (
+  run_id         INTEGER PRIMARY KEY REFERENCES runs(id),
+  data_runs      TEXT NOT NULL,              -- JSON array of generation run ids
+  epochs         INTEGER NOT NULL,
+  learning_rate  REAL NOT NULL,
+  l2             REAL NOT NULL,
+  k              REAL,                       -- given K; NULL: fitted
+  batch_size     INTEGER NOT NULL,           -- 0: full batch
+  select_params  TEXT NOT NULL,              -- parameter selection, 'all' by default
+  threads        INTEGER NOT NULL,
+  seed           INTEGER NOT NULL,
+  epoch          INTEGER NOT NULL DEFAULT 0, -- epochs done
+  positions      INTEGER NOT NULL DEFAULT 0, -- in the training set
+  k_used         REAL NOT NULL DEFAULT 0,
+  initial_loss   REAL NOT NULL DEFAULT 0,
+  final_loss     REAL NOT NULL DEFAULT 0,    -- with the rounded result
+  params         TEXT NOT NULL DEFAULT '',   -- the result: JSON object of every parameter
+  bench          INTEGER NOT NULL DEFAULT 0  -- the result's bench signature
+);
+
+CREATE TABLE train_loss (
+  run_id  INTEGER NOT NULL REFERENCES runs(id),
+  epoch   INTEGER NOT NULL,                  -- 1, 2, ...
+  loss    REAL NOT NULL,
+  PRIMARY KEY (run_id, epoch)
+) WITHOUT ROWID;
+
+CREATE TABLE chain_runs (
+  run_id        INTEGER PRIMARY KEY REFERENCES runs(id),
+  generations   INTEGER NOT NULL,
+  verify_games  INTEGER NOT NULL,
+  name          TEXT NOT NULL                -- prefix of the versions it makes
+);
+
+CREATE TABLE chain_generations (
+  run_id           INTEGER NOT NULL REFERENCES runs(id),
+  generation       INTEGER NOT NULL,         -- 1, 2, ...
+  version          TEXT NOT NULL,            -- played and trained from
+  generate_run_id  INTEGER NOT NULL DEFAULT 0,
+  train_run_id     INTEGER NOT NULL DEFAULT 0,
+  verify_run_id    INTEGER NOT NULL DEFAULT 0,
+  trained_version  TEXT NOT NULL DEFAULT '',
+  PRIMARY KEY (run_id, generation)
+) WITHOUT ROWID;
+CREATE INDEX chain_generations_by_generate ON chain_generations(generate_run_id);
+CREATE INDEX chain_generations_by_train ON chain_generations(train_run_id);
+CREATE INDEX chain_generations_by_verify ON chain_generations(verify_run_id);
+
+CREATE VIEW chain_summary AS
+SELECT g.run_id AS run, g.generation, g.version, g.trained_version,
+       g.generate_run_id, gr.positions, g.train_run_id, t.final_loss,
+       g.verify_run_id, round(v.elo, 1) AS elo, round(v.elo_low, 1) AS elo_low,
+       round(v.elo_high, 1) AS elo_high, 2 * v.pairs_done AS verify_games, v.result
+FROM chain_generations g
+LEFT JOIN generate_runs gr ON gr.run_id = g.generate_run_id
+LEFT JOIN train_runs t ON t.run_id = g.train_run_id
+LEFT JOIN runs v ON v.id = g.verify_run_id;
+)sql";
+
+constexpr std::array<std::string_view, 3> kMigrations = {kSchema1, kSchema2, kSchema3};
 
 // Returns the schema version recorded in the file.
 int user_version(Database& db) {

@@ -63,6 +63,8 @@ Server::Server(Options options)
                 metrics_.observe_transaction(write, jobs,
                                              std::chrono::duration<double>(elapsed).count());
             });
+    trainer_ = std::make_unique<Trainer>(options_.db_path, core_, *writer_,
+                                         std::chrono::milliseconds(500));
     worker_service_ = std::make_unique<WorkerServiceImpl>(core_, *writer_);
     user_service_ = std::make_unique<UserServiceImpl>(core_, *writer_, *reader_);
 }
@@ -101,6 +103,7 @@ int Server::start() {
         metrics_endpoint_ = std::make_unique<MetricsEndpoint>(options_.metrics_listen,
                                                               [this] { return render_metrics(); });
     maintenance_thread_ = std::thread([this] { maintenance_loop(); });
+    trainer_->start();
     return port;
 }
 
@@ -119,6 +122,7 @@ void Server::wait() {
     if (server_) server_->Wait();
     if (health_server_) health_server_->Wait();
     if (maintenance_thread_.joinable()) maintenance_thread_.join();
+    trainer_->stop();
     metrics_endpoint_.reset();
 }
 

@@ -17,6 +17,7 @@
 #include "coordinator/run_events.h"
 #include "coordinator/services.h"
 #include "coordinator/sqlite.h"
+#include "coordinator/trainer.h"
 
 namespace sparring::coordinator {
 
@@ -62,6 +63,7 @@ class Server {
     std::unique_ptr<Database> checkpointer_;  // a connection of its own for checkpoints
     std::unique_ptr<Executor> writer_;
     std::unique_ptr<Executor> reader_;
+    std::unique_ptr<Trainer> trainer_;  // training runs, on a thread of its own
     std::unique_ptr<WorkerServiceImpl> worker_service_;
     std::unique_ptr<UserServiceImpl> user_service_;
     std::unique_ptr<grpc::Server> server_;

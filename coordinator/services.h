@@ -96,6 +96,12 @@ class UserServiceImpl final : public v1::UserService::CallbackService {
     grpc::ServerUnaryReactor* GetTuneHistory(grpc::CallbackServerContext* context,
                                              const v1::GetTuneHistoryRequest* request,
                                              v1::TuneHistory* response) override;
+    grpc::ServerUnaryReactor* ExportPositions(grpc::CallbackServerContext* context,
+                                              const v1::ExportPositionsRequest* request,
+                                              v1::ExportPositionsResponse* response) override;
+    grpc::ServerUnaryReactor* ImportPositions(grpc::CallbackServerContext* context,
+                                              const v1::ImportPositionsRequest* request,
+                                              v1::ImportPositionsResponse* response) override;
 
   private:
     Core& core_;

@@ -30,15 +30,14 @@ int64_t step_of(const Batch& batch, uint32_t index) {
     return int64_t(batch.first_pair + index + 1);
 }
 
-// Returns a version name not yet taken: NAME, then NAME.2, NAME.3, ...
+}  // namespace
+
 std::string free_version_name(Storage& storage, const std::string& name) {
     std::string candidate = name;
     for (int n = 2; storage.find_version(candidate); ++n)
         candidate = name + "." + std::to_string(n);
     return candidate;
 }
-
-}  // namespace
 
 absl::StatusOr<TuneState> resolve_tune(const RunSpec& spec, const Version& base) {
     const TuneSpec& tune = spec.tune;

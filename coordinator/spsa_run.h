@@ -42,6 +42,9 @@ void apply_tune_report(Storage& storage, const Run& run, const Batch& batch, con
 // run that verifies it against the base version.
 absl::Status finish_tune(Storage& storage, const Core& core, const Run& run);
 
+// Returns a version name not yet taken: NAME, then NAME.2, NAME.3, ...
+std::string free_version_name(Storage& storage, const std::string& name);
+
 // Returns the version a tuning run's current values make: the base version's preset and
 // overrides with the tuned parameters rounded, and its bench signature.
 Version tuned_version(const Version& base, const TuneState& state);

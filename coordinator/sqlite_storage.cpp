@@ -236,7 +236,7 @@ std::vector<Version> SqliteStorage::list_versions() {
 }
 
 int64_t SqliteStorage::insert_run(const Run& r) {
-    const bool sprt = r.spec.kind == RunKind::Regression;
+    const bool sprt = r.spec.kind == RunKind::Regression || r.spec.kind == RunKind::Chain;
     const auto real_if = [sprt](double value) {
         return sprt ? std::optional<double>(value) : std::nullopt;
     };

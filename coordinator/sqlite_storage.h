@@ -73,6 +73,23 @@ class SqliteStorage final : public Storage {
     std::optional<std::vector<double>> find_batch_theta(int64_t batch_id) override;
     std::optional<int64_t> find_tune_of_verification(int64_t run_id) override;
 
+    void insert_generate(const GenerateState& state) override;
+    std::optional<GenerateState> find_generate(int64_t run_id) override;
+    void insert_positions(int64_t run_id, const StoredPositions& positions) override;
+    std::vector<StoredPositions> list_positions(int64_t run_id, uint64_t start_game,
+                                                int max_games) override;
+
+    void insert_train(const TrainState& state) override;
+    std::optional<TrainState> find_train(int64_t run_id) override;
+    void update_train(const TrainState& state) override;
+    void insert_train_loss(int64_t run_id, int epoch, double loss) override;
+    void delete_train_loss(int64_t run_id) override;
+
+    void insert_chain(const ChainState& state) override;
+    std::optional<ChainState> find_chain(int64_t run_id) override;
+    void save_chain_generation(int64_t run_id, const ChainGeneration& generation) override;
+    std::optional<int64_t> find_chain_of_child(int64_t run_id) override;
+
   private:
     // Reads a version from the current row of a statement selecting the version columns.
     Version read_version(const Statement& s);

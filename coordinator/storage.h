@@ -97,6 +97,35 @@ class Storage {
     virtual std::optional<std::vector<double>> find_batch_theta(int64_t batch_id) = 0;
     // Returns the tuning run a regression run verifies, if any.
     virtual std::optional<int64_t> find_tune_of_verification(int64_t run_id) = 0;
+
+    // Records a generation run's settings.
+    virtual void insert_generate(const GenerateState& state) = 0;
+    // Returns a generation run's settings and positions stored; nullopt for other runs.
+    virtual std::optional<GenerateState> find_generate(int64_t run_id) = 0;
+    // Stores one game's labelled positions and adds them to its run's count.
+    virtual void insert_positions(int64_t run_id, const StoredPositions& positions) = 0;
+    // Returns the positions of up to max_games of a run's games from start_game on, in order.
+    virtual std::vector<StoredPositions> list_positions(int64_t run_id, uint64_t start_game,
+                                                        int max_games) = 0;
+
+    // Records a training run's settings.
+    virtual void insert_train(const TrainState& state) = 0;
+    // Returns a training run with its loss curve; nullopt for other runs.
+    virtual std::optional<TrainState> find_train(int64_t run_id) = 0;
+    // Writes a training run's progress and result (not its loss curve).
+    virtual void update_train(const TrainState& state) = 0;
+    // Records the loss after an epoch; the first epoch of a restarted training clears them.
+    virtual void insert_train_loss(int64_t run_id, int epoch, double loss) = 0;
+    virtual void delete_train_loss(int64_t run_id) = 0;
+
+    // Records a chain's settings (its generations are saved one by one).
+    virtual void insert_chain(const ChainState& state) = 0;
+    // Returns a chain with its generations; nullopt for other runs.
+    virtual std::optional<ChainState> find_chain(int64_t run_id) = 0;
+    // Inserts or replaces a generation of a chain.
+    virtual void save_chain_generation(int64_t run_id, const ChainGeneration& generation) = 0;
+    // Returns the chain that started a run, if any.
+    virtual std::optional<int64_t> find_chain_of_child(int64_t run_id) = 0;
 };
 
 }  // namespace sparring::coordinator

@@ -18,7 +18,8 @@ std::optional<Enum> parse_enum(std::string_view text,
 }
 
 constexpr std::array<std::string_view, 2> kRoles = {"worker", "user"};
-constexpr std::array<std::string_view, 3> kRunKinds = {"regression", "fixed_games", "tune"};
+constexpr std::array<std::string_view, 6> kRunKinds = {"regression", "fixed_games", "tune",
+                                                        "generate",   "train",       "chain"};
 constexpr std::array<std::string_view, 3> kRunStates = {"active", "finished", "stopped"};
 constexpr std::array<std::string_view, 5> kBatchStates = {"leased", "done", "expired", "released",
                                                           "stopped"};

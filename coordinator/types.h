@@ -71,7 +71,7 @@ struct Book {
     std::string source;
 };
 
-enum class RunKind { Regression, FixedGames, Tune };
+enum class RunKind { Regression, FixedGames, Tune, Generate, Train, Chain };
 
 // A parameter of a tuning run as submitted: what is left out defaults from the registry's
 // bounds and the base version's value.
@@ -105,6 +105,78 @@ struct TuneState {
     int64_t verify_run_id = 0;
 };
 
+// How a generation run opens its games and which positions it keeps, as submitted.
+struct GenerateSpec {
+    uint64_t seed = 0;
+    std::optional<int> random_plies;  // default 2
+    std::string filters;              // as `--filter` takes it; empty: all
+};
+
+// A generation run's settings with defaults filled in, and the positions it has stored.
+struct GenerateState {
+    int64_t run_id = 0;
+    uint64_t seed = 0;
+    int random_plies = 2;
+    std::string filters = "all";
+    int max_plies = 400;
+    uint64_t positions = 0;
+};
+
+// What a training run fits, from which generation runs' positions, and how.
+struct TrainSpec {
+    std::vector<int64_t> data_runs;
+    int epochs = 0;  // 0: 100
+    std::optional<double> learning_rate;
+    std::optional<double> l2;
+    std::optional<double> k;
+    uint64_t batch_size = 0;
+    std::string select;  // empty: all
+    int threads = 0;     // 0: 1
+    uint64_t seed = 0;
+};
+
+// A training run's settings (defaults filled in), progress and result.
+struct TrainState {
+    int64_t run_id = 0;
+    TrainSpec spec;
+    int epoch = 0;  // epochs done
+    uint64_t positions = 0;
+    double k = 0;
+    double initial_loss = 0;
+    std::vector<double> loss_curve;
+    double final_loss = 0;
+    std::string params_json;  // the result; empty until finished
+    uint64_t bench = 0;       // the result's bench signature
+};
+
+// How a chain runs its generations (RunSpec's other fields apply to each child run).
+struct ChainSpec {
+    int generations = 0;
+    uint64_t verify_games = 0;
+    std::string name;  // prefix of the versions it makes
+};
+
+// One generation of a chain: the runs it started and what they gave.
+struct ChainGeneration {
+    int generation = 0;
+    std::string version;  // played and trained from
+    int64_t generate_run_id = 0;
+    int64_t train_run_id = 0;
+    int64_t verify_run_id = 0;
+    std::string trained_version;
+    // Filled from the child runs when a chain is read.
+    uint64_t positions = 0;
+    double final_loss = 0;
+    stats::EloEstimate verify_elo;
+    std::string verify_result;
+};
+
+struct ChainState {
+    int64_t run_id = 0;
+    ChainSpec spec;
+    std::vector<ChainGeneration> generations;
+};
+
 // A tuning run's values after a number of applied game pairs.
 struct TunePoint {
     int64_t pairs = 0;
@@ -125,7 +197,10 @@ struct RunSpec {
     int throughput = 100;
     int pairs_per_thread = 0;
     std::string description;
-    TuneSpec tune;  // tuning runs
+    TuneSpec tune;          // tuning runs
+    GenerateSpec generate;  // generation runs and chains
+    TrainSpec train;        // training runs and chains
+    ChainSpec chain;        // chains
 };
 
 // Result counts of a run, a report or a worker, from the test version's point of view.
@@ -171,9 +246,16 @@ struct Run {
     std::vector<BenchMismatch> bench_mismatches;  // filled when a single run is read
     std::optional<TuneState> tune;                // tuning runs, when a single run is read
     int64_t verifies_run_id = 0;  // the tuning run a regression run verifies, likewise
+    std::optional<GenerateState> generate;  // generation runs, when a single run is read
+    std::optional<TrainState> train;        // training runs, likewise
+    std::optional<ChainState> chain;        // chains, likewise
+    int64_t chain_run_id = 0;               // the chain that started the run, likewise
 
-    // Returns the number of game pairs the run plays at most.
-    uint64_t pairs_total() const { return spec.games / 2; }
+    // Returns the number of game pairs workers play for the run at most (none for the runs
+    // the coordinator runs itself: training runs and chains).
+    uint64_t pairs_total() const {
+        return spec.kind == RunKind::Train || spec.kind == RunKind::Chain ? 0 : spec.games / 2;
+    }
     // Returns the number of pairs not yet leased to anybody.
     uint64_t pairs_available() const { return pairs_total() - next_pair + free_pairs; }
 };
@@ -220,9 +302,11 @@ struct Batch {
 enum class Outcome { Loss, Draw, Win };
 
 struct GameRecord {
-    Outcome outcome = Outcome::Draw;
+    Outcome outcome = Outcome::Draw;  // generation runs: white's
     bool test_white = true;
     std::string pgn;
+    std::string positions;  // generation runs: the kept labelled positions' records
+    uint32_t position_count = 0;
 };
 
 struct PairRecord {
@@ -258,6 +342,13 @@ struct StoredGame {
     Outcome outcome = Outcome::Draw;
     bool test_white = true;
     std::string pgn;
+};
+
+// The stored labelled positions of one game of a generation run.
+struct StoredPositions {
+    uint64_t game = 0;
+    uint32_t count = 0;
+    std::string data;  // count records (training/position_record.h)
 };
 
 // What the user sees of a worker: its record and the run it plays now (0: none).

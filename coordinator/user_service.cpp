@@ -1,6 +1,7 @@
 // The UserService handlers: changes need a user token and run on the writer; queries accept
 // any valid token and run on the reader.
 #include "coordinator/convert.h"
+#include "coordinator/generate_run.h"
 #include "coordinator/services.h"
 
 namespace sparring::coordinator {
@@ -156,6 +157,39 @@ grpc::ServerUnaryReactor* UserServiceImpl::GetTuneHistory(grpc::CallbackServerCo
                       absl::StatusOr<TuneHistory> history = tune_history(storage, run_id);
                       if (!history.ok()) return history.status();
                       tune_history_to_proto(*history, response);
+                      return absl::OkStatus();
+                  });
+}
+
+grpc::ServerUnaryReactor* UserServiceImpl::ExportPositions(
+    grpc::CallbackServerContext* context, const v1::ExportPositionsRequest* request,
+    v1::ExportPositionsResponse* response) {
+    return run_as(context, core_, reader_, std::nullopt,
+                  [request = *request, response](Storage& storage) {
+                      absl::StatusOr<PositionsPage> page = export_positions(
+                          storage, request.run_id(), request.start_game(), request.max_games());
+                      if (!page.ok()) return page.status();
+                      response->set_positions(std::move(page->data));
+                      response->set_count(page->count);
+                      response->set_games(page->games);
+                      response->set_next_start_game(page->next_start_game);
+                      response->set_done(page->done);
+                      return absl::OkStatus();
+                  });
+}
+
+grpc::ServerUnaryReactor* UserServiceImpl::ImportPositions(
+    grpc::CallbackServerContext* context, const v1::ImportPositionsRequest* request,
+    v1::ImportPositionsResponse* response) {
+    absl::StatusOr<ImportChunk> chunk = import_chunk_from_proto(*request);
+    if (!chunk.ok()) return finish(context, chunk.status());
+    return run_as(context, core_, writer_, Role::User,
+                  [this, chunk = std::move(*chunk), response](Storage& storage) {
+                      absl::StatusOr<ImportAck> ack = core_.import_positions(storage, chunk);
+                      if (!ack.ok()) return ack.status();
+                      response->set_run_id(ack->run_id);
+                      response->set_positions(ack->positions);
+                      response->set_duplicate(ack->duplicate);
                       return absl::OkStatus();
                   });
 }

@@ -49,6 +49,18 @@ absl::Status check_time_control(const TimeControl& tc) {
     return absl::OkStatus();
 }
 
+// Checks what a training run shares with every run; it plays no games, so it has no time
+// control, games or book (its settings are checked against its data by resolve_train).
+absl::Status check_train_run(RunSpec& spec) {
+    if (spec.games != 0 || !spec.book.openings.empty())
+        return invalid("a training run plays no games: give it no games and no book");
+    if (spec.priority < -1000 || spec.priority > 1000)
+        return invalid("priority must be in -1000..1000");
+    if (spec.throughput == 0) spec.throughput = 100;
+    if (spec.description.size() > 4096) return invalid("run description is over 4096 bytes");
+    return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::Status check_version(Version& v) {
@@ -83,6 +95,7 @@ absl::Status check_version(Version& v) {
 absl::Status check_run_spec(RunSpec& spec) {
     if (spec.test_version.empty() || spec.base_version.empty())
         return invalid("a run needs a test version and a base version");
+    if (spec.kind == RunKind::Train) return check_train_run(spec);
     if (absl::Status tc = check_time_control(spec.time_control); !tc.ok()) return tc;
     if (spec.games == 0 || spec.games % 2 != 0 || spec.games > kMaxGames)
         return invalid(

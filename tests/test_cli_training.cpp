@@ -124,5 +124,27 @@ TEST(CliPositions, GeneratesScoredPositionsBySelfPlay) {
     EXPECT_EQ(run("positions generate --games 1 --out x.epd --skip-plies 3").status, 2);
 }
 
+TEST(CliPositions, GenerateWritesTheFinishedGamesWhenInterrupted) {
+    const std::string out = temp_path("interrupted.epd"), err = temp_path("interrupted.err");
+    // Far more games than two seconds allow; SIGINT then stops it.
+    const std::string command = std::string("timeout -s INT --preserve-status 2 '") +
+                                SPARRING_CLI +
+                                "' positions generate --games 100000 --nodes 300 --threads 1 "
+                                "--out '" + out + "' 2>'" + err + "'";
+    const int raw = std::system(command.c_str());
+    ASSERT_TRUE(WIFEXITED(raw));
+    EXPECT_EQ(WEXITSTATUS(raw), 130) << read_file(err);
+    const std::string log = read_file(err);
+    EXPECT_NE(log.find("interrupted (signal 2) after "), std::string::npos) << log;
+    std::ifstream in(out);
+    std::vector<LabelledPosition> positions;
+    std::string error;
+    ASSERT_TRUE(read_positions(in, out, &positions, &error)) << error;
+    EXPECT_FALSE(positions.empty());
+    EXPECT_NE(log.find("wrote " + std::to_string(positions.size()) + " positions"),
+              std::string::npos)
+        << log;
+}
+
 }  // namespace
 }  // namespace sparring::training

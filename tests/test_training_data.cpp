@@ -13,6 +13,7 @@
 #include "training/param_selection.h"
 #include "training/position_filter.h"
 #include "training/position_io.h"
+#include "training/position_record.h"
 #include "training_samples.h"
 
 namespace sparring::training {
@@ -83,6 +84,54 @@ TEST(PackedPosition, RejectsMoreThanThirtyTwoPiecesAndBadBytes) {
     packed.bytes[8] = 0x16;  // a1 holds the white king, b1 a pawn: two kings, a pawn on rank 1
     EXPECT_FALSE(unpack_position(packed, &board, &error));
     EXPECT_NE(error.find("invalid FEN"), std::string::npos) << error;
+}
+
+TEST(PositionRecord, RoundTripsPositionsResultsAndScores) {
+    const std::vector<LabelledPosition> positions = {
+        labelled(START_FEN, GameResult::WhiteWins, 35),
+        labelled("4k3/8/8/8/8/8/4P3/4K3 b - - 3 40", GameResult::Draw),
+        labelled("r3k2r/8/8/3pP3/8/8/8/R3K2R w KQkq d6 0 12", GameResult::BlackWins, -32768)};
+    const std::string bytes = encode_positions(positions);
+    ASSERT_EQ(bytes.size(), 3 * POSITION_RECORD_BYTES);
+    std::vector<LabelledPosition> decoded = {positions[0]};  // appended to
+    std::string error;
+    ASSERT_TRUE(decode_positions(bytes, 3, &decoded, &error)) << error;
+    ASSERT_EQ(decoded.size(), 4u);
+    for (size_t i = 0; i < 3; ++i) {
+        EXPECT_EQ(decoded[i + 1].position, positions[i].position);
+        EXPECT_EQ(decoded[i + 1].result, positions[i].result);
+        EXPECT_EQ(decoded[i + 1].score, positions[i].score);
+    }
+    EXPECT_TRUE(decode_positions("", 0, &decoded, &error));
+}
+
+TEST(PositionRecord, RejectsForgedOrDamagedRecordsAndAppendsNothing) {
+    const std::string good = encode_positions(std::vector{
+        labelled(START_FEN, GameResult::WhiteWins, 35), labelled(START_FEN, GameResult::Draw)});
+    const auto refused = [&](std::string bytes, std::size_t count) {
+        std::vector<LabelledPosition> out;
+        std::string error;
+        EXPECT_FALSE(decode_positions(bytes, count, &out, &error));
+        EXPECT_TRUE(out.empty());
+        return error;
+    };
+    EXPECT_NE(refused(good, 3).find("do not hold 3 positions"), std::string::npos);
+    EXPECT_NE(refused(good.substr(1), 2).find("do not hold"), std::string::npos);
+    std::string bad = good;
+    bad[36 + 8] = char(0x77);  // a piece code no piece has, in the second record
+    EXPECT_NE(refused(bad, 2).find("position 2: "), std::string::npos);
+    bad = good;
+    bad[30] = 1;  // padding
+    EXPECT_NE(refused(bad, 2).find("canonical"), std::string::npos);
+    bad = good;
+    bad[32] = 3;  // result
+    EXPECT_NE(refused(bad, 2).find("bad result code 3"), std::string::npos);
+    bad = good;
+    bad[36 + 34] = 5;  // a score without its flag
+    EXPECT_NE(refused(bad, 2).find("bad score flags"), std::string::npos);
+    bad = good;
+    bad[2] = char(0xff);  // a full third rank: 40 pieces
+    EXPECT_NE(refused(bad, 2).find("more than 32 pieces"), std::string::npos);
 }
 
 TEST(PositionFormats, EveryFormatRoundTripsRandomPositions) {

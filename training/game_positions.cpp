@@ -11,19 +11,6 @@ namespace sparring::training {
 
 namespace {
 
-// Returns the result of a game from its outcome.
-GameResult result_of(match::Outcome outcome) {
-    switch (outcome) {
-        case match::Outcome::WhiteWins:
-            return GameResult::WhiteWins;
-        case match::Outcome::BlackWins:
-            return GameResult::BlackWins;
-        case match::Outcome::Draw:
-            return GameResult::Draw;
-    }
-    return GameResult::Draw;
-}
-
 // Classifies the position before best_move and appends it to *out when it is kept; throws
 // std::invalid_argument when it cannot be packed.
 void add_position(const Board& board, std::optional<int> white_cp, Move best_move,
@@ -63,6 +50,18 @@ Board start_board(const std::string& fen) {
 }
 
 }  // namespace
+
+GameResult result_of(match::Outcome outcome) {
+    switch (outcome) {
+        case match::Outcome::WhiteWins:
+            return GameResult::WhiteWins;
+        case match::Outcome::BlackWins:
+            return GameResult::BlackWins;
+        case match::Outcome::Draw:
+            return GameResult::Draw;
+    }
+    return GameResult::Draw;
+}
 
 int engine_score_cp(const match::EngineScore& score) {
     if (!score.mate) return score.value;

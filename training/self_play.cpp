@@ -1,5 +1,6 @@
 #include "training/self_play.h"
 
+#include <algorithm>
 #include <exception>
 #include <mutex>
 #include <random>
@@ -61,10 +62,15 @@ match::Opening self_play_opening(const SelfPlayOptions& options, std::uint64_t g
                                 "'");
 }
 
-SelfPlayResult play_self_play(const SelfPlayOptions& options,
-                              const std::function<void(int games, std::size_t positions)>& on_game,
-                              const std::atomic<bool>& stop) {
-    if (options.games < 0 || options.threads < 1 || options.nodes < 1 || options.random_plies < 0)
+namespace {
+
+// Plays count games, game i from opening_of(i) with number number_of(i), on options.threads
+// threads; on_game gets each finished game under a lock. Rethrows the first failure.
+void play_games(const SelfPlayOptions& options, int count,
+                const std::function<SelfPlayJob(int)>& job_of,
+                const std::function<void(int index, SelfPlayGame&&)>& on_game,
+                const std::atomic<bool>& stop) {
+    if (count < 0 || options.threads < 1 || options.nodes < 1 || options.random_plies < 0)
         throw std::invalid_argument("self-play options out of range");
     match::GameSettings settings;
     settings.time_control.kind = match::TimeControl::Kind::Nodes;
@@ -72,9 +78,7 @@ SelfPlayResult play_self_play(const SelfPlayOptions& options,
     settings.adjudication.max_plies = options.max_plies;
     const match::PlayerSpec spec{"builtin", match::BuiltinSpec{options.params, options.hash_mb}, 0};
 
-    std::vector<std::optional<std::vector<LabelledPosition>>> per_game(options.games);
-    SelfPlayResult result;
-    std::mutex mutex;  // guards result, failure and the callback
+    std::mutex mutex;  // guards failure and the callback
     std::exception_ptr failure;
     std::atomic<bool> failed{false};
     std::atomic<int> next{0};
@@ -82,21 +86,16 @@ SelfPlayResult play_self_play(const SelfPlayOptions& options,
         try {
             const auto white = match::make_player(spec);
             const auto black = match::make_player(spec);
-            for (int g;
-                 !stop.load() && !failed.load() && (g = next.fetch_add(1)) < options.games;) {
-                const match::Opening opening = self_play_opening(options, options.first_game + g);
-                const auto game = match::play_game(*white, *black, opening, settings, stop);
+            for (int i; !stop.load() && !failed.load() && (i = next.fetch_add(1)) < count;) {
+                const SelfPlayJob job = job_of(i);
+                const auto game = match::play_game(*white, *black, job.opening, settings, stop);
                 if (!game) break;
-                FilterCounts counts;
-                auto positions = game_positions(*game, options.filters, &counts);
+                SelfPlayGame played;
+                played.game = job.game;
+                played.result = result_of(game->outcome);
+                played.positions = game_positions(*game, options.filters, &played.counts);
                 const std::lock_guard lock(mutex);
-                ++result.games;
-                result.counts.kept += counts.kept;
-                result.counts.in_check += counts.in_check;
-                result.counts.tactical += counts.tactical;
-                result.counts.mate_scores += counts.mate_scores;
-                per_game[g] = std::move(positions);
-                if (on_game) on_game(result.games, result.counts.kept);
+                on_game(i, std::move(played));
             }
         } catch (...) {
             const std::lock_guard lock(mutex);
@@ -106,14 +105,61 @@ SelfPlayResult play_self_play(const SelfPlayOptions& options,
     };
     {
         std::vector<std::jthread> pool;
-        for (int i = 1; i < options.threads; ++i) pool.emplace_back(play);
+        for (int i = 1; i < std::min(options.threads, std::max(count, 1)); ++i)
+            pool.emplace_back(play);
         play();
     }
     if (failure) std::rethrow_exception(failure);
+}
+
+// Adds a game's filter counts to a total.
+void add_counts(FilterCounts& total, const FilterCounts& game) {
+    total.kept += game.kept;
+    total.in_check += game.in_check;
+    total.tactical += game.tactical;
+    total.mate_scores += game.mate_scores;
+}
+
+}  // namespace
+
+SelfPlayResult play_self_play(const SelfPlayOptions& options,
+                              const std::function<void(int games, std::size_t positions)>& on_game,
+                              const std::atomic<bool>& stop) {
+    std::vector<std::optional<std::vector<LabelledPosition>>> per_game(
+        static_cast<std::size_t>(std::max(options.games, 0)));
+    SelfPlayResult result;
+    play_games(
+        options, options.games,
+        [&](int i) {
+            const std::uint64_t game = options.first_game + static_cast<std::uint64_t>(i);
+            return SelfPlayJob{game, self_play_opening(options, game)};
+        },
+        [&](int i, SelfPlayGame&& game) {
+            ++result.games;
+            add_counts(result.counts, game.counts);
+            per_game[static_cast<std::size_t>(i)] = std::move(game.positions);
+            if (on_game) on_game(result.games, result.counts.kept);
+        },
+        stop);
     for (auto& positions : per_game)
         if (positions)
             result.positions.insert(result.positions.end(), positions->begin(), positions->end());
     return result;
+}
+
+int play_self_play_games(const SelfPlayOptions& options, std::span<const SelfPlayJob> jobs,
+                         const std::function<void(SelfPlayGame&&)>& on_game,
+                         const std::atomic<bool>& stop) {
+    int finished = 0;
+    play_games(
+        options, static_cast<int>(jobs.size()),
+        [&](int i) { return jobs[static_cast<std::size_t>(i)]; },
+        [&](int, SelfPlayGame&& game) {
+            ++finished;
+            on_game(std::move(game));
+        },
+        stop);
+    return finished;
 }
 
 }  // namespace sparring::training

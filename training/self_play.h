@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <span>
 #include <vector>
 
 #include "engine/params.h"
@@ -35,6 +36,20 @@ struct SelfPlayResult {
     FilterCounts counts;
 };
 
+// A game to play: its number and its opening (what self_play_opening gives for the number).
+struct SelfPlayJob {
+    std::uint64_t game = 0;
+    match::Opening opening;
+};
+
+// One finished game: its number, result and kept positions (in the order played).
+struct SelfPlayGame {
+    std::uint64_t game = 0;
+    GameResult result = GameResult::Draw;
+    std::vector<LabelledPosition> positions;
+    FilterCounts counts;
+};
+
 // Returns the opening of game number game: a book opening (or the start position) followed
 // by random_plies random legal moves that leave the game unfinished.
 match::Opening self_play_opening(const SelfPlayOptions& options, std::uint64_t game);
@@ -44,5 +59,11 @@ match::Opening self_play_opening(const SelfPlayOptions& options, std::uint64_t g
 SelfPlayResult play_self_play(const SelfPlayOptions& options,
                               const std::function<void(int games, std::size_t positions)>& on_game,
                               const std::atomic<bool>& stop);
+// Plays the jobs as play_self_play plays its games (options.first_game and options.games
+// aside) and hands each finished game to on_game, one call at a time, as games finish: the
+// coordinator's workers report games as they come. Returns the number of finished games.
+int play_self_play_games(const SelfPlayOptions& options, std::span<const SelfPlayJob> jobs,
+                         const std::function<void(SelfPlayGame&&)>& on_game,
+                         const std::atomic<bool>& stop);
 
 }  // namespace sparring::training

@@ -4,6 +4,7 @@
 #include <optional>
 #include <random>
 
+#include "worker/generate_play.h"
 #include "worker/match_setup.h"
 #include "worker/signature.h"
 #include "worker/tune_play.h"
@@ -187,43 +188,64 @@ void Worker::release(int64_t lease_id, v1::ReleaseReason reason, int64_t version
     }
 }
 
-void Worker::serve_lease(const v1::Lease& lease) {
-    log("lease " + std::to_string(lease.lease_id()) + ": run " + std::to_string(lease.run_id()) +
-        ", " + std::to_string(lease.openings_size()) + " pairs, " + lease.test().name() + " vs " +
-        lease.base().name());
-    if (!verify_versions(lease)) return;
+std::optional<std::function<void(const Worker::PairSink&)>> Worker::player_of(
+    const v1::Lease& lease) {
     std::string error;
-    const auto config = match_config(lease, options_.concurrency, options_.name, &error);
-    if (!config) {
+    const auto refuse = [&] {
         release(lease.lease_id(), v1::RELEASE_REASON_ENGINE_FAILURE, 0, 0, error);
-        return;
+        return std::nullopt;
+    };
+    if (lease.has_generate()) {
+        auto options = generate_options(lease, options_.concurrency, &error);
+        if (!options) return refuse();
+        return [this, &lease, options = std::move(*options)](const PairSink& keep) {
+            play_generate_pairs(lease, options, keep, lease_stop_);
+        };
     }
-    const std::vector<match::PairJob> jobs = pair_jobs(lease);
+    const auto config = match_config(lease, options_.concurrency, options_.name, &error);
+    if (!config) return refuse();
     std::optional<std::vector<match::MatchConfig>> tune_pairs;
     if (lease.has_tune()) {
         tune_pairs = tune_configs(lease, *config, &error);
-        if (!tune_pairs) {
-            release(lease.lease_id(), v1::RELEASE_REASON_ENGINE_FAILURE, 0, 0, error);
-            return;
-        }
+        if (!tune_pairs) return refuse();
     }
-    const match::MatchRunner runner(*config);
+    return [this, &lease, config = *config, tune_pairs](const PairSink& keep) {
+        const auto convert = [&](const match::PairResult& pair) {
+            v1::GamePair entry;
+            pair_to_proto(pair, lease.first_pair(), &entry);
+            keep(std::move(entry));
+        };
+        const std::vector<match::PairJob> jobs = pair_jobs(lease);
+        if (tune_pairs)
+            play_tune_pairs(*tune_pairs, jobs, options_.concurrency, convert, lease_stop_);
+        else
+            match::MatchRunner(config).play(jobs, {nullptr, convert}, lease_stop_);
+    };
+}
+
+void Worker::serve_lease(const v1::Lease& lease) {
+    const size_t pairs = lease.has_generate() ? size_t(lease.generate().game_openings_size() / 2)
+                                              : size_t(lease.openings_size());
+    log("lease " + std::to_string(lease.lease_id()) + ": run " + std::to_string(lease.run_id()) +
+        ", " + std::to_string(pairs) + " pairs, " +
+        (lease.has_generate() ? "self-play of " + lease.test().name()
+                              : lease.test().name() + " vs " + lease.base().name()));
+    if (!verify_versions(lease)) return;
+    std::optional<std::function<void(const PairSink&)>> play = player_of(lease);
+    if (!play) return;
 
     lease_stop_ = false;
     current_lease_ = lease.lease_id();
-    std::vector<match::PairResult> finished;  // played, not yet in a report; under mutex_
-    bool play_done = false;                   // under mutex_
+    std::vector<v1::GamePair> finished;  // played, not yet in a report; under mutex_
+    bool play_done = false;              // under mutex_
     std::string play_error;
     std::thread player([&] {
-        const auto keep = [&](const match::PairResult& pair) {
+        const PairSink keep = [&](v1::GamePair&& pair) {
             std::lock_guard lock(mutex_);
-            finished.push_back(pair);
+            finished.push_back(std::move(pair));
         };
         try {
-            if (tune_pairs)
-                play_tune_pairs(*tune_pairs, jobs, options_.concurrency, keep, lease_stop_);
-            else
-                runner.play(jobs, {nullptr, keep}, lease_stop_);
+            (*play)(keep);
         } catch (const std::exception& e) {
             play_error = e.what();
         }
@@ -258,8 +280,7 @@ void Worker::serve_lease(const v1::Lease& lease) {
                 in_flight->set_worker_id(worker_id_);
                 in_flight->set_lease_id(lease.lease_id());
                 in_flight->set_sequence(++sequence);
-                for (const match::PairResult& pair : finished)
-                    pair_to_proto(pair, lease.first_pair(), in_flight->add_pairs());
+                for (v1::GamePair& pair : finished) *in_flight->add_pairs() = std::move(pair);
                 finished.clear();
             }
         }
@@ -313,7 +334,7 @@ void Worker::serve_lease(const v1::Lease& lease) {
     } else if (stopping_ && !abandoned) {
         release(lease.lease_id(), v1::RELEASE_REASON_SHUTDOWN, 0, 0, "worker shutting down");
     } else if (!abandoned) {
-        log("lease " + std::to_string(lease.lease_id()) + " done: " + std::to_string(jobs.size()) +
+        log("lease " + std::to_string(lease.lease_id()) + " done: " + std::to_string(pairs) +
             " pairs reported");
     }
 }

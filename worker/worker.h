@@ -5,9 +5,11 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -48,8 +50,15 @@ class Worker {
     grpc::Status with_retry(Call call);
     // Registers the worker; false if stopped first or refused.
     bool register_worker();
+    // Receives each finished pair as its report entry.
+    using PairSink = std::function<void(v1::GamePair&&)>;
+
     // Plays one lease to its end, reporting as pairs finish.
     void serve_lease(const v1::Lease& lease);
+    // Returns what plays a lease's pairs into a sink: self-play games for a generation lease,
+    // the match runner otherwise; hands the lease back and returns nullopt when it cannot be
+    // played.
+    std::optional<std::function<void(const PairSink&)>> player_of(const v1::Lease& lease);
     // Checks both versions' bench signatures; on a mismatch hands the lease back and
     // returns false.
     bool verify_versions(const v1::Lease& lease);

@@ -88,8 +88,12 @@ Report CoreFixture::report(const LeaseGrant& lease, uint32_t sequence,
     for (uint32_t i : indices) {
         PairRecord p;
         p.index = i;
-        p.games[0] = {first, true, "[Event \"pair " + std::to_string(i) + " a\"]\n\n1-0\n"};
-        p.games[1] = {second, false, "[Event \"pair " + std::to_string(i) + " b\"]\n\n1/2-1/2\n"};
+        p.games[0].outcome = first;
+        p.games[0].test_white = true;
+        p.games[0].pgn = "[Event \"pair " + std::to_string(i) + " a\"]\n\n1-0\n";
+        p.games[1].outcome = second;
+        p.games[1].test_white = false;
+        p.games[1].pgn = "[Event \"pair " + std::to_string(i) + " b\"]\n\n1/2-1/2\n";
         r.pairs.push_back(p);
     }
     return r;

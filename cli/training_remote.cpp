@@ -1,0 +1,365 @@
+#include "cli/training_remote.h"
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <limits>
+
+#include "cli/training_flags.h"
+#include "cli/tune.h"
+#include "engine/params.h"
+#include "training/param_selection.h"
+#include "training/position_filter.h"
+#include "training/position_io.h"
+#include "training/position_record.h"
+
+namespace sparring::cli {
+
+namespace {
+
+using Rows = std::vector<std::vector<std::string>>;
+
+constexpr int64_t kMaxSeed = std::numeric_limits<int64_t>::max();
+
+// Returns a number in its shortest form: "1", "1e-07".
+std::string general(double value) {
+    char text[64];
+    std::snprintf(text, sizeof text, "%g", value);
+    return text;
+}
+
+// Returns a run's state and result in one phrase.
+std::string state_text(const v1::RunStatus& run) {
+    const std::string state = run.state() == v1::RUN_STATE_ACTIVE     ? "active"
+                              : run.state() == v1::RUN_STATE_FINISHED ? "finished"
+                                                                      : "stopped";
+    return run.result().empty() ? state : state + ": " + run.result();
+}
+
+// Writes the --version flag as the run's test and base version.
+void read_version(const Args& args, v1::RunSpec* out) {
+    if (!args.has("version")) throw UsageError("--version is required: the version to play");
+    out->set_test_version(args.get_string("version"));
+    out->set_base_version(args.get_string("version"));
+}
+
+// Writes --games, --nodes and the generation flags; the run seed is --seed or 1.
+void read_generation_flags(const Args& args, v1::RunSpec* out) {
+    if (!args.has("games")) throw UsageError("--games is required: self-play games to play");
+    const int64_t games = args.get_int_in("games", 0, 2, 1'000'000'000);
+    if (games % 2) throw UsageError("--games must be even: games come in pairs");
+    out->set_games(uint64_t(games));
+    out->mutable_time_control()->set_nodes(uint64_t(args.get_int_in("nodes", 5000, 1, 1'000'000'000)));
+    v1::GenerateSpec* g = out->mutable_generate();
+    g->set_seed(uint64_t(args.get_int_in("seed", 1, 0, kMaxSeed)));
+    if (args.has("random-plies"))
+        g->set_random_plies(uint32_t(args.get_int_in("random-plies", 2, 0, 200)));
+    std::string error;
+    const std::string filters = args.get_string("filter", "all");
+    if (!training::parse_filter_options(filters, &error)) throw UsageError("--filter: " + error);
+    g->set_filters(filters);
+}
+
+// Writes the Texel flags (--epochs, --lr, --l2, --k, --batch, --select, --threads).
+void read_texel_flags(const Args& args, v1::TrainSpec* out) {
+    out->set_epochs(uint32_t(args.get_int_in("epochs", 100, 1, 100'000)));
+    if (args.has("lr")) {
+        if (args.get_double("lr") <= 0) throw UsageError("--lr must be positive");
+        out->set_learning_rate(args.get_double("lr"));
+    }
+    if (args.has("l2")) {
+        if (args.get_double("l2") < 0) throw UsageError("--l2 must not be negative");
+        out->set_l2(args.get_double("l2"));
+    }
+    if (args.get_string("k", "auto") != "auto") {
+        if (args.get_double("k") <= 0) throw UsageError("--k must be positive or auto");
+        out->set_k(args.get_double("k"));
+    }
+    out->set_batch_size(uint64_t(args.get_int_in("batch", 0, 0, 1'000'000'000)));
+    std::string error;
+    const std::string select = args.get_string("select", "all");
+    if (!training::parse_param_selection(select, &error)) throw UsageError("--select: " + error);
+    out->set_select(select);
+    out->set_threads(uint32_t(args.get_int_in("threads", 1, 1, 256)));
+}
+
+// Returns the loss curve in a few points: every epoch up to 10, else about 10 evenly spaced.
+std::string loss_points(const v1::TrainStatus& train) {
+    const int n = train.loss_curve_size();
+    const int step = std::max(1, n / 10);
+    std::string text;
+    for (int e = 0; e < n; e += step)
+        text += (text.empty() ? "" : ", ") + std::to_string(e + 1) + ": " +
+                decimals(train.loss_curve(e), 6);
+    if (n > 0 && (n - 1) % step != 0)
+        text += ", " + std::to_string(n) + ": " + decimals(train.loss_curve(n - 1), 6);
+    return text;
+}
+
+// Adds a generation run's rows.
+void print_generate(const v1::RunStatus& run, Rows& rows) {
+    const v1::GenerateSpec& g = run.generate().spec();
+    if (run.spec().games() == 0) {
+        rows.push_back({"kind", "generate (imported positions)"});
+        rows.push_back({"version", run.spec().test_version()});
+        rows.push_back({"source", run.spec().book().source()});
+        rows.push_back({"positions", std::to_string(run.generate().positions()) + " stored"});
+        return;
+    }
+    rows.push_back({"kind", "generate (self-play training data)"});
+    rows.push_back({"version", run.spec().test_version()});
+    rows.push_back({"nodes", std::to_string(run.spec().time_control().nodes()) + " a move"});
+    rows.push_back({"openings", run.spec().book().source() + " (" +
+                                    std::to_string(run.book_size()) + " openings) + " +
+                                    std::to_string(g.random_plies()) + " random plies, seed " +
+                                    std::to_string(g.seed())});
+    rows.push_back({"filters", g.filters()});
+    rows.push_back({"games", std::to_string(run.games()) + " of " + std::to_string(run.spec().games())});
+    rows.push_back({"W/D/L (white)", std::to_string(run.wins()) + " / " +
+                                         std::to_string(run.draws()) + " / " +
+                                         std::to_string(run.losses())});
+    rows.push_back({"positions", std::to_string(run.generate().positions()) + " stored"});
+    rows.push_back({"in progress", std::to_string(run.pairs_leased()) + " pairs on " +
+                                       std::to_string(run.active_workers()) + " workers"});
+}
+
+// Adds a training run's rows.
+void print_train(const v1::RunStatus& run, Rows& rows) {
+    const v1::TrainSpec& spec = run.spec().train();
+    const v1::TrainStatus& t = run.train();
+    std::string data;
+    for (int64_t id : spec.data_runs()) data += (data.empty() ? "run " : ", ") + std::to_string(id);
+    rows.push_back({"kind", "train (Texel, on the coordinator)"});
+    rows.push_back({"base", run.spec().base_version()});
+    rows.push_back({"data", data + " (" + std::to_string(t.positions()) + " positions)"});
+    rows.push_back({"settings", "epochs " + std::to_string(spec.epochs()) + ", lr " +
+                                    general(spec.learning_rate()) + ", l2 " +
+                                    general(spec.l2()) + ", batch " +
+                                    std::to_string(spec.batch_size()) + ", select " +
+                                    spec.select() + ", threads " + std::to_string(spec.threads())});
+    rows.push_back({"K", t.epoch() > 0 || t.k() > 0 ? decimals(t.k(), 4) : "-"});
+    rows.push_back({"epoch", std::to_string(t.epoch()) + " of " + std::to_string(spec.epochs())});
+    std::string loss = decimals(t.initial_loss(), 7);
+    if (t.loss_curve_size() > 0) loss += " -> " + decimals(t.loss_curve(t.loss_curve_size() - 1), 7);
+    rows.push_back({"loss", loss});
+    if (!t.params_json().empty())
+        rows.push_back({"final loss", decimals(t.final_loss(), 7) +
+                                          " (rounded parameters; `sparring versions add NAME "
+                                          "--from-run " +
+                                          std::to_string(run.id()) + "`)"});
+    if (t.loss_curve_size() > 0) rows.push_back({"loss curve", loss_points(t)});
+}
+
+// Adds a chain's rows.
+void print_chain(const v1::RunStatus& run, Rows& rows) {
+    const v1::ChainSpec& c = run.spec().chain();
+    rows.push_back({"kind", "chain (generate -> train -> verify)"});
+    rows.push_back({"version", run.spec().test_version() + " (first generation)"});
+    rows.push_back({"generations", std::to_string(run.chain().generations_size()) + " of " +
+                                       std::to_string(c.generations())});
+    rows.push_back({"each", std::to_string(run.spec().games()) + " games at " +
+                                std::to_string(run.spec().time_control().nodes()) +
+                                " nodes, " + std::to_string(run.spec().train().epochs()) +
+                                " epochs, verification up to " + std::to_string(c.verify_games()) +
+                                " games"});
+}
+
+}  // namespace
+
+void print_generations(const v1::ChainStatus& chain) {
+    std::vector<std::vector<std::string>> table = {{"GEN", "VERSION", "GENERATE", "POSITIONS",
+                                                    "TRAIN", "FINAL LOSS", "TRAINED", "VERIFY",
+                                                    "GAMES", "ELO [95%]", "RESULT"}};
+    const auto id = [](int64_t run) { return run ? std::to_string(run) : std::string("-"); };
+    for (const v1::ChainGeneration& g : chain.generations())
+        table.push_back(
+            {std::to_string(g.generation()), g.version(), id(g.generate_run_id()),
+             std::to_string(g.positions()), id(g.train_run_id()),
+             g.final_loss() > 0 ? decimals(g.final_loss(), 7) : "-",
+             g.trained_version().empty() ? "-" : g.trained_version(), id(g.verify_run_id()),
+             std::to_string(g.verify_games()),
+             g.verify_run_id() ? decimals(g.elo(), 1) + " [" + decimals(g.elo_low(), 1) + ", " +
+                                     decimals(g.elo_high(), 1) + "]"
+                               : "-",
+             g.verify_result().empty() ? (g.verify_run_id() ? "playing" : "-") : g.verify_result()});
+    std::vector<size_t> widths(table[0].size(), 0);
+    for (const auto& row : table)
+        for (size_t i = 0; i < row.size(); ++i) widths[i] = std::max(widths[i], row[i].size());
+    for (const auto& row : table) {
+        std::string line;
+        for (size_t i = 0; i < row.size(); ++i)
+            line += row[i] + (i + 1 < row.size() ? std::string(widths[i] - row[i].size() + 2, ' ')
+                                                 : "");
+        std::cout << line << "\n";
+    }
+}
+
+namespace {
+
+// Returns the positions of one export page; throws std::runtime_error for a bad page.
+std::vector<training::LabelledPosition> page_positions(const v1::ExportPositionsResponse& page) {
+    std::vector<training::LabelledPosition> positions;
+    std::string error;
+    if (!training::decode_positions(page.positions(), page.count(), &positions, &error))
+        throw std::runtime_error("the coordinator sent malformed positions: " + error);
+    return positions;
+}
+
+}  // namespace
+
+bool is_training_kind(v1::RunKind kind) {
+    return kind == v1::RUN_KIND_GENERATE || kind == v1::RUN_KIND_TRAIN ||
+           kind == v1::RUN_KIND_CHAIN;
+}
+
+std::string kind_short_name(v1::RunKind kind) {
+    switch (kind) {
+        case v1::RUN_KIND_REGRESSION:
+            return "sprt";
+        case v1::RUN_KIND_TUNE:
+            return "tune";
+        case v1::RUN_KIND_GENERATE:
+            return "generate";
+        case v1::RUN_KIND_TRAIN:
+            return "train";
+        case v1::RUN_KIND_CHAIN:
+            return "chain";
+        default:
+            return "fixed";
+    }
+}
+
+void read_generate_spec(const Args& args, v1::RunSpec* out) {
+    out->set_kind(v1::RUN_KIND_GENERATE);
+    read_version(args, out);
+    read_generation_flags(args, out);
+}
+
+void read_train_spec(const Args& args, v1::RunSpec* out) {
+    read_version(args, out);
+    read_texel_flags(args, out->mutable_train());
+    if (args.has("generations") == args.has("data"))
+        throw UsageError("give --data RUN[,RUN...] (one training run on generation runs' "
+                         "positions) or --generations G (a chain of generate, train, verify)");
+    if (args.has("data")) {
+        out->set_kind(v1::RUN_KIND_TRAIN);
+        for (int64_t id : args.get_int_list("data")) {
+            if (id < 1) throw UsageError("--data: run ids are positive");
+            out->mutable_train()->add_data_runs(id);
+        }
+        out->mutable_train()->set_seed(uint64_t(args.get_int_in("seed", 1, 0, kMaxSeed)));
+        return;
+    }
+    out->set_kind(v1::RUN_KIND_CHAIN);
+    read_generation_flags(args, out);
+    v1::ChainSpec* chain = out->mutable_chain();
+    chain->set_generations(uint32_t(args.get_int_in("generations", 1, 1, 100)));
+    const int64_t verify = args.get_int_in("verify-games", 2000, 2, 1'000'000'000);
+    if (verify % 2) throw UsageError("--verify-games must be even");
+    chain->set_verify_games(uint64_t(verify));
+    chain->set_name(args.get_string("name", ""));
+}
+
+std::vector<std::vector<std::string>> training_run_rows(const v1::RunStatus& run) {
+    Rows rows = {{"run", std::to_string(run.id())}};
+    if (run.spec().kind() == v1::RUN_KIND_GENERATE) print_generate(run, rows);
+    if (run.spec().kind() == v1::RUN_KIND_TRAIN) print_train(run, rows);
+    if (run.spec().kind() == v1::RUN_KIND_CHAIN) print_chain(run, rows);
+    rows.insert(rows.begin() + 2, {"state", state_text(run)});
+    if (run.chain_run_id()) rows.push_back({"chain", "run " + std::to_string(run.chain_run_id())});
+    if (!run.spec().description().empty()) rows.push_back({"description", run.spec().description()});
+    return rows;
+}
+
+int export_positions(const Args& args) {
+    if (args.positional().size() != 1) throw UsageError("export positions takes no other argument");
+    if (!args.has("run")) throw UsageError("--run is required: the generation run");
+    if (!args.has("out")) throw UsageError("--out is required: the file to write");
+    const std::string name = args.get_string("format", "epd");
+    const auto format = training::parse_position_format(name);
+    if (!format) throw UsageError("--format: '" + name + "' is not fen, epd or fen-score");
+    v1::ExportPositionsRequest request;
+    request.set_run_id(args.get_int_in("run", 0, 1, kMaxSeed));
+    RemoteClient client(args);
+    const std::string path = args.get_string("out");
+    std::ofstream out(path);
+    if (!out) throw std::runtime_error("cannot write " + path);
+    uint64_t written = 0;
+    uint64_t games = 0;
+    try {
+        for (;;) {
+            v1::ExportPositionsResponse page;
+            client.call(&v1::UserService::Stub::ExportPositions, request, &page);
+            std::string error;
+            if (!training::write_positions(out, page_positions(page), *format, &error))
+                throw std::runtime_error(path + ": " + error);
+            written += page.count();
+            games += page.games();
+            if (page.done() || page.games() == 0) break;
+            request.set_start_game(page.next_start_game());
+        }
+        out.flush();
+        if (!out) throw std::runtime_error("writing " + path + " failed");
+    } catch (...) {
+        out.close();
+        std::filesystem::remove(path);
+        throw;
+    }
+    std::cerr << written << " positions of " << games << " games written to " << path << " ("
+              << training::format_name(*format) << ")\n";
+    return 0;
+}
+
+std::pair<std::string, std::map<std::string, int>> version_of_train_run(
+    const v1::RunStatus& run, RemoteClient& client) {
+    if (run.train().params_json().empty())
+        throw std::runtime_error("run " + std::to_string(run.id()) +
+                                 " has no result yet: a training run makes a version once "
+                                 "it has finished");
+    v1::GetVersionRequest request;
+    request.set_name(run.spec().base_version());
+    v1::Version base;
+    client.call(&v1::UserService::Stub::GetVersion, request, &base);
+    const std::optional<ParamSet> preset = ParamSet::preset(base.builtin().preset());
+    std::string error;
+    const std::optional<ParamSet> trained =
+        ParamSet::from_json(run.train().params_json(), ParamSet(), &error);
+    if (!preset || !trained) throw std::runtime_error("run " + std::to_string(run.id()) + ": " + error);
+    std::map<std::string, int> overrides;
+    const auto registry = param_registry();
+    for (size_t p = 0; p < registry.size(); ++p)
+        if ((*trained)[p] != (*preset)[p]) overrides[std::string(registry[p].name)] = (*trained)[p];
+    return {base.builtin().preset(), overrides};
+}
+
+int import_positions(const Args& args) {
+    constexpr size_t kChunk = 50'000;  // 1.8 MB a call, under gRPC's 4 MiB limit
+    if (args.positional().size() != 2)
+        throw UsageError("positions import takes the files to read: FILE[,FILE...]");
+    const std::string files = args.positional()[1];
+    const PositionInput input = position_input_flags(args, "all");
+    const std::vector<training::LabelledPosition> positions = read_position_files(files, input);
+    if (positions.empty()) throw std::runtime_error("no positions to import in " + files);
+    RemoteClient client(args);
+    v1::ImportPositionsRequest request;
+    request.set_version(args.get_string("version", "default"));
+    request.set_source(args.get_string("name", files));
+    v1::ImportPositionsResponse response;
+    for (size_t start = 0; start < positions.size(); start += kChunk) {
+        const size_t count = std::min(kChunk, positions.size() - start);
+        request.set_positions(training::encode_positions(
+            std::span(positions).subspan(start, count)));
+        request.set_count(uint32_t(count));
+        request.set_done(start + count == positions.size());
+        client.call(&v1::UserService::Stub::ImportPositions, request, &response);
+        request.set_run_id(response.run_id());
+        request.set_chunk(request.chunk() + 1);
+    }
+    std::cout << "run " << response.run_id() << ": " << response.positions()
+              << " positions imported ('sparring submit train --data " << response.run_id()
+              << " ...' trains on them)\n";
+    return 0;
+}
+
+}  // namespace sparring::cli
