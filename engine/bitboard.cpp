@@ -148,22 +148,4 @@ __attribute__((init_priority(101))) const AttackTables ATTACKS;
 
 }  // namespace detail
 
-// Returns the attacks of a non-pawn piece kind from s given the occupancy.
-Bitboard attacks_bb(PieceType pt, Square s, Bitboard occupied) {
-    switch (pt) {
-        case KNIGHT:
-            return knight_attacks(s);
-        case BISHOP:
-            return bishop_attacks(s, occupied);
-        case ROOK:
-            return rook_attacks(s, occupied);
-        case QUEEN:
-            return queen_attacks(s, occupied);
-        case KING:
-            return king_attacks(s);
-        default:
-            return 0;
-    }
-}
-
 }  // namespace sparring

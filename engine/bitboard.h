@@ -138,8 +138,24 @@ inline Bitboard rook_rays(Square s) {
 inline Bitboard queen_attacks(Square s, Bitboard occupied) {
     return bishop_attacks(s, occupied) | rook_attacks(s, occupied);
 }
-// Returns the attacks of a non-pawn piece kind from s given the occupancy.
-Bitboard attacks_bb(PieceType pt, Square s, Bitboard occupied);
+// Returns the attacks of a non-pawn piece kind from s given the occupancy (inline: the
+// evaluation calls it for every piece, usually with a constant kind).
+inline Bitboard attacks_bb(PieceType pt, Square s, Bitboard occupied) {
+    switch (pt) {
+        case KNIGHT:
+            return knight_attacks(s);
+        case BISHOP:
+            return bishop_attacks(s, occupied);
+        case ROOK:
+            return rook_attacks(s, occupied);
+        case QUEEN:
+            return queen_attacks(s, occupied);
+        case KING:
+            return king_attacks(s);
+        default:
+            return 0;
+    }
+}
 // Returns the squares strictly between a and b on a rank, file or diagonal (0 if not aligned).
 inline Bitboard between_bb(Square a, Square b) {
     return detail::ATTACKS.between[a][b];

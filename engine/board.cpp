@@ -252,6 +252,32 @@ void Board::do_move(Move m) {
     hash_ = key;
 }
 
+// Returns the hash the position will have after the legal move m, except that it leaves
+// out an en passant square the move may create: the search uses it to prefetch the child's
+// hash-table bucket before it decides whether to make the move at all.
+Key Board::key_after(Move m) const {
+    const Square from = m.from(), to = m.to();
+    const Piece piece = squares_[from];
+    Key key = hash_ ^ ZOBRIST.side ^ ZOBRIST.psq[piece][from];
+    if (ep_square_ != SQ_NONE) key ^= ZOBRIST.en_passant[file_of(ep_square_)];
+    if (m.kind() == Move::CASTLING) {
+        const bool kingside = to > from;
+        const Piece rook = make_piece(side_, ROOK);
+        key ^= ZOBRIST.psq[piece][to] ^ ZOBRIST.psq[rook][kingside ? to + 1 : to - 2] ^
+               ZOBRIST.psq[rook][kingside ? to - 1 : to + 1];
+    } else {
+        const Piece arriving =
+            m.kind() == Move::PROMOTION ? make_piece(side_, m.promotion()) : piece;
+        key ^= ZOBRIST.psq[arriving][to];
+        if (m.kind() == Move::EN_PASSANT)
+            key ^= ZOBRIST.psq[make_piece(~side_, PAWN)][to ^ 8];
+        else if (squares_[to] != NO_PIECE)
+            key ^= ZOBRIST.psq[squares_[to]][to];
+    }
+    const std::uint8_t castling = castling_ & CASTLING_KEPT[from] & CASTLING_KEPT[to];
+    return key ^ ZOBRIST.castling[castling_] ^ ZOBRIST.castling[castling];
+}
+
 // Takes back the last move played with do_move().
 void Board::undo_move() {
     if (history_.empty()) return;
@@ -330,9 +356,75 @@ bool Board::move(Bitboard start, Bitboard end, PieceType promotion) {
     return false;
 }
 
-// Returns whether m (from any source, e.g. the hash table) is legal here.
+// Returns whether m (from any source, e.g. the hash table) is legal here: true exactly for
+// the moves generate<GenType::All> writes, encoded as it encodes them. The search asks this
+// of the hash move and the killers at most nodes, so it checks the one move directly
+// instead of generating the whole list.
 bool Board::is_legal(Move m) const {
-    return MoveList<GenType::All>(*this).contains(m);
+    const Color us = side_, them = ~us;
+    const Square from = m.from(), to = m.to();
+    const Piece piece = squares_[from];
+    if (piece == NO_PIECE || color_of(piece) != us || (pieces(us) & square_bb(to))) return false;
+    const Move::Kind kind = m.kind();
+    // The generator leaves the promotion bits zero on every move that is not a promotion.
+    if (kind != Move::PROMOTION && (m.raw() >> 12 & 3) != 0) return false;
+    const PieceType pt = type_of(piece);
+    const Square king = king_square(us);
+    const Bitboard occupied = all_pieces();
+
+    if (kind == Move::CASTLING) {
+        // As the generator: rights (which imply king and rook at home), empty squares
+        // between, and no attack on the king's square or the two it crosses.
+        const Square home = us == WHITE ? SQ_E1 : SQ_E8;
+        if (pt != KING || from != home || checkers_) return false;
+        const auto attacked = [&](int s) {
+            return (attackers_to(Square(s), occupied) & pieces(them)) != 0;
+        };
+        if (to == home + 2)
+            return (castling_ & (us == WHITE ? WHITE_OO : BLACK_OO)) &&
+                   !(occupied & (square_bb(Square(home + 1)) | square_bb(Square(home + 2)))) &&
+                   !attacked(home + 1) && !attacked(home + 2);
+        if (to == home - 2)
+            return (castling_ & (us == WHITE ? WHITE_OOO : BLACK_OOO)) &&
+                   !(occupied & (square_bb(Square(home - 1)) | square_bb(Square(home - 2)) |
+                                 square_bb(Square(home - 3)))) &&
+                   !attacked(home - 1) && !attacked(home - 2);
+        return false;
+    }
+    if (pt == KING) {
+        // A king steps onto a square no enemy attacks once the king has left its own.
+        return kind == Move::NORMAL && (king_attacks(from) & square_bb(to)) &&
+               !(attackers_to(to, occupied ^ square_bb(from)) & pieces(them));
+    }
+    // Only the king may move out of a double check.
+    if (more_than_one(checkers_)) return false;
+    if (kind == Move::EN_PASSANT)
+        return pt == PAWN && to == ep_square_ && (pawn_attacks(us, from) & square_bb(to)) &&
+               en_passant_is_safe(from, to);
+
+    if (pt == PAWN) {
+        const int up = us == WHITE ? 8 : -8;
+        const Bitboard last_rank = us == WHITE ? rank_bb(7) : rank_bb(0);
+        // Promotions and only promotions land on the last rank.
+        if ((kind == Move::PROMOTION) != ((last_rank & square_bb(to)) != 0)) return false;
+        const bool capture = (pawn_attacks(us, from) & pieces(them) & square_bb(to)) != 0;
+        const bool push = to == from + up && !(occupied & square_bb(to));
+        const bool double_push = to == from + 2 * up && relative_rank(us, rank_of(from)) == 1 &&
+                                 !(occupied & (square_bb(Square(from + up)) | square_bb(to)));
+        if (!capture && !push && !double_push) return false;
+    } else {
+        if (kind != Move::NORMAL || !(attacks_bb(pt, from, occupied) & square_bb(to))) return false;
+    }
+    // Out of a single check the move must take the checker or block its line.
+    if (checkers_ && !((between_bb(king, lsb_of(checkers_)) | checkers_) & square_bb(to)))
+        return false;
+    // The move must not open a line from an enemy slider to the king (a slider standing on
+    // the destination is captured).
+    const Bitboard after = (occupied ^ square_bb(from)) | square_bb(to);
+    const Bitboard diagonal = (pieces(them, BISHOP) | pieces(them, QUEEN)) & ~square_bb(to);
+    const Bitboard straight = (pieces(them, ROOK) | pieces(them, QUEEN)) & ~square_bb(to);
+    return !((bishop_rays(king) & diagonal) && (bishop_attacks(king, after) & diagonal)) &&
+           !((rook_rays(king) & straight) && (rook_attacks(king, after) & straight));
 }
 
 // Returns whether the legal move m gives check, by looking at the enemy king from the
@@ -380,8 +472,10 @@ bool Board::gives_check(Move m) const {
         default:
             break;
     }
+    // The empty-board rays rule out most slider checks without a magic lookup.
     return (pawn_attacks(~us, king) & pawns) || (knight_attacks(king) & knights) ||
-           (bishop_attacks(king, occupied) & diagonal) || (rook_attacks(king, occupied) & straight);
+           ((bishop_rays(king) & diagonal) && (bishop_attacks(king, occupied) & diagonal)) ||
+           ((rook_rays(king) & straight) && (rook_attacks(king, occupied) & straight));
 }
 
 // Counts the earlier occurrences of the current position since the last irreversible move

@@ -93,6 +93,9 @@ public:
     int fullmove_number() const { return 1 + game_ply_ / 2; }
     int game_ply() const { return game_ply_; }
     Key hash() const { return hash_; }
+    // Returns the hash after the legal move m, leaving out any en passant square the move
+    // creates (for prefetching).
+    Key key_after(Move m) const;
     // Recomputes the hash from scratch (for verification).
     Key compute_hash() const;
 

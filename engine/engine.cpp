@@ -11,6 +11,7 @@ struct Engine::Impl {
     explicit Impl(const Options& options)
         : params(options.params),
           evaluator(std::make_unique<Evaluator>(options.params)),
+          pawn_cache(std::make_unique<PawnCache>()),
           tt(options.hash_mb),
           history(std::make_unique<SearchHistory>()) {
         history->clear();
@@ -18,6 +19,7 @@ struct Engine::Impl {
 
     ParamSet params;
     std::unique_ptr<Evaluator> evaluator;
+    std::unique_ptr<PawnCache> pawn_cache;  // holds terms computed with evaluator's params
     TranspositionTable tt;
     std::unique_ptr<SearchHistory> history;
     Board board;
@@ -33,6 +35,7 @@ Engine::~Engine() = default;
 void Engine::set_params(const ParamSet& params) {
     impl_->params = params;
     impl_->evaluator = std::make_unique<Evaluator>(params);
+    impl_->pawn_cache = std::make_unique<PawnCache>();  // its terms used the old parameters
 }
 
 const ParamSet& Engine::params() const {
@@ -57,8 +60,9 @@ SearchResult Engine::search(const SearchLimits& limits,
     impl_->stop.store(false);
     Board board = impl_->board;
     board.set_psq_table(&impl_->evaluator->psq_table());
-    auto searcher = std::make_unique<Searcher>(board, *impl_->evaluator, impl_->tt, *impl_->history,
-                                               limits, impl_->stop, on_info);
+    auto searcher =
+        std::make_unique<Searcher>(board, *impl_->evaluator, *impl_->pawn_cache, impl_->tt,
+                                   *impl_->history, limits, impl_->stop, on_info);
     return searcher->run();
 }
 

@@ -84,11 +84,13 @@ void for_each_psq_pair(Color c, PieceType pt, Square s, Visit&& visit) {
 }
 
 // Sums the terms of one evaluation or, when tracing, records their coefficients instead.
+// The sum keeps the middle-game and end-game totals in one 64-bit integer (see
+// Evaluator::packed_weights_), so each term costs one multiply-add.
 template <bool Trace>
 class TermSum {
   public:
-    TermSum(const ParamSet* params, EvalTrace* trace)
-        : weights_(params ? params->values().data() : nullptr), trace_(trace) {}
+    TermSum(const std::int64_t* packed_weights, EvalTrace* trace)
+        : weights_(packed_weights), trace_(trace) {}
 
     // Adds count times a pair for colour c: positively for white, negatively for black.
     void add(Color c, int pair, int count = 1) {
@@ -97,16 +99,20 @@ class TermSum {
             trace_->mg[mg_param(pair)] += n;
             trace_->eg[eg_param(pair)] += n;
         } else {
-            mg += n * weights_[mg_param(pair)];
-            eg += n * weights_[eg_param(pair)];
+            packed_ += n * weights_[pair];
         }
     }
+    // Adds a middle-game and an end-game value (already signed for white's point of view).
+    void add_values(int mg, int eg) { packed_ += Evaluator::pack(mg, eg); }
 
-    int mg = 0;
-    int eg = 0;
+    // The totals: the middle-game one is the low 32 bits (no evaluation comes near 2^31),
+    // and what remains is exactly the end-game total times 2^32.
+    int mg() const { return static_cast<std::int32_t>(static_cast<std::uint32_t>(packed_)); }
+    int eg() const { return static_cast<int>((packed_ - mg()) >> 32); }
 
   private:
-    const int* weights_;
+    std::int64_t packed_ = 0;
+    const std::int64_t* weights_;
     EvalTrace* trace_;
 };
 
@@ -161,11 +167,13 @@ AttackInfo attack_info(const Board& board) {
     return info;
 }
 
-// Adds c's pawn-structure terms.
+// Adds c's pawn-structure terms that depend on the pawns alone and returns c's passed
+// pawns (PawnCache keeps both).
 template <bool Trace>
-void evaluate_pawns(const Board& board, Color c, TermSum<Trace>& sum) {
+Bitboard evaluate_pawn_structure(const Board& board, Color c, TermSum<Trace>& sum) {
     const Bitboard own = board.pieces(c, PAWN);
     const Bitboard enemy = board.pieces(~c, PAWN);
+    Bitboard passed_pawns = 0;
     for (Bitboard b = own; b;) {
         const Square s = pop_lsb(b);
         const int f = file_of(s);
@@ -183,8 +191,50 @@ void evaluate_pawns(const Board& board, Color c, TermSum<Trace>& sum) {
             sum.add(c, BACKWARD_PAWN.pair);
         if (passed) {
             sum.add(c, numbered(PASSED_PAWN, relative_rank(c, rank_of(s)) + 1));
-            sum.add(c, PASSED_OWN_KING.pair, distance(stop, board.king_square(c)));
-            sum.add(c, PASSED_ENEMY_KING.pair, distance(stop, board.king_square(~c)));
+            passed_pawns |= square_bb(s);
+        }
+    }
+    return passed_pawns;
+}
+
+// Adds the terms of c's passed pawns that depend on where the kings stand.
+template <bool Trace>
+void evaluate_passed_pawn_kings(const Board& board, Color c, Bitboard passed, TermSum<Trace>& sum) {
+    for (Bitboard b = passed; b;) {
+        const Square stop = forward_square(c, pop_lsb(b));
+        sum.add(c, PASSED_OWN_KING.pair, distance(stop, board.king_square(c)));
+        sum.add(c, PASSED_ENEMY_KING.pair, distance(stop, board.king_square(~c)));
+    }
+}
+
+// Adds the terms of c's pieces of kind Pt and records their attacks. The kind is a template
+// argument so that each kind's attack lookup and terms compile without branching on it.
+template <PieceType Pt, bool Trace>
+void evaluate_piece_kind(const Board& board, Color c, AttackInfo& info, TermSum<Trace>& sum) {
+    const Bitboard own_pawns = board.pieces(c, PAWN);
+    const Bitboard enemy_pawns = board.pieces(~c, PAWN);
+    const Bitboard enemy_zone = info.king_zone[~c];
+    for (Bitboard b = board.pieces(c, Pt); b;) {
+        const Square s = pop_lsb(b);
+        const int f = file_of(s);
+        const Bitboard attacks = attacks_bb(Pt, s, info.occupied);
+        info.attacked_by[c][Pt] |= attacks;
+        info.attacked[c] |= attacks;
+        sum.add(c, MOBILITY[Pt].pair + popcount(attacks & info.mobility_area[c]));
+        if (attacks & enemy_zone) {
+            ++info.king_attackers[c];
+            sum.add(c, KING_ATTACK.pair + Pt - KNIGHT, popcount(attacks & enemy_zone));
+        }
+        if constexpr (Pt == KNIGHT || Pt == BISHOP) {
+            const int rank = relative_rank(c, rank_of(s));
+            if (rank >= 3 && rank <= 5 && (own_pawns & pawn_attacks(~c, s)) &&
+                !(enemy_pawns & adjacent_files(f) & forward_ranks(c, s)))
+                sum.add(c, Pt == KNIGHT ? KNIGHT_OUTPOST.pair : BISHOP_OUTPOST.pair);
+        }
+        if constexpr (Pt == ROOK) {
+            if (!(own_pawns & file_bb(f)))
+                sum.add(c,
+                        enemy_pawns & file_bb(f) ? ROOK_SEMI_OPEN_FILE.pair : ROOK_OPEN_FILE.pair);
         }
     }
 }
@@ -192,32 +242,10 @@ void evaluate_pawns(const Board& board, Color c, TermSum<Trace>& sum) {
 // Adds the terms of c's knights, bishops, rooks and queens and records their attacks.
 template <bool Trace>
 void evaluate_pieces(const Board& board, Color c, AttackInfo& info, TermSum<Trace>& sum) {
-    const Bitboard own_pawns = board.pieces(c, PAWN);
-    const Bitboard enemy_pawns = board.pieces(~c, PAWN);
-    const Bitboard enemy_zone = info.king_zone[~c];
-    for (PieceType pt : {KNIGHT, BISHOP, ROOK, QUEEN}) {
-        for (Bitboard b = board.pieces(c, pt); b;) {
-            const Square s = pop_lsb(b);
-            const int f = file_of(s);
-            const Bitboard attacks = attacks_bb(pt, s, info.occupied);
-            info.attacked_by[c][pt] |= attacks;
-            info.attacked[c] |= attacks;
-            sum.add(c, MOBILITY[pt].pair + popcount(attacks & info.mobility_area[c]));
-            if (attacks & enemy_zone) {
-                ++info.king_attackers[c];
-                sum.add(c, KING_ATTACK.pair + pt - KNIGHT, popcount(attacks & enemy_zone));
-            }
-            if (pt == KNIGHT || pt == BISHOP) {
-                const int rank = relative_rank(c, rank_of(s));
-                if (rank >= 3 && rank <= 5 && (own_pawns & pawn_attacks(~c, s)) &&
-                    !(enemy_pawns & adjacent_files(f) & forward_ranks(c, s)))
-                    sum.add(c, pt == KNIGHT ? KNIGHT_OUTPOST.pair : BISHOP_OUTPOST.pair);
-            }
-            if (pt == ROOK && !(own_pawns & file_bb(f)))
-                sum.add(c,
-                        enemy_pawns & file_bb(f) ? ROOK_SEMI_OPEN_FILE.pair : ROOK_OPEN_FILE.pair);
-        }
-    }
+    evaluate_piece_kind<KNIGHT>(board, c, info, sum);
+    evaluate_piece_kind<BISHOP>(board, c, info, sum);
+    evaluate_piece_kind<ROOK>(board, c, info, sum);
+    evaluate_piece_kind<QUEEN>(board, c, info, sum);
     if (more_than_one(board.pieces(c, BISHOP))) sum.add(c, BISHOP_PAIR.pair);
     const Bitboard targets = board.pieces(~c) & ~board.pieces(~c, PAWN) & ~board.pieces(~c, KING);
     if (const int threats = popcount(info.pawn_attacks[c] & targets))
@@ -268,10 +296,12 @@ int game_phase(const Board& board) {
     return std::min(phase, PHASE_MAX);
 }
 
-// Evaluates board with params or, when tracing, records every coefficient in *trace.
+// Evaluates board with params or, when tracing, records every coefficient in *trace;
+// pawn_cache, when given (never when tracing), supplies the pawn-structure terms.
 template <bool Trace>
-int evaluate_impl(const Board& board, const ParamSet* params, EvalTrace* trace) {
-    TermSum<Trace> sum(params, trace);
+int evaluate_impl(const Board& board, const std::int64_t* weights, EvalTrace* trace,
+                  PawnCache* pawn_cache = nullptr) {
+    TermSum<Trace> sum(weights, trace);
     if constexpr (Trace) {
         for (Bitboard b = board.all_pieces(); b;) {
             const Square s = pop_lsb(b);
@@ -280,12 +310,30 @@ int evaluate_impl(const Board& board, const ParamSet* params, EvalTrace* trace) 
                               [&](int pair) { sum.add(color_of(p), pair); });
         }
     } else {
-        sum.mg += mg_value(board.psq_score());
-        sum.eg += eg_value(board.psq_score());
+        sum.add_values(mg_value(board.psq_score()), eg_value(board.psq_score()));
     }
 
+    std::array<Bitboard, COLOR_NB> passed{};
+    if (!Trace && pawn_cache) {
+        const Bitboard white = board.pieces(WHITE, PAWN), black = board.pieces(BLACK, PAWN);
+        PawnCache::Entry& entry = pawn_cache->slot(white, black);
+        if (entry.pawns[WHITE] != white || entry.pawns[BLACK] != black) {
+            TermSum<false> pawn_sum(weights, nullptr);
+            for (Color c : {WHITE, BLACK})
+                entry.passed[c] = evaluate_pawn_structure(board, c, pawn_sum);
+            entry.pawns[WHITE] = white;
+            entry.pawns[BLACK] = black;
+            entry.mg = pawn_sum.mg();
+            entry.eg = pawn_sum.eg();
+        }
+        sum.add_values(entry.mg, entry.eg);
+        passed = {entry.passed[WHITE], entry.passed[BLACK]};
+    } else {
+        for (Color c : {WHITE, BLACK}) passed[c] = evaluate_pawn_structure(board, c, sum);
+    }
+    for (Color c : {WHITE, BLACK}) evaluate_passed_pawn_kings(board, c, passed[c], sum);
+
     AttackInfo info = attack_info(board);
-    for (Color c : {WHITE, BLACK}) evaluate_pawns(board, c, sum);
     for (Color c : {WHITE, BLACK}) evaluate_pieces(board, c, info, sum);
     for (Color c : {WHITE, BLACK}) evaluate_king(board, c, info, sum);
     sum.add(board.side(), TEMPO.pair);
@@ -296,13 +344,16 @@ int evaluate_impl(const Board& board, const ParamSet* params, EvalTrace* trace) 
         trace->side_to_move = board.side();
         return 0;
     } else {
-        return blend_phases(sum.mg, sum.eg, phase, board.side());
+        return blend_phases(sum.mg(), sum.eg(), phase, board.side());
     }
 }
 
 }  // namespace
 
 Evaluator::Evaluator(const ParamSet& params) : params_(params) {
+    packed_weights_.reserve(eval_terms::PAIR_NB);
+    for (int pair = 0; pair < eval_terms::PAIR_NB; ++pair)
+        packed_weights_.push_back(pack(params_[mg_param(pair)], params_[eg_param(pair)]));
     for (Color c : {WHITE, BLACK}) {
         for (PieceType pt : {PAWN, KNIGHT, BISHOP, ROOK, QUEEN, KING}) {
             for (int s = SQ_A1; s <= SQ_H8; ++s) {
@@ -319,7 +370,11 @@ Evaluator::Evaluator(const ParamSet& params) : params_(params) {
 }
 
 int Evaluator::evaluate(const Board& board) const {
-    return evaluate_impl<false>(board, &params_, nullptr);
+    return evaluate_impl<false>(board, packed_weights_.data(), nullptr);
+}
+
+int Evaluator::evaluate(const Board& board, PawnCache& cache) const {
+    return evaluate_impl<false>(board, packed_weights_.data(), nullptr, &cache);
 }
 
 EvalTrace trace_evaluation(const Board& board) {

@@ -38,7 +38,7 @@ void MovePicker::score_captures() {
                     history_.capture[moved][m.to()][victim] / 16;
         if (m.kind() == Move::PROMOTION)
             score += m.promotion() == QUEEN ? 16 * SEE_VALUE[QUEEN] : -100000;
-        scores_[i] = score;
+        keys_[i] = order_key(score, i);
     }
 }
 
@@ -48,8 +48,9 @@ void MovePicker::score_quiets() {
     for (int i = cur_; i < end_; ++i) {
         Move m = moves_[i];
         Piece moved = board_.piece_on(m.from());
-        scores_[i] = history_.butterfly[us][m.from()][m.to()] + (*cont_[0])[moved][m.to()] +
-                     (*cont_[1])[moved][m.to()];
+        const int score = history_.butterfly[us][m.from()][m.to()] +
+                          (*cont_[0])[moved][m.to()] + (*cont_[1])[moved][m.to()];
+        keys_[i] = order_key(score, i);
     }
 }
 
@@ -59,35 +60,60 @@ void MovePicker::score_evasions() {
     for (int i = cur_; i < end_; ++i) {
         Move m = moves_[i];
         Piece moved = board_.piece_on(m.from());
+        int score;
         if (board_.is_capture(m)) {
             PieceType victim =
                 m.kind() == Move::EN_PASSANT ? PAWN : type_of(board_.piece_on(m.to()));
-            scores_[i] = (1 << 28) + 16 * SEE_VALUE[victim] - SEE_VALUE[type_of(moved)] / 8;
+            score = (1 << 28) + 16 * SEE_VALUE[victim] - SEE_VALUE[type_of(moved)] / 8;
         } else {
-            scores_[i] = history_.butterfly[us][m.from()][m.to()] + (*cont_[0])[moved][m.to()];
+            score = history_.butterfly[us][m.from()][m.to()] + (*cont_[0])[moved][m.to()];
         }
+        keys_[i] = order_key(score, i);
     }
 }
 
-// Exchanges two moves and their scores.
+// Exchanges two moves and their keys.
 void MovePicker::swap_moves(int a, int b) {
     std::swap(moves_[a], moves_[b]);
-    std::swap(scores_[a], scores_[b]);
+    std::swap(keys_[a], keys_[b]);
 }
 
-// Sorts the moves in [cur_, end_) by decreasing score (insertion sort: lists are short).
-void MovePicker::sort_range() {
+// Brings the move with the highest key in [cur_, end_) to cur_. The keys are unique and
+// order the moves as a stable sort by decreasing score would, so moves come out in that
+// order however the others get shuffled. Most nodes are cut off or pruned after a few
+// moves, so the first few are picked by a linear scan; a node that wants more sorts the rest.
+void MovePicker::select_best() {
+    if (sorted_) return;
+    if (++picks_ > LAZY_PICKS) {
+        sort_rest();
+        return;
+    }
+    int best = cur_;
+    for (int i = cur_ + 1; i < end_; ++i)
+        if (keys_[i] > keys_[best]) best = i;
+    swap_moves(cur_, best);
+}
+
+// Sorts [cur_, end_) by decreasing key (insertion sort: lists are short).
+void MovePicker::sort_rest() {
     for (int i = cur_ + 1; i < end_; ++i) {
-        Move m = moves_[i];
-        int s = scores_[i];
+        const Move m = moves_[i];
+        const std::int64_t key = keys_[i];
         int j = i;
-        for (; j > cur_ && scores_[j - 1] < s; --j) {
+        for (; j > cur_ && keys_[j - 1] < key; --j) {
             moves_[j] = moves_[j - 1];
-            scores_[j] = scores_[j - 1];
+            keys_[j] = keys_[j - 1];
         }
         moves_[j] = m;
-        scores_[j] = s;
+        keys_[j] = key;
     }
+    sorted_ = true;
+}
+
+// Starts handing out the freshly scored moves of [cur_, end_).
+void MovePicker::start_selection() {
+    picks_ = 0;
+    sorted_ = false;
 }
 
 // Returns whether a killer or counter move is a legal quiet move here, not the hash move.
@@ -110,18 +136,19 @@ Move MovePicker::next(bool skip_quiets) {
                 cur_ = end_bad_ = 0;
                 end_ = static_cast<int>(generate<GenType::Captures>(board_, moves_) - moves_);
                 score_captures();
-                sort_range();
+                start_selection();
                 stage_ = Stage(int(stage_) + 1);
                 break;
 
             case Stage::GoodCapture:
                 while (cur_ < end_) {
+                    select_best();
                     Move m = moves_[cur_];
                     if (m == tt_move_) {
                         ++cur_;
                         continue;
                     }
-                    if (scores_[cur_] < 0 || !see_ge(board_, m, 0)) {
+                    if (keys_[cur_] < 0 || !see_ge(board_, m, 0)) {
                         swap_moves(end_bad_++, cur_++);
                         continue;
                     }
@@ -149,7 +176,7 @@ Move MovePicker::next(bool skip_quiets) {
                     end_ =
                         static_cast<int>(generate<GenType::Quiets>(board_, moves_ + cur_) - moves_);
                     score_quiets();
-                    sort_range();
+                    start_selection();
                 } else {
                     cur_ = end_ = end_bad_;
                 }
@@ -158,6 +185,7 @@ Move MovePicker::next(bool skip_quiets) {
 
             case Stage::Quiet:
                 while (!skip_quiets && cur_ < end_) {
+                    select_best();
                     Move m = moves_[cur_++];
                     if (m != tt_move_ && m != refutations_[0] && m != refutations_[1] &&
                         m != refutations_[2])
@@ -177,13 +205,14 @@ Move MovePicker::next(bool skip_quiets) {
                 cur_ = 0;
                 end_ = static_cast<int>(generate<GenType::All>(board_, moves_) - moves_);
                 score_evasions();
-                sort_range();
+                start_selection();
                 stage_ = Stage::Evasion;
                 break;
 
             case Stage::Evasion:
             case Stage::QsCapture:
                 while (cur_ < end_) {
+                    select_best();
                     Move m = moves_[cur_++];
                     if (m != tt_move_) return m;
                 }

@@ -2,6 +2,8 @@
 // them in stages (hash move, good captures, killers, counter move, quiets, bad captures).
 #pragma once
 
+#include <cstdint>
+
 #include "engine/board.h"
 #include "engine/history.h"
 #include "engine/movegen.h"
@@ -41,10 +43,17 @@ class MovePicker {
         QsCapture,
         Done
     };
+    // Returns the sort key of the move with this score at index i of the list: higher
+    // scores first, and of equal scores the one generated first, so that no two keys tie.
+    static std::int64_t order_key(int score, int i) {
+        return std::int64_t{score} * MAX_MOVES + (MAX_MOVES - 1 - i);
+    }
     void score_captures();
     void score_quiets();
     void score_evasions();
-    void sort_range();
+    void start_selection();
+    void select_best();
+    void sort_rest();
     void swap_moves(int a, int b);
     bool is_valid_quiet(Move m) const;
 
@@ -57,8 +66,11 @@ class MovePicker {
     int cur_ = 0;
     int end_ = 0;
     int end_bad_ = 0;
+    static constexpr int LAZY_PICKS = 6;  // picks by linear scan before sorting the rest
+    int picks_ = 0;
+    bool sorted_ = false;
     Move moves_[MAX_MOVES];
-    int scores_[MAX_MOVES];
+    std::int64_t keys_[MAX_MOVES];  // see order_key
 };
 
 }  // namespace sparring

@@ -19,6 +19,17 @@ int stat_bonus(int depth) {
     return std::min(1800, 220 * depth - 120);
 }
 
+// The late-move-reduction factor of a depth or a move number: 20 ln(i). Built once rather
+// than per search: at a thousand nodes per move the search's setup is not negligible.
+struct ReductionTable {
+    ReductionTable() {
+        for (int i = 1; i < MAX_MOVES; ++i)
+            value[i] = static_cast<int>(std::log(static_cast<double>(i)) * 20.0);
+    }
+    int value[MAX_MOVES] = {};
+};
+const ReductionTable REDUCTIONS;
+
 // Returns whether a move changes material (captures and promotions).
 bool is_tactical(const Board& board, Move m) {
     return board.is_capture(m) || m.kind() == Move::PROMOTION;
@@ -26,20 +37,19 @@ bool is_tactical(const Board& board, Move m) {
 
 }  // namespace
 
-Searcher::Searcher(Board& board, const Evaluator& evaluator, TranspositionTable& tt,
-                   SearchHistory& history, const SearchLimits& limits,
+Searcher::Searcher(Board& board, const Evaluator& evaluator, PawnCache& pawn_cache,
+                   TranspositionTable& tt, SearchHistory& history, const SearchLimits& limits,
                    const std::atomic<bool>& stop,
                    const std::function<void(const SearchInfo&)>& on_info)
     : board_(board),
       evaluator_(evaluator),
+      pawn_cache_(pawn_cache),
       tt_(tt),
       history_(history),
       limits_(limits),
       stop_(stop),
       on_info_(on_info),
       time_(limits, board.side(), board.game_ply()) {
-    for (int i = 1; i < MAX_MOVES; ++i)
-        reductions_[i] = static_cast<int>(std::log(static_cast<double>(i)) * 20.0);
     for (const MoveRecord& record : board.moves()) game_keys_.push_back(record.hash);
     PieceToHistory* sentinel = &history_.continuation[NO_PIECE][SQ_A1];
     for (Frame& f : frames_) f.cont = sentinel;
@@ -63,9 +73,14 @@ bool Searcher::should_abort() {
 bool Searcher::is_draw(int ply) const {
     if (board_.halfmove_clock() >= 100 && board_.is_fifty_move_draw()) return true;
     if (board_.is_insufficient_material()) return true;
+    // A repetition needs four plies since the last irreversible move (or null move).
     int reach = board_.halfmove_clock();
+    if (reach < 4) return false;
     for (int back = 1; back <= std::min(reach, ply); ++back)
-        if (frames_[ply - back + 2].null_move) reach = std::min(reach, back - 1);
+        if (frames_[ply - back + 2].null_move) {
+            reach = back - 1;
+            break;
+        }
     Key key = board_.hash();
     int root_index = static_cast<int>(game_keys_.size());
     int occurrences = 0;
@@ -198,6 +213,7 @@ int Searcher::search(int alpha, int beta, int depth, int ply, bool cut_node) {
             f.cont = &history_.continuation[NO_PIECE][SQ_A1];
             board_.do_null_move();
             line_keys_[ply + 1] = board_.hash();
+            tt_.prefetch(board_.hash());
             int score = -search(-beta, -beta + 1, depth - r, ply + 1, !cut_node);
             board_.undo_null_move();
             f.null_move = false;
@@ -224,6 +240,9 @@ int Searcher::search(int alpha, int beta, int depth, int ply, bool cut_node) {
     const Color us = board_.side();
 
     while (Move m = picker.next(skip_quiets)) {
+        // Start loading the child's hash-table bucket now: the checks below take long
+        // enough to hide much of the memory latency if the move is played.
+        tt_.prefetch(board_.key_after(m));
         ++move_count;
         const bool tactical = is_tactical(board_, m);
         const bool gives_check = board_.gives_check(m);
@@ -231,8 +250,8 @@ int Searcher::search(int alpha, int beta, int depth, int ply, bool cut_node) {
         const int history = tactical ? 0
                                      : history_.butterfly[us][m.from()][m.to()] +
                                            (*cont[0])[moved][m.to()] + (*cont[1])[moved][m.to()];
-        int r = depth >= 2 ? reductions_[std::min(depth, 63)] *
-                                 reductions_[std::min(move_count, MAX_MOVES - 1)] / 1100
+        int r = depth >= 2 ? REDUCTIONS.value[std::min(depth, 63)] *
+                                 REDUCTIONS.value[std::min(move_count, MAX_MOVES - 1)] / 1100
                            : 0;
 
         if (!root && best > VALUE_MATED_IN_MAX_PLY && has_non_pawn_material()) {
@@ -353,6 +372,7 @@ int Searcher::qsearch(int alpha, int beta, int ply) {
     Move best_move;
     int move_count = 0;
     while (Move m = picker.next()) {
+        tt_.prefetch(board_.key_after(m));  // as in search()
         ++move_count;
         if (!in_check) {
             // Delta pruning: even winning the victim for free would not reach alpha.

@@ -21,10 +21,11 @@ namespace sparring {
 class Searcher {
   public:
     // Prepares a search of board (which must have evaluator's psq table attached); the
-    // table, histories and stop flag belong to the engine that runs it.
-    Searcher(Board& board, const Evaluator& evaluator, TranspositionTable& tt,
-             SearchHistory& history, const SearchLimits& limits, const std::atomic<bool>& stop,
-             const std::function<void(const SearchInfo&)>& on_info);
+    // pawn cache (for evaluator's parameters), table, histories and stop flag belong to
+    // the engine that runs it.
+    Searcher(Board& board, const Evaluator& evaluator, PawnCache& pawn_cache,
+             TranspositionTable& tt, SearchHistory& history, const SearchLimits& limits,
+             const std::atomic<bool>& stop, const std::function<void(const SearchInfo&)>& on_info);
 
     // Searches until a limit is reached or a stop is requested; returns the best move of
     // the last completed iteration.
@@ -44,7 +45,7 @@ class Searcher {
     int qsearch(int alpha, int beta, int ply);
     bool should_abort();
     bool is_draw(int ply) const;
-    int evaluate() const { return evaluator_.evaluate(board_); }
+    int evaluate() const { return evaluator_.evaluate(board_, pawn_cache_); }
     Frame& frame(int ply) { return frames_[ply + 2]; }
     void play(Move m, int ply);
     void take_back() { board_.undo_move(); }
@@ -56,6 +57,7 @@ class Searcher {
 
     Board& board_;
     const Evaluator& evaluator_;
+    PawnCache& pawn_cache_;
     TranspositionTable& tt_;
     SearchHistory& history_;
     const SearchLimits& limits_;
@@ -76,7 +78,6 @@ class Searcher {
     Frame frames_[MAX_PLY + 3];
     Move pv_[MAX_PLY + 1][MAX_PLY + 1];
     int pv_length_[MAX_PLY + 1] = {};
-    int reductions_[MAX_MOVES] = {};
 };
 
 }  // namespace sparring

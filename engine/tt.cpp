@@ -1,7 +1,11 @@
 #include "engine/tt.h"
 
+#include <sys/mman.h>
+
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
+#include <new>
 
 namespace sparring {
 
@@ -9,35 +13,44 @@ TranspositionTable::TranspositionTable(int megabytes) {
     resize(megabytes);
 }
 
+void TranspositionTable::FreeBuckets::operator()(Bucket* buckets) const {
+    std::free(buckets);
+}
+
 // Reallocates the bucket array for the given size and clears it.
 void TranspositionTable::resize(int megabytes) {
     std::size_t bytes = static_cast<std::size_t>(std::max(1, megabytes)) << 20;
     std::size_t count = bytes / sizeof(Bucket);
-    // Allocate before touching the members, so a failed allocation leaves the old table.
-    buckets_ = std::make_unique<Bucket[]>(count);
+    // Aligned to 2 MiB and marked for transparent huge pages: probes land on random
+    // buckets, and with 4 KiB pages most of them would also miss the TLB. Allocate before
+    // touching the members, so a failed allocation leaves the old table.
+    constexpr std::size_t HUGE_PAGE = std::size_t{2} << 20;
+    const std::size_t size = (count * sizeof(Bucket) + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE;
+    void* memory = std::aligned_alloc(HUGE_PAGE, size);
+    if (!memory) throw std::bad_alloc();
+#ifdef MADV_HUGEPAGE
+    madvise(memory, size, MADV_HUGEPAGE);  // a hint: the table works the same without it
+#endif
+    std::memset(memory, 0, count * sizeof(Bucket));  // empty buckets, all of epoch 0
+    buckets_.reset(static_cast<Bucket*>(memory));
     bucket_count_ = count;
-    clear();
-}
-
-// Zeroes every bucket and resets the generation, so a cleared table behaves like a new one.
-void TranspositionTable::clear() {
-    std::memset(static_cast<void*>(buckets_.get()), 0, bucket_count_ * sizeof(Bucket));
+    epoch_ = 0;
     generation_ = 0;
 }
 
-namespace {
-__extension__ using Uint128 = unsigned __int128;
-}  // namespace
-
-// Maps a key to its bucket with a multiply-high, which uses the key's upper bits.
-TranspositionTable::Bucket* TranspositionTable::bucket_of(Key key) const {
-    auto index = static_cast<std::size_t>((Uint128{key} * Uint128{bucket_count_}) >> 64);
-    return &buckets_[index];
+// Starts a new epoch, which makes every bucket read as empty, and resets the generation,
+// so a cleared table behaves exactly like a new one. Only when the epoch counter wraps
+// around are the buckets zeroed for real.
+void TranspositionTable::clear() {
+    if (++epoch_ == 0)
+        std::memset(static_cast<void*>(buckets_.get()), 0, bucket_count_ * sizeof(Bucket));
+    generation_ = 0;
 }
 
 // Searches the bucket for an entry whose stored key half matches.
 bool TranspositionTable::probe(Key key, TTData& data) const {
     const Bucket* bucket = bucket_of(key);
+    if (!is_current(*bucket)) return false;
     auto key32 = static_cast<std::uint32_t>(key);
     for (const Entry& e : bucket->entries) {
         if (e.key32 != key32 || e.depth8 == 0) continue;
@@ -54,6 +67,10 @@ bool TranspositionTable::probe(Key key, TTData& data) const {
 // Overwrites the same position's entry, or else the shallowest and oldest entry of the bucket.
 void TranspositionTable::store(Key key, Move move, int score, int eval, int depth, Bound bound) {
     Bucket* bucket = bucket_of(key);
+    if (!is_current(*bucket)) {
+        std::memset(static_cast<void*>(bucket->entries), 0, sizeof(bucket->entries));
+        bucket->epoch = epoch_;
+    }
     auto key32 = static_cast<std::uint32_t>(key);
     Entry* victim = &bucket->entries[0];
     int victim_worth = 1 << 30;
@@ -85,9 +102,11 @@ void TranspositionTable::store(Key key, Move move, int score, int eval, int dept
 int TranspositionTable::hashfull() const {
     int samples = static_cast<int>(std::min<std::size_t>(1000, bucket_count_));
     int used = 0;
-    for (int i = 0; i < samples; ++i)
+    for (int i = 0; i < samples; ++i) {
+        if (!is_current(buckets_[i])) continue;
         for (const Entry& e : buckets_[i].entries)
             if (e.depth8 != 0 && (e.gen_bound & 0xFC) == generation_) ++used;
+    }
     return used * 1000 / (samples * BUCKET_SIZE);
 }
 

@@ -29,12 +29,16 @@ class TranspositionTable {
     // Reallocates the table with a new size in MiB and clears it; if memory runs out it
     // throws std::bad_alloc and keeps the old table.
     void resize(int megabytes);
-    // Empties every entry.
+    // Empties every entry. Takes constant time: the table moves to a new epoch, and a
+    // bucket last written in an older epoch reads as empty (see Bucket::epoch).
     void clear();
     // Starts a new search: older entries become preferred victims of replacement.
     void new_search() { generation_ = static_cast<std::uint8_t>((generation_ + 4) & 0xFC); }
     // Looks key up; returns true and fills data when the position is stored.
     bool probe(Key key, TTData& data) const;
+    // Starts loading key's bucket into the cache, so that a probe soon after (the child
+    // node's, right after a move is made) does not wait for memory.
+    void prefetch(Key key) const { __builtin_prefetch(bucket_of(key)); }
     // Stores a search result for key, replacing the least valuable entry of its bucket.
     void store(Key key, Move move, int score, int eval, int depth, Bound bound);
     // Returns the permille of sampled entries written during the current search.
@@ -52,13 +56,31 @@ class TranspositionTable {
     static constexpr int BUCKET_SIZE = 5;
     struct alignas(64) Bucket {
         Entry entries[BUCKET_SIZE];
+        // The clear() count when the bucket was last written; entries of an older epoch
+        // are stale and the bucket behaves exactly like a zeroed one. It uses bytes of the
+        // cache line that the five entries leave free.
+        std::uint32_t epoch;
     };
+    static_assert(sizeof(Bucket) == 64, "a bucket fills one cache line");
     static constexpr int DEPTH_OFFSET = 8;
 
-    Bucket* bucket_of(Key key) const;
+    // Maps a key to its bucket with a multiply-high, which uses the key's upper bits.
+    Bucket* bucket_of(Key key) const {
+        __extension__ using Uint128 = unsigned __int128;
+        auto index = static_cast<std::size_t>((Uint128{key} * Uint128{bucket_count_}) >> 64);
+        return &buckets_[index];
+    }
+    // Returns whether the bucket holds entries of the current epoch.
+    bool is_current(const Bucket& bucket) const { return bucket.epoch == epoch_; }
 
-    std::unique_ptr<Bucket[]> buckets_;
+    // Frees the bucket array (allocated aligned, for huge pages).
+    struct FreeBuckets {
+        void operator()(Bucket* buckets) const;
+    };
+
+    std::unique_ptr<Bucket[], FreeBuckets> buckets_;
     std::size_t bucket_count_ = 0;
+    std::uint32_t epoch_ = 0;
     std::uint8_t generation_ = 0;
 };
 

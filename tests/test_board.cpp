@@ -373,6 +373,62 @@ TEST(Board, IsLegalAcceptsLegalMovesAndRejectsOthers) {
     EXPECT_FALSE(board.is_legal(Move(SQ_E1, SQ_G1, Move::CASTLING)));
 }
 
+// Calls check(board) on the sample positions, a few double checks and pinned en passant
+// captures that random games rarely reach, and the positions of random games from them.
+template <typename Check>
+void for_sample_game_positions(unsigned seed, int plies, Check&& check) {
+    std::mt19937_64 rng(seed);
+    std::vector<std::string> fens = samples::sample_fens();
+    for (const char* fen : {"4k3/7r/3N4/1B6/8/8/8/4K3 b - - 0 1",       // knight and bishop
+                            "4k3/8/8/8/1b6/8/3r1n2/R3K2R w KQ - 0 1",  // rook and knight
+                            "8/8/8/K2pP2q/8/8/8/7k w - d6 0 1",        // ep along a pinned rank
+                            "4k3/8/8/2PpP3/8/8/8/3RK3 w - d6 0 1"})
+        fens.push_back(fen);
+    for (const std::string& fen : fens) {
+        Board board = board_at(fen);
+        for (int ply = 0; ply < plies; ++ply) {
+            check(board);
+            const Move m = samples::random_move(board, rng);
+            if (!m) break;
+            board.do_move(m);
+        }
+    }
+}
+
+TEST(Board, IsLegalAcceptsExactlyTheGeneratedMovesAmongAllEncodings) {
+    // Every 16-bit move, whatever its kind and promotion bits, in positions with pins,
+    // checks, castling, en passant and promotions: is_legal must say "the generator
+    // writes this very move", as the hash move and killers rely on.
+    int positions = 0;
+    for_sample_game_positions(21, 60, [&](const Board& board) {
+        std::vector<bool> generated(1 << 16);
+        for (Move m : MoveList<GenType::All>(board)) generated[m.raw()] = true;
+        for (int raw = 0; raw < (1 << 16); ++raw) {
+            const Move m = Move::from_raw(static_cast<std::uint16_t>(raw));
+            ASSERT_EQ(board.is_legal(m), generated[raw]) << board.fen() << " " << to_uci(m)
+                                                          << " kind " << int(m.kind());
+        }
+        ++positions;
+    });
+    EXPECT_GT(positions, 300);
+}
+
+TEST(Board, KeyAfterIsTheHashAfterTheMoveUnlessItCreatesAnEnPassantSquare) {
+    int moves = 0;
+    for_sample_game_positions(22, 80, [&](Board board) {
+        for (Move m : MoveList<GenType::All>(board)) {
+            const Key predicted = board.key_after(m);
+            board.do_move(m);
+            if (board.ep_square() == SQ_NONE) {
+                ASSERT_EQ(predicted, board.hash()) << board.fen() << " after " << to_uci(m);
+                ++moves;
+            }
+            board.undo_move();
+        }
+    });
+    EXPECT_GT(moves, 10000);
+}
+
 TEST(Board, NullMoveIsUndoneExactly) {
     const PsqTable table = test_table();
     Board board = board_at("rnbqkbnr/1pp1pppp/p7/3pP3/8/8/PPPP1PPP/RNBQKBNR w KQkq d6 0 3");

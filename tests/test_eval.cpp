@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <memory>
 #include <random>
 #include <set>
 #include <sstream>
@@ -301,6 +302,20 @@ TEST(Evaluation, IncrementalPieceSquareScoreMatchesARecount) {
             ASSERT_EQ(mg_value(board.psq_score()), mg) << board.fen();
             ASSERT_EQ(eg_value(board.psq_score()), eg) << board.fen();
         }
+    }
+}
+
+TEST(Evaluation, PawnCacheGivesExactlyTheUncachedEvaluation) {
+    // Thousands of positions through one small cache: hits, misses and replaced entries.
+    const std::vector<std::string> fens = random_positions(3, 10, 150);
+    for (const ParamSet& params : {ParamSet(), random_params(4)}) {
+        const Evaluator evaluator(params);
+        auto cache = std::make_unique<PawnCache>();
+        for (int pass = 0; pass < 2; ++pass)
+            for (const std::string& fen : fens) {
+                const Board board = board_for(fen, evaluator);
+                ASSERT_EQ(evaluator.evaluate(board, *cache), evaluator.evaluate(board)) << fen;
+            }
     }
 }
 

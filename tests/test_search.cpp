@@ -175,6 +175,30 @@ TEST(Search, NodeLimitedSearchIsDeterministic) {
     EXPECT_EQ(a.nodes, first.nodes);
 }
 
+TEST(Search, NewGameLeavesNothingOfEarlierSearchesBehind) {
+    // new_game() clears the hash table in constant time (stale buckets read as empty); a
+    // search after it must match a fresh engine's node for node, even when the earlier
+    // games filled the table with positions that the new search meets again.
+    const Board later =
+        board_of("r1bqr1k1/bpp2pp1/p1np1n1p/4p3/P1B1P3/2PP1N1P/1P1N1PP1/R1BQR1K1 w - - 2 11");
+    SearchLimits limits;
+    limits.nodes = 30000;
+    const SearchResult fresh = search_fresh(later, limits);
+    Engine engine;
+    for (int game = 0; game < 3; ++game) {
+        engine.new_game();
+        engine.set_position(game == 0 ? Board() : later);
+        engine.search(limits);
+    }
+    engine.new_game();
+    engine.set_position(later);
+    const SearchResult again = engine.search(limits);
+    EXPECT_EQ(again.nodes, fresh.nodes);
+    EXPECT_EQ(again.best_move, fresh.best_move);
+    EXPECT_EQ(again.score, fresh.score);
+    EXPECT_EQ(again.depth, fresh.depth);
+}
+
 TEST(Search, LimitsAreRespected) {
     Board board;
     SearchLimits depth_limit;
