@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs the benchmarks whose results are in BENCHMARKS.md, one after the other, each against
-# its peer in the same run. The strength gauntlet takes hours and runs only with GAUNTLET=1.
+# its peer in the same run. The strength gauntlet takes hours and runs only with GAUNTLET=1;
+# the training benchmark (a million positions, about 40 CPU-minutes) only with TRAINING=1.
 #   bench/run_all.sh BUILD_DIR
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -19,4 +20,13 @@ echo "== database growth per game"
 if [ "${GAUNTLET:-0}" = 1 ]; then
     echo "== strength gauntlet at 5 s + 0.05 s"
     "$here/gauntlet.sh" "$build"
+fi
+if [ "${TRAINING:-0}" = 1 ]; then
+    echo "== training: a million self-play positions, trained on the service, verified vs default"
+    data=$(mktemp -d "${TMPDIR:-/tmp}/sparring-train-data.XXXXXX")
+    "$build/cli/sparring" positions generate --games 13500 --nodes 2500 --seed 11 \
+        --out "$data/gen1m.epd"
+    "$build/cli/sparring" positions generate --games 1600 --nodes 2500 --seed 12 \
+        --out "$data/gen1m-b.epd"
+    "$here/train_service.sh" "$build" "$data/gen1m.epd,$data/gen1m-b.epd" 200 1000 5000 2
 fi
