@@ -5,7 +5,12 @@
 # made a version with `versions add --from-run`, then a fixed-games run of it against
 # `default` played by the worker. Prints each step's `show` and the times.
 #
-# Usage: bench/train_service.sh BUILD_DIR FILE[,FILE...] [EPOCHS] [GAMES] [NODES] [CONCURRENCY]
+# With chain=N in place of the files it runs the service's whole loop instead: one
+# generation of `submit train --generations 1` (N self-play games of default at NODES nodes
+# a move, seed 11, played by the worker), training on the coordinator, and the chain's SPRT
+# verification against default (elo0 0, elo1 5, at most GAMES games, at NODES nodes too).
+#
+# Usage: bench/train_service.sh BUILD_DIR FILE[,FILE...]|chain=N [EPOCHS] [GAMES] [NODES] [CONCURRENCY]
 #   EPOCHS       full-batch epochs of the training run (default 200)
 #   GAMES        games of the verification against default (default 1000)
 #   NODES        nodes a move in those games (default 5000)
@@ -54,7 +59,31 @@ wait_run() {
     while "$cli" show "$1" | grep -q '^state: *active'; do sleep 2; done
 }
 
+# Starts the worker.
+start_worker() {
+    "$worker" --coordinator "$SPARRING_COORDINATOR" --token "$worker_token" \
+        --concurrency "$concurrency" --name bench-worker >"$work/worker.log" 2>&1 &
+    pids+=($!)
+}
+
 "$cli" versions add default --preset default --description "the built-in defaults"
+if [[ $data == chain=* ]]; then
+    start_worker
+    start=$(now)
+    submitted=$("$cli" submit train --version default --generations 1 --games "${data#chain=}" \
+        --nodes "$nodes" --seed 11 --epochs "$epochs" --threads "$threads" \
+        --verify-games "$games" --name chain \
+        --description "bench: one generation on the service")
+    echo "$submitted"
+    chain_run=$(echo "$submitted" | awk '{print $2}')
+    wait_run "$chain_run"
+    echo "chain: $(awk "BEGIN { printf \"%.1f\", $(now) - $start }") s wall"
+    "$cli" show "$chain_run"
+    for run in $("$cli" show "$chain_run" | awk '$1 == "1" { print $3, $5, $8 }'); do
+        "$cli" show "$run" | grep -v '^loss curve'
+    done
+    exit 0
+fi
 start=$(now)
 imported=$("$cli" positions import "$data" --filter "$filter" --name "bench import")
 echo "$imported"
@@ -75,9 +104,7 @@ echo "training: $(awk "BEGIN { printf \"%.1f\", $(now) - $start }") s wall," \
 "$cli" show "$train_run" | grep -v '^loss curve'
 "$cli" versions add trained --from-run "$train_run"
 
-"$worker" --coordinator "$SPARRING_COORDINATOR" --token "$worker_token" \
-    --concurrency "$concurrency" --name bench-worker >"$work/worker.log" 2>&1 &
-pids+=($!)
+start_worker
 start=$(now)
 submitted=$("$cli" submit trained default --kind fixed --games "$games" --tc "nodes=$nodes" \
     --seed 1 --description "bench: trained vs default")

@@ -135,7 +135,9 @@ int submit_training(const Args& args, bool generate) {
         std::cout << "run " << run.id() << " submitted: "
                   << (generate ? "self-play data generation with "
                       : chain  ? std::to_string(spec.chain().generations()) +
-                                    " generations of generate, train, verify from "
+                                    (spec.chain().generations() == 1 ? " generation"
+                                                                     : " generations") +
+                                    " of generate, train, verify from "
                                : "training of ")
                   << spec.base_version() << " ('sparring show " << run.id() << "' follows it)\n";
     return 0;
