@@ -352,7 +352,17 @@ int import_positions(const Args& args) {
             std::span(positions).subspan(start, count)));
         request.set_count(uint32_t(count));
         request.set_done(start + count == positions.size());
-        client.call(&v1::UserService::Stub::ImportPositions, request, &response);
+        try {
+            client.call(&v1::UserService::Stub::ImportPositions, request, &response);
+        } catch (const std::runtime_error& e) {
+            if (request.run_id() == 0) throw;
+            // The chunks stored so far stay in the run, which stays active until it is
+            // finished or stopped: say which run that is and how to end it.
+            const std::string run = std::to_string(request.run_id());
+            throw std::runtime_error(std::string(e.what()) + "; run " + run + " keeps the first " +
+                                     std::to_string(start) + " positions of this import and "
+                                     "stays active (`sparring stop " + run + "` ends it)");
+        }
         request.set_run_id(response.run_id());
         request.set_chunk(request.chunk() + 1);
     }
