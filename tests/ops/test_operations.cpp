@@ -25,8 +25,6 @@ namespace {
 
 using namespace std::chrono_literals;
 
-const char* kStart = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
-
 // Returns a port that was free a moment ago on 127.0.0.1.
 int free_port() {
     const int fd = socket(AF_INET, SOCK_STREAM, 0);
@@ -87,22 +85,6 @@ int count_lines(const std::string& text, std::initializer_list<std::string> need
     return count;
 }
 
-// Returns a fixed-games spec between versions a and b with a two-opening book.
-v1::RunSpec spec(uint64_t games) {
-    v1::RunSpec s;
-    s.set_kind(v1::RUN_KIND_FIXED_GAMES);
-    s.set_test_version("a");
-    s.set_base_version("b");
-    s.mutable_time_control()->set_nodes(300);
-    for (const char* move : {"e2e4", "d2d4"}) {
-        v1::Opening* o = s.mutable_book()->add_openings();
-        o->set_fen(kStart);
-        o->add_moves(move);
-    }
-    s.set_games(games);
-    return s;
-}
-
 // Runs a query on an SQLite file and returns the first column of the first row as text.
 std::string query_text(const std::string& path, const std::string& sql) {
     sqlite3* db = nullptr;
@@ -130,7 +112,7 @@ class OperationsTest : public ::testing::Test {
             EXPECT_EQ(r.status, 0) << r.err;
         }
         v1::SubmitRunRequest request;
-        *request.mutable_spec() = spec(games);
+        *request.mutable_spec() = fixed_games_spec(games);
         v1::RunStatus run;
         EXPECT_TRUE(cluster->users()
                         ->SubmitRun(Cluster::context(cluster->user_token).get(), request, &run)
@@ -296,7 +278,7 @@ TEST_F(OperationsTest, OnlineBackupIsConsistentAndRestores) {
     std::thread writer([&] {
         auto users = cluster->users();
         v1::SubmitRunRequest request;
-        *request.mutable_spec() = spec(20);
+        *request.mutable_spec() = fixed_games_spec(20);
         while (!stop) {
             v1::RunStatus run;
             if (users->SubmitRun(Cluster::context(cluster->user_token).get(), request, &run).ok())

@@ -254,6 +254,21 @@ int64_t register_worker(v1::WorkerService::Stub& stub, const std::string& token)
     return response.worker_id();
 }
 
+v1::RunSpec fixed_games_spec(uint64_t games) {
+    v1::RunSpec s;
+    s.set_kind(v1::RUN_KIND_FIXED_GAMES);
+    s.set_test_version("a");
+    s.set_base_version("b");
+    s.mutable_time_control()->set_nodes(300);
+    for (const char* move : {"e2e4", "d2d4"}) {
+        v1::Opening* o = s.mutable_book()->add_openings();
+        o->set_fen("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1");
+        o->add_moves(move);
+    }
+    s.set_games(games);
+    return s;
+}
+
 v1::ReportResultsRequest report(int64_t worker, int64_t lease, uint32_t sequence,
                                 std::vector<uint32_t> indices) {
     v1::ReportResultsRequest r;

@@ -97,6 +97,10 @@ int64_t register_worker(v1::WorkerService::Stub& stub, const std::string& token)
 v1::ReportResultsRequest report(int64_t worker, int64_t lease, uint32_t sequence,
                                 std::vector<uint32_t> indices);
 
+// Returns a fixed-games spec of `games` games, version "a" against "b" at 300 nodes a move,
+// with a two-opening book (1.e4 and 1.d4).
+v1::RunSpec fixed_games_spec(uint64_t games);
+
 // Returns the path of a built binary, relative to the build directory.
 std::string binary(const std::string& relative);
 

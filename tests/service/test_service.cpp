@@ -17,29 +17,12 @@ namespace {
 
 using namespace std::chrono_literals;
 
-const char* kStart = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
-
 class ServiceTest : public ::testing::Test {
   protected:
     void TearDown() override {
         if (HasFailure() && cluster) cluster->dump_logs();
     }
 
-    // Returns a valid fixed-games spec between two versions with a two-opening book.
-    static v1::RunSpec spec(uint64_t games) {
-        v1::RunSpec s;
-        s.set_kind(v1::RUN_KIND_FIXED_GAMES);
-        s.set_test_version("a");
-        s.set_base_version("b");
-        s.mutable_time_control()->set_nodes(300);
-        for (const char* move : {"e2e4", "d2d4"}) {
-            v1::Opening* o = s.mutable_book()->add_openings();
-            o->set_fen(kStart);
-            o->add_moves(move);
-        }
-        s.set_games(games);
-        return s;
-    }
 
     // Submits a run with the user token; returns the status and fills *run.
     grpc::Status submit(const v1::RunSpec& s, v1::RunStatus* run, const std::string& token) {
@@ -73,7 +56,7 @@ TEST_F(ServiceTest, CallsWithoutAValidTokenAreUnauthenticated) {
 
     // A worker token cannot change runs; a user token cannot act as a worker.
     v1::RunStatus run;
-    EXPECT_EQ(submit(spec(10), &run, cluster->worker_token).error_code(),
+    EXPECT_EQ(submit(fixed_games_spec(10), &run, cluster->worker_token).error_code(),
               grpc::StatusCode::PERMISSION_DENIED);
     EXPECT_EQ(register_worker(*workers, cluster->user_token), 0);
     EXPECT_TRUE(users->ListRuns(Cluster::context(cluster->worker_token).get(), {}, &runs).ok());
@@ -129,7 +112,7 @@ TEST_F(ServiceTest, MalformedRunSpecsAreRejectedWithAClearMessage) {
     for (size_t i = 0; i < cases.size(); ++i) {
         SCOPED_TRACE("case " + std::to_string(i));
         const Case& c = cases[i];
-        v1::RunSpec s = spec(10);
+        v1::RunSpec s = fixed_games_spec(10);
         c.spoil(s);
         v1::RunStatus run;
         const grpc::Status status = submit(s, &run, cluster->user_token);
@@ -155,7 +138,7 @@ TEST_F(ServiceTest, ForgedAndDuplicatedReportsChangeNothing) {
     cluster = std::make_unique<Cluster>();
     add_fake_versions();
     v1::RunStatus run;
-    ASSERT_TRUE(submit(spec(20), &run, cluster->user_token).ok());
+    ASSERT_TRUE(submit(fixed_games_spec(20), &run, cluster->user_token).ok());
     auto stub = cluster->workers();
     const int64_t worker = register_worker(*stub, cluster->worker_token);
     ASSERT_NE(worker, 0);
@@ -214,7 +197,7 @@ TEST_F(ServiceTest, StoppingARunTellsItsWorkersToStop) {
     cluster = std::make_unique<Cluster>();
     add_fake_versions();
     v1::RunStatus run;
-    ASSERT_TRUE(submit(spec(20), &run, cluster->user_token).ok());
+    ASSERT_TRUE(submit(fixed_games_spec(20), &run, cluster->user_token).ok());
     auto stub = cluster->workers();
     const int64_t worker = register_worker(*stub, cluster->worker_token);
     v1::RequestWorkRequest ask;
@@ -255,7 +238,7 @@ TEST_F(ServiceTest, WorkerRefusesAVersionWithAnotherBenchSignature) {
     ASSERT_EQ(cluster->cli({"versions", "add", "a", "--bench", "12345"}).status, 0);
     cluster->add_version("b");
     v1::RunStatus run;
-    ASSERT_TRUE(submit(spec(10), &run, cluster->user_token).ok());
+    ASSERT_TRUE(submit(fixed_games_spec(10), &run, cluster->user_token).ok());
     cluster->start_worker("honest", 1);
     const auto until = std::chrono::steady_clock::now() + 120s;
     while (cluster->query("SELECT count(*) FROM bench_mismatches") == 0 &&
