@@ -38,12 +38,17 @@ TEST_F(TuneServiceTest, AKnightValuedFarTooLowMovesUpAndTheVerificationConfirmsI
     cluster->start_worker("one", 1, {"--report-seconds", "1"});
     cluster->start_worker("two", 1, {"--report-seconds", "1"});
     // c_end 100 keeps the noise low against the signal: the perturbed knights differ by 200.
+    // The tuned knights (about 270-330 / 170-215 here) gain +55..+80 Elo over 150/150 at 300
+    // nodes (measured with `sparring match`, 600 games each). The verification's elo1 sits
+    // well below that, with beta 0.01, so the SPRT accepts H0 only with a tiny probability
+    // (with elo1 50, right at the effect, it did about once in twenty runs, as beta allows);
+    // it needs about 300 games, and 1,200 leave room for the slow tail.
     const std::vector<std::string> submit = {
         "submit",  "tune",    "weak",     "--params",  "KnightValueMg,KnightValueEg",
         "--games", "800",     "--tc",     "nodes=300", "--c-end",
         "100",     "--r-end", "0.008",    "--verify",  "--verify-games",
-        "400",     "--model", "logistic", "--elo0",    "0",
-        "--elo1",  "50",      "--seed",   "7"};
+        "1200",    "--model", "logistic", "--elo0",    "0",
+        "--elo1",  "25",      "--beta",   "0.01",      "--seed", "7"};
     const CommandResult submitted = cluster->cli(submit);
     ASSERT_EQ(submitted.status, 0) << submitted.err;
     EXPECT_NE(submitted.out.find("SPSA tuning of weak, 2 parameters"), std::string::npos)
