@@ -19,53 +19,23 @@ import sys
 import time
 from pathlib import Path
 
+from uci_engine import UciEngine
+
 POSITIONS = [
     ("start position", None, 6),
     ("Kiwipete", "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1", 5),
 ]
 
 
-class Stockfish:
-    """One Stockfish process driven over UCI."""
-
-    def __init__(self, path):
-        self.process = subprocess.Popen(
-            [path], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
-        self.send("uci")
-        self.read_until(lambda line: line == "uciok")
-        self.send("setoption name Threads value 1")
-        self.sync()
-
-    def send(self, command):
-        self.process.stdin.write(command + "\n")
-        self.process.stdin.flush()
-
-    def read_until(self, done):
-        while True:
-            line = self.process.stdout.readline()
-            if not line:
-                sys.exit("stockfish exited unexpectedly")
-            line = line.strip()
-            if done(line):
-                return line
-
-    def sync(self):
-        self.send("isready")
-        self.read_until(lambda line: line == "readyok")
-
-    def perft(self, fen, depth):
-        """Returns (nodes, seconds) for one `go perft`, start-up and set-up excluded."""
-        self.send("position startpos" if fen is None else f"position fen {fen}")
-        self.sync()
-        start = time.perf_counter()
-        self.send(f"go perft {depth}")
-        line = self.read_until(lambda text: text.startswith("Nodes searched:"))
-        seconds = time.perf_counter() - start
-        return int(line.split(":")[1]), seconds
-
-    def close(self):
-        self.send("quit")
-        self.process.wait(timeout=10)
+def stockfish_perft(stockfish, fen, depth):
+    """Returns (nodes, seconds) of one `go perft`, start-up and set-up excluded."""
+    stockfish.send("position startpos" if fen is None else f"position fen {fen}")
+    stockfish.sync()
+    start = time.perf_counter()
+    stockfish.send(f"go perft {depth}")
+    line = stockfish.wait_for("Nodes searched:", 600)[-1]
+    seconds = time.perf_counter() - start
+    return int(line.split(":")[1]), seconds
 
 
 def ours(engine, fen, depth):
@@ -89,7 +59,7 @@ def main():
     if not engine.is_file():
         parser.error(f"{engine} does not exist; build the sparring-engine target first")
 
-    stockfish = Stockfish(args.stockfish)
+    stockfish = UciEngine([args.stockfish], {"Threads": 1})
     rates = {(name, who): [] for name, _, _ in POSITIONS for who in ("ours", "stockfish")}
     nodes_of = {}
     for round_index in range(args.rounds):
@@ -97,7 +67,8 @@ def main():
             # Alternate which engine goes first, so neither always runs on a warmer machine.
             order = ("ours", "stockfish") if round_index % 2 == 0 else ("stockfish", "ours")
             for who in order:
-                nodes, seconds = ours(engine, fen, depth) if who == "ours" else stockfish.perft(fen, depth)
+                nodes, seconds = (ours(engine, fen, depth) if who == "ours"
+                                 else stockfish_perft(stockfish, fen, depth))
                 if nodes_of.setdefault(name, nodes) != nodes:
                     sys.exit(f"{name}: node counts differ ({nodes_of[name]} vs {nodes})")
                 rates[(name, who)].append(nodes / seconds)

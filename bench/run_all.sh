@@ -11,8 +11,10 @@ echo "== perft vs Stockfish 15.1"
 python3 "$here/perft_vs_stockfish.py" "$build" --rounds 3
 echo "== tactical suite vs Stockfish 15.1 (1 s per position)"
 python3 "$here/tactics.py" --engine "$build/engine/sparring-engine" --movetime 1000
-echo "== match throughput: in-process vs UCI at 1,000 nodes a move"
-"$here/match_throughput.sh" "$build" 100 1000 2 1
+echo "== search speed vs Debian's engines (nodes/second, 1 s a position)"
+python3 "$here/search_speed.py" "$build"
+echo "== match throughput: in-process vs UCI at 300 and 1,000 nodes a move"
+"$here/match_throughput.sh" "$build" 100 300,1000 2 1
 echo "== coordinator load: 1,000 and 10,000 simulated workers"
 "$here/loadgen.sh" "$build"
 echo "== database growth per game"

@@ -8,12 +8,10 @@ time per position, for sparring-engine and, in the same run, Stockfish.
 """
 import argparse
 import os
-import queue
 import re
-import subprocess
 import sys
-import threading
-import time
+
+from uci_engine import UciEngine
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -77,68 +75,21 @@ def matches_san(fen, uci, san):
             and (from_rank is None or src[1] == from_rank))
 
 
-class UciEngine:
-    """A UCI engine process driven line by line."""
-
-    def __init__(self, command, options):
-        self.proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=subprocess.DEVNULL, text=True, bufsize=1)
-        self.lines = queue.Queue()
-        threading.Thread(target=self._read, daemon=True).start()
-        self.send("uci")
-        self.wait_for("uciok", 10)
-        for name, value in options.items():
-            self.send(f"setoption name {name} value {value}")
-        self.send("isready")
-        self.wait_for("readyok", 10)
-
-    def _read(self):
-        for line in self.proc.stdout:
-            self.lines.put(line.strip())
-        self.lines.put(None)
-
-    def send(self, line):
-        self.proc.stdin.write(line + "\n")
-        self.proc.stdin.flush()
-
-    def wait_for(self, prefix, timeout):
-        """Returns the lines read up to the first that starts with prefix."""
-        lines = []
-        deadline = time.monotonic() + timeout
-        while True:
-            try:
-                line = self.lines.get(timeout=max(0.0, deadline - time.monotonic()))
-            except queue.Empty:
-                break
-            if line is None:
-                break
-            lines.append(line)
-            if line.startswith(prefix):
-                return lines
-        raise RuntimeError(f"no '{prefix}' from {self.proc.args[0]} within {timeout} s")
-
-    def best_move(self, fen, movetime_ms):
-        self.send("ucinewgame")
-        self.send(f"position fen {fen}")
-        self.send("isready")
-        self.wait_for("readyok", 10)
-        self.send(f"go movetime {movetime_ms}")
-        lines = self.wait_for("bestmove", movetime_ms / 1000 + 10)
-        depth = next((l.split()[2] for l in reversed(lines) if l.startswith("info depth")), "?")
-        return lines[-1].split()[1], depth
-
-    def close(self):
-        self.send("quit")
-        try:
-            self.proc.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
+def best_move(engine, fen, movetime_ms):
+    """Returns (move, depth of the last info line) of one timed search from a new game."""
+    engine.send("ucinewgame")
+    engine.send(f"position fen {fen}")
+    engine.sync()
+    engine.send(f"go movetime {movetime_ms}")
+    lines = engine.wait_for("bestmove", movetime_ms / 1000 + 10)
+    depth = next((l.split()[2] for l in reversed(lines) if l.startswith("info depth")), "?")
+    return lines[-1].split()[1], depth
 
 
 def run_suite(name, engine, positions, movetime, verbose):
     solved = 0
     for ident, fen, bms in positions:
-        move, depth = engine.best_move(fen, movetime)
+        move, depth = best_move(engine, fen, movetime)
         ok = any(matches_san(fen, move, bm) for bm in bms)
         solved += ok
         if verbose:
