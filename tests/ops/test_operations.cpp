@@ -131,10 +131,8 @@ TEST_F(OperationsTest, MetricsEndpointReportsCallsReportsAndRuns) {
     auto stub = cluster->workers();
     const int64_t worker = register_worker(*stub, cluster->worker_token);
     ASSERT_NE(worker, 0);
-    v1::RequestWorkRequest ask;
-    ask.set_worker_id(worker);
     v1::RequestWorkResponse work;
-    ASSERT_TRUE(stub->RequestWork(Cluster::context(cluster->worker_token).get(), ask, &work).ok());
+    ASSERT_TRUE(request_work(*stub, cluster->worker_token, worker, &work).ok());
     ASSERT_TRUE(work.has_lease());
     for (int i = 0; i < 2; ++i) {
         v1::ReportResultsResponse ack;
@@ -216,10 +214,9 @@ TEST_F(OperationsTest, EnvironmentVariablesConfigureTheCoordinator) {
     EXPECT_TRUE(http(port, "GET /metrics HTTP/1.1").starts_with("HTTP/1.1 200 OK\r\n"));
     // At debug level a granted lease is logged.
     auto stub = cluster->workers();
-    v1::RequestWorkRequest ask;
-    ask.set_worker_id(register_worker(*stub, cluster->worker_token));
+    const int64_t worker = register_worker(*stub, cluster->worker_token);
     v1::RequestWorkResponse work;
-    ASSERT_TRUE(stub->RequestWork(Cluster::context(cluster->worker_token).get(), ask, &work).ok());
+    ASSERT_TRUE(request_work(*stub, cluster->worker_token, worker, &work).ok());
     ASSERT_TRUE(work.has_lease());
     const std::string log = slurp(cluster->dir + "/coordinator-1.log");
     EXPECT_EQ(count_lines(log, {"level=debug", "event=lease_granted",

@@ -254,6 +254,13 @@ int64_t register_worker(v1::WorkerService::Stub& stub, const std::string& token)
     return response.worker_id();
 }
 
+grpc::Status request_work(v1::WorkerService::Stub& stub, const std::string& token,
+                          int64_t worker, v1::RequestWorkResponse* work) {
+    v1::RequestWorkRequest request;
+    request.set_worker_id(worker);
+    return stub.RequestWork(Cluster::context(token).get(), request, work);
+}
+
 v1::RunSpec fixed_games_spec(uint64_t games) {
     v1::RunSpec s;
     s.set_kind(v1::RUN_KIND_FIXED_GAMES);

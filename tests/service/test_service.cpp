@@ -142,10 +142,8 @@ TEST_F(ServiceTest, ForgedAndDuplicatedReportsChangeNothing) {
     auto stub = cluster->workers();
     const int64_t worker = register_worker(*stub, cluster->worker_token);
     ASSERT_NE(worker, 0);
-    v1::RequestWorkRequest ask;
-    ask.set_worker_id(worker);
     v1::RequestWorkResponse work;
-    ASSERT_TRUE(stub->RequestWork(Cluster::context(cluster->worker_token).get(), ask, &work).ok());
+    ASSERT_TRUE(request_work(*stub, cluster->worker_token, worker, &work).ok());
     ASSERT_TRUE(work.has_lease());
     const int64_t lease = work.lease().lease_id();
     const uint32_t pairs = uint32_t(work.lease().openings_size());
@@ -200,10 +198,8 @@ TEST_F(ServiceTest, StoppingARunTellsItsWorkersToStop) {
     ASSERT_TRUE(submit(fixed_games_spec(20), &run, cluster->user_token).ok());
     auto stub = cluster->workers();
     const int64_t worker = register_worker(*stub, cluster->worker_token);
-    v1::RequestWorkRequest ask;
-    ask.set_worker_id(worker);
     v1::RequestWorkResponse work;
-    ASSERT_TRUE(stub->RequestWork(Cluster::context(cluster->worker_token).get(), ask, &work).ok());
+    ASSERT_TRUE(request_work(*stub, cluster->worker_token, worker, &work).ok());
     ASSERT_TRUE(work.has_lease());
     const int64_t lease = work.lease().lease_id();
 
@@ -222,7 +218,7 @@ TEST_F(ServiceTest, StoppingARunTellsItsWorkersToStop) {
                   .error_code(),
               grpc::StatusCode::FAILED_PRECONDITION);
     work.Clear();
-    ASSERT_TRUE(stub->RequestWork(Cluster::context(cluster->worker_token).get(), ask, &work).ok());
+    ASSERT_TRUE(request_work(*stub, cluster->worker_token, worker, &work).ok());
     EXPECT_FALSE(work.has_lease());
     EXPECT_GT(work.retry_after_ms(), 0u);
     const CommandResult again = cluster->cli({"stop", std::to_string(run.id())});

@@ -140,10 +140,8 @@ TEST_F(SlowServiceTest, CoordinatorKilledAndRestartedLosesNoAcknowledgedResult) 
     // A client of our own takes the first lease and has its report acknowledged.
     auto stub = cluster->workers();
     const int64_t own = register_worker(*stub, cluster->worker_token);
-    v1::RequestWorkRequest ask;
-    ask.set_worker_id(own);
     v1::RequestWorkResponse work;
-    ASSERT_TRUE(stub->RequestWork(Cluster::context(cluster->worker_token).get(), ask, &work).ok());
+    ASSERT_TRUE(request_work(*stub, cluster->worker_token, own, &work).ok());
     ASSERT_EQ(work.lease().openings_size(), 2);
     v1::ReportResultsResponse ack;
     ASSERT_TRUE(stub->ReportResults(Cluster::context(cluster->worker_token).get(),

@@ -107,10 +107,8 @@ TEST_F(TrainingServiceTest, AGenerationRunStoresExactlyThePositionsItsGamesProdu
     auto stub = cluster->workers();
     const int64_t forger = register_worker(*stub, cluster->worker_token);
     ASSERT_GT(forger, 0);
-    v1::RequestWorkRequest work;
-    work.set_worker_id(forger);
     v1::RequestWorkResponse leased;
-    ASSERT_TRUE(stub->RequestWork(Cluster::context(cluster->worker_token).get(), work, &leased).ok());
+    ASSERT_TRUE(request_work(*stub, cluster->worker_token, forger, &leased).ok());
     const v1::Lease& lease = leased.lease();
     ASSERT_EQ(lease.first_pair(), 0u);
     ASSERT_EQ(lease.generate().game_openings_size(), 4);
