@@ -17,6 +17,6 @@ for _ in $(seq 100); do [ -s "$work/port" ] && break; sleep 0.1; done
 address=127.0.0.1:$(cat "$work/port")
 for workers in 1000 10000; do
     echo "== $workers simulated workers"
-    "$build/coordinator/sparring-loadgen" --coordinator "$address" --user-token "$user" \
+    "$build/bench/sparring-loadgen" --coordinator "$address" --user-token "$user" \
         --worker-token "$worker" --db "$work/load.db" --workers "$workers" "$@"
 done

@@ -9,8 +9,8 @@
 #include <string_view>
 #include <vector>
 
-#include "cli/args.h"
-#include "proto/connection.h"
+#include "common/args.h"
+#include "client/connection.h"
 #include "sparring/v1/user.grpc.pb.h"
 
 namespace sparring::cli {

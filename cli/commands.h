@@ -4,7 +4,7 @@
 #include <span>
 #include <string_view>
 
-#include "cli/args.h"
+#include "common/args.h"
 
 namespace sparring::cli {
 

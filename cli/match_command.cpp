@@ -20,7 +20,7 @@
 #include "match/opening_book.h"
 #include "match/report.h"
 #include "match/runner.h"
-#include "match/stats.h"
+#include "stats/stats.h"
 
 namespace sparring::cli {
 

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "cli/commands.h"
-#include "match/stats.h"
+#include "stats/stats.h"
 
 namespace sparring::cli {
 

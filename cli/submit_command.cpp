@@ -9,7 +9,7 @@
 #include "cli/training_remote.h"
 #include "cli/tune.h"
 #include "match/opening_book.h"
-#include "match/stats.h"
+#include "stats/stats.h"
 #include "match/time_control.h"
 
 namespace sparring::cli {

@@ -6,7 +6,7 @@
 #include <string_view>
 #include <vector>
 
-#include "cli/args.h"
+#include "common/args.h"
 #include "engine/params.h"
 #include "training/labelled_position.h"
 #include "training/position_filter.h"

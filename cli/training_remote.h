@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "cli/args.h"
+#include "common/args.h"
 #include "cli/client.h"
 
 namespace sparring::cli {

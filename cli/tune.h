@@ -6,7 +6,7 @@
 #include <map>
 #include <string>
 
-#include "cli/args.h"
+#include "common/args.h"
 #include "cli/client.h"
 
 namespace sparring::cli {

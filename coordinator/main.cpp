@@ -7,13 +7,13 @@
 #include <thread>
 
 #include "absl/synchronization/mutex.h"
-#include "cli/args.h"
-#include "cli/environment.h"
-#include "coordinator/backup.h"
-#include "coordinator/log.h"
-#include "coordinator/server.h"
-#include "coordinator/sqlite_storage.h"
-#include "coordinator/text.h"
+#include "common/args.h"
+#include "common/environment.h"
+#include "coordinator/ops/backup.h"
+#include "coordinator/ops/log.h"
+#include "coordinator/rpc/server.h"
+#include "coordinator/storage/sqlite_storage.h"
+#include "coordinator/domain/text.h"
 
 namespace {
 

@@ -10,7 +10,7 @@
 
 #include "match/game.h"
 #include "match/runner.h"
-#include "match/stats.h"
+#include "stats/stats.h"
 
 namespace sparring::match {
 

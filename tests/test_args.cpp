@@ -5,7 +5,7 @@
 #include <string_view>
 #include <vector>
 
-#include "cli/args.h"
+#include "common/args.h"
 
 namespace {
 

@@ -12,7 +12,7 @@
 #include <string>
 
 #include "cli_run.h"
-#include "match/stats.h"
+#include "stats/stats.h"
 
 namespace {
 

@@ -3,7 +3,7 @@
 
 #include <cstdlib>
 
-#include "cli/environment.h"
+#include "common/environment.h"
 
 namespace sparring::cli {
 namespace {

@@ -7,7 +7,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "match/spsa.h"
+#include "stats/spsa.h"
 
 namespace {
 

@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "match/stats.h"
+#include "stats/stats.h"
 
 namespace {
 

@@ -5,8 +5,8 @@
 #include <sstream>
 #include <thread>
 
-#include "cli/args.h"
-#include "cli/environment.h"
+#include "common/args.h"
+#include "common/environment.h"
 #include "worker/capabilities.h"
 #include "worker/worker.h"
 

@@ -14,7 +14,7 @@
 #include <thread>
 #include <vector>
 
-#include "proto/connection.h"
+#include "client/connection.h"
 #include "sparring/v1/worker.grpc.pb.h"
 
 namespace sparring::worker {

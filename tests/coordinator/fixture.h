@@ -9,8 +9,8 @@
 #include <memory>
 #include <string>
 
-#include "coordinator/core.h"
-#include "coordinator/sqlite_storage.h"
+#include "coordinator/domain/core.h"
+#include "coordinator/storage/sqlite_storage.h"
 
 namespace sparring::coordinator::testing {
 

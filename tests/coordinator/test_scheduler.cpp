@@ -1,7 +1,7 @@
 // The scheduler: priority first, then throughput share, never a run the worker cannot play.
 #include <gtest/gtest.h>
 
-#include "coordinator/scheduler.h"
+#include "coordinator/domain/scheduler.h"
 
 namespace sparring::coordinator {
 namespace {

@@ -2,11 +2,11 @@
 // that committed data survives reopening the file while rolled-back data does not.
 #include <gtest/gtest.h>
 
-#include "coordinator/auth.h"
-#include "coordinator/compression.h"
-#include "coordinator/migrations.h"
-#include "coordinator/sqlite_storage.h"
-#include "coordinator/text.h"
+#include "coordinator/domain/auth.h"
+#include "coordinator/storage/compression.h"
+#include "coordinator/storage/migrations.h"
+#include "coordinator/storage/sqlite_storage.h"
+#include "coordinator/domain/text.h"
 #include "fixture.h"
 
 namespace sparring::coordinator::testing {

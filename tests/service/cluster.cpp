@@ -14,8 +14,8 @@
 #include <stdexcept>
 #include <thread>
 
-#include "coordinator/sqlite.h"
-#include "proto/connection.h"
+#include "coordinator/storage/sqlite.h"
+#include "client/connection.h"
 
 namespace sparring::testing {
 

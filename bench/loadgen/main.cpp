@@ -1,0 +1,187 @@
+// sparring-loadgen: simulates many workers against a real coordinator, measures result
+// reports per second and their latency, and checks the database against what was
+// acknowledged.
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+
+#include "common/args.h"
+#include "bench/loadgen/simulation.h"
+#include "coordinator/storage/sqlite.h"
+#include "client/connection.h"
+#include "sparring/v1/user.grpc.pb.h"
+
+namespace {
+
+using sparring::cli::Args;
+using sparring::cli::Flag;
+using sparring::cli::UsageError;
+namespace v1 = sparring::v1;
+
+constexpr Flag kFlags[] = {
+    {"coordinator", "HOST:PORT", "the coordinator to load (plaintext)"},
+    {"user-token", "TOKEN", "user token: creates the versions and the run"},
+    {"worker-token", "TOKEN", "worker token of the simulated workers"},
+    {"db", "FILE", "the coordinator's database, to check that nothing was lost"},
+    {"workers", "N", "simulated workers (default 1000)"},
+    {"rate", "R", "target result reports per second (default 2000)"},
+    {"pairs", "N", "game pairs per lease and report (default 1)"},
+    {"warmup", "S", "seconds of registration and ramp-up, not measured (default 10)"},
+    {"duration", "S", "seconds measured (default 30)"},
+    {"channels", "N", "client connections (default 16)"},
+    {"threads", "N", "client threads scheduling the workers (default 2)"},
+};
+
+// Returns an integer flag checked against [min, max].
+int64_t bounded(const Args& args, std::string_view name, int64_t fallback, int64_t min,
+                int64_t max) {
+    const int64_t value = args.get_int(name, fallback);
+    if (value < min || value > max)
+        throw UsageError("--" + std::string(name) + " must be from " + std::to_string(min) +
+                         " to " + std::to_string(max));
+    return value;
+}
+
+// Calls a UserService method with a token and a deadline; throws on failure.
+template <typename Request, typename Response>
+void call(v1::UserService::Stub& stub,
+          grpc::Status (v1::UserService::Stub::*method)(grpc::ClientContext*, const Request&,
+                                                        Response*),
+          const std::string& token, const Request& request, Response* response) {
+    grpc::ClientContext context;
+    sparring::rpc::prepare(context, token, std::chrono::seconds(30));
+    const grpc::Status status = (stub.*method)(&context, request, response);
+    if (!status.ok()) throw std::runtime_error(sparring::rpc::describe(status));
+}
+
+// Creates two versions and a fixed-games run large enough to last; returns the run id.
+int64_t create_run(v1::UserService::Stub& stub, const std::string& token, int pairs) {
+    const std::string suffix = std::to_string(std::chrono::system_clock::now().time_since_epoch() /
+                                              std::chrono::milliseconds(1));
+    for (const char* side : {"a", "b"}) {
+        v1::AddVersionRequest request;
+        request.mutable_version()->set_name(std::string("loadgen-") + side + "-" + suffix);
+        request.mutable_version()->mutable_builtin()->set_preset("default");
+        request.mutable_version()->set_bench(1);
+        v1::Version added;
+        call(stub, &v1::UserService::Stub::AddVersion, token, request, &added);
+    }
+    v1::SubmitRunRequest request;
+    v1::RunSpec& spec = *request.mutable_spec();
+    spec.set_kind(v1::RUN_KIND_FIXED_GAMES);
+    spec.set_test_version("loadgen-a-" + suffix);
+    spec.set_base_version("loadgen-b-" + suffix);
+    spec.mutable_time_control()->set_nodes(1000);
+    v1::Opening* opening = spec.mutable_book()->add_openings();
+    opening->set_fen("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1");
+    spec.mutable_book()->set_source("loadgen");
+    spec.set_games(1'000'000'000);
+    spec.set_pairs_per_thread(uint32_t(pairs));
+    spec.set_description("sparring-loadgen");
+    v1::RunStatus run;
+    call(stub, &v1::UserService::Stub::SubmitRun, token, request, &run);
+    return run.id();
+}
+
+// Returns the first column of the first row of a query with one integer parameter.
+int64_t query(sparring::coordinator::Database& db, const char* sql, int64_t run_id) {
+    sparring::coordinator::Statement& s = db.prepare(sql);
+    s.bind(run_id);
+    const int64_t value = s.step() ? s.int64(0) : 0;
+    s.reset();
+    return value;
+}
+
+// Returns the one-minute load average of the machine, as /proc/loadavg gives it.
+std::string load_average() {
+    std::ifstream in("/proc/loadavg");
+    std::string first;
+    in >> first;
+    return first.empty() ? "?" : first;
+}
+
+// Runs the load, prints the measurements; returns 0 if the database matches the acks.
+int run(const Args& args) {
+    sparring::loadgen::LoadOptions options;
+    options.address = args.get_string("coordinator");
+    options.worker_token = args.get_string("worker-token");
+    const std::string user_token = args.get_string("user-token");
+    const std::string db_path = args.get_string("db");
+    options.workers = int(bounded(args, "workers", 1000, 1, 1'000'000));
+    options.rate = args.get_double("rate", 2000);
+    if (options.rate <= 0) throw UsageError("--rate must be positive");
+    const int pairs = int(bounded(args, "pairs", 1, 1, 256));
+    options.warmup = std::chrono::seconds(bounded(args, "warmup", 10, 1, 3600));
+    options.duration = std::chrono::seconds(bounded(args, "duration", 30, 1, 86400));
+    options.channels = int(bounded(args, "channels", 16, 1, 1024));
+    options.threads = int(bounded(args, "threads", 2, 1, 64));
+
+    auto users =
+        v1::UserService::NewStub(sparring::rpc::make_channel({options.address, user_token, ""}));
+    const int64_t run_id = create_run(*users, user_token, pairs);
+    std::cerr << "sparring-loadgen: run " << run_id << ", " << options.workers
+              << " simulated workers, target " << options.rate << " reports/s\n";
+    const std::string load_before = load_average();
+    const sparring::loadgen::LoadResult result = sparring::loadgen::simulate(options);
+    const std::string load_after = load_average();
+    v1::StopRunRequest stop;
+    stop.set_run_id(run_id);
+    v1::RunStatus stopped;
+    call(*users, &v1::UserService::Stub::StopRun, user_token, stop, &stopped);
+
+    sparring::coordinator::Database db(db_path);
+    const int64_t stored_pairs =
+        query(db, "SELECT coalesce(sum(pairs), 0) FROM results WHERE run_id = ?", run_id);
+    const int64_t stored_games = query(db, "SELECT count(*) FROM games WHERE run_id = ?", run_id);
+    const int64_t counted_pairs = query(db, "SELECT pairs_done FROM runs WHERE id = ?", run_id);
+
+    std::printf("machine:        load average %s before, %s after (other processes count)\n",
+                load_before.c_str(), load_after.c_str());
+    std::printf("workers:        %d simulated, %lld registered, %d connections\n", options.workers,
+                (long long)result.workers_registered, options.channels);
+    std::printf("reports:        %.0f/s sustained (%lld acknowledged in %.0f s, target %.0f/s)\n",
+                double(result.reports_in_window) / result.window_s,
+                (long long)result.reports_in_window, result.window_s, options.rate);
+    std::printf("report latency: p50 %.2f ms, p99 %.2f ms, max %.2f ms\n",
+                result.report_latency.quantile(0.5), result.report_latency.quantile(0.99),
+                result.report_latency.quantile(1.0));
+    std::printf("lease latency:  p50 %.2f ms, p99 %.2f ms\n", result.work_latency.quantile(0.5),
+                result.work_latency.quantile(0.99));
+    for (const auto& [what, count] : result.errors)
+        std::printf("failed calls:   %lld x %s\n", (long long)count, what.c_str());
+    std::printf("duplicates:     %lld retried reports recognised\n", (long long)result.duplicates);
+    const bool intact = stored_pairs == result.pairs_acknowledged &&
+                        counted_pairs == result.pairs_acknowledged &&
+                        stored_games == 2 * result.pairs_acknowledged;
+    std::printf(
+        "database:       %lld pairs acknowledged; %lld in results, %lld counted, "
+        "%lld games stored: %s\n",
+        (long long)result.pairs_acknowledged, (long long)stored_pairs, (long long)counted_pairs,
+        (long long)stored_games, intact ? "nothing lost, nothing counted twice" : "MISMATCH");
+    return intact ? 0 : 1;
+}
+
+}  // namespace
+
+// Parses the flags and runs the load.
+int main(int argc, char** argv) {
+    const std::vector<std::string_view> tokens(argv + 1, argv + argc);
+    try {
+        const Args args(tokens, kFlags);
+        if (args.help()) {
+            std::cout << sparring::cli::format_help(
+                "sparring-loadgen",
+                "--coordinator HOST:PORT --user-token T --worker-token T --db FILE [FLAGS]",
+                "Simulate many workers against a coordinator and measure it.", kFlags);
+            return 0;
+        }
+        return run(args);
+    } catch (const UsageError& e) {
+        std::cerr << "sparring-loadgen: " << e.what() << "\n";
+        return 2;
+    } catch (const std::exception& e) {
+        std::cerr << "sparring-loadgen: " << e.what() << "\n";
+        return 1;
+    }
+}

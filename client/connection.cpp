@@ -1,0 +1,67 @@
+#include "client/connection.h"
+
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+namespace sparring::rpc {
+
+std::shared_ptr<grpc::Channel> make_channel(const Endpoint& endpoint) {
+    grpc::ChannelArguments args;
+    args.SetInt(GRPC_ARG_KEEPALIVE_TIME_MS, 30'000);
+    // A restarted coordinator is found again within seconds, not gRPC's default two minutes.
+    args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 5'000);
+    if (endpoint.tls_ca_file.empty())
+        return grpc::CreateCustomChannel(endpoint.address, grpc::InsecureChannelCredentials(),
+                                         args);
+    std::ifstream in(endpoint.tls_ca_file, std::ios::binary);
+    if (!in) throw std::runtime_error("cannot read the CA file " + endpoint.tls_ca_file);
+    std::ostringstream pem;
+    pem << in.rdbuf();
+    grpc::SslCredentialsOptions ssl;
+    ssl.pem_root_certs = pem.str();
+    return grpc::CreateCustomChannel(endpoint.address, grpc::SslCredentials(ssl), args);
+}
+
+void prepare(grpc::ClientContext& context, const std::string& token,
+             std::chrono::milliseconds timeout) {
+    if (!token.empty()) context.AddMetadata("authorization", "Bearer " + token);
+    context.set_deadline(std::chrono::system_clock::now() + timeout);
+}
+
+bool is_transient(const grpc::Status& status) {
+    switch (status.error_code()) {
+        case grpc::StatusCode::UNAVAILABLE:
+        case grpc::StatusCode::DEADLINE_EXCEEDED:
+        case grpc::StatusCode::RESOURCE_EXHAUSTED:
+        case grpc::StatusCode::ABORTED:
+            return true;
+        default:
+            return false;
+    }
+}
+
+std::string describe(const grpc::Status& status) {
+    static constexpr const char* names[] = {"ok",
+                                            "cancelled",
+                                            "unknown",
+                                            "invalid argument",
+                                            "deadline exceeded",
+                                            "not found",
+                                            "already exists",
+                                            "permission denied",
+                                            "resource exhausted",
+                                            "failed precondition",
+                                            "aborted",
+                                            "out of range",
+                                            "unimplemented",
+                                            "internal",
+                                            "unavailable",
+                                            "data loss",
+                                            "unauthenticated"};
+    const int code = int(status.error_code());
+    const std::string name = code >= 0 && code < 17 ? names[code] : "error " + std::to_string(code);
+    return status.error_message().empty() ? name : name + ": " + status.error_message();
+}
+
+}  // namespace sparring::rpc

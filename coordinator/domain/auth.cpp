@@ -1,0 +1,40 @@
+#include "coordinator/domain/auth.h"
+
+#include <openssl/evp.h>
+#include <openssl/rand.h>
+
+#include <stdexcept>
+
+namespace sparring::coordinator {
+
+namespace {
+
+// Returns the bytes in lowercase hex.
+std::string hex(const unsigned char* bytes, size_t size) {
+    static constexpr char digits[] = "0123456789abcdef";
+    std::string out;
+    for (size_t i = 0; i < size; ++i) {
+        out += digits[bytes[i] >> 4];
+        out += digits[bytes[i] & 15];
+    }
+    return out;
+}
+
+}  // namespace
+
+std::string sha256_hex(std::string_view bytes) {
+    unsigned char digest[EVP_MAX_MD_SIZE];
+    unsigned int size = 0;
+    if (EVP_Digest(bytes.data(), bytes.size(), digest, &size, EVP_sha256(), nullptr) != 1)
+        throw std::runtime_error("openssl: SHA-256 failed");
+    return hex(digest, size);
+}
+
+std::string generate_token(Role role) {
+    unsigned char secret[32];
+    if (RAND_bytes(secret, sizeof secret) != 1)
+        throw std::runtime_error("openssl: no random bytes for a token");
+    return (role == Role::Worker ? "spw_" : "spu_") + hex(secret, sizeof secret);
+}
+
+}  // namespace sparring::coordinator

@@ -1,0 +1,258 @@
+// Core, first half: tokens, versions, runs, statistics and the read-only queries.
+#include "coordinator/domain/core.h"
+
+#include <algorithm>
+#include <numeric>
+
+#include "coordinator/domain/auth.h"
+#include "coordinator/domain/generate_run.h"
+#include "coordinator/domain/spsa_run.h"
+#include "coordinator/domain/training_run.h"
+#include "coordinator/domain/validation.h"
+
+namespace sparring::coordinator {
+
+namespace {
+
+constexpr uint32_t kDefaultExportGames = 1000;
+constexpr uint32_t kMaxExportGames = 10000;
+constexpr size_t kMaxExportBytes = 2 << 20;  // well below gRPC's 4 MiB message limit
+
+}  // namespace
+
+void Counts::add(const Counts& other) {
+    pairs += other.pairs;
+    wins += other.wins;
+    draws += other.draws;
+    losses += other.losses;
+    for (size_t i = 0; i < penta.counts.size(); ++i) penta.counts[i] += other.penta.counts[i];
+}
+
+void refresh_statistics(Run& run) {
+    run.elo = stats::estimate(run.counts.penta);
+    if (run.spec.kind == RunKind::Regression)
+        run.sprt = stats::sprt(run.counts.penta, run.spec.sprt);
+}
+
+std::vector<size_t> opening_order(size_t size, bool random_order, uint64_t seed) {
+    std::vector<size_t> order(size);
+    std::iota(order.begin(), order.end(), size_t(0));
+    if (!random_order) return order;
+    // splitmix64: a fixed generator, so the order depends on the seed alone.
+    uint64_t state = seed;
+    const auto next = [&state] {
+        uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
+        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+        z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+        return z ^ (z >> 31);
+    };
+    for (size_t i = size; i > 1; --i) std::swap(order[i - 1], order[next() % i]);
+    return order;
+}
+
+Core::Core(Options options, std::function<int64_t()> now_ms)
+    : options_(options), now_ms_(std::move(now_ms)) {}
+
+std::string Core::create_token(Storage& storage, Role role, const std::string& name) const {
+    const std::string secret = generate_token(role);
+    Token token;
+    token.role = role;
+    token.name = name;
+    token.created_ms = now_ms_();
+    storage.insert_token(token, sha256_hex(secret));
+    return secret;
+}
+
+absl::StatusOr<Caller> Core::authenticate(Storage& storage, std::string_view token,
+                                          std::optional<Role> role) const {
+    if (token.empty())
+        return absl::UnauthenticatedError(
+            "no token: pass --token or set SPARRING_TOKEN (tokens come from "
+            "`sparring-coordinator token create`)");
+    const std::optional<Token> found = storage.find_token(sha256_hex(token));
+    if (!found) return absl::UnauthenticatedError("invalid or revoked token");
+    if (role && found->role != *role)
+        return absl::PermissionDeniedError(
+            "this call needs a " + std::string(*role == Role::User ? "user" : "worker") +
+            " token, not a " + std::string(found->role == Role::User ? "user" : "worker") +
+            " token");
+    return Caller{found->id, found->role};
+}
+
+absl::StatusOr<Version> Core::add_version(Storage& storage, Version version) const {
+    if (absl::Status status = check_version(version); !status.ok()) return status;
+    if (storage.find_version(version.name))
+        return absl::AlreadyExistsError("version '" + version.name +
+                                        "' already exists; versions never change, pick a new name");
+    version.created_ms = now_ms_();
+    version.id = storage.insert_version(version);
+    return version;
+}
+
+absl::StatusOr<Version> Core::get_version(Storage& storage, std::string_view name) const {
+    std::optional<Version> version = storage.find_version(name);
+    if (!version)
+        return absl::NotFoundError("no version '" + std::string(name) +
+                                   "' (see `sparring versions list`)");
+    return *version;
+}
+
+absl::StatusOr<Run> Core::submit_run(Storage& storage, RunSpec spec) const {
+    if (absl::Status status = check_run_spec(spec); !status.ok()) return status;
+    const std::optional<Version> test = storage.find_version(spec.test_version);
+    if (!test)
+        return absl::NotFoundError("unknown test version '" + spec.test_version +
+                                   "' (add it with `sparring versions add`)");
+    const std::optional<Version> base = storage.find_version(spec.base_version);
+    if (!base)
+        return absl::NotFoundError("unknown base version '" + spec.base_version +
+                                   "' (add it with `sparring versions add`)");
+    std::optional<TuneState> tune;
+    if (spec.kind == RunKind::Tune) {
+        absl::StatusOr<TuneState> resolved = resolve_tune(spec, *base);
+        if (!resolved.ok()) return resolved.status();
+        tune = std::move(*resolved);
+    }
+    std::optional<TrainState> train;
+    if (spec.kind == RunKind::Train) {
+        absl::StatusOr<TrainState> resolved = resolve_train(storage, spec, *base);
+        if (!resolved.ok()) return resolved.status();
+        train = std::move(*resolved);
+        spec.train = train->spec;
+    }
+    std::optional<ChainSetup> chain;
+    if (spec.kind == RunKind::Chain) {
+        absl::StatusOr<ChainSetup> resolved = resolve_chain(spec, *base);
+        if (!resolved.ok()) return resolved.status();
+        chain = std::move(*resolved);
+    }
+    std::optional<GenerateState> generate;
+    if (spec.kind == RunKind::Generate) {
+        absl::StatusOr<GenerateState> resolved = resolve_generate(spec, *base);
+        if (!resolved.ok()) return resolved.status();
+        generate = std::move(*resolved);
+        // Openings come from (seed, game number) alone: the book stays in its order.
+        spec.book.random_order = false;
+        spec.book.seed = generate->seed;
+    }
+    Run run;
+    run.spec = std::move(spec);
+    run.test_id = test->id;
+    run.base_id = base->id;
+    run.book_size = run.spec.book.openings.size();
+    run.created_ms = now_ms_();
+    refresh_statistics(run);
+    run.id = storage.insert_run(run);
+    if (tune) {
+        tune->run_id = run.id;
+        storage.insert_tune(*tune);
+        storage.insert_tune_point(run.id, {0, run.created_ms, tune->theta});
+    }
+    if (generate) {
+        generate->run_id = run.id;
+        storage.insert_generate(*generate);
+    }
+    if (train) {
+        train->run_id = run.id;
+        storage.insert_train(*train);
+    }
+    if (chain) start_chain(storage, *this, std::move(*chain), run);
+    return get_run(storage, run.id);
+}
+
+std::vector<Version> Core::list_versions(Storage& storage) const {
+    return storage.list_versions();
+}
+
+absl::StatusOr<Run> Core::get_run(Storage& storage, int64_t run_id) const {
+    std::optional<Run> run = storage.find_run(run_id);
+    if (!run)
+        return absl::NotFoundError("no run " + std::to_string(run_id) + " (see `sparring runs`)");
+    run->bench_mismatches = storage.bench_mismatches_of_run(run_id);
+    if (run->spec.kind == RunKind::Tune) run->tune = storage.find_tune(run_id);
+    run->verifies_run_id = storage.find_tune_of_verification(run_id).value_or(0);
+    if (run->spec.kind == RunKind::Generate) run->generate = storage.find_generate(run_id);
+    if (run->spec.kind == RunKind::Train) run->train = storage.find_train(run_id);
+    if (run->spec.kind == RunKind::Chain) {
+        run->chain = storage.find_chain(run_id);
+        if (run->chain) fill_chain_generations(storage, *run->chain);
+        if (std::optional<TrainState> settings = storage.find_train(run_id))
+            run->spec.train = settings->spec;
+        if (std::optional<GenerateState> settings = storage.find_generate(run_id)) {
+            run->generate = std::move(settings);
+            run->generate->positions = 0;
+        }
+    }
+    run->chain_run_id = storage.find_chain_of_child(run_id).value_or(0);
+    return *run;
+}
+
+std::vector<Run> Core::list_runs(Storage& storage, const std::vector<RunState>& states,
+                                 uint32_t limit) const {
+    return storage.list_runs(states, limit == 0 ? 100 : int(std::min(limit, 100'000u)));
+}
+
+absl::StatusOr<Run> Core::stop_run(Storage& storage, int64_t run_id) const {
+    absl::StatusOr<Run> run = get_run(storage, run_id);
+    if (!run.ok()) return run;
+    if (run->state != RunState::Active)
+        return absl::FailedPreconditionError(
+            "run " + std::to_string(run_id) + " is already " +
+            (run->state == RunState::Finished ? "finished" : "stopped"));
+    end_run(storage, *run, RunState::Stopped, "stopped by user");
+    return run;
+}
+
+void Core::end_run(Storage& storage, Run& run, RunState state, std::string result) const {
+    run.state = state;
+    run.result = std::move(result);
+    run.finished_ms = now_ms_();
+    for (Batch& batch : storage.leased_batches_of_run(run.id)) {
+        batch.state = BatchState::Stopped;
+        batch.ended_ms = run.finished_ms;
+        storage.update_batch(batch);
+        storage.set_worker_lease(batch.worker_id, 0, batch.id);
+    }
+    storage.delete_free_pairs(run.id);
+    run.free_pairs = 0;
+    run.pairs_leased = 0;
+    run.active_leases = 0;
+    run.active_cores = 0;
+    storage.update_run(run);
+    if (run.spec.kind == RunKind::Chain && state == RunState::Stopped)
+        stop_chain_children(storage, *this, run);
+    if (const std::optional<int64_t> chain = storage.find_chain_of_child(run.id))
+        advance_chain(storage, *this, *chain);
+}
+
+std::vector<WorkerSummary> Core::list_workers(Storage& storage, bool include_inactive) const {
+    const int64_t since = include_inactive ? 0 : now_ms_() - 3 * options_.heartbeat_interval_ms;
+    return storage.list_workers(since);
+}
+
+bool Core::is_active(int64_t last_seen_ms) const {
+    return last_seen_ms >= now_ms_() - 3 * options_.heartbeat_interval_ms;
+}
+
+absl::StatusOr<GamesPage> Core::export_games(Storage& storage, int64_t run_id, uint64_t start_game,
+                                             uint32_t max_games) const {
+    if (!storage.find_run(run_id))
+        return absl::NotFoundError("no run " + std::to_string(run_id) + " (see `sparring runs`)");
+    const uint32_t limit =
+        max_games == 0 ? kDefaultExportGames : std::min(max_games, kMaxExportGames);
+    GamesPage page;
+    page.next_start_game = start_game;
+    const std::vector<StoredGame> games = storage.list_games(run_id, start_game, int(limit));
+    for (const StoredGame& game : games) {
+        if (page.games > 0 && page.pgn.size() + game.pgn.size() > kMaxExportBytes) break;
+        page.pgn += game.pgn;
+        if (!game.pgn.empty() && game.pgn.back() != '\n') page.pgn += '\n';
+        page.pgn += '\n';
+        page.next_start_game = game.game + 1;
+        ++page.games;
+    }
+    page.done = games.size() < limit && page.games == games.size();
+    return page;
+}
+
+}  // namespace sparring::coordinator

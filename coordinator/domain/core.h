@@ -1,0 +1,178 @@
+// The coordinator's domain logic: versions, runs, worker registration, leases, exactly-once
+// report accounting and run statistics. Knows nothing of gRPC; every operation works on a
+// Storage inside a transaction its caller opened and commits.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "coordinator/storage/storage.h"
+
+namespace sparring::coordinator {
+
+// A batch leased to a worker, with everything needed to play it.
+struct LeaseGrant {
+    Batch batch;
+    Run run;
+    Version test;
+    Version base;
+    // openings[i] is pair batch.first_pair + i; generation runs: game 2 * batch.first_pair + i
+    std::vector<Opening> openings;
+    std::vector<std::string> tune_names;  // tuning runs: the parameters
+    std::vector<spsa::Step> tune_steps;   // tuning runs: tune_steps[i] is played by pair i
+    std::optional<GenerateState> generate;  // generation runs
+};
+
+struct ReportAck {
+    bool duplicate = false;
+    bool stop = false;  // the lease is over: the worker must stop playing it
+    int64_t expires_ms = 0;
+};
+
+struct HeartbeatAck {
+    std::vector<int64_t> stop_leases;
+    int64_t expires_ms = 0;
+};
+
+// A worker handing a lease back.
+struct Release {
+    enum class Reason { Shutdown, BenchMismatch, EngineFailure };
+
+    int64_t worker_id = 0;
+    int64_t lease_id = 0;
+    Reason reason = Reason::Shutdown;
+    int64_t version_id = 0;       // BenchMismatch: the refused version
+    uint64_t computed_bench = 0;  // BenchMismatch: what the worker computed
+    std::string message;
+};
+
+struct GamesPage {
+    std::string pgn;
+    uint32_t games = 0;
+    uint64_t next_start_game = 0;
+    bool done = false;
+};
+
+// A chunk of labelled positions imported from files (see ImportPositionsRequest).
+struct ImportChunk {
+    int64_t run_id = 0;  // 0: the first chunk, which makes the run
+    std::string version;
+    std::string source;
+    uint32_t chunk = 0;
+    std::string data;  // count records (training/position_record.h), already checked
+    uint32_t count = 0;
+    bool done = false;
+};
+
+struct ImportAck {
+    int64_t run_id = 0;
+    uint64_t positions = 0;
+    bool duplicate = false;
+};
+
+class Core {
+  public:
+    struct Options {
+        int64_t lease_ms = 60'000;           // a lease lives this long past its last sign
+        int heartbeat_interval_ms = 10'000;  // asked of workers holding a lease
+        int pairs_per_thread = 4;            // default lease size per worker thread
+        uint32_t max_pairs_per_lease = 1024;
+        int retry_after_ms = 5'000;         // asked of workers when there is no work
+        size_t max_pgn_bytes = 256 * 1024;  // per game
+    };
+
+    Core(Options options, std::function<int64_t()> now_ms);
+
+    const Options& options() const { return options_; }
+
+    // Creates a token and returns its secret, which is shown once and stored only hashed.
+    std::string create_token(Storage& storage, Role role, const std::string& name) const;
+    // Returns the holder of a bearer token; role, when given, is the role the call needs.
+    absl::StatusOr<Caller> authenticate(Storage& storage, std::string_view token,
+                                        std::optional<Role> role) const;
+
+    // Validates and records a version; resolves a built-in version's parameter set.
+    absl::StatusOr<Version> add_version(Storage& storage, Version version) const;
+    absl::StatusOr<Version> get_version(Storage& storage, std::string_view name) const;
+    std::vector<Version> list_versions(Storage& storage) const;
+
+    // Validates and starts a run.
+    absl::StatusOr<Run> submit_run(Storage& storage, RunSpec spec) const;
+    // Returns a run with its bench mismatches.
+    absl::StatusOr<Run> get_run(Storage& storage, int64_t run_id) const;
+    // Returns runs in the given states (all when empty), newest first; limit 0 means 100.
+    std::vector<Run> list_runs(Storage& storage, const std::vector<RunState>& states,
+                               uint32_t limit) const;
+    // Stops an active run and ends its leases.
+    absl::StatusOr<Run> stop_run(Storage& storage, int64_t run_id) const;
+    // Ends a run: records why and stops its leases; a chain's children stop with it, and
+    // the chain a run belongs to moves on.
+    void end_run(Storage& storage, Run& run, RunState state, std::string result) const;
+
+    // Records a new worker process of the caller's token.
+    absl::StatusOr<Worker> register_worker(Storage& storage, const Caller& caller,
+                                           Worker worker) const;
+    // Leases pairs of the run the scheduler picks, re-sends the worker's current lease, or
+    // returns nullopt when there is nothing the worker can play.
+    absl::StatusOr<std::optional<LeaseGrant>> request_work(Storage& storage, const Caller& caller,
+                                                           int64_t worker_id);
+    // Counts a report exactly once; a retry of a recorded report is acknowledged unchanged.
+    absl::StatusOr<ReportAck> report_results(Storage& storage, const Caller& caller,
+                                             const Report& report) const;
+    // Extends the worker's live leases and names those it must stop.
+    absl::StatusOr<HeartbeatAck> heartbeat(Storage& storage, const Caller& caller,
+                                           int64_t worker_id,
+                                           const std::vector<int64_t>& lease_ids) const;
+    // Ends a lease early, returning its unreported pairs; returns how many.
+    absl::StatusOr<uint32_t> release_lease(Storage& storage, const Caller& caller,
+                                           const Release& release) const;
+    // Expires the leases past their time, returning their unreported pairs; returns how many.
+    int expire_leases(Storage& storage) const;
+    // Gives every lease a full lease time from now, so a restart expires none at once.
+    void resume_leases(Storage& storage) const;
+
+    // Returns the workers seen lately (or all), with their runs and games.
+    std::vector<WorkerSummary> list_workers(Storage& storage, bool include_inactive) const;
+    // Returns whether a worker last seen at that time counts as active.
+    bool is_active(int64_t last_seen_ms) const;
+    // Stores a chunk of imported positions in a generation run without games (made by the
+    // first chunk, finished by the last); a retried chunk stores nothing twice.
+    absl::StatusOr<ImportAck> import_positions(Storage& storage, const ImportChunk& chunk) const;
+    // Returns a page of a run's games as PGN.
+    absl::StatusOr<GamesPage> export_games(Storage& storage, int64_t run_id, uint64_t start_game,
+                                           uint32_t max_games) const;
+
+  private:
+    // Returns the worker if it exists and was registered with the caller's token.
+    absl::StatusOr<Worker> holder(Storage& storage, const Caller& caller, int64_t worker_id) const;
+    // Returns a lease's batch if it exists and the worker holds it.
+    absl::StatusOr<Batch> held_batch(Storage& storage, int64_t worker_id, int64_t lease_id) const;
+    // Ends an active lease in a final state, returning unreported pairs to an active run.
+    void end_lease(Storage& storage, Run& run, Batch& batch, BatchState state) const;
+    // Returns the run's openings in play order (cached; a run's book never changes).
+    std::shared_ptr<const std::vector<Opening>> openings(Storage& storage, const Run& run);
+    // Builds the grant of a leased batch.
+    LeaseGrant grant(Storage& storage, Batch batch, Run run);
+
+    Options options_;
+    std::function<int64_t()> now_ms_;
+    std::mutex books_mutex_;
+    // Keyed by run id and creation time, so a run id reused after a rollback misses.
+    std::map<std::pair<int64_t, int64_t>, std::shared_ptr<const std::vector<Opening>>> books_;
+};
+
+// Recomputes a run's Elo estimate and, for regression runs, its SPRT.
+void refresh_statistics(Run& run);
+
+// Returns the order in which a book's openings are played: identity, or a shuffle by seed.
+std::vector<size_t> opening_order(size_t size, bool random_order, uint64_t seed);
+
+}  // namespace sparring::coordinator

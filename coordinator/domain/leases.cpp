@@ -1,0 +1,433 @@
+// Core, second half: workers, leases and the exactly-once accounting of their reports.
+#include <algorithm>
+
+#include "coordinator/domain/auth.h"
+#include "coordinator/domain/core.h"
+#include "coordinator/domain/generate_run.h"
+#include "coordinator/domain/scheduler.h"
+#include "coordinator/domain/spsa_run.h"
+#include "coordinator/domain/validation.h"
+
+namespace sparring::coordinator {
+
+namespace {
+
+constexpr int kDefaultHashMb = 16;
+
+// Returns the memory an engine of a version uses for its hash table, in MiB.
+int64_t hash_of(const Version& v) {
+    if (v.kind == Version::Kind::Builtin) return v.hash_mb > 0 ? v.hash_mb : kDefaultHashMb;
+    const auto it = v.uci_options.find("Hash");
+    if (it == v.uci_options.end()) return kDefaultHashMb;
+    try {
+        return std::max<int64_t>(0, std::stoll(it->second));
+    } catch (const std::exception&) {
+        return kDefaultHashMb;
+    }
+}
+
+// Returns the digest that identifies a report's content, for telling retries from forgeries.
+std::string digest_of(const Report& report) {
+    std::string text = std::to_string(report.sequence);
+    for (const PairRecord& pair : report.pairs) {
+        text += "|" + std::to_string(pair.index);
+        for (const GameRecord& game : pair.games) {
+            text += "," + std::to_string(int(game.outcome)) + (game.test_white ? "w" : "b") +
+                    std::to_string(game.pgn.size()) + ":" + game.pgn;
+            // Only generation reports carry positions; other digests stay as they were.
+            if (game.position_count || !game.positions.empty())
+                text += "#" + std::to_string(game.position_count) + ":" + game.positions;
+        }
+    }
+    return sha256_hex(text);
+}
+
+// Returns the half points of a game for the test version.
+int half_points(Outcome outcome) {
+    return int(outcome);
+}
+
+// Adds a game pair to counts.
+void count_pair(Counts& counts, const PairRecord& pair) {
+    ++counts.pairs;
+    for (const GameRecord& game : pair.games) {
+        counts.wins += game.outcome == Outcome::Win;
+        counts.draws += game.outcome == Outcome::Draw;
+        counts.losses += game.outcome == Outcome::Loss;
+    }
+    ++counts.penta
+          .counts[size_t(half_points(pair.games[0].outcome) + half_points(pair.games[1].outcome))];
+}
+
+// Returns "lease N" for messages.
+std::string lease_name(int64_t id) {
+    return "lease " + std::to_string(id);
+}
+
+}  // namespace
+
+absl::StatusOr<Worker> Core::register_worker(Storage& storage, const Caller& caller,
+                                             Worker worker) const {
+    if (absl::Status status = check_worker(worker); !status.ok()) return status;
+    worker.token_id = caller.token_id;
+    worker.registered_ms = worker.last_seen_ms = now_ms_();
+    worker.id = storage.insert_worker(worker);
+    return worker;
+}
+
+absl::StatusOr<Worker> Core::holder(Storage& storage, const Caller& caller,
+                                    int64_t worker_id) const {
+    std::optional<Worker> worker = storage.find_worker(worker_id);
+    if (!worker)
+        return absl::NotFoundError("no worker " + std::to_string(worker_id) + "; register again");
+    if (worker->token_id != caller.token_id)
+        return absl::PermissionDeniedError("worker " + std::to_string(worker_id) +
+                                           " was registered with another token");
+    storage.touch_worker(worker_id, now_ms_());
+    return *worker;
+}
+
+absl::StatusOr<Batch> Core::held_batch(Storage& storage, int64_t worker_id,
+                                       int64_t lease_id) const {
+    std::optional<Batch> batch = storage.find_batch(lease_id);
+    if (!batch) return absl::NotFoundError("no " + lease_name(lease_id));
+    if (batch->worker_id != worker_id)
+        return absl::PermissionDeniedError(lease_name(lease_id) + " is not held by worker " +
+                                           std::to_string(worker_id));
+    return *batch;
+}
+
+void Core::end_lease(Storage& storage, Run& run, Batch& batch, BatchState state) const {
+    const uint32_t unreported = batch.pairs - batch.pairs_reported;
+    batch.state = state;
+    batch.ended_ms = now_ms_();
+    storage.update_batch(batch);
+    storage.set_worker_lease(batch.worker_id, 0, batch.id);
+    if (run.state != RunState::Active) return;
+    run.pairs_leased -= unreported;
+    run.active_leases -= 1;
+    run.active_cores -= batch.cores;
+    // Unreported pairs go back to the pool as maximal contiguous ranges.
+    for (uint32_t i = 0; i < batch.pairs;) {
+        if (batch.is_reported(i)) {
+            ++i;
+            continue;
+        }
+        uint32_t end = i;
+        while (end < batch.pairs && !batch.is_reported(end)) ++end;
+        storage.insert_free_pairs(run.id, {batch.first_pair + i, end - i});
+        run.free_pairs += end - i;
+        i = end;
+    }
+    storage.update_run(run);
+}
+
+std::shared_ptr<const std::vector<Opening>> Core::openings(Storage& storage, const Run& run) {
+    const std::pair key(run.id, run.created_ms);
+    {
+        std::lock_guard lock(books_mutex_);
+        if (auto it = books_.find(key); it != books_.end()) return it->second;
+    }
+    const Book book = storage.load_book(run.id);
+    auto ordered = std::make_shared<std::vector<Opening>>();
+    for (size_t i : opening_order(book.openings.size(), book.random_order, book.seed))
+        ordered->push_back(book.openings[i]);
+    std::lock_guard lock(books_mutex_);
+    return books_.emplace(key, std::move(ordered)).first->second;
+}
+
+LeaseGrant Core::grant(Storage& storage, Batch batch, Run run) {
+    LeaseGrant g;
+    g.test = *storage.find_version(run.test_id);
+    g.base = *storage.find_version(run.base_id);
+    const auto book = openings(storage, run);
+    g.batch = std::move(batch);
+    g.run = std::move(run);
+    if (g.run.spec.kind == RunKind::Generate) {
+        g.generate = storage.find_generate(g.run.id);
+        fill_generate_lease(*book, g);
+        return g;
+    }
+    for (uint64_t pair = g.batch.first_pair; pair < g.batch.first_pair + g.batch.pairs; ++pair)
+        g.openings.push_back((*book)[pair % book->size()]);
+    if (g.run.spec.kind == RunKind::Tune) fill_tune_lease(storage, g);
+    return g;
+}
+
+absl::StatusOr<std::optional<LeaseGrant>> Core::request_work(Storage& storage, const Caller& caller,
+                                                             int64_t worker_id) {
+    absl::StatusOr<Worker> worker = holder(storage, caller, worker_id);
+    if (!worker.ok()) return worker.status();
+    const int64_t now = now_ms_();
+
+    // A worker holds one lease at a time: a repeated request (a lost reply) gets it again.
+    std::optional<Batch> current;
+    if (worker->lease_id) current = storage.find_batch(worker->lease_id);
+    if (current && current->state == BatchState::Leased) {
+        Run run = *storage.find_run(current->run_id);
+        if (current->expires_ms >= now) {
+            current->expires_ms = now + options_.lease_ms;
+            storage.update_batch(*current);
+            return std::optional<LeaseGrant>(grant(storage, std::move(*current), std::move(run)));
+        }
+        end_lease(storage, run, *current, BatchState::Expired);
+    }
+
+    WorkerProfile profile;
+    profile.concurrency = worker->concurrency;
+    profile.memory_mb = worker->memory_mb;
+    profile.uci_engines = worker->uci_engines;
+    profile.refused_versions = storage.refused_versions(worker_id);
+    std::vector<RunCandidate> candidates;
+    for (const Run& run : storage.list_runs({RunState::Active}, 1'000'000)) {
+        if (run.pairs_available() == 0) continue;
+        RunCandidate c;
+        c.run_id = run.id;
+        c.priority = run.spec.priority;
+        c.throughput = run.spec.throughput;
+        c.active_cores = run.active_cores;
+        for (int64_t id : {run.test_id, run.base_id}) {
+            const Version v = *storage.find_version(id);
+            c.version_ids.push_back(id);
+            if (v.kind == Version::Kind::Uci) c.uci_commands.push_back(v.uci_command);
+            c.memory_mb_per_game += hash_of(v);
+        }
+        candidates.push_back(std::move(c));
+    }
+    const std::optional<int64_t> chosen = choose_run(candidates, profile);
+    if (!chosen) return std::optional<LeaseGrant>();
+
+    Run run = *storage.find_run(*chosen);
+    const int per_thread =
+        run.spec.pairs_per_thread > 0 ? run.spec.pairs_per_thread : options_.pairs_per_thread;
+    const uint64_t wanted = std::min<uint64_t>(
+        uint64_t(per_thread) * uint64_t(worker->concurrency),
+        run.spec.kind == RunKind::Generate ? kMaxGeneratePairsPerLease
+                                           : options_.max_pairs_per_lease);
+    PairRange range;
+    if (std::optional<PairRange> free = storage.take_free_pairs(run.id, wanted)) {
+        range = *free;
+        run.free_pairs -= range.count;
+    } else {
+        range = {run.next_pair, std::min(wanted, run.pairs_total() - run.next_pair)};
+        run.next_pair += range.count;
+    }
+    Batch batch;
+    batch.run_id = run.id;
+    batch.worker_id = worker_id;
+    batch.first_pair = range.first;
+    batch.pairs = uint32_t(range.count);
+    batch.cores = worker->concurrency;
+    batch.reported.assign((batch.pairs + 7) / 8, 0);
+    batch.created_ms = now;
+    batch.expires_ms = now + options_.lease_ms;
+    batch.id = storage.insert_batch(batch);
+    if (run.spec.kind == RunKind::Tune) snapshot_tune(storage, batch);
+    storage.set_worker_lease(worker_id, batch.id, 0);
+    run.pairs_leased += batch.pairs;
+    run.active_leases += 1;
+    run.active_cores += batch.cores;
+    storage.update_run(run);
+    return std::optional<LeaseGrant>(grant(storage, std::move(batch), std::move(run)));
+}
+
+absl::StatusOr<ReportAck> Core::report_results(Storage& storage, const Caller& caller,
+                                               const Report& report) const {
+    if (absl::StatusOr<Worker> worker = holder(storage, caller, report.worker_id); !worker.ok())
+        return worker.status();
+    absl::StatusOr<Batch> batch = held_batch(storage, report.worker_id, report.lease_id);
+    if (!batch.ok()) return batch.status();
+    const std::string name =
+        "report " + std::to_string(report.sequence) + " of " + lease_name(report.lease_id);
+    if (report.sequence == 0)
+        return absl::InvalidArgumentError("report sequence numbers start at 1");
+
+    // A sequence number already used: a retry if the content is the same, else a forgery.
+    if (report.sequence <= batch->last_sequence) {
+        const std::optional<std::string> digest =
+            storage.find_report_digest(batch->id, report.sequence);
+        if (!digest || *digest != digest_of(report))
+            return absl::AlreadyExistsError(name + " was already recorded with other content");
+        const bool over = batch->state != BatchState::Leased && batch->state != BatchState::Done;
+        return ReportAck{true, over, batch->expires_ms};
+    }
+
+    Run run = *storage.find_run(batch->run_id);
+    const int64_t now = now_ms_();
+    if (batch->state == BatchState::Leased && batch->expires_ms < now)
+        end_lease(storage, run, *batch, BatchState::Expired);
+    if (batch->state != BatchState::Leased) {
+        const std::string why = batch->state == BatchState::Expired
+                                    ? "expired and its pairs went back to the pool"
+                                : batch->state == BatchState::Released ? "was released"
+                                : batch->state == BatchState::Done
+                                    ? "is complete"
+                                    : "was stopped: run " + std::to_string(run.id) + " is " +
+                                          (run.result.empty() ? "over" : run.result);
+        return absl::FailedPreconditionError(lease_name(batch->id) + " " + why +
+                                             "; discard its results");
+    }
+    if (report.sequence != batch->last_sequence + 1)
+        return absl::FailedPreconditionError(name + " came before report " +
+                                             std::to_string(batch->last_sequence + 1) +
+                                             "; send reports in order");
+    if (report.pairs.empty()) return absl::InvalidArgumentError(name + " has no game pairs");
+    const bool generate = run.spec.kind == RunKind::Generate;
+    if (!generate && has_positions(report))
+        return absl::InvalidArgumentError(name + ": only generation runs take labelled positions");
+    std::vector<bool> seen(batch->pairs, false);
+    for (const PairRecord& pair : report.pairs) {
+        const std::string pair_name = "pair " + std::to_string(pair.index);
+        if (pair.index >= batch->pairs)
+            return absl::InvalidArgumentError(pair_name + " is outside " + lease_name(batch->id) +
+                                              " (pairs 0-" + std::to_string(batch->pairs - 1) +
+                                              ")");
+        if (seen[pair.index] || batch->is_reported(pair.index))
+            return absl::InvalidArgumentError(pair_name + " of " + lease_name(batch->id) +
+                                              " was already reported");
+        seen[pair.index] = true;
+        if (!generate && pair.games[0].test_white == pair.games[1].test_white)
+            return absl::InvalidArgumentError(pair_name +
+                                              ": the test version must play each colour once");
+        for (const GameRecord& game : pair.games)
+            if (game.pgn.size() > options_.max_pgn_bytes)
+                return absl::InvalidArgumentError(pair_name + ": a game's PGN is over " +
+                                                  std::to_string(options_.max_pgn_bytes) +
+                                                  " bytes");
+    }
+
+    ReportRecord record;
+    record.batch_id = batch->id;
+    record.sequence = report.sequence;
+    record.run_id = run.id;
+    record.worker_id = report.worker_id;
+    record.digest = digest_of(report);
+    record.received_ms = now;
+    for (const PairRecord& pair : report.pairs) {
+        count_pair(record.counts, pair);
+        batch->mark_reported(pair.index);
+        for (int g = 0; g < 2; ++g) {
+            StoredGame game;
+            game.run_id = run.id;
+            game.game = 2 * (batch->first_pair + pair.index) + uint64_t(g);
+            game.batch_id = batch->id;
+            game.worker_id = report.worker_id;
+            game.outcome = pair.games[g].outcome;
+            game.test_white = pair.games[g].test_white;
+            game.pgn = pair.games[g].pgn;
+            storage.insert_game(game);
+        }
+        if (generate) store_pair_positions(storage, run, *batch, pair);
+    }
+    storage.insert_report(record);
+    storage.add_worker_games(report.worker_id, 2 * record.counts.pairs);
+    if (run.spec.kind == RunKind::Tune) apply_tune_report(storage, run, *batch, report, now);
+
+    batch->pairs_reported += uint32_t(report.pairs.size());
+    batch->last_sequence = report.sequence;
+    batch->expires_ms = now + options_.lease_ms;
+    run.counts.add(record.counts);
+    run.pairs_leased -= report.pairs.size();
+    refresh_statistics(run);
+    if (batch->pairs_reported == batch->pairs) {
+        end_lease(storage, run, *batch, BatchState::Done);
+    } else {
+        storage.update_batch(*batch);
+        storage.update_run(run);
+    }
+
+    const uint64_t done = uint64_t(run.counts.pairs);
+    if (run.spec.kind == RunKind::Regression &&
+        run.sprt.state != stats::SprtResult::State::Continue)
+        end_run(
+            storage, run, RunState::Finished,
+            run.sprt.state == stats::SprtResult::State::AcceptH1 ? "H1 accepted" : "H0 accepted");
+    else if (done >= run.pairs_total()) {
+        end_run(storage, run, RunState::Finished,
+                run.spec.kind == RunKind::Regression ? "maximum games reached" : "completed");
+        if (run.spec.kind == RunKind::Tune) {
+            // A verification that cannot start (its version name taken meanwhile, say) must
+            // not refuse the report that finished the tuning: the run records why instead.
+            if (absl::Status verify = finish_tune(storage, *this, run); !verify.ok()) {
+                run.result += "; verification not started: " + std::string(verify.message());
+                storage.update_run(run);
+            }
+        }
+    }
+    const bool over = batch->state != BatchState::Leased && batch->state != BatchState::Done;
+    return ReportAck{false, over, batch->expires_ms};
+}
+
+absl::StatusOr<HeartbeatAck> Core::heartbeat(Storage& storage, const Caller& caller,
+                                             int64_t worker_id,
+                                             const std::vector<int64_t>& lease_ids) const {
+    if (absl::StatusOr<Worker> worker = holder(storage, caller, worker_id); !worker.ok())
+        return worker.status();
+    const int64_t now = now_ms_();
+    HeartbeatAck ack;
+    ack.expires_ms = now + options_.lease_ms;
+    for (int64_t id : lease_ids) {
+        std::optional<Batch> batch = storage.find_batch(id);
+        if (!batch || batch->worker_id != worker_id || batch->state != BatchState::Leased) {
+            ack.stop_leases.push_back(id);
+            continue;
+        }
+        if (batch->expires_ms < now) {
+            Run run = *storage.find_run(batch->run_id);
+            end_lease(storage, run, *batch, BatchState::Expired);
+            ack.stop_leases.push_back(id);
+            continue;
+        }
+        batch->expires_ms = ack.expires_ms;
+        storage.update_batch(*batch);
+    }
+    return ack;
+}
+
+absl::StatusOr<uint32_t> Core::release_lease(Storage& storage, const Caller& caller,
+                                             const Release& release) const {
+    if (absl::StatusOr<Worker> worker = holder(storage, caller, release.worker_id); !worker.ok())
+        return worker.status();
+    absl::StatusOr<Batch> batch = held_batch(storage, release.worker_id, release.lease_id);
+    if (!batch.ok()) return batch.status();
+    Run run = *storage.find_run(batch->run_id);
+    if (release.reason == Release::Reason::BenchMismatch) {
+        if (release.version_id != run.test_id && release.version_id != run.base_id)
+            return absl::InvalidArgumentError("version " + std::to_string(release.version_id) +
+                                              " is not played in " + lease_name(batch->id));
+        const Version version = *storage.find_version(release.version_id);
+        if (version.bench == 0 || version.bench == release.computed_bench)
+            return absl::InvalidArgumentError("version '" + version.name + "' has bench " +
+                                              std::to_string(version.bench) +
+                                              ", which does not contradict the computed " +
+                                              std::to_string(release.computed_bench));
+        BenchMismatch m;
+        m.worker_id = release.worker_id;
+        m.version_id = version.id;
+        m.expected = version.bench;
+        m.computed = release.computed_bench;
+        m.message = release.message.substr(0, 1024);
+        m.created_ms = now_ms_();
+        storage.insert_bench_mismatch(m);
+    }
+    if (batch->state != BatchState::Leased) return 0u;
+    const uint32_t returned = batch->pairs - batch->pairs_reported;
+    end_lease(storage, run, *batch, BatchState::Released);
+    return run.state == RunState::Active ? returned : 0u;
+}
+
+int Core::expire_leases(Storage& storage) const {
+    int expired = 0;
+    for (Batch& batch : storage.leased_batches_expiring_before(now_ms_())) {
+        Run run = *storage.find_run(batch.run_id);
+        end_lease(storage, run, batch, BatchState::Expired);
+        ++expired;
+    }
+    return expired;
+}
+
+void Core::resume_leases(Storage& storage) const {
+    storage.extend_leases(now_ms_() + options_.lease_ms);
+}
+
+}  // namespace sparring::coordinator

@@ -1,0 +1,187 @@
+#include "coordinator/domain/spsa_run.h"
+
+#include <cmath>
+#include <set>
+
+#include "engine/bench.h"
+#include "engine/params.h"
+
+namespace sparring::coordinator {
+
+namespace {
+
+constexpr uint64_t kMaxVerifyGames = 1'000'000'000;
+
+// Returns an INVALID_ARGUMENT status with the message.
+absl::Status invalid(const std::string& message) {
+    return absl::InvalidArgumentError(message);
+}
+
+// Returns W - L of a pair for the engine reported as the test version (the plus engine).
+int pair_result(const PairRecord& pair) {
+    int result = 0;
+    for (const GameRecord& game : pair.games)
+        result += game.outcome == Outcome::Win ? 1 : game.outcome == Outcome::Loss ? -1 : 0;
+    return result;
+}
+
+// Returns the SPSA step of pair `index` of a batch: the run's pairs are steps 1, 2, ...
+int64_t step_of(const Batch& batch, uint32_t index) {
+    return int64_t(batch.first_pair + index + 1);
+}
+
+}  // namespace
+
+std::string free_version_name(Storage& storage, const std::string& name) {
+    std::string candidate = name;
+    for (int n = 2; storage.find_version(candidate); ++n)
+        candidate = name + "." + std::to_string(n);
+    return candidate;
+}
+
+absl::StatusOr<TuneState> resolve_tune(const RunSpec& spec, const Version& base) {
+    const TuneSpec& tune = spec.tune;
+    if (spec.test_version != spec.base_version)
+        return invalid("a tuning run tunes one version: name it as both test and base");
+    if (base.kind != Version::Kind::Builtin)
+        return invalid("version '" + base.name + "' is a UCI engine; only built-in versions tune");
+    if (tune.params.empty())
+        return invalid("a tuning run needs parameters to tune (e.g. KnightValueMg, KnightValueEg)");
+    std::string error;
+    const std::optional<ParamSet> values =
+        ParamSet::from_json(base.params_json, ParamSet(), &error);
+    if (!values) return invalid("version '" + base.name + "': " + error);
+    TuneState state;
+    state.seed = spec.book.seed;
+    std::set<std::string> seen;
+    for (const TuneParamRequest& request : tune.params) {
+        const std::optional<size_t> index = param_index(request.name);
+        if (!index)
+            return invalid("unknown parameter '" + request.name +
+                           "' (`sparring-engine` then `uci` lists them)");
+        if (!seen.insert(request.name).second)
+            return invalid("parameter " + request.name + " is listed twice");
+        const ParamSpec& registry = param_registry()[*index];
+        const double min = request.min.value_or(registry.min);
+        const double max = request.max.value_or(registry.max);
+        if (min < registry.min || max > registry.max)
+            return invalid(request.name + ": bounds must lie within the registry's [" +
+                           std::to_string(registry.min) + ", " + std::to_string(registry.max) +
+                           "]");
+        spsa::Param param =
+            spsa::make_param(request.name, request.start.value_or((*values)[*index]), min, max);
+        if (request.c_end) param.c_end = *request.c_end;
+        if (request.r_end) param.r_end = *request.r_end;
+        if (const std::string why = spsa::validate(param); !why.empty()) return invalid(why);
+        state.params.push_back(param);
+        state.theta.push_back(param.start);
+    }
+    if (tune.verify) {
+        if (tune.verify_games == 0 || tune.verify_games % 2 != 0 ||
+            tune.verify_games > kMaxVerifyGames)
+            return invalid("verification games must be a positive even number");
+        if (const std::string why = stats::validate(spec.sprt); !why.empty())
+            return invalid("verification SPRT: " + why);
+        if (spec.sprt.alpha >= 0.5 || spec.sprt.beta >= 0.5)
+            return invalid("verification SPRT: alpha and beta must be below 0.5");
+        state.verify = true;
+        state.verify_games = tune.verify_games;
+        state.sprt = spec.sprt;
+    } else if (tune.verify_games != 0) {
+        return invalid("verification games need a verification (--verify)");
+    }
+    return state;
+}
+
+spsa::Schedule tune_schedule(const Run& run) {
+    return spsa::make_schedule(int64_t(run.pairs_total()));
+}
+
+void snapshot_tune(Storage& storage, const Batch& batch) {
+    storage.insert_batch_theta(batch.id, storage.find_tune(batch.run_id)->theta);
+}
+
+void fill_tune_lease(Storage& storage, LeaseGrant& grant) {
+    const TuneState state = *storage.find_tune(grant.run.id);
+    const std::vector<double> theta =
+        storage.find_batch_theta(grant.batch.id).value_or(state.theta);
+    const spsa::Schedule schedule = tune_schedule(grant.run);
+    grant.tune_names.clear();
+    grant.tune_steps.clear();
+    for (const spsa::Param& param : state.params) grant.tune_names.push_back(param.name);
+    for (uint32_t i = 0; i < grant.batch.pairs; ++i)
+        grant.tune_steps.push_back(
+            spsa::make_step(state.params, theta, schedule, step_of(grant.batch, i), state.seed));
+}
+
+void apply_tune_report(Storage& storage, const Run& run, const Batch& batch, const Report& report,
+                       int64_t now_ms) {
+    TuneState state = *storage.find_tune(run.id);
+    const spsa::Schedule schedule = tune_schedule(run);
+    for (const PairRecord& pair : report.pairs) {
+        const spsa::Step step = spsa::make_step(state.params, state.theta, schedule,
+                                                step_of(batch, pair.index), state.seed);
+        spsa::apply_result(state.params, step, pair_result(pair), state.theta);
+        ++state.pairs_applied;
+    }
+    storage.update_tune(state);
+    storage.insert_tune_point(run.id, {state.pairs_applied, now_ms, state.theta});
+}
+
+Version tuned_version(const Version& base, const TuneState& state) {
+    Version v;
+    v.kind = Version::Kind::Builtin;
+    v.preset = base.preset;
+    v.overrides = base.overrides;
+    v.hash_mb = base.hash_mb;
+    ParamSet params = ParamSet::preset(base.preset).value_or(ParamSet());
+    for (const auto& [name, value] : base.overrides) params.set(name, value);
+    for (size_t i = 0; i < state.params.size(); ++i) {
+        const int value = int(std::lround(state.theta[i]));
+        v.overrides[state.params[i].name] = value;
+        params.set(state.params[i].name, value);
+    }
+    v.bench = run_bench(BENCH_DEFAULT_DEPTH, params).nodes;
+    return v;
+}
+
+absl::Status finish_tune(Storage& storage, const Core& core, const Run& run) {
+    std::optional<TuneState> state = storage.find_tune(run.id);
+    if (!state || !state->verify) return absl::OkStatus();
+    const Version base = *storage.find_version(run.base_id);
+    Version tuned = tuned_version(base, *state);
+    tuned.name =
+        free_version_name(storage, base.name.substr(0, 40) + "-tuned-" + std::to_string(run.id));
+    tuned.description = "SPSA tuning run " + std::to_string(run.id) + " of " + base.name;
+    absl::StatusOr<Version> added = core.add_version(storage, tuned);
+    if (!added.ok()) return added.status();
+
+    RunSpec spec;
+    spec.kind = RunKind::Regression;
+    spec.test_version = added->name;
+    spec.base_version = base.name;
+    spec.time_control = run.spec.time_control;
+    spec.book = storage.load_book(run.id);
+    spec.sprt = state->sprt;
+    spec.games = state->verify_games;
+    spec.priority = run.spec.priority;
+    spec.throughput = run.spec.throughput;
+    spec.pairs_per_thread = run.spec.pairs_per_thread;
+    spec.description = "verification of tuning run " + std::to_string(run.id);
+    absl::StatusOr<Run> verify = core.submit_run(storage, std::move(spec));
+    if (!verify.ok()) return verify.status();
+    state->tuned_version = added->name;
+    state->verify_run_id = verify->id;
+    storage.update_tune(*state);
+    return absl::OkStatus();
+}
+
+absl::StatusOr<TuneHistory> tune_history(Storage& storage, int64_t run_id) {
+    std::optional<TuneState> state = storage.find_tune(run_id);
+    if (!state)
+        return absl::NotFoundError("run " + std::to_string(run_id) +
+                                   " is not a tuning run (see `sparring runs`)");
+    return TuneHistory{std::move(*state), storage.list_tune_points(run_id)};
+}
+
+}  // namespace sparring::coordinator

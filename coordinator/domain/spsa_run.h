@@ -1,0 +1,61 @@
+// SPSA tuning runs on the coordinator: resolving a tuning spec, drawing each leased pair's
+// perturbation, applying reported pairs to the parameter values exactly once, recording the
+// trajectory, and chaining the verification run when a tuning run finishes.
+//
+// Game pair p of a run (0-based, as leased) is SPSA step k = p + 1. Its signs and gains
+// depend only on (seed, k), so the update of a pair can be applied whenever its report comes
+// in: a pair is counted once (the batch bitmap and report sequence numbers see to that), so
+// no step is applied twice, and a pair whose lease expires goes back to the pool with its k
+// and is played again later, so none is skipped. The perturbed values of a batch are drawn
+// from the values at the moment it was leased (recorded with the batch, so a re-sent lease
+// is identical), as fishtest does.
+#pragma once
+
+#include <cstdint>
+
+#include "absl/status/statusor.h"
+#include "coordinator/domain/core.h"
+#include "coordinator/storage/storage.h"
+#include "stats/spsa.h"
+
+namespace sparring::coordinator {
+
+// Checks a tuning spec against its base version and fills the defaults of its parameters:
+// start from the base version, bounds from the registry, c_end and r_end from the bounds.
+absl::StatusOr<TuneState> resolve_tune(const RunSpec& spec, const Version& base);
+
+// Returns the gain schedule of a tuning run of the given number of game pairs.
+spsa::Schedule tune_schedule(const Run& run);
+
+// Records the values a new batch of a tuning run draws its perturbations from.
+void snapshot_tune(Storage& storage, const Batch& batch);
+
+// Fills a granted batch of a tuning run with the perturbation of each of its pairs.
+void fill_tune_lease(Storage& storage, LeaseGrant& grant);
+
+// Applies the reported pairs of a tuning batch to the run's values and records the
+// trajectory point they reach.
+void apply_tune_report(Storage& storage, const Run& run, const Batch& batch, const Report& report,
+                       int64_t now_ms);
+
+// Makes a version of a finished tuning run's values and, if asked, starts the regression
+// run that verifies it against the base version.
+absl::Status finish_tune(Storage& storage, const Core& core, const Run& run);
+
+// Returns a version name not yet taken: NAME, then NAME.2, NAME.3, ...
+std::string free_version_name(Storage& storage, const std::string& name);
+
+// Returns the version a tuning run's current values make: the base version's preset and
+// overrides with the tuned parameters rounded, and its bench signature.
+Version tuned_version(const Version& base, const TuneState& state);
+
+// A tuning run's parameters and the values they had after each recorded number of pairs.
+struct TuneHistory {
+    TuneState state;
+    std::vector<TunePoint> points;
+};
+
+// Returns a tuning run's trajectory; NOT_FOUND for an unknown run or one that tunes nothing.
+absl::StatusOr<TuneHistory> tune_history(Storage& storage, int64_t run_id);
+
+}  // namespace sparring::coordinator

@@ -1,0 +1,43 @@
+// Textual forms of domain values, as stored in SQLite and shown to users: enum names, time
+// controls, JSON objects of options, and the opening book's line format.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "coordinator/domain/types.h"
+
+namespace sparring::coordinator {
+
+std::string_view role_name(Role role);
+std::optional<Role> parse_role(std::string_view text);
+std::string_view run_kind_name(RunKind kind);
+std::optional<RunKind> parse_run_kind(std::string_view text);
+std::string_view run_state_name(RunState state);
+std::optional<RunState> parse_run_state(std::string_view text);
+std::string_view batch_state_name(BatchState state);
+std::optional<BatchState> parse_batch_state(std::string_view text);
+std::string_view outcome_name(Outcome outcome);
+std::optional<Outcome> parse_outcome(std::string_view text);
+
+// Returns "nodes=N", "depth=N", "movetime=MS" or "BASE+INC" (seconds, e.g. "10+0.1").
+std::string format_time_control(const TimeControl& tc);
+// Parses the forms format_time_control writes; nullopt for anything else.
+std::optional<TimeControl> parse_time_control(std::string_view text);
+
+// Returns a JSON object of string keys and integer values.
+std::string json_object(const std::map<std::string, int>& values);
+// Returns a JSON object of string keys and string values.
+std::string json_object(const std::map<std::string, std::string>& values);
+// Returns a JSON array of strings.
+std::string json_array(const std::vector<std::string>& values);
+
+// Returns the book's openings as "FEN<TAB>move move ...<LF>" lines.
+std::string format_openings(const std::vector<Opening>& openings);
+// Parses the lines format_openings writes.
+std::vector<Opening> parse_openings(std::string_view text);
+
+}  // namespace sparring::coordinator

@@ -1,0 +1,67 @@
+// Runs the coordinator's training runs on a thread of its own, one at a time, oldest first:
+// loads the positions of the run's generation runs through a read connection of its own,
+// fits them (training::train), and writes progress and result as writer jobs, so reports
+// and other calls never wait for a training. A training interrupted by a restart starts
+// again from its beginning (its result does not depend on when or where it ran); one whose
+// run is stopped ends at the next epoch.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "coordinator/domain/core.h"
+#include "coordinator/storage/executor.h"
+#include "engine/params.h"
+#include "training/labelled_position.h"
+
+namespace sparring::coordinator {
+
+class Trainer {
+  public:
+    // Opens a connection of its own to the database; throws StorageError when it cannot.
+    Trainer(const std::string& db_path, const Core& core, Executor& writer,
+            std::chrono::milliseconds poll_interval);
+    ~Trainer();
+
+    void start();
+    // Ends the current training at its next epoch and joins the thread.
+    void stop();
+
+    // What a training run needs, read in one transaction.
+    struct TrainInput {
+        TrainState state;
+        ParamSet base;
+        std::vector<training::LabelledPosition> positions;
+    };
+
+  private:
+    // Looks for an active training run every poll interval and trains it.
+    void loop();
+    // Returns the oldest active training run, if any.
+    std::optional<int64_t> next_run();
+    // Trains one run to its end, unless it stops being active or the trainer stops first; a
+    // run whose data or settings cannot be trained with ends, stopped, with the reason.
+    void train(int64_t run_id);
+    // Fits the run's positions, recording progress and the result.
+    void fit(TrainInput input);
+    // Runs a job on the writer and waits until it has committed.
+    absl::Status write(Executor::Job job);
+
+    const Core& core_;
+    Executor& writer_;
+    std::unique_ptr<Storage> storage_;  // reads of the trainer thread
+    const std::chrono::milliseconds poll_interval_;
+    std::atomic<bool> stopping_{false};
+    std::mutex mutex_;
+    std::condition_variable wake_;
+    std::thread thread_;
+};
+
+}  // namespace sparring::coordinator

@@ -1,0 +1,57 @@
+// Training runs and chains on the coordinator: resolving their specs, recording a training
+// run's progress and result, and driving a chain of generations (generate -> train ->
+// verify), one step per ending child run.
+//
+// A chain advances inside the transaction in which one of its children ends (a report that
+// completes a generation run or decides a verification, the trainer's result of a training
+// run), so a chain never loses or repeats a step across restarts: its state is its children's
+// states. A child that is stopped (by a user, or a training run that fails) stops its chain,
+// and stopping a chain stops its active child.
+#pragma once
+
+#include <cstdint>
+
+#include "absl/status/statusor.h"
+#include "coordinator/domain/core.h"
+#include "coordinator/storage/storage.h"
+
+namespace sparring::coordinator {
+
+// Checks a training spec against its base version and data runs and fills its defaults.
+absl::StatusOr<TrainState> resolve_train(Storage& storage, const RunSpec& spec,
+                                         const Version& base);
+
+// Checks a chain spec (its generation, training and verification settings) and fills its
+// defaults; the generation and training settings are recorded for the chain itself.
+struct ChainSetup {
+    ChainState chain;
+    GenerateState generate;
+    TrainState train;
+};
+absl::StatusOr<ChainSetup> resolve_chain(const RunSpec& spec, const Version& version);
+
+// Records a chain run just inserted and starts its first generation.
+void start_chain(Storage& storage, const Core& core, ChainSetup setup, const Run& run);
+
+// Moves a chain on after one of its children ended: starts the next step, or ends the chain.
+void advance_chain(Storage& storage, const Core& core, int64_t chain_run_id);
+
+// Stops the active children of a stopped chain.
+void stop_chain_children(Storage& storage, const Core& core, const Run& chain);
+
+// Fills a chain's generations with what their runs report (positions, loss, Elo, result).
+void fill_chain_generations(Storage& storage, ChainState& chain);
+
+// A training run's progress after an epoch (the first report also carries K, the initial
+// loss and the set's size), written if the run is still active; false once it is not.
+bool record_epoch(Storage& storage, const TrainState& progress, int epoch, double loss);
+
+// Records a finished training's result and ends the run (the chain moves on); nothing if the
+// run is no longer active.
+void finish_training(Storage& storage, const Core& core, const TrainState& result,
+                     uint64_t bench);
+
+// Ends a training run that cannot train (no positions, bad data) with the reason.
+void fail_training(Storage& storage, const Core& core, int64_t run_id, const std::string& why);
+
+}  // namespace sparring::coordinator

@@ -1,0 +1,366 @@
+// The coordinator's domain records: versions, runs, workers, leased batches and reports.
+// Plain data shared by the core, the scheduler and storage; no gRPC, no SQL.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "stats/spsa.h"
+#include "stats/stats.h"
+
+namespace sparring::coordinator {
+
+enum class Role { Worker, User };
+
+// A token holder, established from the request's bearer token.
+struct Caller {
+    int64_t token_id = 0;
+    Role role = Role::Worker;
+};
+
+struct Token {
+    int64_t id = 0;
+    Role role = Role::Worker;
+    std::string name;
+    int64_t created_ms = 0;
+    bool revoked = false;
+};
+
+struct Version {
+    enum class Kind { Builtin, Uci };
+
+    int64_t id = 0;
+    std::string name;
+    std::string description;
+    Kind kind = Kind::Builtin;
+    std::string preset;                              // builtin
+    std::map<std::string, int> overrides;            // builtin
+    std::string params_json;                         // builtin: the resolved parameter set
+    int hash_mb = 0;                                 // builtin: 0 is the engine's default
+    std::string uci_command;                         // uci
+    std::map<std::string, std::string> uci_options;  // uci
+    uint64_t bench = 0;                              // 0: not checked (uci only)
+    int64_t created_ms = 0;
+};
+
+// A time control in the match runner's syntax: "nodes=N", "depth=N", "movetime=MS" or a
+// clock "BASE+INC" in seconds.
+struct TimeControl {
+    enum class Kind { Nodes, Depth, MoveTime, Clock };
+
+    Kind kind = Kind::Nodes;
+    uint64_t nodes = 0;
+    int depth = 0;
+    int movetime_ms = 0;
+    int base_ms = 0;
+    int inc_ms = 0;
+};
+
+struct Opening {
+    std::string fen;
+    std::vector<std::string> moves;
+};
+
+struct Book {
+    std::vector<Opening> openings;
+    bool random_order = false;
+    uint64_t seed = 0;
+    std::string source;
+};
+
+enum class RunKind { Regression, FixedGames, Tune, Generate, Train, Chain };
+
+// A parameter of a tuning run as submitted: what is left out defaults from the registry's
+// bounds and the base version's value.
+struct TuneParamRequest {
+    std::string name;
+    std::optional<double> start;
+    std::optional<double> min;
+    std::optional<double> max;
+    std::optional<double> c_end;
+    std::optional<double> r_end;
+};
+
+// What a tuning run tunes and whether a regression run (with RunSpec::sprt) verifies it.
+struct TuneSpec {
+    std::vector<TuneParamRequest> params;
+    bool verify = false;
+    uint64_t verify_games = 0;  // most games of the verification run
+};
+
+// A tuning run's parameters, current values (theta) and verification.
+struct TuneState {
+    int64_t run_id = 0;
+    std::vector<spsa::Param> params;
+    std::vector<double> theta;
+    uint64_t seed = 0;  // the perturbation of step k comes from (seed, k)
+    int64_t pairs_applied = 0;
+    bool verify = false;
+    uint64_t verify_games = 0;
+    stats::SprtParams sprt;     // of the verification run
+    std::string tuned_version;  // made when the run finishes, with verify
+    int64_t verify_run_id = 0;
+};
+
+// How a generation run opens its games and which positions it keeps, as submitted.
+struct GenerateSpec {
+    uint64_t seed = 0;
+    std::optional<int> random_plies;  // default 2
+    std::string filters;              // as `--filter` takes it; empty: all
+};
+
+// A generation run's settings with defaults filled in, and the positions it has stored.
+struct GenerateState {
+    int64_t run_id = 0;
+    uint64_t seed = 0;
+    int random_plies = 2;
+    std::string filters = "all";
+    int max_plies = 400;
+    uint64_t positions = 0;
+};
+
+// What a training run fits, from which generation runs' positions, and how.
+struct TrainSpec {
+    std::vector<int64_t> data_runs;
+    int epochs = 0;  // 0: 100
+    std::optional<double> learning_rate;
+    std::optional<double> l2;
+    std::optional<double> k;
+    uint64_t batch_size = 0;
+    std::string select;  // empty: all
+    int threads = 0;     // 0: 1
+    uint64_t seed = 0;
+};
+
+// A training run's settings (defaults filled in), progress and result.
+struct TrainState {
+    int64_t run_id = 0;
+    TrainSpec spec;
+    int epoch = 0;  // epochs done
+    uint64_t positions = 0;
+    double k = 0;
+    double initial_loss = 0;
+    std::vector<double> loss_curve;
+    double final_loss = 0;
+    std::string params_json;  // the result; empty until finished
+    uint64_t bench = 0;       // the result's bench signature
+};
+
+// How a chain runs its generations (RunSpec's other fields apply to each child run).
+struct ChainSpec {
+    int generations = 0;
+    uint64_t verify_games = 0;
+    std::string name;  // prefix of the versions it makes
+};
+
+// One generation of a chain: the runs it started and what they gave.
+struct ChainGeneration {
+    int generation = 0;
+    std::string version;  // played and trained from
+    int64_t generate_run_id = 0;
+    int64_t train_run_id = 0;
+    int64_t verify_run_id = 0;
+    std::string trained_version;
+    // Filled from the child runs when a chain is read.
+    uint64_t positions = 0;
+    double final_loss = 0;
+    stats::EloEstimate verify_elo;
+    std::string verify_result;
+};
+
+struct ChainState {
+    int64_t run_id = 0;
+    ChainSpec spec;
+    std::vector<ChainGeneration> generations;
+};
+
+// A tuning run's values after a number of applied game pairs.
+struct TunePoint {
+    int64_t pairs = 0;
+    int64_t recorded_ms = 0;
+    std::vector<double> values;
+};
+enum class RunState { Active, Finished, Stopped };
+
+struct RunSpec {
+    RunKind kind = RunKind::Regression;
+    std::string test_version;
+    std::string base_version;
+    TimeControl time_control;
+    Book book;
+    stats::SprtParams sprt;  // regression runs
+    uint64_t games = 0;      // fixed: exact; regression: maximum
+    int priority = 0;
+    int throughput = 100;
+    int pairs_per_thread = 0;
+    std::string description;
+    TuneSpec tune;          // tuning runs
+    GenerateSpec generate;  // generation runs and chains
+    TrainSpec train;        // training runs and chains
+    ChainSpec chain;        // chains
+};
+
+// Result counts of a run, a report or a worker, from the test version's point of view.
+struct Counts {
+    int64_t pairs = 0;
+    int64_t wins = 0;
+    int64_t draws = 0;
+    int64_t losses = 0;
+    stats::Pentanomial penta;
+
+    // Adds another set of counts.
+    void add(const Counts& other);
+};
+
+struct BenchMismatch {
+    int64_t worker_id = 0;
+    int64_t version_id = 0;
+    std::string version;
+    uint64_t expected = 0;
+    uint64_t computed = 0;
+    std::string message;
+    int64_t created_ms = 0;
+};
+
+struct Run {
+    int64_t id = 0;
+    RunSpec spec;  // book.openings is empty unless loaded on purpose
+    int64_t test_id = 0;
+    int64_t base_id = 0;
+    RunState state = RunState::Active;
+    std::string result;
+    uint64_t book_size = 0;
+    uint64_t next_pair = 0;     // pairs [0, next_pair) have been leased at least once
+    uint64_t free_pairs = 0;    // pairs handed back by expired or released leases
+    uint64_t pairs_leased = 0;  // unreported pairs out on active leases
+    int active_leases = 0;
+    int active_cores = 0;  // concurrency of the workers holding those leases
+    Counts counts;
+    stats::EloEstimate elo;
+    stats::SprtResult sprt;
+    int64_t created_ms = 0;
+    int64_t finished_ms = 0;
+    std::vector<BenchMismatch> bench_mismatches;  // filled when a single run is read
+    std::optional<TuneState> tune;                // tuning runs, when a single run is read
+    int64_t verifies_run_id = 0;  // the tuning run a regression run verifies, likewise
+    std::optional<GenerateState> generate;  // generation runs, when a single run is read
+    std::optional<TrainState> train;        // training runs, likewise
+    std::optional<ChainState> chain;        // chains, likewise
+    int64_t chain_run_id = 0;               // the chain that started the run, likewise
+
+    // Returns the number of game pairs workers play for the run at most (none for the runs
+    // the coordinator runs itself: training runs and chains).
+    uint64_t pairs_total() const {
+        return spec.kind == RunKind::Train || spec.kind == RunKind::Chain ? 0 : spec.games / 2;
+    }
+    // Returns the number of pairs not yet leased to anybody.
+    uint64_t pairs_available() const { return pairs_total() - next_pair + free_pairs; }
+};
+
+struct Worker {
+    int64_t id = 0;
+    int64_t token_id = 0;
+    std::string name;
+    int cores = 0;
+    int64_t memory_mb = 0;
+    int concurrency = 1;
+    std::vector<std::string> uci_engines;
+    std::string build;
+    int64_t registered_ms = 0;
+    int64_t last_seen_ms = 0;
+    int64_t lease_id = 0;  // the batch it holds, 0 when none
+    int64_t games = 0;     // games it has reported
+};
+
+enum class BatchState { Leased, Done, Expired, Released, Stopped };
+
+// A range of a run's game pairs leased to one worker; its id is the lease id.
+struct Batch {
+    int64_t id = 0;
+    int64_t run_id = 0;
+    int64_t worker_id = 0;
+    uint64_t first_pair = 0;
+    uint32_t pairs = 0;
+    int cores = 0;  // the holder's concurrency when leased
+    BatchState state = BatchState::Leased;
+    uint32_t pairs_reported = 0;
+    std::vector<uint8_t> reported;  // bitmap: bit i set once pair first_pair + i is counted
+    uint32_t last_sequence = 0;
+    int64_t created_ms = 0;
+    int64_t expires_ms = 0;
+    int64_t ended_ms = 0;
+
+    // Returns whether pair i of the batch has been reported.
+    bool is_reported(uint32_t i) const { return reported[i / 8] >> (i % 8) & 1; }
+    // Records pair i of the batch as reported.
+    void mark_reported(uint32_t i) { reported[i / 8] |= uint8_t(1u << (i % 8)); }
+};
+
+enum class Outcome { Loss, Draw, Win };
+
+struct GameRecord {
+    Outcome outcome = Outcome::Draw;  // generation runs: white's
+    bool test_white = true;
+    std::string pgn;
+    std::string positions;  // generation runs: the kept labelled positions' records
+    uint32_t position_count = 0;
+};
+
+struct PairRecord {
+    uint32_t index = 0;  // within the lease
+    GameRecord games[2];
+};
+
+// A worker's report on a lease, as received.
+struct Report {
+    int64_t worker_id = 0;
+    int64_t lease_id = 0;
+    uint32_t sequence = 0;
+    std::vector<PairRecord> pairs;
+};
+
+// A report as stored: what it counted and a digest of its content for duplicate checks.
+struct ReportRecord {
+    int64_t batch_id = 0;
+    uint32_t sequence = 0;
+    int64_t run_id = 0;
+    int64_t worker_id = 0;
+    Counts counts;
+    std::string digest;
+    int64_t received_ms = 0;
+};
+
+// A stored game, numbered 2 * pair + (0 or 1) within its run.
+struct StoredGame {
+    int64_t run_id = 0;
+    uint64_t game = 0;
+    int64_t batch_id = 0;
+    int64_t worker_id = 0;
+    Outcome outcome = Outcome::Draw;
+    bool test_white = true;
+    std::string pgn;
+};
+
+// The stored labelled positions of one game of a generation run.
+struct StoredPositions {
+    uint64_t game = 0;
+    uint32_t count = 0;
+    std::string data;  // count records (training/position_record.h)
+};
+
+// What the user sees of a worker: its record and the run it plays now (0: none).
+struct WorkerSummary {
+    Worker worker;
+    int64_t run_id = 0;
+};
+
+// A contiguous range of a run's game pairs.
+struct PairRange {
+    uint64_t first = 0;
+    uint64_t count = 0;
+};
+
+}  // namespace sparring::coordinator

@@ -1,0 +1,149 @@
+#include "coordinator/domain/validation.h"
+
+#include <algorithm>
+#include <cctype>
+#include <string>
+
+#include "engine/params.h"
+
+namespace sparring::coordinator {
+
+namespace {
+
+constexpr size_t kMaxOpenings = 1'000'000;
+constexpr uint64_t kMaxGames = 1'000'000'000;
+
+// Returns an INVALID_ARGUMENT status with the message.
+absl::Status invalid(const std::string& message) {
+    return absl::InvalidArgumentError(message);
+}
+
+// Returns whether a name uses only letters, digits, '.', '_', '-' and '+'.
+bool is_plain_name(std::string_view name) {
+    return std::all_of(name.begin(), name.end(), [](char c) {
+        return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-' ||
+               c == '+';
+    });
+}
+
+// Checks that a time control's limit is set and sensible.
+absl::Status check_time_control(const TimeControl& tc) {
+    switch (tc.kind) {
+        case TimeControl::Kind::Nodes:
+            if (tc.nodes < 1 || tc.nodes > 1'000'000'000)
+                return invalid("time control: nodes per move must be in 1..1000000000");
+            break;
+        case TimeControl::Kind::Depth:
+            if (tc.depth < 1 || tc.depth > 64)
+                return invalid("time control: depth must be in 1..64");
+            break;
+        case TimeControl::Kind::MoveTime:
+            if (tc.movetime_ms < 1 || tc.movetime_ms > 3'600'000)
+                return invalid("time control: movetime must be in 1..3600000 ms");
+            break;
+        case TimeControl::Kind::Clock:
+            if (tc.base_ms < 1 || tc.base_ms > 86'400'000 || tc.inc_ms < 0 || tc.inc_ms > 3'600'000)
+                return invalid("time control: a clock needs a base time above 0 (e.g. 10+0.1)");
+            break;
+    }
+    return absl::OkStatus();
+}
+
+// Checks what a training run shares with every run; it plays no games, so it has no time
+// control, games or book (its settings are checked against its data by resolve_train).
+absl::Status check_train_run(RunSpec& spec) {
+    if (spec.games != 0 || !spec.book.openings.empty())
+        return invalid("a training run plays no games: give it no games and no book");
+    if (spec.priority < -1000 || spec.priority > 1000)
+        return invalid("priority must be in -1000..1000");
+    if (spec.throughput == 0) spec.throughput = 100;
+    if (spec.description.size() > 4096) return invalid("run description is over 4096 bytes");
+    return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status check_version(Version& v) {
+    if (v.name.empty() || v.name.size() > 64 || !is_plain_name(v.name))
+        return invalid("version name '" + v.name +
+                       "' must be 1-64 letters, digits or . _ - + (e.g. knight-290)");
+    if (v.description.size() > 4096) return invalid("version description is over 4096 bytes");
+    if (v.kind == Version::Kind::Uci) {
+        if (v.uci_command.empty()) return invalid("a UCI version needs the engine's command");
+        if (v.uci_command.size() > 1024) return invalid("UCI command is over 1024 bytes");
+        return absl::OkStatus();
+    }
+    if (v.preset.empty()) v.preset = "default";
+    std::optional<ParamSet> params = ParamSet::preset(v.preset);
+    if (!params) {
+        std::string names;
+        for (std::string_view name : ParamSet::preset_names())
+            names += (names.empty() ? "" : ", ") + std::string(name);
+        return invalid("unknown preset '" + v.preset + "' (presets: " + names + ")");
+    }
+    for (const auto& [name, value] : v.overrides) {
+        std::string error;
+        if (!params->set(name, value, &error)) return invalid("override " + name + ": " + error);
+    }
+    if (v.hash_mb < 0 || v.hash_mb > 65536) return invalid("hash must be in 0..65536 MiB");
+    if (v.bench == 0)
+        return invalid("a built-in version needs its bench signature (`sparring-engine bench`)");
+    v.params_json = params->to_json();
+    return absl::OkStatus();
+}
+
+absl::Status check_run_spec(RunSpec& spec) {
+    if (spec.test_version.empty() || spec.base_version.empty())
+        return invalid("a run needs a test version and a base version");
+    if (spec.kind == RunKind::Train) return check_train_run(spec);
+    if (absl::Status tc = check_time_control(spec.time_control); !tc.ok()) return tc;
+    if (spec.games == 0 || spec.games % 2 != 0 || spec.games > kMaxGames)
+        return invalid(
+            "games must be a positive even number up to 1000000000 (games come in "
+            "pairs), got " +
+            std::to_string(spec.games));
+    if (spec.book.openings.empty())
+        return invalid("the run has no openings: give a book (EPD or PGN file)");
+    if (spec.book.openings.size() > kMaxOpenings)
+        return invalid("the book has over 1000000 openings");
+    for (size_t i = 0; i < spec.book.openings.size(); ++i) {
+        const Opening& o = spec.book.openings[i];
+        const bool tidy = std::none_of(o.fen.begin(), o.fen.end(),
+                                       [](char c) { return c == '\t' || c == '\n'; }) &&
+                          std::all_of(o.moves.begin(), o.moves.end(), [](const std::string& m) {
+                              return !m.empty() && m.size() <= 5 && is_plain_name(m);
+                          });
+        if (o.fen.empty() || !tidy)
+            return invalid("opening " + std::to_string(i + 1) + " of the book is malformed");
+    }
+    if (spec.priority < -1000 || spec.priority > 1000)
+        return invalid("priority must be in -1000..1000");
+    if (spec.throughput == 0) spec.throughput = 100;
+    if (spec.throughput < 1 || spec.throughput > 10000)
+        return invalid("throughput must be in 1..10000 percent");
+    if (spec.pairs_per_thread < 0 || spec.pairs_per_thread > 256)
+        return invalid("pairs per thread must be in 0..256");
+    if (spec.description.size() > 4096) return invalid("run description is over 4096 bytes");
+    if (spec.kind != RunKind::Tune && (!spec.tune.params.empty() || spec.tune.verify))
+        return invalid("only tuning runs take parameters to tune and a verification");
+    if (spec.kind == RunKind::Regression) {
+        if (std::string error = stats::validate(spec.sprt); !error.empty())
+            return invalid("SPRT: " + error);
+        if (spec.sprt.alpha >= 0.5 || spec.sprt.beta >= 0.5)
+            return invalid("SPRT: alpha and beta are error rates and must be below 0.5");
+    }
+    return absl::OkStatus();
+}
+
+absl::Status check_worker(const Worker& w) {
+    if (w.name.empty() || w.name.size() > 128) return invalid("worker name must be 1-128 bytes");
+    if (w.concurrency < 1 || w.concurrency > 1024)
+        return invalid("worker concurrency must be in 1..1024");
+    if (w.cores < 1 || w.cores > 65536) return invalid("worker cores must be in 1..65536");
+    if (w.memory_mb < 0) return invalid("worker memory must not be negative");
+    if (w.uci_engines.size() > 64) return invalid("a worker may offer at most 64 UCI engines");
+    if (w.build.size() > 256) return invalid("worker build string is over 256 bytes");
+    return absl::OkStatus();
+}
+
+}  // namespace sparring::coordinator

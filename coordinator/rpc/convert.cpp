@@ -1,0 +1,356 @@
+#include "coordinator/rpc/convert.h"
+
+#include "coordinator/domain/generate_run.h"
+
+namespace sparring::coordinator {
+
+namespace {
+
+// Returns the domain time control of a message; INVALID_ARGUMENT when no limit is set.
+absl::StatusOr<TimeControl> time_control_from_proto(const v1::TimeControl& in) {
+    TimeControl tc;
+    switch (in.limit_case()) {
+        case v1::TimeControl::kNodes:
+            tc.kind = TimeControl::Kind::Nodes;
+            tc.nodes = in.nodes();
+            break;
+        case v1::TimeControl::kDepth:
+            tc.kind = TimeControl::Kind::Depth;
+            tc.depth = int(std::min<uint32_t>(in.depth(), 1'000'000));
+            break;
+        case v1::TimeControl::kMovetimeMs:
+            tc.kind = TimeControl::Kind::MoveTime;
+            tc.movetime_ms = int(std::min<uint32_t>(in.movetime_ms(), 1'000'000'000));
+            break;
+        case v1::TimeControl::kClock:
+            tc.kind = TimeControl::Kind::Clock;
+            tc.base_ms = int(std::min<uint32_t>(in.clock().base_ms(), 1'000'000'000));
+            tc.inc_ms = int(std::min<uint32_t>(in.clock().increment_ms(), 1'000'000'000));
+            break;
+        case v1::TimeControl::LIMIT_NOT_SET:
+            return absl::InvalidArgumentError(
+                "the run has no time control (nodes, depth, movetime or clock)");
+    }
+    return tc;
+}
+
+// Writes a domain time control.
+void time_control_to_proto(const TimeControl& in, v1::TimeControl* out) {
+    switch (in.kind) {
+        case TimeControl::Kind::Nodes:
+            out->set_nodes(in.nodes);
+            break;
+        case TimeControl::Kind::Depth:
+            out->set_depth(uint32_t(in.depth));
+            break;
+        case TimeControl::Kind::MoveTime:
+            out->set_movetime_ms(uint32_t(in.movetime_ms));
+            break;
+        case TimeControl::Kind::Clock:
+            out->mutable_clock()->set_base_ms(uint32_t(in.base_ms));
+            out->mutable_clock()->set_increment_ms(uint32_t(in.inc_ms));
+            break;
+    }
+}
+
+}  // namespace
+
+void opening_to_proto(const Opening& in, v1::Opening* out) {
+    out->set_fen(in.fen);
+    for (const std::string& move : in.moves) out->add_moves(move);
+}
+
+namespace {
+
+// Returns the domain outcome of a message; INVALID_ARGUMENT when unspecified.
+absl::StatusOr<GameRecord> game_from_proto(const v1::Game& in, uint32_t pair) {
+    GameRecord game;
+    switch (in.outcome()) {
+        case v1::GAME_OUTCOME_WIN:
+            game.outcome = Outcome::Win;
+            break;
+        case v1::GAME_OUTCOME_DRAW:
+            game.outcome = Outcome::Draw;
+            break;
+        case v1::GAME_OUTCOME_LOSS:
+            game.outcome = Outcome::Loss;
+            break;
+        default:
+            return absl::InvalidArgumentError("pair " + std::to_string(pair) +
+                                              ": a game has no outcome");
+    }
+    game.test_white = in.test_white();
+    game.pgn = in.pgn();
+    game.positions = in.positions();
+    game.position_count = in.position_count();
+    return game;
+}
+
+}  // namespace
+
+grpc::Status to_grpc(const absl::Status& status) {
+    if (status.ok()) return grpc::Status::OK;
+    return grpc::Status(static_cast<grpc::StatusCode>(status.code()),
+                        std::string(status.message()));
+}
+
+absl::StatusOr<Version> version_from_proto(const v1::Version& in) {
+    Version v;
+    v.name = in.name();
+    v.description = in.description();
+    v.bench = in.bench();
+    switch (in.engine_case()) {
+        case v1::Version::kBuiltin:
+            v.kind = Version::Kind::Builtin;
+            v.preset = in.builtin().preset();
+            v.overrides.insert(in.builtin().overrides().begin(), in.builtin().overrides().end());
+            v.hash_mb = int(std::min<uint32_t>(in.builtin().hash_mb(), 1'000'000));
+            break;
+        case v1::Version::kUci:
+            v.kind = Version::Kind::Uci;
+            v.uci_command = in.uci().command();
+            v.uci_options.insert(in.uci().options().begin(), in.uci().options().end());
+            break;
+        case v1::Version::ENGINE_NOT_SET:
+            return absl::InvalidArgumentError(
+                "a version needs an engine: the built-in one (preset, overrides) or a UCI "
+                "command");
+    }
+    return v;
+}
+
+void version_to_proto(const Version& in, v1::Version* out) {
+    out->set_id(in.id);
+    out->set_name(in.name);
+    out->set_description(in.description);
+    out->set_bench(in.bench);
+    out->set_created_unix_ms(in.created_ms);
+    if (in.kind == Version::Kind::Builtin) {
+        v1::BuiltinEngine* b = out->mutable_builtin();
+        b->set_preset(in.preset);
+        b->mutable_overrides()->insert(in.overrides.begin(), in.overrides.end());
+        b->set_params_json(in.params_json);
+        b->set_hash_mb(uint32_t(in.hash_mb));
+    } else {
+        v1::UciEngine* u = out->mutable_uci();
+        u->set_command(in.uci_command);
+        u->mutable_options()->insert(in.uci_options.begin(), in.uci_options.end());
+    }
+}
+
+absl::StatusOr<RunSpec> run_spec_from_proto(const v1::RunSpec& in) {
+    RunSpec spec;
+    switch (in.kind()) {
+        case v1::RUN_KIND_REGRESSION:
+            spec.kind = RunKind::Regression;
+            break;
+        case v1::RUN_KIND_FIXED_GAMES:
+            spec.kind = RunKind::FixedGames;
+            break;
+        case v1::RUN_KIND_TUNE:
+            spec.kind = RunKind::Tune;
+            break;
+        case v1::RUN_KIND_GENERATE:
+            spec.kind = RunKind::Generate;
+            break;
+        case v1::RUN_KIND_TRAIN:
+            spec.kind = RunKind::Train;
+            break;
+        case v1::RUN_KIND_CHAIN:
+            spec.kind = RunKind::Chain;
+            break;
+        default:
+            return absl::InvalidArgumentError(
+                "the run has no kind: regression (SPRT), fixed games, tune (SPSA), generate, "
+                "train or chain");
+    }
+    spec.test_version = in.test_version();
+    spec.base_version = in.base_version();
+    // A training run plays no games: it alone may leave the time control out.
+    absl::StatusOr<TimeControl> tc = time_control_from_proto(in.time_control());
+    if (!tc.ok() && spec.kind != RunKind::Train) return tc.status();
+    if (tc.ok()) spec.time_control = *tc;
+    for (const v1::Opening& o : in.book().openings())
+        spec.book.openings.push_back({o.fen(), {o.moves().begin(), o.moves().end()}});
+    spec.book.random_order = in.book().random_order();
+    spec.book.seed = in.book().seed();
+    spec.book.source = in.book().source();
+    spec.sprt.elo0 = in.sprt().elo0();
+    spec.sprt.elo1 = in.sprt().elo1();
+    spec.sprt.alpha = in.sprt().alpha();
+    spec.sprt.beta = in.sprt().beta();
+    spec.sprt.model = in.sprt().model() == v1::SPRT_MODEL_LOGISTIC ? stats::Model::Logistic
+                                                                   : stats::Model::Normalized;
+    spec.games = in.games();
+    spec.priority = in.priority();
+    spec.throughput = int(std::min<uint32_t>(in.throughput(), 1'000'000));
+    spec.pairs_per_thread = int(std::min<uint32_t>(in.pairs_per_thread(), 1'000'000));
+    spec.description = in.description();
+    spec.tune = tune_spec_from_proto(in.tune());
+    training_specs_from_proto(in, &spec);
+    return spec;
+}
+
+void run_to_proto(const Run& in, v1::RunStatus* out) {
+    out->set_id(in.id);
+    v1::RunSpec* spec = out->mutable_spec();
+    spec->set_kind(run_kind_to_proto(in.spec.kind));
+    spec->set_test_version(in.spec.test_version);
+    spec->set_base_version(in.spec.base_version);
+    time_control_to_proto(in.spec.time_control, spec->mutable_time_control());
+    spec->mutable_book()->set_random_order(in.spec.book.random_order);
+    spec->mutable_book()->set_seed(in.spec.book.seed);
+    spec->mutable_book()->set_source(in.spec.book.source);
+    if (in.spec.kind == RunKind::Regression || in.spec.kind == RunKind::Chain) {
+        v1::Sprt* sprt = spec->mutable_sprt();
+        sprt->set_elo0(in.spec.sprt.elo0);
+        sprt->set_elo1(in.spec.sprt.elo1);
+        sprt->set_alpha(in.spec.sprt.alpha);
+        sprt->set_beta(in.spec.sprt.beta);
+        sprt->set_model(in.spec.sprt.model == stats::Model::Logistic ? v1::SPRT_MODEL_LOGISTIC
+                                                                     : v1::SPRT_MODEL_NORMALIZED);
+    }
+    spec->set_games(in.spec.games);
+    spec->set_priority(in.spec.priority);
+    spec->set_throughput(uint32_t(in.spec.throughput));
+    spec->set_pairs_per_thread(uint32_t(in.spec.pairs_per_thread));
+    spec->set_description(in.spec.description);
+    out->set_state(in.state == RunState::Active     ? v1::RUN_STATE_ACTIVE
+                   : in.state == RunState::Finished ? v1::RUN_STATE_FINISHED
+                                                    : v1::RUN_STATE_STOPPED);
+    out->set_result(in.result);
+    out->set_book_size(in.book_size);
+    out->set_games(uint64_t(2 * in.counts.pairs));
+    out->set_wins(uint64_t(in.counts.wins));
+    out->set_draws(uint64_t(in.counts.draws));
+    out->set_losses(uint64_t(in.counts.losses));
+    const auto& p = in.counts.penta.counts;
+    v1::Pentanomial* penta = out->mutable_pentanomial();
+    penta->set_ll(uint64_t(p[0]));
+    penta->set_ld(uint64_t(p[1]));
+    penta->set_dd_wl(uint64_t(p[2]));
+    penta->set_wd(uint64_t(p[3]));
+    penta->set_ww(uint64_t(p[4]));
+    out->set_elo(in.elo.elo);
+    out->set_elo_low(in.elo.elo_low);
+    out->set_elo_high(in.elo.elo_high);
+    out->set_los(in.elo.los);
+    out->set_nelo(in.elo.nelo);
+    out->set_nelo_low(in.elo.nelo_low);
+    out->set_nelo_high(in.elo.nelo_high);
+    out->set_llr(in.sprt.llr);
+    out->set_llr_lower(in.sprt.lower);
+    out->set_llr_upper(in.sprt.upper);
+    out->set_pairs_leased(in.pairs_leased);
+    out->set_active_workers(uint32_t(in.active_leases));
+    for (const BenchMismatch& m : in.bench_mismatches) {
+        v1::BenchMismatch* bm = out->add_bench_mismatches();
+        bm->set_worker_id(m.worker_id);
+        bm->set_version(m.version);
+        bm->set_expected(m.expected);
+        bm->set_computed(m.computed);
+        bm->set_unix_ms(m.created_ms);
+    }
+    out->set_created_unix_ms(in.created_ms);
+    out->set_finished_unix_ms(in.finished_ms);
+    tune_to_proto(in, out);
+    training_to_proto(in, out);
+}
+
+std::vector<RunState> run_states_from_proto(const google::protobuf::RepeatedField<int>& states) {
+    std::vector<RunState> out;
+    for (int s : states) {
+        if (s == v1::RUN_STATE_ACTIVE) out.push_back(RunState::Active);
+        if (s == v1::RUN_STATE_FINISHED) out.push_back(RunState::Finished);
+        if (s == v1::RUN_STATE_STOPPED) out.push_back(RunState::Stopped);
+    }
+    return out;
+}
+
+Worker worker_from_proto(const v1::RegisterRequest& in) {
+    Worker w;
+    w.name = in.name();
+    w.cores = int(std::min<uint32_t>(in.cores(), 1'000'000));
+    w.memory_mb = int64_t(std::min<uint64_t>(in.memory_mb(), uint64_t(1) << 40));
+    w.concurrency = int(std::min<uint32_t>(in.concurrency(), 1'000'000));
+    w.uci_engines.assign(in.uci_engines().begin(), in.uci_engines().end());
+    w.build = in.build();
+    return w;
+}
+
+void worker_to_proto(const WorkerSummary& in, bool active, v1::WorkerStatus* out) {
+    const Worker& w = in.worker;
+    out->set_id(w.id);
+    out->set_name(w.name);
+    out->set_cores(uint32_t(w.cores));
+    out->set_memory_mb(uint64_t(w.memory_mb));
+    out->set_concurrency(uint32_t(w.concurrency));
+    for (const std::string& e : w.uci_engines) out->add_uci_engines(e);
+    out->set_build(w.build);
+    out->set_registered_unix_ms(w.registered_ms);
+    out->set_last_seen_unix_ms(w.last_seen_ms);
+    out->set_active(active);
+    if (in.run_id) out->add_run_ids(in.run_id);
+    out->set_games(uint64_t(w.games));
+}
+
+void lease_to_proto(const LeaseGrant& in, v1::Lease* out) {
+    out->set_lease_id(in.batch.id);
+    out->set_run_id(in.run.id);
+    version_to_proto(in.test, out->mutable_test());
+    version_to_proto(in.base, out->mutable_base());
+    time_control_to_proto(in.run.spec.time_control, out->mutable_time_control());
+    out->set_first_pair(in.batch.first_pair);
+    if (in.generate)
+        generate_lease_to_proto(in, out);
+    else
+        for (const Opening& o : in.openings) opening_to_proto(o, out->add_openings());
+    out->set_expires_unix_ms(in.batch.expires_ms);
+    tune_lease_to_proto(in, out);
+}
+
+absl::StatusOr<Report> report_from_proto(const v1::ReportResultsRequest& in) {
+    Report report;
+    report.worker_id = in.worker_id();
+    report.lease_id = in.lease_id();
+    report.sequence = in.sequence();
+    for (const v1::GamePair& p : in.pairs()) {
+        PairRecord pair;
+        pair.index = p.index();
+        absl::StatusOr<GameRecord> first = game_from_proto(p.first(), p.index());
+        if (!first.ok()) return first.status();
+        absl::StatusOr<GameRecord> second = game_from_proto(p.second(), p.index());
+        if (!second.ok()) return second.status();
+        pair.games[0] = std::move(*first);
+        pair.games[1] = std::move(*second);
+        report.pairs.push_back(std::move(pair));
+    }
+    // Positions are checked here, on the calling thread, not on the writer.
+    if (absl::Status positions = check_report_positions(report); !positions.ok()) return positions;
+    return report;
+}
+
+absl::StatusOr<Release> release_from_proto(const v1::ReleaseLeaseRequest& in) {
+    Release r;
+    r.worker_id = in.worker_id();
+    r.lease_id = in.lease_id();
+    switch (in.reason()) {
+        case v1::RELEASE_REASON_SHUTDOWN:
+            r.reason = Release::Reason::Shutdown;
+            break;
+        case v1::RELEASE_REASON_BENCH_MISMATCH:
+            r.reason = Release::Reason::BenchMismatch;
+            break;
+        case v1::RELEASE_REASON_ENGINE_FAILURE:
+            r.reason = Release::Reason::EngineFailure;
+            break;
+        default:
+            return absl::InvalidArgumentError("a release needs a reason");
+    }
+    r.version_id = in.version_id();
+    r.computed_bench = in.computed_bench();
+    r.message = in.message();
+    return r;
+}
+
+}  // namespace sparring::coordinator

@@ -1,0 +1,51 @@
+// Conversions between the sparring.v1 messages and the coordinator's domain records, and
+// from domain statuses to gRPC statuses.
+#pragma once
+
+#include <grpcpp/support/status.h>
+
+#include "absl/status/statusor.h"
+#include "coordinator/domain/core.h"
+#include "coordinator/domain/spsa_run.h"
+#include "sparring/v1/user.pb.h"
+#include "sparring/v1/worker.pb.h"
+
+namespace sparring::coordinator {
+
+// Returns the gRPC status with the same code and message.
+grpc::Status to_grpc(const absl::Status& status);
+
+absl::StatusOr<Version> version_from_proto(const v1::Version& in);
+void version_to_proto(const Version& in, v1::Version* out);
+absl::StatusOr<RunSpec> run_spec_from_proto(const v1::RunSpec& in);
+// Writes a run's status; the book's openings are left out.
+void run_to_proto(const Run& in, v1::RunStatus* out);
+std::vector<RunState> run_states_from_proto(const google::protobuf::RepeatedField<int>& states);
+
+Worker worker_from_proto(const v1::RegisterRequest& in);
+void worker_to_proto(const WorkerSummary& in, bool active, v1::WorkerStatus* out);
+void lease_to_proto(const LeaseGrant& in, v1::Lease* out);
+absl::StatusOr<Report> report_from_proto(const v1::ReportResultsRequest& in);
+absl::StatusOr<Release> release_from_proto(const v1::ReleaseLeaseRequest& in);
+
+// Tuning runs (convert_tune.cpp).
+TuneSpec tune_spec_from_proto(const v1::TuneSpec& in);
+// Writes a run's tuning status and, for a verification run, the run it verifies.
+void tune_to_proto(const Run& in, v1::RunStatus* out);
+// Writes the perturbations of a tuning lease (nothing for other leases).
+void tune_lease_to_proto(const LeaseGrant& in, v1::Lease* out);
+void tune_history_to_proto(const TuneHistory& in, v1::TuneHistory* out);
+
+// Self-play training runs (convert_training.cpp).
+v1::RunKind run_kind_to_proto(RunKind kind);
+void opening_to_proto(const Opening& in, v1::Opening* out);
+// Reads the generation, training and chain parts of a run spec.
+void training_specs_from_proto(const v1::RunSpec& in, RunSpec* out);
+// Writes a run's generation, training or chain status, and the chain that started it.
+void training_to_proto(const Run& in, v1::RunStatus* out);
+// Writes the games of a generation lease.
+void generate_lease_to_proto(const LeaseGrant& in, v1::Lease* out);
+// Reads an import chunk, checking its positions (on the calling thread, not the writer).
+absl::StatusOr<ImportChunk> import_chunk_from_proto(const v1::ImportPositionsRequest& in);
+
+}  // namespace sparring::coordinator

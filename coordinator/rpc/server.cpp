@@ -1,0 +1,166 @@
+#include "coordinator/rpc/server.h"
+
+#include <grpcpp/ext/proto_server_reflection_plugin.h>
+#include <grpcpp/health_check_service_interface.h>
+
+#include <chrono>
+#include <fstream>
+#include <future>
+#include <sstream>
+#include <stdexcept>
+
+#include "coordinator/ops/log.h"
+#include "coordinator/rpc/rpc_observer.h"
+#include "coordinator/storage/sqlite_storage.h"
+
+namespace sparring::coordinator {
+
+namespace {
+
+// Returns milliseconds since the Unix epoch.
+int64_t wall_clock_ms() {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(
+               std::chrono::system_clock::now().time_since_epoch())
+        .count();
+}
+
+// Returns a file's contents; throws std::runtime_error naming it if it cannot be read.
+std::string read_file(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw std::runtime_error("cannot read " + path);
+    std::ostringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+// Returns the credentials to listen with: TLS from the key pair files, or plaintext.
+std::shared_ptr<grpc::ServerCredentials> credentials(const Server::Options& options) {
+    if (options.tls_cert_file.empty() != options.tls_key_file.empty())
+        throw std::runtime_error("TLS needs both --tls-cert and --tls-key");
+    if (options.tls_cert_file.empty()) return grpc::InsecureServerCredentials();
+    grpc::SslServerCredentialsOptions ssl;
+    ssl.pem_key_cert_pairs.push_back(
+        {read_file(options.tls_key_file), read_file(options.tls_cert_file)});
+    return grpc::SslServerCredentials(ssl);
+}
+
+}  // namespace
+
+Server::Server(Options options)
+    : options_(std::move(options)), core_(options_.core, wall_clock_ms) {
+    auto writer_storage = std::make_unique<SqliteStorage>(options_.db_path);
+    writer_storage->begin(true);
+    core_.resume_leases(*writer_storage);
+    writer_storage->commit();
+    writer_ = std::make_unique<Executor>(std::move(writer_storage), true, options_.max_batch,
+                                         options_.gather);
+    checkpointer_ = std::make_unique<Database>(options_.db_path);
+    reader_ = std::make_unique<Executor>(std::make_unique<SqliteStorage>(options_.db_path), false,
+                                         options_.max_batch, std::chrono::microseconds(0));
+    for (const bool write : {false, true})
+        (write ? writer_ : reader_)
+            ->observe([this, write](size_t jobs, std::chrono::nanoseconds elapsed) {
+                metrics_.observe_transaction(write, jobs,
+                                             std::chrono::duration<double>(elapsed).count());
+            });
+    trainer_ = std::make_unique<Trainer>(options_.db_path, core_, *writer_,
+                                         std::chrono::milliseconds(500));
+    worker_service_ = std::make_unique<WorkerServiceImpl>(core_, *writer_);
+    user_service_ = std::make_unique<UserServiceImpl>(core_, *writer_, *reader_);
+}
+
+Server::~Server() {
+    shutdown();
+    wait();
+}
+
+int Server::start() {
+    grpc::EnableDefaultHealthCheckService(true);
+    grpc::reflection::InitProtoReflectionServerBuilderPlugin();
+    grpc::ServerBuilder builder;
+    int port = 0;
+    builder.AddListeningPort(options_.listen, credentials(options_), &port);
+    builder.RegisterService(worker_service_.get());
+    builder.RegisterService(user_service_.get());
+    std::vector<std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>> observers;
+    observers.push_back(std::make_unique<RpcObserverFactory>(metrics_));
+    builder.experimental().SetInterceptorCreators(std::move(observers));
+    server_ = builder.BuildAndStart();
+    if (!server_ || port == 0)
+        throw std::runtime_error("cannot listen on " + options_.listen +
+                                 " (address in use or malformed?)");
+    if (!options_.health_listen.empty()) {
+        // The kubelet's gRPC probes speak plaintext only: a server with the health service alone.
+        grpc::ServerBuilder health;
+        int health_port = 0;
+        health.AddListeningPort(options_.health_listen, grpc::InsecureServerCredentials(),
+                                &health_port);
+        health_server_ = health.BuildAndStart();
+        if (!health_server_ || health_port == 0)
+            throw std::runtime_error("cannot listen on " + options_.health_listen);
+    }
+    if (!options_.metrics_listen.empty())
+        metrics_endpoint_ = std::make_unique<MetricsEndpoint>(options_.metrics_listen,
+                                                              [this] { return render_metrics(); });
+    maintenance_thread_ = std::thread([this] { maintenance_loop(); });
+    trainer_->start();
+    return port;
+}
+
+void Server::shutdown() {
+    {
+        std::lock_guard lock(mutex_);
+        if (stopping_) return;
+        stopping_ = true;
+    }
+    stop_.notify_all();
+    if (health_server_) health_server_->Shutdown();
+    if (server_) server_->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(5));
+}
+
+void Server::wait() {
+    if (server_) server_->Wait();
+    if (health_server_) health_server_->Wait();
+    if (maintenance_thread_.joinable()) maintenance_thread_.join();
+    trainer_->stop();
+    metrics_endpoint_.reset();
+}
+
+std::string Server::render_metrics() {
+    MetricsSnapshot snapshot;
+    std::promise<absl::Status> done;
+    reader_->submit(
+        [this, &snapshot](Storage& storage) {
+            snapshot.workers_connected = int64_t(core_.list_workers(storage, false).size());
+            snapshot.active_runs = core_.list_runs(storage, {RunState::Active}, 0);
+            return absl::OkStatus();
+        },
+        [&done](absl::Status status) { done.set_value(std::move(status)); });
+    const absl::Status status = done.get_future().get();
+    if (!status.ok()) throw std::runtime_error(std::string(status.message()));
+    return metrics_.render(snapshot);
+}
+
+void Server::maintenance_loop() {
+    std::unique_lock lock(mutex_);
+    while (!stop_.wait_for(lock, std::chrono::milliseconds(options_.maintenance_interval_ms),
+                           [this] { return stopping_; })) {
+        lock.unlock();
+        try {
+            checkpointer_->checkpoint();
+        } catch (const StorageError& e) {
+            log_event(LogLevel::Error, "checkpoint_failed", {{"error", e.what()}});
+        }
+        std::promise<void> done;
+        writer_->submit(
+            [this](Storage& storage) {
+                run_events_.poll(core_, storage, core_.expire_leases(storage));
+                return absl::OkStatus();
+            },
+            [&done](const absl::Status&) { done.set_value(); });
+        done.get_future().wait();
+        lock.lock();
+    }
+}
+
+}  // namespace sparring::coordinator

@@ -1,0 +1,78 @@
+// The coordinator's gRPC server: storage executors, the core, both services, health checking
+// and reflection, and the maintenance timer (lease expiry, WAL checkpoints).
+#pragma once
+
+#include <grpcpp/grpcpp.h>
+
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "coordinator/domain/core.h"
+#include "coordinator/storage/executor.h"
+#include "coordinator/ops/metrics.h"
+#include "coordinator/ops/metrics_http.h"
+#include "coordinator/domain/run_events.h"
+#include "coordinator/rpc/services.h"
+#include "coordinator/storage/sqlite.h"
+#include "coordinator/domain/trainer.h"
+
+namespace sparring::coordinator {
+
+class Server {
+  public:
+    struct Options {
+        std::string db_path;
+        std::string listen = "127.0.0.1:50051";  // port 0 picks a free port
+        std::string tls_cert_file;               // with tls_key_file: serve TLS
+        std::string tls_key_file;
+        std::string metrics_listen;  // HOST:PORT of the Prometheus endpoint; empty: none
+        std::string health_listen;   // HOST:PORT of a plaintext health-only gRPC port; empty: none
+        Core::Options core;
+        int maintenance_interval_ms = 1000;      // lease expiry and WAL checkpoint period
+        size_t max_batch = 512;                  // jobs per group commit, at most
+        std::chrono::microseconds gather{1000};  // writer: wait for jobs to share a commit
+    };
+
+    // Opens the database (applying migrations) and renews outstanding leases; throws
+    // StorageError or std::runtime_error when it cannot.
+    explicit Server(Options options);
+    ~Server();
+
+    // Starts serving; returns the port bound. Throws std::runtime_error if it cannot listen.
+    int start();
+    // Returns the port of the metrics endpoint, 0 when there is none.
+    int metrics_port() const { return metrics_endpoint_ ? metrics_endpoint_->port() : 0; }
+    // Stops accepting calls, finishes those in flight and stops the maintenance timer.
+    void shutdown();
+    // Blocks until shutdown() has completed.
+    void wait();
+
+  private:
+    // Expires leases and checkpoints the WAL every maintenance_interval_ms until shutdown.
+    void maintenance_loop();
+    // Returns the metrics, with the database's gauges read in a read transaction.
+    std::string render_metrics();
+
+    Options options_;
+    Core core_;
+    Metrics metrics_;
+    RunEvents run_events_;                    // used by the maintenance thread only
+    std::unique_ptr<Database> checkpointer_;  // a connection of its own for checkpoints
+    std::unique_ptr<Executor> writer_;
+    std::unique_ptr<Executor> reader_;
+    std::unique_ptr<Trainer> trainer_;  // training runs, on a thread of its own
+    std::unique_ptr<WorkerServiceImpl> worker_service_;
+    std::unique_ptr<UserServiceImpl> user_service_;
+    std::unique_ptr<grpc::Server> server_;
+    std::unique_ptr<grpc::Server> health_server_;
+    std::unique_ptr<MetricsEndpoint> metrics_endpoint_;
+    std::mutex mutex_;
+    std::condition_variable stop_;
+    bool stopping_ = false;
+    std::thread maintenance_thread_;
+};
+
+}  // namespace sparring::coordinator

@@ -1,0 +1,335 @@
+#include "coordinator/storage/sqlite_storage.h"
+
+#include "coordinator/storage/compression.h"
+#include "coordinator/storage/migrations.h"
+#include "coordinator/domain/text.h"
+
+namespace sparring::coordinator {
+
+namespace {
+
+constexpr std::string_view kVersionColumns =
+    "id, name, description, kind, preset, overrides, params, hash_mb, uci_command, "
+    "uci_options, bench, created_ms";
+
+#define RUN_SELECT                                                                               \
+    "SELECT r.id, r.kind, r.state, r.result, r.test_version_id, r.base_version_id, "             \
+    "r.time_control, r.book_source, r.book_size, r.book_random, r.book_seed, r.games, r.elo0, "  \
+    "r.elo1, r.alpha, r.beta, r.model, r.priority, r.throughput, r.pairs_per_thread, "           \
+    "r.description, r.next_pair, r.free_pairs, r.pairs_leased, r.active_leases, "                \
+    "r.active_cores, r.pairs_done, r.wins, r.draws, r.losses, r.ll, r.ld, r.dd_wl, r.wd, r.ww, " \
+    "r.elo, r.elo_low, r.elo_high, r.los, r.nelo, r.nelo_low, r.nelo_high, r.llr, r.llr_lower, " \
+    "r.llr_upper, r.created_ms, r.finished_ms, t.name, b.name FROM runs r "                      \
+    "JOIN versions t ON t.id = r.test_version_id JOIN versions b ON b.id = r.base_version_id "
+
+// Throws for a stored value this build cannot read (a damaged or foreign file).
+template <typename T>
+T require(std::optional<T> value, std::string_view what) {
+    if (!value) throw StorageError("unreadable " + std::string(what) + " in the database");
+    return *value;
+}
+
+// Reads a run from the current row of a statement selecting RUN_SELECT.
+Run read_run(const Statement& s) {
+    Run r;
+    r.id = s.int64(0);
+    r.spec.kind = require(parse_run_kind(s.text(1)), "run kind");
+    r.state = require(parse_run_state(s.text(2)), "run state");
+    r.result = s.text(3);
+    r.test_id = s.int64(4);
+    r.base_id = s.int64(5);
+    r.spec.time_control = require(parse_time_control(s.text(6)), "time control");
+    r.spec.book.source = s.text(7);
+    r.book_size = uint64_t(s.int64(8));
+    r.spec.book.random_order = s.int64(9) != 0;
+    r.spec.book.seed = uint64_t(s.int64(10));
+    r.spec.games = uint64_t(s.int64(11));
+    if (!s.is_null(12)) {
+        r.spec.sprt.elo0 = s.real(12);
+        r.spec.sprt.elo1 = s.real(13);
+        r.spec.sprt.alpha = s.real(14);
+        r.spec.sprt.beta = s.real(15);
+        stats::parse_model(s.text(16), &r.spec.sprt.model);
+    }
+    r.spec.priority = int(s.int64(17));
+    r.spec.throughput = int(s.int64(18));
+    r.spec.pairs_per_thread = int(s.int64(19));
+    r.spec.description = s.text(20);
+    r.next_pair = uint64_t(s.int64(21));
+    r.free_pairs = uint64_t(s.int64(22));
+    r.pairs_leased = uint64_t(s.int64(23));
+    r.active_leases = int(s.int64(24));
+    r.active_cores = int(s.int64(25));
+    r.counts.pairs = s.int64(26);
+    r.counts.wins = s.int64(27);
+    r.counts.draws = s.int64(28);
+    r.counts.losses = s.int64(29);
+    for (int i = 0; i < 5; ++i) r.counts.penta.counts[size_t(i)] = s.int64(30 + i);
+    r.elo.pairs = r.counts.pairs;
+    r.elo.games = 2 * r.counts.pairs;
+    r.elo.elo = s.real(35);
+    r.elo.elo_low = s.real(36);
+    r.elo.elo_high = s.real(37);
+    r.elo.los = s.real(38);
+    r.elo.nelo = s.real(39);
+    r.elo.nelo_low = s.real(40);
+    r.elo.nelo_high = s.real(41);
+    r.sprt.llr = s.real(42);
+    r.sprt.lower = s.real(43);
+    r.sprt.upper = s.real(44);
+    if (r.spec.kind == RunKind::Regression && r.counts.pairs > 0)
+        r.sprt.state = r.sprt.llr >= r.sprt.upper   ? stats::SprtResult::State::AcceptH1
+                       : r.sprt.llr <= r.sprt.lower ? stats::SprtResult::State::AcceptH0
+                                                    : stats::SprtResult::State::Continue;
+    r.created_ms = s.int64(45);
+    r.finished_ms = s.int64(46);
+    r.spec.test_version = s.text(47);
+    r.spec.base_version = s.text(48);
+    return r;
+}
+
+// Reads a token from the current row of a statement selecting id, role, name, created, revoked.
+Token read_token(const Statement& s) {
+    Token t;
+    t.id = s.int64(0);
+    t.role = require(parse_role(s.text(1)), "token role");
+    t.name = s.text(2);
+    t.created_ms = s.int64(3);
+    t.revoked = s.int64(4) != 0;
+    return t;
+}
+
+}  // namespace
+
+SqliteStorage::SqliteStorage(const std::string& path) : db_(path) {
+    migrate(db_);
+}
+
+void SqliteStorage::begin(bool write) {
+    db_.exec(write ? "BEGIN IMMEDIATE" : "BEGIN");
+}
+
+void SqliteStorage::commit() {
+    db_.reset_statements();
+    db_.exec("COMMIT");
+}
+
+void SqliteStorage::rollback() {
+    db_.reset_statements();
+    db_.exec("ROLLBACK");
+}
+
+void SqliteStorage::savepoint() {
+    db_.exec("SAVEPOINT job");
+}
+
+void SqliteStorage::release_savepoint() {
+    db_.exec("RELEASE job");
+}
+
+void SqliteStorage::rollback_to_savepoint() {
+    db_.reset_statements();
+    db_.exec("ROLLBACK TO job; RELEASE job");
+}
+
+int64_t SqliteStorage::insert_token(const Token& token, std::string_view hash) {
+    db_.prepare("INSERT INTO tokens (hash, role, name, created_ms) VALUES (?, ?, ?, ?)")
+        .bind(hash, role_name(token.role), token.name, token.created_ms)
+        .run();
+    return db_.last_insert_rowid();
+}
+
+std::optional<Token> SqliteStorage::find_token(std::string_view hash) {
+    Statement& s = db_.prepare(
+        "SELECT id, role, name, created_ms, revoked FROM tokens WHERE hash = ? AND revoked = 0");
+    s.bind(hash);
+    if (!s.step()) return std::nullopt;
+    return read_token(s);
+}
+
+std::vector<Token> SqliteStorage::list_tokens() {
+    Statement& s =
+        db_.prepare("SELECT id, role, name, created_ms, revoked FROM tokens ORDER BY id");
+    s.bind();
+    std::vector<Token> tokens;
+    while (s.step()) tokens.push_back(read_token(s));
+    return tokens;
+}
+
+bool SqliteStorage::revoke_token(int64_t id) {
+    db_.prepare("UPDATE tokens SET revoked = 1 WHERE id = ?").bind(id).run();
+    return db_.changes() > 0;
+}
+
+int64_t SqliteStorage::insert_version(const Version& v) {
+    using Text = std::optional<std::string>;
+    const bool builtin = v.kind == Version::Kind::Builtin;
+    db_.prepare(
+           "INSERT INTO versions (name, description, kind, preset, overrides, params, hash_mb, "
+           "uci_command, uci_options, bench, created_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+        .bind(v.name, v.description, builtin ? "builtin" : "uci",
+              builtin ? Text(v.preset) : std::nullopt,
+              builtin ? Text(json_object(v.overrides)) : std::nullopt,
+              builtin ? Text(v.params_json) : std::nullopt, v.hash_mb,
+              builtin ? std::nullopt : Text(v.uci_command),
+              builtin ? std::nullopt : Text(json_object(v.uci_options)), v.bench, v.created_ms)
+        .run();
+    return db_.last_insert_rowid();
+}
+
+Version SqliteStorage::read_version(const Statement& s) {
+    Version v;
+    v.id = s.int64(0);
+    v.name = s.text(1);
+    v.description = s.text(2);
+    v.kind = s.text(3) == "uci" ? Version::Kind::Uci : Version::Kind::Builtin;
+    v.hash_mb = int(s.int64(7));
+    v.bench = uint64_t(s.int64(10));
+    v.created_ms = s.int64(11);
+    if (v.kind == Version::Kind::Builtin) {
+        v.preset = s.text(4);
+        for (const auto& [name, value] : read_json_object(s.text(5)))
+            v.overrides[name] = std::stoi(value);
+        v.params_json = s.text(6);
+    } else {
+        v.uci_command = s.text(8);
+        v.uci_options = read_json_object(s.text(9));
+    }
+    return v;
+}
+
+std::map<std::string, std::string> SqliteStorage::read_json_object(const std::string& json) {
+    std::map<std::string, std::string> values;
+    if (json.empty()) return values;
+    Statement& s = db_.prepare("SELECT key, value FROM json_each(?)");
+    s.bind(json);
+    while (s.step()) values[s.text(0)] = s.text(1);
+    return values;
+}
+
+std::optional<Version> SqliteStorage::find_version(int64_t id) {
+    static const std::string sql =
+        "SELECT " + std::string(kVersionColumns) + " FROM versions WHERE id = ?";
+    Statement& s = db_.prepare(sql);
+    s.bind(id);
+    if (!s.step()) return std::nullopt;
+    return read_version(s);
+}
+
+std::optional<Version> SqliteStorage::find_version(std::string_view name) {
+    static const std::string sql =
+        "SELECT " + std::string(kVersionColumns) + " FROM versions WHERE name = ?";
+    Statement& s = db_.prepare(sql);
+    s.bind(name);
+    if (!s.step()) return std::nullopt;
+    return read_version(s);
+}
+
+std::vector<Version> SqliteStorage::list_versions() {
+    static const std::string sql =
+        "SELECT " + std::string(kVersionColumns) + " FROM versions ORDER BY id";
+    Statement& s = db_.prepare(sql);
+    s.bind();
+    std::vector<Version> versions;
+    while (s.step()) versions.push_back(read_version(s));
+    return versions;
+}
+
+int64_t SqliteStorage::insert_run(const Run& r) {
+    const bool sprt = r.spec.kind == RunKind::Regression || r.spec.kind == RunKind::Chain;
+    const auto real_if = [sprt](double value) {
+        return sprt ? std::optional<double>(value) : std::nullopt;
+    };
+    Statement& s = db_.prepare(
+        "INSERT INTO runs (kind, state, test_version_id, base_version_id, time_control, "
+        "book_source, book_size, book_random, book_seed, book, games, elo0, elo1, alpha, beta, "
+        "model, priority, throughput, pairs_per_thread, description, llr_lower, llr_upper, "
+        "created_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+    const std::string book = compress(format_openings(r.spec.book.openings));
+    s.bind(run_kind_name(r.spec.kind), run_state_name(r.state), r.test_id, r.base_id,
+           format_time_control(r.spec.time_control), r.spec.book.source,
+           uint64_t(r.spec.book.openings.size()), r.spec.book.random_order, r.spec.book.seed,
+           Blob{book}, r.spec.games, real_if(r.spec.sprt.elo0), real_if(r.spec.sprt.elo1),
+           real_if(r.spec.sprt.alpha), real_if(r.spec.sprt.beta),
+           sprt ? std::optional<std::string>(std::string(stats::model_name(r.spec.sprt.model)))
+                : std::nullopt,
+           r.spec.priority, r.spec.throughput, r.spec.pairs_per_thread, r.spec.description,
+           r.sprt.lower, r.sprt.upper, r.created_ms);
+    s.run();
+    return db_.last_insert_rowid();
+}
+
+std::optional<Run> SqliteStorage::find_run(int64_t id) {
+    Statement& s = db_.prepare(RUN_SELECT "WHERE r.id = ?");
+    s.bind(id);
+    if (!s.step()) return std::nullopt;
+    return read_run(s);
+}
+
+std::vector<Run> SqliteStorage::list_runs(const std::vector<RunState>& states, int limit) {
+    Statement& s = db_.prepare(RUN_SELECT
+                               "WHERE ? = '' OR instr(?, ',' || r.state || ',') > 0 "
+                               "ORDER BY r.id DESC LIMIT ?");
+    std::string filter;
+    for (RunState state : states) filter += "," + std::string(run_state_name(state)) + ",";
+    s.bind(filter, filter, limit);
+    std::vector<Run> runs;
+    while (s.step()) runs.push_back(read_run(s));
+    return runs;
+}
+
+Book SqliteStorage::load_book(int64_t run_id) {
+    Statement& s =
+        db_.prepare("SELECT book, book_random, book_seed, book_source FROM runs WHERE id = ?");
+    s.bind(run_id);
+    if (!s.step()) throw StorageError("run " + std::to_string(run_id) + " has no book");
+    Book book;
+    book.openings = parse_openings(require(decompress(s.blob(0)), "opening book"));
+    book.random_order = s.int64(1) != 0;
+    book.seed = uint64_t(s.int64(2));
+    book.source = s.text(3);
+    return book;
+}
+
+void SqliteStorage::update_run(const Run& r) {
+    const auto& p = r.counts.penta.counts;
+    db_.prepare(
+           "UPDATE runs SET state = ?, result = ?, next_pair = ?, free_pairs = ?, "
+           "pairs_leased = ?, active_leases = ?, active_cores = ?, pairs_done = ?, wins = ?, "
+           "draws = ?, losses = ?, ll = ?, ld = ?, dd_wl = ?, wd = ?, ww = ?, elo = ?, "
+           "elo_low = ?, elo_high = ?, los = ?, nelo = ?, nelo_low = ?, nelo_high = ?, llr = ?, "
+           "llr_lower = ?, llr_upper = ?, finished_ms = ? WHERE id = ?")
+        .bind(run_state_name(r.state), r.result, r.next_pair, r.free_pairs, r.pairs_leased,
+              r.active_leases, r.active_cores, r.counts.pairs, r.counts.wins, r.counts.draws,
+              r.counts.losses, p[0], p[1], p[2], p[3], p[4], r.elo.elo, r.elo.elo_low,
+              r.elo.elo_high, r.elo.los, r.elo.nelo, r.elo.nelo_low, r.elo.nelo_high, r.sprt.llr,
+              r.sprt.lower, r.sprt.upper, r.finished_ms, r.id)
+        .run();
+}
+
+void SqliteStorage::insert_free_pairs(int64_t run_id, PairRange range) {
+    db_.prepare("INSERT INTO free_pairs (run_id, first_pair, pairs) VALUES (?, ?, ?)")
+        .bind(run_id, range.first, range.count)
+        .run();
+}
+
+std::optional<PairRange> SqliteStorage::take_free_pairs(int64_t run_id, uint64_t max_count) {
+    Statement& s = db_.prepare(
+        "SELECT first_pair, pairs FROM free_pairs WHERE run_id = ? ORDER BY first_pair LIMIT 1");
+    s.bind(run_id);
+    if (!s.step()) return std::nullopt;
+    const PairRange range{uint64_t(s.int64(0)), uint64_t(s.int64(1))};
+    s.reset();
+    db_.prepare("DELETE FROM free_pairs WHERE run_id = ? AND first_pair = ?")
+        .bind(run_id, range.first)
+        .run();
+    if (range.count <= max_count) return range;
+    insert_free_pairs(run_id, {range.first + max_count, range.count - max_count});
+    return PairRange{range.first, max_count};
+}
+
+void SqliteStorage::delete_free_pairs(int64_t run_id) {
+    db_.prepare("DELETE FROM free_pairs WHERE run_id = ?").bind(run_id).run();
+}
+
+}  // namespace sparring::coordinator

@@ -1,0 +1,106 @@
+// Storage on an SQLite file: WAL mode, explicit transactions, cached prepared statements,
+// numbered migrations applied when the file is opened.
+#pragma once
+
+#include <string>
+
+#include "coordinator/storage/sqlite.h"
+#include "coordinator/storage/storage.h"
+
+namespace sparring::coordinator {
+
+class SqliteStorage final : public Storage {
+  public:
+    // Opens or creates the database file and brings its schema up to date.
+    explicit SqliteStorage(const std::string& path);
+
+    void begin(bool write) override;
+    void commit() override;
+    void rollback() override;
+    void savepoint() override;
+    void release_savepoint() override;
+    void rollback_to_savepoint() override;
+
+    int64_t insert_token(const Token& token, std::string_view hash) override;
+    std::optional<Token> find_token(std::string_view hash) override;
+    std::vector<Token> list_tokens() override;
+    bool revoke_token(int64_t id) override;
+
+    int64_t insert_version(const Version& version) override;
+    std::optional<Version> find_version(int64_t id) override;
+    std::optional<Version> find_version(std::string_view name) override;
+    std::vector<Version> list_versions() override;
+
+    int64_t insert_run(const Run& run) override;
+    std::optional<Run> find_run(int64_t id) override;
+    std::vector<Run> list_runs(const std::vector<RunState>& states, int limit) override;
+    Book load_book(int64_t run_id) override;
+    void update_run(const Run& run) override;
+
+    void insert_free_pairs(int64_t run_id, PairRange range) override;
+    std::optional<PairRange> take_free_pairs(int64_t run_id, uint64_t max_count) override;
+    void delete_free_pairs(int64_t run_id) override;
+
+    int64_t insert_worker(const Worker& worker) override;
+    std::optional<Worker> find_worker(int64_t id) override;
+    void touch_worker(int64_t id, int64_t now_ms) override;
+    void set_worker_lease(int64_t id, int64_t lease_id, int64_t held) override;
+    void add_worker_games(int64_t id, int64_t games) override;
+    std::vector<WorkerSummary> list_workers(int64_t seen_since_ms) override;
+
+    int64_t insert_batch(const Batch& batch) override;
+    std::optional<Batch> find_batch(int64_t id) override;
+    void update_batch(const Batch& batch) override;
+    std::vector<Batch> leased_batches_expiring_before(int64_t time_ms) override;
+    std::vector<Batch> leased_batches_of_run(int64_t run_id) override;
+    void extend_leases(int64_t time_ms) override;
+
+    std::optional<std::string> find_report_digest(int64_t batch_id, uint32_t sequence) override;
+    void insert_report(const ReportRecord& report) override;
+    void insert_game(const StoredGame& game) override;
+    std::vector<StoredGame> list_games(int64_t run_id, uint64_t start_game, int max_games) override;
+
+    void insert_bench_mismatch(const BenchMismatch& mismatch) override;
+    std::vector<BenchMismatch> bench_mismatches_of_run(int64_t run_id) override;
+    std::vector<int64_t> refused_versions(int64_t worker_id) override;
+
+    void insert_tune(const TuneState& state) override;
+    std::optional<TuneState> find_tune(int64_t run_id) override;
+    void update_tune(const TuneState& state) override;
+    void insert_tune_point(int64_t run_id, const TunePoint& point) override;
+    std::vector<TunePoint> list_tune_points(int64_t run_id) override;
+    void insert_batch_theta(int64_t batch_id, const std::vector<double>& theta) override;
+    std::optional<std::vector<double>> find_batch_theta(int64_t batch_id) override;
+    std::optional<int64_t> find_tune_of_verification(int64_t run_id) override;
+
+    void insert_generate(const GenerateState& state) override;
+    std::optional<GenerateState> find_generate(int64_t run_id) override;
+    void insert_positions(int64_t run_id, const StoredPositions& positions) override;
+    std::vector<StoredPositions> list_positions(int64_t run_id, uint64_t start_game,
+                                                int max_games) override;
+
+    void insert_train(const TrainState& state) override;
+    std::optional<TrainState> find_train(int64_t run_id) override;
+    void update_train(const TrainState& state) override;
+    void insert_train_loss(int64_t run_id, int epoch, double loss) override;
+    void delete_train_loss(int64_t run_id) override;
+
+    void insert_chain(const ChainState& state) override;
+    std::optional<ChainState> find_chain(int64_t run_id) override;
+    void save_chain_generation(int64_t run_id, const ChainGeneration& generation) override;
+    std::optional<int64_t> find_chain_of_child(int64_t run_id) override;
+
+  private:
+    // Reads a version from the current row of a statement selecting the version columns.
+    Version read_version(const Statement& s);
+    // Reads a JSON object into a string map.
+    std::map<std::string, std::string> read_json_object(const std::string& json);
+    // Reads a JSON array of strings.
+    std::vector<std::string> read_json_array(const std::string& json);
+    // Reads the rows of a statement selecting the batch columns.
+    std::vector<Batch> read_batches(Statement& s);
+
+    Database db_;
+};
+
+}  // namespace sparring::coordinator

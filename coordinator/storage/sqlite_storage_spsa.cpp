@@ -1,0 +1,155 @@
+// SqliteStorage, SPSA tuning: run parameters and values, the trajectory, and the values each
+// leased batch drew its perturbations from.
+#include <cstdio>
+#include <cstdlib>
+
+#include "coordinator/storage/sqlite_storage.h"
+
+namespace sparring::coordinator {
+
+namespace {
+
+// Returns values as a JSON array of numbers printed with full precision.
+std::string json_numbers(const std::vector<double>& values) {
+    std::string text = "[";
+    char number[32];
+    for (size_t i = 0; i < values.size(); ++i) {
+        std::snprintf(number, sizeof number, "%.17g", values[i]);
+        text += (i ? "," : "") + std::string(number);
+    }
+    return text + "]";
+}
+
+// Parses the arrays json_numbers writes.
+std::vector<double> parse_numbers(const std::string& text) {
+    std::vector<double> values;
+    const char* p = text.c_str();
+    while (*p && *p != ']') {
+        ++p;  // '[' or ','
+        char* end = nullptr;
+        const double value = std::strtod(p, &end);
+        if (end == p) break;
+        values.push_back(value);
+        p = end;
+    }
+    return values;
+}
+
+}  // namespace
+
+void SqliteStorage::insert_tune(const TuneState& t) {
+    const auto real_if = [&t](double value) {
+        return t.verify ? std::optional<double>(value) : std::nullopt;
+    };
+    db_.prepare(
+           "INSERT INTO spsa_runs (run_id, seed, pairs_applied, verify, verify_games, elo0, "
+           "elo1, alpha, beta, model) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+        .bind(t.run_id, t.seed, t.pairs_applied, t.verify, t.verify_games, real_if(t.sprt.elo0),
+              real_if(t.sprt.elo1), real_if(t.sprt.alpha), real_if(t.sprt.beta),
+              t.verify ? std::optional<std::string>(std::string(stats::model_name(t.sprt.model)))
+                       : std::nullopt)
+        .run();
+    for (size_t i = 0; i < t.params.size(); ++i) {
+        const spsa::Param& p = t.params[i];
+        db_.prepare(
+               "INSERT INTO spsa_params (run_id, idx, name, start, min, max, c_end, r_end, value) "
+               "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")
+            .bind(t.run_id, uint64_t(i), p.name, p.start, p.min, p.max, p.c_end, p.r_end,
+                  t.theta[i])
+            .run();
+    }
+}
+
+std::optional<TuneState> SqliteStorage::find_tune(int64_t run_id) {
+    Statement& s = db_.prepare(
+        "SELECT seed, pairs_applied, verify, verify_games, elo0, elo1, alpha, beta, model, "
+        "tuned_version, verify_run_id FROM spsa_runs WHERE run_id = ?");
+    s.bind(run_id);
+    if (!s.step()) return std::nullopt;
+    TuneState t;
+    t.run_id = run_id;
+    t.seed = uint64_t(s.int64(0));
+    t.pairs_applied = s.int64(1);
+    t.verify = s.int64(2) != 0;
+    t.verify_games = uint64_t(s.int64(3));
+    if (!s.is_null(4)) {
+        t.sprt.elo0 = s.real(4);
+        t.sprt.elo1 = s.real(5);
+        t.sprt.alpha = s.real(6);
+        t.sprt.beta = s.real(7);
+        stats::parse_model(s.text(8), &t.sprt.model);
+    }
+    t.tuned_version = s.text(9);
+    t.verify_run_id = s.int64(10);
+    s.reset();
+    Statement& p = db_.prepare(
+        "SELECT name, start, min, max, c_end, r_end, value FROM spsa_params WHERE run_id = ? "
+        "ORDER BY idx");
+    p.bind(run_id);
+    while (p.step()) {
+        t.params.push_back({p.text(0), p.real(1), p.real(2), p.real(3), p.real(4), p.real(5)});
+        t.theta.push_back(p.real(6));
+    }
+    return t;
+}
+
+void SqliteStorage::update_tune(const TuneState& t) {
+    db_.prepare(
+           "UPDATE spsa_runs SET pairs_applied = ?, tuned_version = ?, verify_run_id = ? "
+           "WHERE run_id = ?")
+        .bind(t.pairs_applied, t.tuned_version, t.verify_run_id, t.run_id)
+        .run();
+    for (size_t i = 0; i < t.theta.size(); ++i)
+        db_.prepare("UPDATE spsa_params SET value = ? WHERE run_id = ? AND idx = ?")
+            .bind(t.theta[i], t.run_id, uint64_t(i))
+            .run();
+}
+
+void SqliteStorage::insert_tune_point(int64_t run_id, const TunePoint& point) {
+    for (size_t i = 0; i < point.values.size(); ++i)
+        db_.prepare(
+               "INSERT INTO spsa_history (run_id, pairs, idx, value, recorded_ms) "
+               "VALUES (?, ?, ?, ?, ?)")
+            .bind(run_id, point.pairs, uint64_t(i), point.values[i], point.recorded_ms)
+            .run();
+}
+
+std::vector<TunePoint> SqliteStorage::list_tune_points(int64_t run_id) {
+    Statement& s = db_.prepare(
+        "SELECT pairs, recorded_ms, value FROM spsa_history WHERE run_id = ? "
+        "ORDER BY pairs, idx");
+    s.bind(run_id);
+    std::vector<TunePoint> points;
+    while (s.step()) {
+        if (points.empty() || points.back().pairs != s.int64(0))
+            points.push_back({s.int64(0), s.int64(1), {}});
+        points.back().values.push_back(s.real(2));
+    }
+    return points;
+}
+
+void SqliteStorage::insert_batch_theta(int64_t batch_id, const std::vector<double>& theta) {
+    db_.prepare("INSERT INTO spsa_batches (batch_id, theta) VALUES (?, ?)")
+        .bind(batch_id, json_numbers(theta))
+        .run();
+}
+
+std::optional<std::vector<double>> SqliteStorage::find_batch_theta(int64_t batch_id) {
+    Statement& s = db_.prepare("SELECT theta FROM spsa_batches WHERE batch_id = ?");
+    s.bind(batch_id);
+    if (!s.step()) return std::nullopt;
+    std::vector<double> theta = parse_numbers(s.text(0));
+    s.reset();
+    return theta;
+}
+
+std::optional<int64_t> SqliteStorage::find_tune_of_verification(int64_t run_id) {
+    Statement& s = db_.prepare("SELECT run_id FROM spsa_runs WHERE verify_run_id = ?");
+    s.bind(run_id);
+    if (!s.step()) return std::nullopt;
+    const int64_t id = s.int64(0);
+    s.reset();
+    return id;
+}
+
+}  // namespace sparring::coordinator

@@ -1,0 +1,269 @@
+// SqliteStorage, second half: workers, leased batches, reports, games and bench mismatches.
+#include "coordinator/storage/compression.h"
+#include "coordinator/storage/sqlite_storage.h"
+#include "coordinator/domain/text.h"
+
+namespace sparring::coordinator {
+
+namespace {
+
+constexpr std::string_view kWorkerSelect =
+    "SELECT id, token_id, name, cores, memory_mb, concurrency, uci_engines, build, "
+    "registered_ms, last_seen_ms, lease_id, games FROM workers ";
+
+#define BATCH_SELECT                                                                     \
+    "SELECT id, run_id, worker_id, first_pair, pairs, state, pairs_reported, reported, " \
+    "last_sequence, created_ms, expires_ms, ended_ms, cores FROM batches "
+
+// Reads a worker from the current row of a statement selecting kWorkerSelect's columns.
+Worker read_worker_row(const Statement& s) {
+    Worker w;
+    w.id = s.int64(0);
+    w.token_id = s.int64(1);
+    w.name = s.text(2);
+    w.cores = int(s.int64(3));
+    w.memory_mb = s.int64(4);
+    w.concurrency = int(s.int64(5));
+    w.build = s.text(7);
+    w.registered_ms = s.int64(8);
+    w.last_seen_ms = s.int64(9);
+    w.lease_id = s.int64(10);
+    w.games = s.int64(11);
+    return w;
+}
+
+}  // namespace
+
+int64_t SqliteStorage::insert_worker(const Worker& w) {
+    db_.prepare(
+           "INSERT INTO workers (token_id, name, cores, memory_mb, concurrency, uci_engines, "
+           "build, registered_ms, last_seen_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")
+        .bind(w.token_id, w.name, w.cores, w.memory_mb, w.concurrency, json_array(w.uci_engines),
+              w.build, w.registered_ms, w.last_seen_ms)
+        .run();
+    return db_.last_insert_rowid();
+}
+
+std::vector<std::string> SqliteStorage::read_json_array(const std::string& json) {
+    std::vector<std::string> values;
+    Statement& s = db_.prepare("SELECT value FROM json_each(?) ORDER BY key");
+    s.bind(json);
+    while (s.step()) values.push_back(s.text(0));
+    return values;
+}
+
+std::optional<Worker> SqliteStorage::find_worker(int64_t id) {
+    static const std::string sql = std::string(kWorkerSelect) + "WHERE id = ?";
+    Statement& s = db_.prepare(sql);
+    s.bind(id);
+    if (!s.step()) return std::nullopt;
+    Worker w = read_worker_row(s);
+    w.uci_engines = read_json_array(s.text(6));
+    return w;
+}
+
+void SqliteStorage::touch_worker(int64_t id, int64_t now_ms) {
+    db_.prepare("UPDATE workers SET last_seen_ms = ? WHERE id = ?").bind(now_ms, id).run();
+}
+
+void SqliteStorage::set_worker_lease(int64_t id, int64_t lease_id, int64_t held) {
+    if (lease_id != 0)
+        db_.prepare("UPDATE workers SET lease_id = ? WHERE id = ?").bind(lease_id, id).run();
+    else
+        db_.prepare("UPDATE workers SET lease_id = 0 WHERE id = ? AND lease_id = ?")
+            .bind(id, held)
+            .run();
+}
+
+void SqliteStorage::add_worker_games(int64_t id, int64_t games) {
+    db_.prepare("UPDATE workers SET games = games + ? WHERE id = ?").bind(games, id).run();
+}
+
+std::vector<WorkerSummary> SqliteStorage::list_workers(int64_t seen_since_ms) {
+    Statement& s = db_.prepare(
+        "SELECT w.id, w.token_id, w.name, w.cores, w.memory_mb, w.concurrency, w.uci_engines, "
+        "w.build, w.registered_ms, w.last_seen_ms, w.lease_id, w.games, "
+        "(SELECT run_id FROM batches WHERE id = w.lease_id AND state = 'leased') "
+        "FROM workers w WHERE w.last_seen_ms >= ? ORDER BY w.id");
+    s.bind(seen_since_ms);
+    std::vector<WorkerSummary> workers;
+    std::vector<std::string> engines;
+    while (s.step()) {
+        WorkerSummary summary;
+        summary.worker = read_worker_row(s);
+        engines.push_back(s.text(6));
+        summary.run_id = s.int64(12);
+        workers.push_back(std::move(summary));
+    }
+    for (size_t i = 0; i < workers.size(); ++i)
+        workers[i].worker.uci_engines = read_json_array(engines[i]);
+    return workers;
+}
+
+int64_t SqliteStorage::insert_batch(const Batch& b) {
+    db_.prepare(
+           "INSERT INTO batches (run_id, worker_id, first_pair, pairs, cores, state, "
+           "pairs_reported, reported, last_sequence, created_ms, expires_ms, ended_ms) "
+           "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+        .bind(b.run_id, b.worker_id, b.first_pair, b.pairs, b.cores, batch_state_name(b.state),
+              b.pairs_reported,
+              Blob{std::string_view(reinterpret_cast<const char*>(b.reported.data()),
+                                    b.reported.size())},
+              b.last_sequence, b.created_ms, b.expires_ms, b.ended_ms)
+        .run();
+    return db_.last_insert_rowid();
+}
+
+std::vector<Batch> SqliteStorage::read_batches(Statement& s) {
+    std::vector<Batch> batches;
+    while (s.step()) {
+        Batch b;
+        b.id = s.int64(0);
+        b.run_id = s.int64(1);
+        b.worker_id = s.int64(2);
+        b.first_pair = uint64_t(s.int64(3));
+        b.pairs = uint32_t(s.int64(4));
+        b.state = *parse_batch_state(s.text(5));
+        b.pairs_reported = uint32_t(s.int64(6));
+        const std::string bitmap = s.blob(7);
+        b.reported.assign(bitmap.begin(), bitmap.end());
+        b.reported.resize((b.pairs + 7) / 8);
+        b.last_sequence = uint32_t(s.int64(8));
+        b.created_ms = s.int64(9);
+        b.expires_ms = s.int64(10);
+        b.ended_ms = s.int64(11);
+        b.cores = int(s.int64(12));
+        batches.push_back(std::move(b));
+    }
+    return batches;
+}
+
+std::optional<Batch> SqliteStorage::find_batch(int64_t id) {
+    Statement& s = db_.prepare(BATCH_SELECT "WHERE id = ?");
+    s.bind(id);
+    auto batches = read_batches(s);
+    if (batches.empty()) return std::nullopt;
+    return std::move(batches.front());
+}
+
+void SqliteStorage::update_batch(const Batch& b) {
+    db_.prepare(
+           "UPDATE batches SET state = ?, pairs_reported = ?, reported = ?, last_sequence = ?, "
+           "expires_ms = ?, ended_ms = ? WHERE id = ?")
+        .bind(batch_state_name(b.state), b.pairs_reported,
+              Blob{std::string_view(reinterpret_cast<const char*>(b.reported.data()),
+                                    b.reported.size())},
+              b.last_sequence, b.expires_ms, b.ended_ms, b.id)
+        .run();
+}
+
+std::vector<Batch> SqliteStorage::leased_batches_expiring_before(int64_t time_ms) {
+    Statement& s = db_.prepare(BATCH_SELECT "WHERE state = 'leased' AND expires_ms < ?");
+    s.bind(time_ms);
+    return read_batches(s);
+}
+
+std::vector<Batch> SqliteStorage::leased_batches_of_run(int64_t run_id) {
+    Statement& s = db_.prepare(BATCH_SELECT "WHERE run_id = ? AND state = 'leased'");
+    s.bind(run_id);
+    return read_batches(s);
+}
+
+void SqliteStorage::extend_leases(int64_t time_ms) {
+    db_.prepare("UPDATE batches SET expires_ms = ? WHERE state = 'leased' AND expires_ms < ?")
+        .bind(time_ms, time_ms)
+        .run();
+}
+
+std::optional<std::string> SqliteStorage::find_report_digest(int64_t batch_id, uint32_t sequence) {
+    Statement& s = db_.prepare("SELECT digest FROM results WHERE batch_id = ? AND sequence = ?");
+    s.bind(batch_id, sequence);
+    if (!s.step()) return std::nullopt;
+    return s.text(0);
+}
+
+void SqliteStorage::insert_report(const ReportRecord& r) {
+    const auto& p = r.counts.penta.counts;
+    db_.prepare(
+           "INSERT INTO results (batch_id, sequence, run_id, worker_id, pairs, wins, draws, "
+           "losses, ll, ld, dd_wl, wd, ww, digest, received_ms) "
+           "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+        .bind(r.batch_id, r.sequence, r.run_id, r.worker_id, r.counts.pairs, r.counts.wins,
+              r.counts.draws, r.counts.losses, p[0], p[1], p[2], p[3], p[4], r.digest,
+              r.received_ms)
+        .run();
+}
+
+void SqliteStorage::insert_game(const StoredGame& g) {
+    const std::string pgn = compress(g.pgn);
+    db_.prepare(
+           "INSERT INTO games (run_id, game, batch_id, worker_id, outcome, test_white, pgn) "
+           "VALUES (?, ?, ?, ?, ?, ?, ?)")
+        .bind(g.run_id, g.game, g.batch_id, g.worker_id, outcome_name(g.outcome), g.test_white,
+              Blob{pgn})
+        .run();
+}
+
+std::vector<StoredGame> SqliteStorage::list_games(int64_t run_id, uint64_t start_game,
+                                                  int max_games) {
+    Statement& s = db_.prepare(
+        "SELECT game, batch_id, worker_id, outcome, test_white, pgn FROM games "
+        "WHERE run_id = ? AND game >= ? ORDER BY game LIMIT ?");
+    s.bind(run_id, start_game, max_games);
+    std::vector<StoredGame> games;
+    while (s.step()) {
+        StoredGame g;
+        g.run_id = run_id;
+        g.game = uint64_t(s.int64(0));
+        g.batch_id = s.int64(1);
+        g.worker_id = s.int64(2);
+        g.outcome = parse_outcome(s.text(3)).value_or(Outcome::Draw);
+        g.test_white = s.int64(4) != 0;
+        auto pgn = decompress(s.blob(5));
+        if (!pgn) throw StorageError("damaged PGN of game " + std::to_string(g.game));
+        g.pgn = std::move(*pgn);
+        games.push_back(std::move(g));
+    }
+    return games;
+}
+
+void SqliteStorage::insert_bench_mismatch(const BenchMismatch& m) {
+    db_.prepare(
+           "INSERT INTO bench_mismatches (worker_id, version_id, expected, computed, message, "
+           "created_ms) VALUES (?, ?, ?, ?, ?, ?)")
+        .bind(m.worker_id, m.version_id, m.expected, m.computed, m.message, m.created_ms)
+        .run();
+}
+
+std::vector<BenchMismatch> SqliteStorage::bench_mismatches_of_run(int64_t run_id) {
+    Statement& s = db_.prepare(
+        "SELECT m.worker_id, m.version_id, v.name, m.expected, m.computed, m.message, "
+        "m.created_ms FROM bench_mismatches m JOIN versions v ON v.id = m.version_id "
+        "JOIN runs r ON r.id = ? AND m.version_id IN (r.test_version_id, r.base_version_id) "
+        "ORDER BY m.id");
+    s.bind(run_id);
+    std::vector<BenchMismatch> mismatches;
+    while (s.step()) {
+        BenchMismatch m;
+        m.worker_id = s.int64(0);
+        m.version_id = s.int64(1);
+        m.version = s.text(2);
+        m.expected = uint64_t(s.int64(3));
+        m.computed = uint64_t(s.int64(4));
+        m.message = s.text(5);
+        m.created_ms = s.int64(6);
+        mismatches.push_back(std::move(m));
+    }
+    return mismatches;
+}
+
+std::vector<int64_t> SqliteStorage::refused_versions(int64_t worker_id) {
+    Statement& s =
+        db_.prepare("SELECT DISTINCT version_id FROM bench_mismatches WHERE worker_id = ?");
+    s.bind(worker_id);
+    std::vector<int64_t> versions;
+    while (s.step()) versions.push_back(s.int64(0));
+    return versions;
+}
+
+}  // namespace sparring::coordinator

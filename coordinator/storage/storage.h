@@ -1,0 +1,131 @@
+// The coordinator's storage interface: transactions and the reads and writes the core needs.
+// SqliteStorage implements it; each instance is one connection used by one thread.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "coordinator/domain/types.h"
+
+namespace sparring::coordinator {
+
+class Storage {
+  public:
+    virtual ~Storage() = default;
+
+    // Starts a transaction; a write transaction takes the write lock at once.
+    virtual void begin(bool write) = 0;
+    virtual void commit() = 0;
+    virtual void rollback() = 0;
+    // Marks a point inside the transaction that rollback_to_savepoint returns to.
+    virtual void savepoint() = 0;
+    virtual void release_savepoint() = 0;
+    virtual void rollback_to_savepoint() = 0;
+
+    virtual int64_t insert_token(const Token& token, std::string_view hash) = 0;
+    // Returns the unrevoked token with this hash.
+    virtual std::optional<Token> find_token(std::string_view hash) = 0;
+    virtual std::vector<Token> list_tokens() = 0;
+    // Revokes a token; returns false if there is no such token.
+    virtual bool revoke_token(int64_t id) = 0;
+
+    virtual int64_t insert_version(const Version& version) = 0;
+    virtual std::optional<Version> find_version(int64_t id) = 0;
+    virtual std::optional<Version> find_version(std::string_view name) = 0;
+    virtual std::vector<Version> list_versions() = 0;
+
+    // Inserts a run with its book.
+    virtual int64_t insert_run(const Run& run) = 0;
+    virtual std::optional<Run> find_run(int64_t id) = 0;
+    // Returns runs in the given states (all when empty), newest first.
+    virtual std::vector<Run> list_runs(const std::vector<RunState>& states, int limit) = 0;
+    virtual Book load_book(int64_t run_id) = 0;
+    // Writes a run's state, result, progress, counts and statistics.
+    virtual void update_run(const Run& run) = 0;
+
+    // Adds a range of pairs back to a run's pool.
+    virtual void insert_free_pairs(int64_t run_id, PairRange range) = 0;
+    // Removes up to max_count pairs from the start of a run's lowest free range.
+    virtual std::optional<PairRange> take_free_pairs(int64_t run_id, uint64_t max_count) = 0;
+    virtual void delete_free_pairs(int64_t run_id) = 0;
+
+    virtual int64_t insert_worker(const Worker& worker) = 0;
+    virtual std::optional<Worker> find_worker(int64_t id) = 0;
+    virtual void touch_worker(int64_t id, int64_t now_ms) = 0;
+    // Records the batch a worker holds; a clear (lease_id 0) applies only if it held `held`.
+    virtual void set_worker_lease(int64_t id, int64_t lease_id, int64_t held) = 0;
+    virtual void add_worker_games(int64_t id, int64_t games) = 0;
+    // Returns workers seen since the given time, with the run each plays now.
+    virtual std::vector<WorkerSummary> list_workers(int64_t seen_since_ms) = 0;
+
+    virtual int64_t insert_batch(const Batch& batch) = 0;
+    virtual std::optional<Batch> find_batch(int64_t id) = 0;
+    virtual void update_batch(const Batch& batch) = 0;
+    virtual std::vector<Batch> leased_batches_expiring_before(int64_t time_ms) = 0;
+    virtual std::vector<Batch> leased_batches_of_run(int64_t run_id) = 0;
+    // Moves the expiry of every leased batch to at least time_ms.
+    virtual void extend_leases(int64_t time_ms) = 0;
+
+    // Returns the digest of a recorded report, if recorded.
+    virtual std::optional<std::string> find_report_digest(int64_t batch_id, uint32_t sequence) = 0;
+    virtual void insert_report(const ReportRecord& report) = 0;
+    virtual void insert_game(const StoredGame& game) = 0;
+    // Returns up to max_games of a run's games numbered from start_game on, in order.
+    virtual std::vector<StoredGame> list_games(int64_t run_id, uint64_t start_game,
+                                               int max_games) = 0;
+
+    virtual void insert_bench_mismatch(const BenchMismatch& mismatch) = 0;
+    // Returns the mismatches recorded against either version of a run.
+    virtual std::vector<BenchMismatch> bench_mismatches_of_run(int64_t run_id) = 0;
+    // Returns the versions a worker refused because of their bench signature.
+    virtual std::vector<int64_t> refused_versions(int64_t worker_id) = 0;
+
+    // Records a tuning run's parameters, values and verification settings.
+    virtual void insert_tune(const TuneState& state) = 0;
+    // Returns a tuning run's state; nullopt for a run that tunes nothing.
+    virtual std::optional<TuneState> find_tune(int64_t run_id) = 0;
+    // Writes a tuning run's values, pairs applied, tuned version and verification run.
+    virtual void update_tune(const TuneState& state) = 0;
+    virtual void insert_tune_point(int64_t run_id, const TunePoint& point) = 0;
+    // Returns a tuning run's recorded points, in order of pairs.
+    virtual std::vector<TunePoint> list_tune_points(int64_t run_id) = 0;
+    // Records the values a tuning batch draws its perturbations from.
+    virtual void insert_batch_theta(int64_t batch_id, const std::vector<double>& theta) = 0;
+    virtual std::optional<std::vector<double>> find_batch_theta(int64_t batch_id) = 0;
+    // Returns the tuning run a regression run verifies, if any.
+    virtual std::optional<int64_t> find_tune_of_verification(int64_t run_id) = 0;
+
+    // Records a generation run's settings.
+    virtual void insert_generate(const GenerateState& state) = 0;
+    // Returns a generation run's settings and positions stored; nullopt for other runs.
+    virtual std::optional<GenerateState> find_generate(int64_t run_id) = 0;
+    // Stores one game's labelled positions and adds them to its run's count.
+    virtual void insert_positions(int64_t run_id, const StoredPositions& positions) = 0;
+    // Returns the positions of up to max_games of a run's games from start_game on, in order.
+    virtual std::vector<StoredPositions> list_positions(int64_t run_id, uint64_t start_game,
+                                                        int max_games) = 0;
+
+    // Records a training run's settings.
+    virtual void insert_train(const TrainState& state) = 0;
+    // Returns a training run with its loss curve; nullopt for other runs.
+    virtual std::optional<TrainState> find_train(int64_t run_id) = 0;
+    // Writes a training run's progress and result (not its loss curve).
+    virtual void update_train(const TrainState& state) = 0;
+    // Records the loss after an epoch; the first epoch of a restarted training clears them.
+    virtual void insert_train_loss(int64_t run_id, int epoch, double loss) = 0;
+    virtual void delete_train_loss(int64_t run_id) = 0;
+
+    // Records a chain's settings (its generations are saved one by one).
+    virtual void insert_chain(const ChainState& state) = 0;
+    // Returns a chain with its generations; nullopt for other runs.
+    virtual std::optional<ChainState> find_chain(int64_t run_id) = 0;
+    // Inserts or replaces a generation of a chain.
+    virtual void save_chain_generation(int64_t run_id, const ChainGeneration& generation) = 0;
+    // Returns the chain that started a run, if any.
+    virtual std::optional<int64_t> find_chain_of_child(int64_t run_id) = 0;
+};
+
+}  // namespace sparring::coordinator
