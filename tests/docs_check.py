@@ -130,7 +130,8 @@ BRACKET_DEFAULT = re.compile(r"^[ =]?(?:[^\s\[]+\s+)?\[([^\]]*)\]")
 TEXT_DEFAULT = re.compile(r"\(default (\S+?)(?=[;)]|: )")
 PLACEHOLDER = re.compile(r"^[A-Z][A-Z0-9_,.:|+-]*$|\.\.\.|…")
 SECTION = re.compile(r"^\s*(sub)?commands:?\s*$", re.IGNORECASE)
-ENTRY = re.compile(r"^\s+([a-z][a-z0-9-]*)(\s|$)")
+# A command entry is indented by a few spaces; deeper lines continue a wrapped description.
+ENTRY = re.compile(r"^ {1,4}([a-z][a-z0-9-]*)(\s|$)")
 
 
 def run_help(argv):
