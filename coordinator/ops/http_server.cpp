@@ -37,6 +37,13 @@ HttpServer::HttpServer(Options options) : options_(std::move(options)) {
     // Answered before any body is read: httplib refuses a POST without a length with 400.
     server_.set_pre_routing_handler([this](const httplib::Request& request,
                                            httplib::Response& response) {
+        size_t header_bytes = request.target.size();
+        for (const auto& [name, value] : request.headers)
+            header_bytes += name.size() + value.size();
+        if (header_bytes > options_.max_header_bytes) {
+            response.status = 431;
+            return httplib::Server::HandlerResponse::Handled;
+        }
         if (request.method == "GET" || request.method == "HEAD" || !get_paths_.count(request.path))
             return httplib::Server::HandlerResponse::Unhandled;
         response.status = 405;

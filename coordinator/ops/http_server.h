@@ -22,6 +22,8 @@ class HttpServer {
         std::chrono::seconds write_timeout{5};  // per write of a response
         std::chrono::seconds keep_alive{2};     // an idle connection holds a thread this long
         size_t max_body_bytes = 64 * 1024;
+        // Request line and headers together; httplib itself stops any one line at 8 KiB.
+        size_t max_header_bytes = 16 * 1024;
     };
     using Handler = std::function<void(const httplib::Request&, httplib::Response&)>;
 

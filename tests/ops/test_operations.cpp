@@ -289,6 +289,20 @@ TEST_F(OperationsTest, SlowClientDoesNotDelayAnotherScrape) {
     EXPECT_TRUE(response.starts_with("HTTP/1.1 200 OK\r\n")) << "the slow client is served too";
 }
 
+TEST_F(OperationsTest, OversizedRequestHeadersAreRefused) {
+    const int port = free_port();
+    cluster = std::make_unique<Cluster>(
+        std::vector<std::string>{"--metrics-listen", "127.0.0.1:" + std::to_string(port)});
+    std::string many;
+    for (int i = 0; i < 200; ++i)
+        many += "\r\nX-" + std::to_string(i) + ": " + std::string(100, 'a');
+    EXPECT_TRUE(http(port, "GET /metrics HTTP/1.1" + many).starts_with("HTTP/1.1 431 "));
+    EXPECT_TRUE(http(port, "GET /metrics HTTP/1.1\r\nX-Long: " + std::string(10000, 'a'))
+                    .starts_with("HTTP/1.1 400 "));
+    EXPECT_TRUE(http(port, "GET /metrics HTTP/1.1" + many.substr(0, 5000))
+                    .starts_with("HTTP/1.1 200 OK\r\n"));
+}
+
 TEST_F(OperationsTest, EnvironmentVariablesConfigureTheCoordinator) {
     const int port = free_port();
     setenv("SPARRING_METRICS_LISTEN", ("127.0.0.1:" + std::to_string(port)).c_str(), 1);
