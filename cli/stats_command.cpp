@@ -2,7 +2,9 @@
 // command line, as text or JSON.
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <sstream>
 #include <stdexcept>
@@ -91,11 +93,14 @@ std::string fixed(double x, int decimals) {
     return buffer;
 }
 
-// Formats a number for JSON with ten significant digits.
-std::string json_number(double x) {
+// Returns a number with ten significant digits, as the JSON output shows it: whole numbers
+// without a fraction, as printf's %g writes them.
+nlohmann::ordered_json json_number(double x) {
     char buffer[64];
     std::snprintf(buffer, sizeof buffer, "%.10g", x);
-    return buffer;
+    const double rounded = std::strtod(buffer, nullptr);
+    if (std::abs(rounded) < 1e10 && rounded == std::trunc(rounded)) return int64_t(rounded);
+    return rounded;
 }
 
 // Prints the results as aligned text.
@@ -126,36 +131,32 @@ void print_text(const Counts& counts, const st::EloEstimate& e,
     std::cout << out.str();
 }
 
-// Prints the results as one JSON object.
+// Prints the results as one JSON object (non-finite numbers as null).
 void print_json(const Counts& counts, const st::EloEstimate& e,
                 const std::optional<st::SprtParams>& params, const st::SprtResult& r) {
-    std::ostringstream out;
-    out << "{";
-    if (counts.penta) {
-        const auto& c = counts.penta->counts;
-        out << "\"penta\":[" << c[0] << "," << c[1] << "," << c[2] << "," << c[3] << "," << c[4]
-            << "],";
-    } else {
-        out << "\"wdl\":[" << counts.wdl->wins << "," << counts.wdl->draws << ","
-            << counts.wdl->losses << "],";
-    }
-    out << "\"games\":" << e.games << ",\"pairs\":" << e.pairs
-        << ",\"score\":" << json_number(e.score) << ",\"elo\":" << json_number(e.elo)
-        << ",\"elo_low\":" << json_number(e.elo_low) << ",\"elo_high\":" << json_number(e.elo_high)
-        << ",\"los\":" << json_number(e.los) << ",\"nelo\":" << json_number(e.nelo)
-        << ",\"nelo_low\":" << json_number(e.nelo_low)
-        << ",\"nelo_high\":" << json_number(e.nelo_high);
+    nlohmann::ordered_json out;
+    if (counts.penta)
+        out["penta"] = counts.penta->counts;
+    else
+        out["wdl"] = {counts.wdl->wins, counts.wdl->draws, counts.wdl->losses};
+    out["games"] = e.games;
+    out["pairs"] = e.pairs;
+    const std::pair<const char*, double> estimates[] = {
+        {"score", e.score}, {"elo", e.elo},   {"elo_low", e.elo_low},   {"elo_high", e.elo_high},
+        {"los", e.los},     {"nelo", e.nelo}, {"nelo_low", e.nelo_low}, {"nelo_high", e.nelo_high}};
+    for (const auto& [key, value] : estimates) out[key] = json_number(value);
     if (params) {
-        out << ",\"sprt\":{\"model\":\"" << st::model_name(params->model)
-            << "\",\"elo0\":" << json_number(params->elo0)
-            << ",\"elo1\":" << json_number(params->elo1)
-            << ",\"alpha\":" << json_number(params->alpha)
-            << ",\"beta\":" << json_number(params->beta) << ",\"llr\":" << json_number(r.llr)
-            << ",\"lower\":" << json_number(r.lower) << ",\"upper\":" << json_number(r.upper)
-            << ",\"state\":\"" << st::state_name(r.state) << "\"}";
+        nlohmann::ordered_json sprt;
+        sprt["model"] = std::string(st::model_name(params->model));
+        const std::pair<const char*, double> values[] = {
+            {"elo0", params->elo0}, {"elo1", params->elo1}, {"alpha", params->alpha},
+            {"beta", params->beta}, {"llr", r.llr},         {"lower", r.lower},
+            {"upper", r.upper}};
+        for (const auto& [key, value] : values) sprt[key] = json_number(value);
+        sprt["state"] = std::string(st::state_name(r.state));
+        out["sprt"] = std::move(sprt);
     }
-    out << "}\n";
-    std::cout << out.str();
+    std::cout << out.dump() << "\n";
 }
 
 // Computes and prints the statistics of the counts on the command line.

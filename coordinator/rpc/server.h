@@ -11,13 +11,13 @@
 #include <thread>
 
 #include "coordinator/domain/core.h"
-#include "coordinator/storage/executor.h"
-#include "coordinator/ops/metrics.h"
-#include "coordinator/ops/metrics_http.h"
 #include "coordinator/domain/run_events.h"
-#include "coordinator/rpc/services.h"
-#include "coordinator/storage/sqlite.h"
 #include "coordinator/domain/trainer.h"
+#include "coordinator/ops/http_server.h"
+#include "coordinator/ops/metrics.h"
+#include "coordinator/rpc/services.h"
+#include "coordinator/storage/executor.h"
+#include "coordinator/storage/sqlite.h"
 
 namespace sparring::coordinator {
 
@@ -28,7 +28,7 @@ class Server {
         std::string listen = "127.0.0.1:50051";  // port 0 picks a free port
         std::string tls_cert_file;               // with tls_key_file: serve TLS
         std::string tls_key_file;
-        std::string metrics_listen;  // HOST:PORT of the Prometheus endpoint; empty: none
+        std::string metrics_listen;  // HOST:PORT of the HTTP endpoint (/metrics); empty: none
         std::string health_listen;   // HOST:PORT of a plaintext health-only gRPC port; empty: none
         Core::Options core;
         int maintenance_interval_ms = 1000;      // lease expiry and WAL checkpoint period
@@ -43,8 +43,8 @@ class Server {
 
     // Starts serving; returns the port bound. Throws std::runtime_error if it cannot listen.
     int start();
-    // Returns the port of the metrics endpoint, 0 when there is none.
-    int metrics_port() const { return metrics_endpoint_ ? metrics_endpoint_->port() : 0; }
+    // Returns the port of the HTTP endpoint, 0 when there is none.
+    int metrics_port() const { return http_server_ ? http_server_->port() : 0; }
     // Stops accepting calls, finishes those in flight and stops the maintenance timer.
     void shutdown();
     // Blocks until shutdown() has completed.
@@ -55,6 +55,8 @@ class Server {
     void maintenance_loop();
     // Returns the metrics, with the database's gauges read in a read transaction.
     std::string render_metrics();
+    // Answers GET /metrics: the metrics, or 503 when the database cannot be read.
+    void serve_metrics(httplib::Response& response);
 
     Options options_;
     Core core_;
@@ -68,7 +70,7 @@ class Server {
     std::unique_ptr<UserServiceImpl> user_service_;
     std::unique_ptr<grpc::Server> server_;
     std::unique_ptr<grpc::Server> health_server_;
-    std::unique_ptr<MetricsEndpoint> metrics_endpoint_;
+    std::unique_ptr<HttpServer> http_server_;
     std::mutex mutex_;
     std::condition_variable stop_;
     bool stopping_ = false;
