@@ -120,6 +120,10 @@ LeaseSession::End LeaseSession::play(const PlayPairs& play_pairs) {
     Backoff backoff(options_.first_backoff, options_.max_backoff, options_.seed);
     std::optional<End> end;  // set when the lease is abandoned: nothing more is reported
     std::string refusal;     // why a report was refused, for the hand-back
+    // Past the lease's time the games stop, but finished pairs are still reported: a
+    // coordinator that was down rather than cut off resumes its leases when it restarts.
+    bool expired = false;
+    bool kept_after_expiry = false;  // a report was acknowledged after the expiry
     bool shutting_down = false;
     for (;;) {
         uint64_t seen = 0;
@@ -154,6 +158,7 @@ LeaseSession::End LeaseSession::play(const PlayPairs& play_pairs) {
                 in_flight.reset();
                 last_report = clock_.now();
                 backoff.reset();
+                kept_after_expiry = expired;
                 extend(response.expires_unix_ms());
                 if (response.stop()) end = End::Stopped;
             } else if (outcome.kind == CallOutcome::Kind::Transient) {
@@ -174,9 +179,10 @@ LeaseSession::End LeaseSession::play(const PlayPairs& play_pairs) {
             if (send_heartbeat() && !end) end = End::Stopped;
             next_heartbeat = clock_.now() + options_.heartbeat_interval;
         }
-        if (!end && expires_at_ && clock_.now() >= *expires_at_) {
-            log_(name + " expired with nothing acknowledged in time; stopping it");
-            end = End::Expired;
+        if (!end && !expired && expires_at_ && clock_.now() >= *expires_at_) {
+            log_(name + " expired with nothing acknowledged in time; stopping its games");
+            expired = true;
+            cancel_ = true;
         }
         if (!end && give_up && clock_.now() >= *give_up) {
             log_("shutdown grace over with results unacknowledged; the lease will expire");
@@ -189,7 +195,7 @@ LeaseSession::End LeaseSession::play(const PlayPairs& play_pairs) {
         // Sleeps until the next thing due, or until a pair, the end of play or shutdown.
         Clock::TimePoint wake = next_heartbeat;
         if (!end) {
-            if (expires_at_) wake = std::min(wake, *expires_at_);
+            if (expires_at_ && !expired) wake = std::min(wake, *expires_at_);
             if (give_up) wake = std::min(wake, *give_up);
             if (in_flight)
                 wake = std::min(wake, retry_at);
@@ -215,6 +221,13 @@ LeaseSession::End LeaseSession::play(const PlayPairs& play_pairs) {
     if (shutting_down) {
         hand_back(v1::RELEASE_REASON_SHUTDOWN, 0, 0, "worker shutting down");
         return End::ShutDown;
+    }
+    if (expired) {
+        // The coordinator still holds the lease: its unplayed pairs go back to the pool now.
+        if (kept_after_expiry)
+            hand_back(v1::RELEASE_REASON_ENGINE_FAILURE, 0, 0,
+                      name + " expired on the worker while the coordinator was unreachable");
+        return End::Expired;
     }
     const size_t pairs = lease_.has_generate() ? size_t(lease_.generate().game_openings_size() / 2)
                                                : size_t(lease_.openings_size());

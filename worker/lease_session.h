@@ -54,7 +54,7 @@ class LeaseSession {
         Done,       // every pair reported
         Stopped,    // the coordinator no longer wants the lease
         Refused,    // a report was refused; the lease was handed back
-        Expired,    // nothing was acknowledged within the lease's time
+        Expired,    // nothing was acknowledged within the lease's time: the games stopped
         Failed,     // an engine failed; the lease was handed back
         ShutDown,   // finished pairs reported, the rest handed back
         GraceOver,  // shutting down, the grace ran out with results unacknowledged

@@ -41,6 +41,7 @@ class FakeCoordinator final : public LeaseCoordinator {
                        v1::ReportResultsResponse* response) override {
         std::lock_guard lock(mutex_);
         reports_.push_back(request);
+        if (!reachable_) return {Kind::Transient, "unreachable"};
         std::optional<Fault> fault;
         if (!report_faults_.empty()) {
             fault = report_faults_.front();
@@ -65,6 +66,7 @@ class FakeCoordinator final : public LeaseCoordinator {
                           v1::HeartbeatResponse* response) override {
         std::lock_guard lock(mutex_);
         heartbeats_.push_back({clock_.now(), request});
+        if (!reachable_) return {Kind::Transient, "unreachable"};
         if (heartbeat_kind_ != Kind::Ok) return {heartbeat_kind_, "unreachable"};
         if (stop_in_heartbeat_)
             for (int64_t id : request.lease_ids()) response->add_stop_lease_ids(id);
@@ -76,6 +78,7 @@ class FakeCoordinator final : public LeaseCoordinator {
                         v1::ReleaseLeaseResponse* response) override {
         std::lock_guard lock(mutex_);
         releases_.push_back(request);
+        if (!reachable_) return {Kind::Transient, "unreachable"};
         if (!release_faults_.empty()) {
             const Kind kind = release_faults_.front();
             release_faults_.pop_front();
@@ -85,6 +88,11 @@ class FakeCoordinator final : public LeaseCoordinator {
         return {};
     }
 
+    // Makes every call fail transiently, or lets them through again.
+    void set_reachable(bool reachable) {
+        std::lock_guard lock(mutex_);
+        reachable_ = reachable;
+    }
     void fail_reports(std::initializer_list<Fault> faults) {
         std::lock_guard lock(mutex_);
         report_faults_.insert(report_faults_.end(), faults);
@@ -124,6 +132,7 @@ class FakeCoordinator final : public LeaseCoordinator {
     mutable std::mutex mutex_;
     std::deque<Fault> report_faults_;
     std::deque<Kind> release_faults_;
+    bool reachable_ = true;
     Kind heartbeat_kind_ = Kind::Ok;
     bool stop_in_heartbeat_ = false;
     bool stop_in_report_ = false;
@@ -194,6 +203,17 @@ class LeaseSessionTest : public ::testing::Test {
         options_.seed = 1;
     }
 
+    // Ends a session a failed test left running, so that the failure does not hang.
+    ~LeaseSessionTest() override {
+        if (finished()) return;
+        session_->shut_down();
+        coordinator_.set_reachable(true);
+        for (int tick = 0; tick < 1000 && !finished(); ++tick) {
+            clock_.advance(1s);
+            std::this_thread::sleep_for(1ms);
+        }
+    }
+
     // Starts playing the lease's three pairs on a thread of its own.
     void start() {
         session_.emplace(lease_, options_, coordinator_, clock_, [this](const std::string& line) {
@@ -208,7 +228,9 @@ class LeaseSessionTest : public ::testing::Test {
         return end_.get();
     }
     // Returns whether play() has returned.
-    bool finished() const { return end_.wait_for(0s) == std::future_status::ready; }
+    bool finished() const {
+        return !end_.valid() || end_.wait_for(0s) == std::future_status::ready;
+    }
     // Returns once the session waits with nothing to do (or has ended).
     bool settle() {
         return clock_.settle([this] { return finished(); });
@@ -398,6 +420,25 @@ TEST_F(LeaseSessionTest, LeaseExpiresWithoutAcknowledgementsAndPlayStops) {
     EXPECT_TRUE(games_.cancelled());
     EXPECT_EQ(coordinator_.heartbeats().size(), 3u);
     EXPECT_TRUE(coordinator_.releases().empty());
+}
+
+TEST_F(LeaseSessionTest, ExpiredLeaseStillReportsItsFinishedPairs) {
+    // A coordinator that was down, not cut off, resumes its leases on restart: the finished
+    // pair is counted, and the pairs the stopped games did not play are handed back.
+    lease_.set_expires_unix_ms(clock_.unix_ms() + 30'000);
+    coordinator_.set_reachable(false);
+    games_.allow(1);
+    start();
+    ASSERT_TRUE(eventually([&] { return games_.played() == 1; }));
+    for (int second = 0; second < 30; ++second) ASSERT_TRUE(step(1s));
+    EXPECT_TRUE(eventually([&] { return games_.cancelled(); }));
+    coordinator_.set_reachable(true);
+    for (int second = 0; second < 40 && !finished(); ++second) ASSERT_TRUE(step(1s));
+    EXPECT_EQ(ended(), End::Expired);
+    EXPECT_EQ(coordinator_.counted(), (std::vector<uint32_t>{0}));
+    const auto releases = coordinator_.releases();
+    ASSERT_EQ(releases.size(), 1u);
+    EXPECT_EQ(releases[0].reason(), v1::RELEASE_REASON_ENGINE_FAILURE);
 }
 
 TEST_F(LeaseSessionTest, AcknowledgedHeartbeatsKeepTheLeaseAlive) {
