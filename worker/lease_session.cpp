@@ -13,7 +13,8 @@ LeaseSession::LeaseSession(const v1::Lease& lease, Options options, LeaseCoordin
       options_(options),
       coordinator_(coordinator),
       clock_(clock),
-      log_(std::move(log)) {
+      log_(std::move(log)),
+      backoff_(options.first_backoff, options.max_backoff, options.seed) {
     extend(lease.expires_unix_ms());
 }
 
@@ -86,6 +87,101 @@ void LeaseSession::hand_back(v1::ReleaseReason reason, int64_t version_id, uint6
         log_("could not hand back " + name + ": " + outcome.error + "; it will expire");
 }
 
+void LeaseSession::take_report(bool now_or_never) {
+    if (in_flight_ || finished_.empty() || end_) return;
+    if (!now_or_never && clock_.now() - last_report_ < options_.report_interval) return;
+    in_flight_.emplace();
+    in_flight_->set_worker_id(options_.worker_id);
+    in_flight_->set_lease_id(lease_.lease_id());
+    in_flight_->set_sequence(++sequence_);
+    for (v1::GamePair& pair : finished_) *in_flight_->add_pairs() = std::move(pair);
+    finished_.clear();
+    retry_at_ = clock_.now();
+}
+
+void LeaseSession::send_report() {
+    v1::ReportResultsResponse response;
+    const CallOutcome outcome = coordinator_.report(*in_flight_, &response);
+    const std::string report = "report " + std::to_string(in_flight_->sequence());
+    if (outcome.ok()) {
+        // A duplicate answer means an earlier attempt was counted: acknowledged too.
+        in_flight_.reset();
+        last_report_ = clock_.now();
+        backoff_.reset();
+        kept_after_expiry_ = expired_;
+        extend(response.expires_unix_ms());
+        if (response.stop()) end_ = End::Stopped;
+    } else if (outcome.kind == CallOutcome::Kind::Transient) {
+        log_(report + " not acknowledged (" + outcome.error + "), retrying");
+        retry_at_ = clock_.now() + backoff_.next();
+    } else {
+        log_(report + " refused: " + outcome.error + "; abandoning lease " +
+             std::to_string(lease_.lease_id()));
+        if (outcome.kind == CallOutcome::Kind::LeaseOver) {
+            end_ = End::Stopped;
+        } else {
+            end_ = End::Refused;
+            refusal_ = report + " refused: " + outcome.error;
+        }
+    }
+}
+
+void LeaseSession::keep_time() {
+    // Heartbeats go on after the lease is abandoned: they keep the worker seen.
+    if (clock_.now() >= next_heartbeat_) {
+        if (send_heartbeat() && !end_) end_ = End::Stopped;
+        next_heartbeat_ = clock_.now() + options_.heartbeat_interval;
+    }
+    if (!end_ && !expired_ && expires_at_ && clock_.now() >= *expires_at_) {
+        log_("lease " + std::to_string(lease_.lease_id()) +
+             " expired with nothing acknowledged in time; stopping its games");
+        expired_ = true;
+        cancel_ = true;
+    }
+    if (!end_ && give_up_ && clock_.now() >= *give_up_) {
+        log_("shutdown grace over with results unacknowledged; the lease will expire");
+        end_ = End::GraceOver;
+    }
+    if (end_) cancel_ = true;
+}
+
+Clock::TimePoint LeaseSession::next_wake() const {
+    Clock::TimePoint wake = next_heartbeat_;
+    if (end_) return wake;
+    if (expires_at_ && !expired_) wake = std::min(wake, *expires_at_);
+    if (give_up_) wake = std::min(wake, *give_up_);
+    if (in_flight_) return std::min(wake, retry_at_);
+    if (finished_.empty()) return wake;
+    return std::min(
+        wake, play_done_ || shutdown_ ? clock_.now() : last_report_ + options_.report_interval);
+}
+
+LeaseSession::End LeaseSession::finish(const std::string& play_error, bool shutting_down) {
+    const std::string name = "lease " + std::to_string(lease_.lease_id());
+    if (!play_error.empty() && !end_) {
+        log_(name + " failed: " + play_error);
+        hand_back(v1::RELEASE_REASON_ENGINE_FAILURE, 0, 0, play_error);
+        return End::Failed;
+    }
+    if (end_ == End::Refused) hand_back(v1::RELEASE_REASON_ENGINE_FAILURE, 0, 0, refusal_);
+    if (end_) return *end_;
+    if (shutting_down) {
+        hand_back(v1::RELEASE_REASON_SHUTDOWN, 0, 0, "worker shutting down");
+        return End::ShutDown;
+    }
+    if (expired_) {
+        // The coordinator still holds the lease: its unplayed pairs go back to the pool now.
+        if (kept_after_expiry_)
+            hand_back(v1::RELEASE_REASON_ENGINE_FAILURE, 0, 0,
+                      name + " expired on the worker while the coordinator was unreachable");
+        return End::Expired;
+    }
+    const size_t pairs = lease_.has_generate() ? size_t(lease_.generate().game_openings_size() / 2)
+                                               : size_t(lease_.openings_size());
+    log_(name + " done: " + std::to_string(pairs) + " pairs reported");
+    return End::Done;
+}
+
 LeaseSession::End LeaseSession::play(const PlayPairs& play_pairs) {
     std::string play_error;
     std::thread player([&] {
@@ -110,20 +206,8 @@ LeaseSession::End LeaseSession::play(const PlayPairs& play_pairs) {
         wake_.notify_all();
     });
 
-    const std::string name = "lease " + std::to_string(lease_.lease_id());
-    uint32_t sequence = 0;
-    std::optional<v1::ReportResultsRequest> in_flight;  // kept until acknowledged
-    Clock::TimePoint retry_at = clock_.now();           // of the report in flight
-    Clock::TimePoint last_report = clock_.now();
-    Clock::TimePoint next_heartbeat = clock_.now() + options_.heartbeat_interval;
-    std::optional<Clock::TimePoint> give_up;  // set once shutting down
-    Backoff backoff(options_.first_backoff, options_.max_backoff, options_.seed);
-    std::optional<End> end;  // set when the lease is abandoned: nothing more is reported
-    std::string refusal;     // why a report was refused, for the hand-back
-    // Past the lease's time the games stop, but finished pairs are still reported: a
-    // coordinator that was down rather than cut off resumes its leases when it restarts.
-    bool expired = false;
-    bool kept_after_expiry = false;  // a report was acknowledged after the expiry
+    last_report_ = clock_.now();
+    next_heartbeat_ = clock_.now() + options_.heartbeat_interval;
     bool shutting_down = false;
     for (;;) {
         uint64_t seen = 0;
@@ -133,106 +217,22 @@ LeaseSession::End LeaseSession::play(const PlayPairs& play_pairs) {
             seen = events_;
             all_played = play_done_;
             shutting_down = shutdown_;
-            if (!in_flight && !finished_.empty() && !end &&
-                (all_played || shutting_down ||
-                 clock_.now() - last_report >= options_.report_interval)) {
-                in_flight.emplace();
-                in_flight->set_worker_id(options_.worker_id);
-                in_flight->set_lease_id(lease_.lease_id());
-                in_flight->set_sequence(++sequence);
-                for (v1::GamePair& pair : finished_) *in_flight->add_pairs() = std::move(pair);
-                finished_.clear();
-                retry_at = clock_.now();
-            }
+            take_report(all_played || shutting_down);
         }
-        if (shutting_down && !give_up) {
-            give_up = clock_.now() + options_.shutdown_grace;
+        if (shutting_down && !give_up_) {
+            give_up_ = clock_.now() + options_.shutdown_grace;
             cancel_ = true;
         }
-        if (in_flight && !end && clock_.now() >= retry_at) {
-            v1::ReportResultsResponse response;
-            const CallOutcome outcome = coordinator_.report(*in_flight, &response);
-            const std::string report = "report " + std::to_string(in_flight->sequence());
-            if (outcome.ok()) {
-                // A duplicate answer means an earlier attempt was counted: acknowledged too.
-                in_flight.reset();
-                last_report = clock_.now();
-                backoff.reset();
-                kept_after_expiry = expired;
-                extend(response.expires_unix_ms());
-                if (response.stop()) end = End::Stopped;
-            } else if (outcome.kind == CallOutcome::Kind::Transient) {
-                log_(report + " not acknowledged (" + outcome.error + "), retrying");
-                retry_at = clock_.now() + backoff.next();
-            } else {
-                log_(report + " refused: " + outcome.error + "; abandoning " + name);
-                if (outcome.kind == CallOutcome::Kind::LeaseOver) {
-                    end = End::Stopped;
-                } else {
-                    end = End::Refused;
-                    refusal = report + " refused: " + outcome.error;
-                }
-            }
-        }
-        // Heartbeats go on after the lease is abandoned: they keep the worker seen.
-        if (clock_.now() >= next_heartbeat) {
-            if (send_heartbeat() && !end) end = End::Stopped;
-            next_heartbeat = clock_.now() + options_.heartbeat_interval;
-        }
-        if (!end && !expired && expires_at_ && clock_.now() >= *expires_at_) {
-            log_(name + " expired with nothing acknowledged in time; stopping its games");
-            expired = true;
-            cancel_ = true;
-        }
-        if (!end && give_up && clock_.now() >= *give_up) {
-            log_("shutdown grace over with results unacknowledged; the lease will expire");
-            end = End::GraceOver;
-        }
-        if (end) cancel_ = true;
+        if (in_flight_ && !end_ && clock_.now() >= retry_at_) send_report();
+        keep_time();
 
         std::unique_lock lock(mutex_);
-        if (all_played && ((finished_.empty() && !in_flight) || end)) break;
+        if (all_played && ((finished_.empty() && !in_flight_) || end_)) break;
         // Sleeps until the next thing due, or until a pair, the end of play or shutdown.
-        Clock::TimePoint wake = next_heartbeat;
-        if (!end) {
-            if (expires_at_ && !expired) wake = std::min(wake, *expires_at_);
-            if (give_up) wake = std::min(wake, *give_up);
-            if (in_flight)
-                wake = std::min(wake, retry_at);
-            else if (!finished_.empty())
-                wake = std::min(wake, play_done_ || shutdown_
-                                          ? clock_.now()
-                                          : last_report + options_.report_interval);
-        }
-        clock_.wait_until(lock, wake_, wake, [&] { return events_ != seen; });
+        clock_.wait_until(lock, wake_, next_wake(), [&] { return events_ != seen; });
     }
     player.join();
-
-    if (!play_error.empty() && !end) {
-        log_(name + " failed: " + play_error);
-        hand_back(v1::RELEASE_REASON_ENGINE_FAILURE, 0, 0, play_error);
-        return End::Failed;
-    }
-    if (end == End::Refused) {
-        hand_back(v1::RELEASE_REASON_ENGINE_FAILURE, 0, 0, refusal);
-        return End::Refused;
-    }
-    if (end) return *end;
-    if (shutting_down) {
-        hand_back(v1::RELEASE_REASON_SHUTDOWN, 0, 0, "worker shutting down");
-        return End::ShutDown;
-    }
-    if (expired) {
-        // The coordinator still holds the lease: its unplayed pairs go back to the pool now.
-        if (kept_after_expiry)
-            hand_back(v1::RELEASE_REASON_ENGINE_FAILURE, 0, 0,
-                      name + " expired on the worker while the coordinator was unreachable");
-        return End::Expired;
-    }
-    const size_t pairs = lease_.has_generate() ? size_t(lease_.generate().game_openings_size() / 2)
-                                               : size_t(lease_.openings_size());
-    log_(name + " done: " + std::to_string(pairs) + " pairs reported");
-    return End::Done;
+    return finish(play_error, shutting_down);
 }
 
 }  // namespace sparring::worker

@@ -54,7 +54,7 @@ class LeaseSession {
         Done,       // every pair reported
         Stopped,    // the coordinator no longer wants the lease
         Refused,    // a report was refused; the lease was handed back
-        Expired,    // nothing was acknowledged within the lease's time: the games stopped
+        Expired,    // nothing acknowledged within the lease's time: the games stopped
         Failed,     // an engine failed; the lease was handed back
         ShutDown,   // finished pairs reported, the rest handed back
         GraceOver,  // shutting down, the grace ran out with results unacknowledged
@@ -65,7 +65,7 @@ class LeaseSession {
     LeaseSession(const v1::Lease& lease, Options options, LeaseCoordinator& coordinator,
                  Clock& clock, Log log);
 
-    // Plays the lease to its end on a thread of its own, reporting as pairs finish.
+    // Plays the lease to its end on a thread of its own, reporting as pairs finish; once.
     End play(const PlayPairs& play_pairs);
     // Hands the lease back, retrying transient failures until the shutdown grace runs out.
     void hand_back(v1::ReleaseReason reason, int64_t version_id, uint64_t computed_bench,
@@ -80,6 +80,16 @@ class LeaseSession {
     bool send_heartbeat();
     // Waits for duration on the session's clock.
     void sleep(std::chrono::milliseconds duration);
+    // Puts the finished pairs into the next report if one is due (now_or_never: at once).
+    void take_report(bool now_or_never);
+    // Sends the report in flight and acts on the answer.
+    void send_report();
+    // Heartbeats when due, and notices the lease's expiry and the end of the shutdown grace.
+    void keep_time();
+    // Returns when the loop of play() has something to do next, barring events.
+    Clock::TimePoint next_wake() const;
+    // Hands the lease back if the way play ended asks for it; returns that way.
+    End finish(const std::string& play_error, bool shutting_down);
 
     const v1::Lease& lease_;
     Options options_;
@@ -88,6 +98,21 @@ class LeaseSession {
     Log log_;
     std::optional<Clock::TimePoint> expires_at_;  // on this machine's steady clock
     std::atomic<bool> cancel_{false};             // the games abandon the lease
+
+    // The state of play(), touched only by its thread.
+    uint32_t sequence_ = 0;
+    std::optional<v1::ReportResultsRequest> in_flight_;  // kept until acknowledged
+    Clock::TimePoint retry_at_;                          // of the report in flight
+    Clock::TimePoint last_report_;
+    Clock::TimePoint next_heartbeat_;
+    std::optional<Clock::TimePoint> give_up_;  // set once shutting down
+    Backoff backoff_;
+    std::optional<End> end_;  // set when the lease is abandoned: nothing more is reported
+    std::string refusal_;     // why a report was refused, for the hand-back
+    // Past the lease's time the games stop, but finished pairs are still reported: a
+    // coordinator that was down rather than cut off resumes its leases when it restarts.
+    bool expired_ = false;
+    bool kept_after_expiry_ = false;  // a report was acknowledged after the expiry
 
     std::mutex mutex_;
     std::condition_variable wake_;
