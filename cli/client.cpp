@@ -2,7 +2,6 @@
 
 #include <google/protobuf/util/json_util.h>
 
-#include <cstdlib>
 #include <stdexcept>
 
 namespace sparring::cli {
@@ -17,7 +16,7 @@ constexpr Flag kRemoteFlags[] = {
 };
 
 // Returns a flag's value, else the environment variable's, else the fallback.
-std::string flag_or_env(const Args& args, std::string_view flag, const char* env,
+std::string flag_or_env(const Flags& args, std::string_view flag, const char* env,
                         std::string_view fallback) {
     if (args.has(flag)) return args.get_string(flag);
     if (const char* value = std::getenv(env); value && *value) return value;
@@ -32,7 +31,7 @@ std::vector<Flag> with_remote_flags(std::initializer_list<Flag> own) {
     return flags;
 }
 
-RemoteClient::RemoteClient(const Args& args) {
+RemoteClient::RemoteClient(const Flags& args) {
     endpoint_.address = flag_or_env(args, "coordinator", "SPARRING_COORDINATOR", "");
     if (endpoint_.address.empty())
         throw UsageError(

@@ -40,7 +40,7 @@ constexpr Flag TrainFlags[] = {
 };
 
 // Reads the training options from the flags.
-training::TexelOptions texel_options(const Args& args) {
+training::TexelOptions texel_options(const Flags& args) {
     training::TexelOptions options;
     std::string error;
     const auto selection =
@@ -95,7 +95,7 @@ void print_changes(const ParamSet& before, const ParamSet& after) {
 }
 
 // Runs `sparring train`.
-int run_train(const Args& args) {
+int run_train(const Flags& args) {
     if (!args.positional().empty())
         throw UsageError("unexpected argument '" + args.positional().front() + "'");
     const std::string out_path = args.get_string("out");
