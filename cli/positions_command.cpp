@@ -43,8 +43,8 @@ const std::vector<Flag> PositionsFlags = with_remote_flags({
     {"random-plies", "N", "generate: random moves after the book opening", "2"},
     {"seed", "N", "generate: seed of openings and random moves", "1"},
     {"params", "FILE", "generate: the engine's parameter set (JSON)"},
-    {"preset", "NAME", "generate: the engine's preset (default: default)"},
-    {"version", "V", "import: the coordinator's version to record the run with (default: default)"},
+    {"preset", "NAME", "generate: the engine's preset", "default"},
+    {"version", "V", "import: the coordinator's version to record the run with", "default"},
     {"name", "TEXT", "import: where the positions came from (default: the file names)"},
 });
 

@@ -271,7 +271,7 @@ int versions_add(const Flags& args, RemoteClient& client) {
         v.set_bench(uint64_t(args.get_int("bench", 0)));
     } else {
         if (args.has("option")) throw UsageError("--option needs --uci");
-        const std::string preset = args.get_string("preset", "default");
+        const std::string preset = args.get_string("preset");
         const auto overrides = parse_overrides(args.get_string("set", ""));
         v.mutable_builtin()->set_preset(preset);
         for (const auto& [name, value] : overrides)
@@ -477,7 +477,7 @@ int export_games(const Flags& args) {
 
 Command versions_command() {
     static const std::vector<Flag> flags = with_remote_flags({
-        {"preset", "NAME", "add: built-in parameter preset (default: default)"},
+        {"preset", "NAME", "add: built-in parameter preset", "default"},
         {"set", "NAME=V,...", "add: built-in parameters that differ from the preset"},
         {"hash", "MB", "add: hash table of the built-in engine (default: the engine's)"},
         {"uci", "COMMAND", "add: an external UCI engine instead of the built-in one"},
@@ -530,7 +530,7 @@ Command export_command() {
     static const std::vector<Flag> flags = with_remote_flags({
         {"out", "FILE", "write the PGN (positions: the positions) to FILE instead of stdout"},
         {"run", "RUN", "positions: the generation run"},
-        {"format", "F", "positions: fen ('FEN [1.0]'), epd ('c9 \"1-0\";', default) or fen-score"},
+        {"format", "F", "positions: fen ('FEN [1.0]'), epd ('c9 \"1-0\";') or fen-score", "epd"},
     });
     return {"export", "export a run's games as PGN, or a generation run's labelled positions",
             "RUN [--out FILE] | positions --run RUN --out FILE [--format F]", flags, export_games};

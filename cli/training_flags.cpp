@@ -63,7 +63,7 @@ ParamSet base_params(const Flags& args) {
         if (!params) throw std::runtime_error("parameter file '" + path + "': " + error);
         return *params;
     }
-    const std::string name = args.get_string("preset", "default");
+    const std::string name = args.get_string("preset");
     const auto preset = ParamSet::preset(name);
     if (!preset) throw UsageError("--preset: unknown preset '" + name + "'");
     return *preset;

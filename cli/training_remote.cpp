@@ -50,21 +50,20 @@ void read_generation_flags(const Flags& args, v1::RunSpec* out) {
     const int64_t games = args.get_int_in("games", 0, 2, 1'000'000'000);
     if (games % 2) throw UsageError("--games must be even: games come in pairs");
     out->set_games(uint64_t(games));
-    out->mutable_time_control()->set_nodes(
-        uint64_t(args.get_int_in("nodes", 5000, 1, 1'000'000'000)));
+    out->mutable_time_control()->set_nodes(uint64_t(args.get_int_in("nodes", 1, 1'000'000'000)));
     v1::GenerateSpec* g = out->mutable_generate();
     g->set_seed(uint64_t(args.get_int_in("seed", 1, 0, kMaxSeed)));
     if (args.has("random-plies"))
-        g->set_random_plies(uint32_t(args.get_int_in("random-plies", 2, 0, 200)));
+        g->set_random_plies(uint32_t(args.get_int_in("random-plies", 0, 200)));
     std::string error;
-    const std::string filters = args.get_string("filter", "all");
+    const std::string filters = args.get_string("filter");
     if (!training::parse_filter_options(filters, &error)) throw UsageError("--filter: " + error);
     g->set_filters(filters);
 }
 
 // Writes the Texel flags (--epochs, --lr, --l2, --k, --batch, --select, --threads).
 void read_texel_flags(const Flags& args, v1::TrainSpec* out) {
-    out->set_epochs(uint32_t(args.get_int_in("epochs", 100, 1, 100'000)));
+    out->set_epochs(uint32_t(args.get_int_in("epochs", 1, 100'000)));
     if (args.has("lr")) {
         if (args.get_double("lr") <= 0) throw UsageError("--lr must be positive");
         out->set_learning_rate(args.get_double("lr"));
@@ -73,16 +72,16 @@ void read_texel_flags(const Flags& args, v1::TrainSpec* out) {
         if (args.get_double("l2") < 0) throw UsageError("--l2 must not be negative");
         out->set_l2(args.get_double("l2"));
     }
-    if (args.get_string("k", "auto") != "auto") {
+    if (args.get_string("k") != "auto") {
         if (args.get_double("k") <= 0) throw UsageError("--k must be positive or auto");
         out->set_k(args.get_double("k"));
     }
-    out->set_batch_size(uint64_t(args.get_int_in("batch", 0, 0, 1'000'000'000)));
+    out->set_batch_size(uint64_t(args.get_int_in("batch", 0, 1'000'000'000)));
     std::string error;
-    const std::string select = args.get_string("select", "all");
+    const std::string select = args.get_string("select");
     if (!training::parse_param_selection(select, &error)) throw UsageError("--select: " + error);
     out->set_select(select);
-    out->set_threads(uint32_t(args.get_int_in("threads", 1, 1, 256)));
+    out->set_threads(uint32_t(args.get_int_in("threads", 1, 256)));
 }
 
 // Returns the loss curve in a few points: every epoch up to 10, else about 10 evenly spaced.
@@ -258,7 +257,7 @@ void read_train_spec(const Flags& args, v1::RunSpec* out) {
     out->set_kind(v1::RUN_KIND_CHAIN);
     read_generation_flags(args, out);
     v1::ChainSpec* chain = out->mutable_chain();
-    chain->set_generations(uint32_t(args.get_int_in("generations", 1, 1, 100)));
+    chain->set_generations(uint32_t(args.get_int_in("generations", 1, 100)));
     const int64_t verify = args.get_int_in("verify-games", 2000, 2, 1'000'000'000);
     if (verify % 2) throw UsageError("--verify-games must be even");
     chain->set_verify_games(uint64_t(verify));
@@ -281,7 +280,7 @@ int export_positions(const Flags& args) {
     if (args.positional().size() != 1) throw UsageError("export positions takes no other argument");
     if (!args.has("run")) throw UsageError("--run is required: the generation run");
     if (!args.has("out")) throw UsageError("--out is required: the file to write");
-    const std::string name = args.get_string("format", "epd");
+    const std::string name = args.get_string("format");
     const auto format = training::parse_position_format(name);
     if (!format) throw UsageError("--format: '" + name + "' is not fen, epd or fen-score");
     v1::ExportPositionsRequest request;
@@ -349,7 +348,7 @@ int import_positions(const Flags& args) {
     if (positions.empty()) throw std::runtime_error("no positions to import in " + files);
     RemoteClient client(args);
     v1::ImportPositionsRequest request;
-    request.set_version(args.get_string("version", "default"));
+    request.set_version(args.get_string("version"));
     request.set_source(args.get_string("name", files));
     v1::ImportPositionsResponse response;
     for (size_t start = 0; start < positions.size(); start += kChunk) {
