@@ -26,9 +26,9 @@ constexpr Flag StatsFlags[] = {
     {"wdl", "W,D,L", "trinomial game counts: wins, draws, losses of player 1"},
     {"elo0", "E0", "SPRT null hypothesis (Elo of the model)"},
     {"elo1", "E1", "SPRT alternative hypothesis, greater than E0"},
-    {"alpha", "A", "SPRT false-positive rate (default 0.05)"},
-    {"beta", "B", "SPRT false-negative rate (default 0.05)"},
-    {"model", "M", "SPRT Elo model: normalized (default) or logistic"},
+    {"alpha", "A", "SPRT false-positive rate", "0.05"},
+    {"beta", "B", "SPRT false-negative rate", "0.05"},
+    {"model", "M", "SPRT Elo model: normalized or logistic", "normalized"},
     {"json", "", "print one JSON object"},
 };
 
@@ -39,7 +39,7 @@ struct Counts {
 };
 
 // Reads exactly `expected` counts from a list flag; throws UsageError otherwise.
-std::vector<int64_t> read_counts(const Args& args, std::string_view name, std::size_t expected,
+std::vector<int64_t> read_counts(const Flags& args, std::string_view name, std::size_t expected,
                                  std::string_view layout) {
     std::vector<int64_t> counts = args.get_int_list(name);
     if (counts.size() != expected)
@@ -50,7 +50,7 @@ std::vector<int64_t> read_counts(const Args& args, std::string_view name, std::s
 }
 
 // Reads --penta or --wdl, exactly one of them.
-Counts read_results(const Args& args) {
+Counts read_results(const Flags& args) {
     if (args.has("penta") == args.has("wdl"))
         throw UsageError("give exactly one of --penta and --wdl");
     Counts counts;
@@ -65,7 +65,7 @@ Counts read_results(const Args& args) {
 }
 
 // Reads the SPRT parameters, or nullopt when no hypotheses are given.
-std::optional<st::SprtParams> read_sprt(const Args& args) {
+std::optional<st::SprtParams> read_sprt(const Flags& args) {
     if (!args.has("elo0") && !args.has("elo1")) {
         for (std::string_view name : {"alpha", "beta", "model"})
             if (args.has(name))
@@ -76,9 +76,9 @@ std::optional<st::SprtParams> read_sprt(const Args& args) {
     st::SprtParams p;
     p.elo0 = args.get_double("elo0");
     p.elo1 = args.get_double("elo1");
-    p.alpha = args.get_double("alpha", 0.05);
-    p.beta = args.get_double("beta", 0.05);
-    const std::string model = args.get_string("model", "normalized");
+    p.alpha = args.get_double("alpha");
+    p.beta = args.get_double("beta");
+    const std::string model = args.get_string("model");
     if (!st::parse_model(model, &p.model))
         throw UsageError("--model: '" + model + "' is not logistic or normalized");
     if (std::string error = st::validate(p); !error.empty()) throw UsageError(error);
@@ -160,7 +160,7 @@ void print_json(const Counts& counts, const st::EloEstimate& e,
 }
 
 // Computes and prints the statistics of the counts on the command line.
-int run_stats(const Args& args) {
+int run_stats(const Flags& args) {
     if (!args.positional().empty())
         throw UsageError("unexpected argument '" + args.positional().front() + "'");
     const Counts counts = read_results(args);
