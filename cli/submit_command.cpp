@@ -8,9 +8,9 @@
 #include "cli/commands.h"
 #include "cli/training_remote.h"
 #include "cli/tune.h"
+#include "common/time_control.h"
 #include "match/opening_book.h"
 #include "stats/stats.h"
-#include "match/time_control.h"
 
 namespace sparring::cli {
 
@@ -19,19 +19,19 @@ namespace {
 // Writes the time control of --tc.
 void read_time_control(const Args& args, v1::TimeControl* out) {
     std::string error;
-    const auto tc = match::parse_time_control(args.get_string("tc", "nodes=1000"), &error);
+    const auto tc = parse_time_control(args.get_string("tc", "nodes=1000"), &error);
     if (!tc) throw UsageError("--tc: " + error);
     switch (tc->kind) {
-        case match::TimeControl::Kind::Nodes:
+        case TimeControl::Kind::Nodes:
             out->set_nodes(tc->nodes);
             break;
-        case match::TimeControl::Kind::Depth:
+        case TimeControl::Kind::Depth:
             out->set_depth(uint32_t(tc->depth));
             break;
-        case match::TimeControl::Kind::MoveTime:
+        case TimeControl::Kind::MoveTime:
             out->set_movetime_ms(uint32_t(tc->movetime_ms));
             break;
-        case match::TimeControl::Kind::Clock:
+        case TimeControl::Kind::Clock:
             out->mutable_clock()->set_base_ms(uint32_t(tc->base_ms));
             out->mutable_clock()->set_increment_ms(uint32_t(tc->inc_ms));
             break;
@@ -46,19 +46,19 @@ void read_book(const Args& args, v1::Book* out) {
     const auto format = match::parse_book_format(format_text);
     if (!format) throw UsageError("--book-format must be epd or pgn, got '" + format_text + "'");
     const std::string order_text = args.get_string("book-order", "random");
-    const auto order = match::parse_book_order(order_text);
+    const auto order = parse_book_order(order_text);
     if (!order)
         throw UsageError("--book-order must be random or sequential, got '" + order_text + "'");
     std::string error;
     const auto book =
         match::load_book(path, *format, int(args.get_int_in("book-plies", 0, 0, 10000)), &error);
     if (!book) throw std::runtime_error(error);
-    for (const match::Opening& o : *book) {
+    for (const Opening& o : *book) {
         v1::Opening* opening = out->add_openings();
         opening->set_fen(o.fen);
         for (const std::string& move : o.moves) opening->add_moves(move);
     }
-    out->set_random_order(*order == match::BookOrder::Random);
+    out->set_random_order(*order == BookOrder::Random);
     out->set_seed(args.has("seed") ? uint64_t(args.get_int_in("seed", 0, 0, INT64_MAX))
                                    : std::random_device{}());
     out->set_source(path);
@@ -80,7 +80,8 @@ void read_sprt(const Args& args, v1::Sprt* out) {
     sprt.beta = args.get_double("beta", 0.05);
     if (!stats::parse_model(args.get_string("model", "normalized"), &sprt.model))
         throw UsageError("--model must be normalized or logistic");
-    if (std::string error = stats::validate(sprt); !error.empty()) throw UsageError("SPRT: " + error);
+    if (std::string error = stats::validate(sprt); !error.empty())
+        throw UsageError("SPRT: " + error);
     out->set_elo0(sprt.elo0);
     out->set_elo1(sprt.elo1);
     out->set_alpha(sprt.alpha);
@@ -105,9 +106,9 @@ v1::RunStatus send(const Args& args, v1::SubmitRunRequest& request) {
 }
 
 // Flags of generation, training and chain runs only.
-constexpr const char* kTrainingFlags[] = {"version", "nodes", "random-plies", "filter",
-                                          "generations", "data", "epochs", "lr", "l2", "k",
-                                          "batch", "select", "threads", "name"};
+constexpr const char* kTrainingFlags[] = {
+    "version", "nodes", "random-plies", "filter", "generations", "data", "epochs", "lr",
+    "l2",      "k",     "batch",        "select", "threads",     "name"};
 
 // Runs `submit generate` and `submit train`: the run's own flags, then the book and the
 // scheduling flags every run takes.
@@ -134,11 +135,11 @@ int submit_training(const Args& args, bool generate) {
     if (!args.has("json"))
         std::cout << "run " << run.id() << " submitted: "
                   << (generate ? "self-play data generation with "
-                      : chain  ? std::to_string(spec.chain().generations()) +
-                                    (spec.chain().generations() == 1 ? " generation"
-                                                                     : " generations") +
-                                    " of generate, train, verify from "
-                               : "training of ")
+                      : chain
+                          ? std::to_string(spec.chain().generations()) +
+                                (spec.chain().generations() == 1 ? " generation" : " generations") +
+                                " of generate, train, verify from "
+                          : "training of ")
                   << spec.base_version() << " ('sparring show " << run.id() << "' follows it)\n";
     return 0;
 }

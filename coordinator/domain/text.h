@@ -1,5 +1,6 @@
-// Textual forms of domain values, as stored in SQLite and shown to users: enum names, time
-// controls, JSON objects of options, and the opening book's line format.
+// Textual forms of domain values, as stored in SQLite and shown to users: enum names, JSON
+// objects of options, and the opening book's line format (time controls and outcomes have
+// theirs in common/).
 #pragma once
 
 #include <map>
@@ -20,13 +21,6 @@ std::string_view run_state_name(RunState state);
 std::optional<RunState> parse_run_state(std::string_view text);
 std::string_view batch_state_name(BatchState state);
 std::optional<BatchState> parse_batch_state(std::string_view text);
-std::string_view outcome_name(Outcome outcome);
-std::optional<Outcome> parse_outcome(std::string_view text);
-
-// Returns "nodes=N", "depth=N", "movetime=MS" or "BASE+INC" (seconds, e.g. "10+0.1").
-std::string format_time_control(const TimeControl& tc);
-// Parses the forms format_time_control writes; nullopt for anything else.
-std::optional<TimeControl> parse_time_control(std::string_view text);
 
 // Returns a JSON object of string keys and integer values.
 std::string json_object(const std::map<std::string, int>& values);

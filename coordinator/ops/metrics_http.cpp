@@ -12,7 +12,7 @@
 #include <stdexcept>
 #include <string_view>
 
-#include "coordinator/ops/log.h"
+#include "common/log.h"
 
 namespace sparring::coordinator {
 
