@@ -2,7 +2,6 @@
 #include "coordinator/domain/core.h"
 
 #include <algorithm>
-#include <numeric>
 
 #include "coordinator/domain/auth.h"
 #include "coordinator/domain/generate_run.h"
@@ -32,22 +31,6 @@ void refresh_statistics(Run& run) {
     run.elo = stats::estimate(run.counts.penta);
     if (run.spec.kind == RunKind::Regression)
         run.sprt = stats::sprt(run.counts.penta, run.spec.sprt);
-}
-
-std::vector<size_t> opening_order(size_t size, bool random_order, uint64_t seed) {
-    std::vector<size_t> order(size);
-    std::iota(order.begin(), order.end(), size_t(0));
-    if (!random_order) return order;
-    // splitmix64: a fixed generator, so the order depends on the seed alone.
-    uint64_t state = seed;
-    const auto next = [&state] {
-        uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
-        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-        z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-        return z ^ (z >> 31);
-    };
-    for (size_t i = size; i > 1; --i) std::swap(order[i - 1], order[next() % i]);
-    return order;
 }
 
 Core::Core(Options options, std::function<int64_t()> now_ms)

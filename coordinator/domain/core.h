@@ -172,7 +172,4 @@ class Core {
 // Recomputes a run's Elo estimate and, for regression runs, its SPRT.
 void refresh_statistics(Run& run);
 
-// Returns the order in which a book's openings are played: identity, or a shuffle by seed.
-std::vector<size_t> opening_order(size_t size, bool random_order, uint64_t seed);
-
 }  // namespace sparring::coordinator

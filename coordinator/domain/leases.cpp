@@ -42,11 +42,6 @@ std::string digest_of(const Report& report) {
     return sha256_hex(text);
 }
 
-// Returns the half points of a game for the test version.
-int half_points(Outcome outcome) {
-    return int(outcome);
-}
-
 // Adds a game pair to counts.
 void count_pair(Counts& counts, const PairRecord& pair) {
     ++counts.pairs;
@@ -130,7 +125,8 @@ std::shared_ptr<const std::vector<Opening>> Core::openings(Storage& storage, con
     }
     const Book book = storage.load_book(run.id);
     auto ordered = std::make_shared<std::vector<Opening>>();
-    for (size_t i : opening_order(book.openings.size(), book.random_order, book.seed))
+    const BookOrder order = book.random_order ? BookOrder::Random : BookOrder::Sequential;
+    for (size_t i : opening_order(book.openings.size(), order, book.seed))
         ordered->push_back(book.openings[i]);
     std::lock_guard lock(books_mutex_);
     return books_.emplace(key, std::move(ordered)).first->second;

@@ -3,7 +3,7 @@
 #include <cstdio>
 #include <string>
 
-#include "coordinator/ops/log.h"
+#include "common/log.h"
 #include "coordinator/domain/text.h"
 
 namespace sparring::coordinator {

@@ -2,7 +2,7 @@
 
 #include <future>
 
-#include "coordinator/ops/log.h"
+#include "common/log.h"
 #include "coordinator/storage/sqlite_storage.h"
 #include "coordinator/domain/training_run.h"
 #include "engine/bench.h"

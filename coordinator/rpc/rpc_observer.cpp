@@ -5,7 +5,7 @@
 #include <chrono>
 #include <string>
 
-#include "coordinator/ops/log.h"
+#include "common/log.h"
 #include "sparring/v1/user.pb.h"
 #include "sparring/v1/worker.pb.h"
 

@@ -9,7 +9,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "coordinator/ops/log.h"
+#include "common/log.h"
 #include "coordinator/rpc/rpc_observer.h"
 #include "coordinator/storage/sqlite_storage.h"
 
