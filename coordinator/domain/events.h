@@ -127,7 +127,8 @@ struct Event : std::variant<VersionAdded, RunSubmitted, RunProgressed, RunStopRe
 };
 
 // Hands events to subscribers. Thread-safe: subscribe and unsubscribe from any thread, also
-// while events are being delivered (but not from inside a subscriber's own callback).
+// while events are being delivered; but a subscriber's callback must neither unsubscribe
+// itself nor publish (its own delivery holds its lock).
 class EventBus {
   public:
     class Subscription;
