@@ -1,5 +1,6 @@
 #include "coordinator/domain/generate_run.h"
 
+#include "coordinator/domain/events.h"
 #include "training/position_filter.h"
 #include "training/position_record.h"
 #include "training/self_play_opening.h"
@@ -164,6 +165,8 @@ absl::StatusOr<ImportAck> Core::import_positions(Storage& storage,
         settings.max_plies = 0;
         settings.filters = "imported";
         storage.insert_generate(settings);
+        publish(storage,
+                RunSubmitted{created.id, RunKind::Generate, version->name, version->name, 0});
         run = storage.find_run(created.id);
     } else {
         run = storage.find_run(chunk.run_id);

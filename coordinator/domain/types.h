@@ -22,6 +22,7 @@ enum class Role { Worker, User };
 struct Caller {
     int64_t token_id = 0;
     Role role = Role::Worker;
+    std::string peer;  // where the call came from, for the log; empty when unknown
 };
 
 struct Token {

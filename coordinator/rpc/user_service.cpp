@@ -112,13 +112,14 @@ grpc::ServerUnaryReactor* UserServiceImpl::GetRun(grpc::CallbackServerContext* c
 grpc::ServerUnaryReactor* UserServiceImpl::StopRun(grpc::CallbackServerContext* context,
                                                    const v1::StopRunRequest* request,
                                                    v1::RunStatus* response) {
-    return run_as(context, core_, writer_, Role::User,
-                  [this, id = request->run_id(), response](Storage& storage) {
-                      absl::StatusOr<Run> run = core_.stop_run(storage, id);
-                      if (!run.ok()) return run.status();
-                      run_to_proto(*run, response);
-                      return absl::OkStatus();
-                  });
+    return run_authenticated(
+        context, core_, writer_, Role::User,
+        [this, id = request->run_id(), response](Storage& storage, const Caller& caller) {
+            absl::StatusOr<Run> run = core_.stop_run(storage, id, caller.peer);
+            if (!run.ok()) return run.status();
+            run_to_proto(*run, response);
+            return absl::OkStatus();
+        });
 }
 
 grpc::ServerUnaryReactor* UserServiceImpl::ListWorkers(grpc::CallbackServerContext* context,

@@ -1,5 +1,9 @@
 #include "coordinator/storage/sqlite_storage.h"
 
+#include <algorithm>
+#include <iterator>
+#include <utility>
+
 #include "coordinator/domain/text.h"
 #include "coordinator/storage/compression.h"
 #include "coordinator/storage/json_column.h"
@@ -121,15 +125,19 @@ void SqliteStorage::begin(bool write) {
 void SqliteStorage::commit() {
     db_.reset_statements();
     db_.exec("COMMIT");
+    std::move(pending_.begin(), pending_.end(), std::back_inserter(committed_));
+    pending_.clear();
 }
 
 void SqliteStorage::rollback() {
+    pending_.clear();
     db_.reset_statements();
     db_.exec("ROLLBACK");
 }
 
 void SqliteStorage::savepoint() {
     db_.exec("SAVEPOINT job");
+    savepoint_mark_ = pending_.size();
 }
 
 void SqliteStorage::release_savepoint() {
@@ -137,8 +145,17 @@ void SqliteStorage::release_savepoint() {
 }
 
 void SqliteStorage::rollback_to_savepoint() {
+    pending_.resize(std::min(savepoint_mark_, pending_.size()));
     db_.reset_statements();
     db_.exec("ROLLBACK TO job; RELEASE job");
+}
+
+void SqliteStorage::after_commit(std::function<void()> fn) {
+    pending_.push_back(std::move(fn));
+}
+
+std::vector<std::function<void()>> SqliteStorage::take_committed() {
+    return std::exchange(committed_, {});
 }
 
 int64_t SqliteStorage::insert_token(const Token& token, std::string_view hash) {
