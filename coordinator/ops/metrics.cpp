@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "coordinator/domain/text.h"
+#include "coordinator/kinds/run_kind.h"
 
 namespace sparring::coordinator {
 
@@ -124,7 +125,7 @@ std::string Metrics::render(const MetricsSnapshot& snapshot) const {
     for (size_t f = 0; f < std::size(run_families); ++f) {
         family(out, run_families[f].first, "gauge", run_families[f].second);
         for (const Run& run : snapshot.active_runs) {
-            if (f == 5 && run.spec.kind != RunKind::Regression) continue;
+            if (f == 5 && !run_kind(run.spec.kind).decided_by_sprt()) continue;
             const std::string labels = "run=\"" + std::to_string(run.id) + "\",kind=\"" +
                                        std::string(run_kind_name(run.spec.kind)) + "\",test=\"" +
                                        escape(run.spec.test_version) + "\",base=\"" +
