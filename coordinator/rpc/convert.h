@@ -32,8 +32,8 @@ absl::StatusOr<Release> release_from_proto(const v1::ReleaseLeaseRequest& in);
 void opening_to_proto(const Opening& in, v1::Opening* out);
 // Writes a tuning run's trajectory (convert_tune.cpp).
 void tune_history_to_proto(const TuneHistory& in, v1::TuneHistory* out);
-// Reads an import chunk (convert_training.cpp), checking its positions (on the calling thread, not
-// the writer).
+// Reads an import chunk, checking its positions on the calling thread, not the writer
+// (convert_training.cpp).
 absl::StatusOr<ImportChunk> import_chunk_from_proto(const v1::ImportPositionsRequest& in);
 
 }  // namespace sparring::coordinator
