@@ -5,10 +5,9 @@
 
 #include "coordinator/domain/auth.h"
 #include "coordinator/domain/events.h"
-#include "coordinator/domain/generate_run.h"
-#include "coordinator/domain/spsa_run.h"
 #include "coordinator/domain/training_run.h"
 #include "coordinator/domain/validation.h"
+#include "coordinator/kinds/run_kind.h"
 
 namespace sparring::coordinator {
 
@@ -30,8 +29,7 @@ void Counts::add(const Counts& other) {
 
 void refresh_statistics(Run& run) {
     run.elo = stats::estimate(run.counts.penta);
-    if (run.spec.kind == RunKind::Regression)
-        run.sprt = stats::sprt(run.counts.penta, run.spec.sprt);
+    run_kind(run.spec.kind).refresh_statistics(run);
 }
 
 Core::Core(Options options, std::function<int64_t()> now_ms, EventBus* events)
@@ -97,34 +95,8 @@ absl::StatusOr<Run> Core::submit_run(Storage& storage, RunSpec spec) const {
     if (!base)
         return absl::NotFoundError("unknown base version '" + spec.base_version +
                                    "' (add it with `sparring versions add`)");
-    std::optional<TuneState> tune;
-    if (spec.kind == RunKind::Tune) {
-        absl::StatusOr<TuneState> resolved = resolve_tune(spec, *base);
-        if (!resolved.ok()) return resolved.status();
-        tune = std::move(*resolved);
-    }
-    std::optional<TrainState> train;
-    if (spec.kind == RunKind::Train) {
-        absl::StatusOr<TrainState> resolved = resolve_train(storage, spec, *base);
-        if (!resolved.ok()) return resolved.status();
-        train = std::move(*resolved);
-        spec.train = train->spec;
-    }
-    std::optional<ChainSetup> chain;
-    if (spec.kind == RunKind::Chain) {
-        absl::StatusOr<ChainSetup> resolved = resolve_chain(spec, *base);
-        if (!resolved.ok()) return resolved.status();
-        chain = std::move(*resolved);
-    }
-    std::optional<GenerateState> generate;
-    if (spec.kind == RunKind::Generate) {
-        absl::StatusOr<GenerateState> resolved = resolve_generate(spec, *base);
-        if (!resolved.ok()) return resolved.status();
-        generate = std::move(*resolved);
-        // Openings come from (seed, game number) alone: the book stays in its order.
-        spec.book.random_order = false;
-        spec.book.seed = generate->seed;
-    }
+    absl::StatusOr<RecordKindState> record = run_kind(spec.kind).prepare(storage, spec, *base);
+    if (!record.ok()) return record.status();
     Run run;
     run.spec = std::move(spec);
     run.test_id = test->id;
@@ -133,22 +105,9 @@ absl::StatusOr<Run> Core::submit_run(Storage& storage, RunSpec spec) const {
     run.created_ms = now_ms_();
     refresh_statistics(run);
     run.id = storage.insert_run(run);
-    if (tune) {
-        tune->run_id = run.id;
-        storage.insert_tune(*tune);
-        storage.insert_tune_point(run.id, {0, run.created_ms, tune->theta});
-    }
-    if (generate) {
-        generate->run_id = run.id;
-        storage.insert_generate(*generate);
-    }
-    if (train) {
-        train->run_id = run.id;
-        storage.insert_train(*train);
-    }
     publish(storage, RunSubmitted{run.id, run.spec.kind, run.spec.test_version,
                                   run.spec.base_version, run.spec.games});
-    if (chain) start_chain(storage, *this, std::move(*chain), run);
+    (*record)(storage, *this, run);
     return get_run(storage, run.id);
 }
 
@@ -161,20 +120,8 @@ absl::StatusOr<Run> Core::get_run(Storage& storage, int64_t run_id) const {
     if (!run)
         return absl::NotFoundError("no run " + std::to_string(run_id) + " (see `sparring runs`)");
     run->bench_mismatches = storage.bench_mismatches_of_run(run_id);
-    if (run->spec.kind == RunKind::Tune) run->tune = storage.find_tune(run_id);
     run->verifies_run_id = storage.find_tune_of_verification(run_id).value_or(0);
-    if (run->spec.kind == RunKind::Generate) run->generate = storage.find_generate(run_id);
-    if (run->spec.kind == RunKind::Train) run->train = storage.find_train(run_id);
-    if (run->spec.kind == RunKind::Chain) {
-        run->chain = storage.find_chain(run_id);
-        if (run->chain) fill_chain_generations(storage, *run->chain);
-        if (std::optional<TrainState> settings = storage.find_train(run_id))
-            run->spec.train = settings->spec;
-        if (std::optional<GenerateState> settings = storage.find_generate(run_id)) {
-            run->generate = std::move(settings);
-            run->generate->positions = 0;
-        }
-    }
+    run_kind(run->spec.kind).load(storage, *run);
     run->chain_run_id = storage.find_chain_of_child(run_id).value_or(0);
     return *run;
 }
@@ -215,8 +162,7 @@ void Core::end_run(Storage& storage, Run& run, RunState state, std::string resul
     storage.update_run(run);
     publish(storage, RunFinished{run.id, run.spec.kind, run.state, run.result, run.counts, run.elo,
                                  run.sprt.llr});
-    if (run.spec.kind == RunKind::Chain && state == RunState::Stopped)
-        stop_chain_children(storage, *this, run);
+    if (state == RunState::Stopped) run_kind(run.spec.kind).on_stopped(storage, *this, run);
     if (const std::optional<int64_t> chain = storage.find_chain_of_child(run.id))
         advance_chain(storage, *this, *chain);
 }

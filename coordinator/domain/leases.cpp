@@ -5,10 +5,9 @@
 #include "coordinator/domain/auth.h"
 #include "coordinator/domain/core.h"
 #include "coordinator/domain/events.h"
-#include "coordinator/domain/generate_run.h"
 #include "coordinator/domain/scheduler.h"
-#include "coordinator/domain/spsa_run.h"
 #include "coordinator/domain/validation.h"
+#include "coordinator/kinds/run_kind.h"
 
 namespace sparring::coordinator {
 
@@ -154,14 +153,7 @@ LeaseGrant Core::grant(Storage& storage, Batch batch, Run run) {
     const auto book = openings(storage, run);
     g.batch = std::move(batch);
     g.run = std::move(run);
-    if (g.run.spec.kind == RunKind::Generate) {
-        g.generate = storage.find_generate(g.run.id);
-        fill_generate_lease(*book, g);
-        return g;
-    }
-    for (uint64_t pair = g.batch.first_pair; pair < g.batch.first_pair + g.batch.pairs; ++pair)
-        g.openings.push_back((*book)[pair % book->size()]);
-    if (g.run.spec.kind == RunKind::Tune) fill_tune_lease(storage, g);
+    run_kind(g.run.spec.kind).fill_grant(storage, *book, g);
     return g;
 }
 
@@ -209,12 +201,12 @@ absl::StatusOr<std::optional<LeaseGrant>> Core::request_work(Storage& storage, c
     if (!chosen) return std::optional<LeaseGrant>();
 
     Run run = *storage.find_run(*chosen);
+    const RunKindModule& kind = run_kind(run.spec.kind);
     const int per_thread =
         run.spec.pairs_per_thread > 0 ? run.spec.pairs_per_thread : options_.pairs_per_thread;
-    const uint64_t wanted = std::min<uint64_t>(
-        uint64_t(per_thread) * uint64_t(worker->concurrency),
-        run.spec.kind == RunKind::Generate ? kMaxGeneratePairsPerLease
-                                           : options_.max_pairs_per_lease);
+    const uint64_t wanted =
+        std::min<uint64_t>(uint64_t(per_thread) * uint64_t(worker->concurrency),
+                           kind.max_pairs_per_lease(options_.max_pairs_per_lease));
     PairRange range;
     if (std::optional<PairRange> free = storage.take_free_pairs(run.id, wanted)) {
         range = *free;
@@ -233,7 +225,7 @@ absl::StatusOr<std::optional<LeaseGrant>> Core::request_work(Storage& storage, c
     batch.created_ms = now;
     batch.expires_ms = now + options_.lease_ms;
     batch.id = storage.insert_batch(batch);
-    if (run.spec.kind == RunKind::Tune) snapshot_tune(storage, batch);
+    kind.on_leased(storage, batch);
     storage.set_worker_lease(worker_id, batch.id, 0);
     run.pairs_leased += batch.pairs;
     run.active_leases += 1;
@@ -286,9 +278,8 @@ absl::StatusOr<ReportAck> Core::report_results(Storage& storage, const Caller& c
                                              std::to_string(batch->last_sequence + 1) +
                                              "; send reports in order");
     if (report.pairs.empty()) return absl::InvalidArgumentError(name + " has no game pairs");
-    const bool generate = run.spec.kind == RunKind::Generate;
-    if (!generate && has_positions(report))
-        return absl::InvalidArgumentError(name + ": only generation runs take labelled positions");
+    const RunKindModule& kind = run_kind(run.spec.kind);
+    if (absl::Status status = kind.check_report(report, name); !status.ok()) return status;
     std::vector<bool> seen(batch->pairs, false);
     for (const PairRecord& pair : report.pairs) {
         const std::string pair_name = "pair " + std::to_string(pair.index);
@@ -300,9 +291,7 @@ absl::StatusOr<ReportAck> Core::report_results(Storage& storage, const Caller& c
             return absl::InvalidArgumentError(pair_name + " of " + lease_name(batch->id) +
                                               " was already reported");
         seen[pair.index] = true;
-        if (!generate && pair.games[0].test_white == pair.games[1].test_white)
-            return absl::InvalidArgumentError(pair_name +
-                                              ": the test version must play each colour once");
+        if (absl::Status status = kind.check_pair(pair, pair_name); !status.ok()) return status;
         for (const GameRecord& game : pair.games)
             if (game.pgn.size() > options_.max_pgn_bytes)
                 return absl::InvalidArgumentError(pair_name + ": a game's PGN is over " +
@@ -331,11 +320,11 @@ absl::StatusOr<ReportAck> Core::report_results(Storage& storage, const Caller& c
             game.pgn = pair.games[g].pgn;
             storage.insert_game(game);
         }
-        if (generate) store_pair_positions(storage, run, *batch, pair);
+        kind.count_pair(storage, run, *batch, pair);
     }
     storage.insert_report(record);
     storage.add_worker_games(report.worker_id, 2 * record.counts.pairs);
-    if (run.spec.kind == RunKind::Tune) apply_tune_report(storage, run, *batch, report, now);
+    kind.count_report(storage, run, *batch, report, now);
 
     batch->pairs_reported += uint32_t(report.pairs.size());
     batch->last_sequence = report.sequence;
@@ -353,23 +342,9 @@ absl::StatusOr<ReportAck> Core::report_results(Storage& storage, const Caller& c
                                    games_of(report), false});
     publish(storage, RunProgressed{run.id, run.counts, run.elo, run.sprt.llr});
 
-    const uint64_t done = uint64_t(run.counts.pairs);
-    if (run.spec.kind == RunKind::Regression &&
-        run.sprt.state != stats::SprtResult::State::Continue)
-        end_run(
-            storage, run, RunState::Finished,
-            run.sprt.state == stats::SprtResult::State::AcceptH1 ? "H1 accepted" : "H0 accepted");
-    else if (done >= run.pairs_total()) {
-        end_run(storage, run, RunState::Finished,
-                run.spec.kind == RunKind::Regression ? "maximum games reached" : "completed");
-        if (run.spec.kind == RunKind::Tune) {
-            // A verification that cannot start (its version name taken meanwhile, say) must
-            // not refuse the report that finished the tuning: the run records why instead.
-            if (absl::Status verify = finish_tune(storage, *this, run); !verify.ok()) {
-                run.result += "; verification not started: " + std::string(verify.message());
-                storage.update_run(run);
-            }
-        }
+    if (std::optional<std::string> verdict = kind.verdict(run)) {
+        end_run(storage, run, RunState::Finished, std::move(*verdict));
+        kind.on_finished(storage, *this, run);
     }
     const bool over = batch->state != BatchState::Leased && batch->state != BatchState::Done;
     return ReportAck{false, over, batch->expires_ms};

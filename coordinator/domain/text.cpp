@@ -3,6 +3,8 @@
 #include <array>
 #include <cstdio>
 
+#include "coordinator/kinds/run_kind.h"
+
 namespace sparring::coordinator {
 
 namespace {
@@ -17,8 +19,6 @@ std::optional<Enum> parse_enum(std::string_view text,
 }
 
 constexpr std::array<std::string_view, 2> kRoles = {"worker", "user"};
-constexpr std::array<std::string_view, 6> kRunKinds = {"regression", "fixed_games", "tune",
-                                                       "generate",   "train",       "chain"};
 constexpr std::array<std::string_view, 3> kRunStates = {"active", "finished", "stopped"};
 constexpr std::array<std::string_view, 5> kBatchStates = {"leased", "done", "expired", "released",
                                                           "stopped"};
@@ -32,10 +32,11 @@ std::optional<Role> parse_role(std::string_view text) {
     return parse_enum<Role>(text, kRoles);
 }
 std::string_view run_kind_name(RunKind kind) {
-    return kRunKinds[size_t(kind)];
+    return run_kind(kind).name();
 }
 std::optional<RunKind> parse_run_kind(std::string_view text) {
-    return parse_enum<RunKind>(text, kRunKinds);
+    const RunKindModule* module = find_run_kind(text);
+    return module ? std::optional<RunKind>(module->kind()) : std::nullopt;
 }
 std::string_view run_state_name(RunState state) {
     return kRunStates[size_t(state)];

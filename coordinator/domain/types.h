@@ -238,11 +238,9 @@ struct Run {
     std::optional<ChainState> chain;        // chains, likewise
     int64_t chain_run_id = 0;               // the chain that started the run, likewise
 
-    // Returns the number of game pairs workers play for the run at most (none for the runs
-    // the coordinator runs itself: training runs and chains).
-    uint64_t pairs_total() const {
-        return spec.kind == RunKind::Train || spec.kind == RunKind::Chain ? 0 : spec.games / 2;
-    }
+    // Returns the number of game pairs workers play for the run at most (none for the kinds
+    // the coordinator runs itself); defined with the run kinds (coordinator/kinds/).
+    uint64_t pairs_total() const;
     // Returns the number of pairs not yet leased to anybody.
     uint64_t pairs_available() const { return pairs_total() - next_pair + free_pairs; }
 };

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <string>
 
+#include "coordinator/kinds/run_kind.h"
 #include "engine/params.h"
 
 namespace sparring::coordinator {
@@ -25,6 +26,8 @@ bool is_plain_name(std::string_view name) {
                c == '+';
     });
 }
+
+}  // namespace
 
 // Checks that a time control's limit is set and sensible.
 absl::Status check_time_control(const TimeControl& tc) {
@@ -61,8 +64,6 @@ absl::Status check_train_run(RunSpec& spec) {
     return absl::OkStatus();
 }
 
-}  // namespace
-
 absl::Status check_version(Version& v) {
     if (v.name.empty() || v.name.size() > 64 || !is_plain_name(v.name))
         return invalid("version name '" + v.name +
@@ -95,7 +96,10 @@ absl::Status check_version(Version& v) {
 absl::Status check_run_spec(RunSpec& spec) {
     if (spec.test_version.empty() || spec.base_version.empty())
         return invalid("a run needs a test version and a base version");
-    if (spec.kind == RunKind::Train) return check_train_run(spec);
+    return run_kind(spec.kind).check_spec(spec);
+}
+
+absl::Status check_game_run(RunSpec& spec) {
     if (absl::Status tc = check_time_control(spec.time_control); !tc.ok()) return tc;
     if (spec.games == 0 || spec.games % 2 != 0 || spec.games > kMaxGames)
         return invalid(
@@ -124,14 +128,19 @@ absl::Status check_run_spec(RunSpec& spec) {
     if (spec.pairs_per_thread < 0 || spec.pairs_per_thread > 256)
         return invalid("pairs per thread must be in 0..256");
     if (spec.description.size() > 4096) return invalid("run description is over 4096 bytes");
-    if (spec.kind != RunKind::Tune && (!spec.tune.params.empty() || spec.tune.verify))
+    return absl::OkStatus();
+}
+
+absl::Status check_no_tune(const RunSpec& spec) {
+    if (!spec.tune.params.empty() || spec.tune.verify)
         return invalid("only tuning runs take parameters to tune and a verification");
-    if (spec.kind == RunKind::Regression) {
-        if (std::string error = stats::validate(spec.sprt); !error.empty())
-            return invalid("SPRT: " + error);
-        if (spec.sprt.alpha >= 0.5 || spec.sprt.beta >= 0.5)
-            return invalid("SPRT: alpha and beta are error rates and must be below 0.5");
-    }
+    return absl::OkStatus();
+}
+
+absl::Status check_sprt(const stats::SprtParams& sprt) {
+    if (std::string error = stats::validate(sprt); !error.empty()) return invalid("SPRT: " + error);
+    if (sprt.alpha >= 0.5 || sprt.beta >= 0.5)
+        return invalid("SPRT: alpha and beta are error rates and must be below 0.5");
     return absl::OkStatus();
 }
 

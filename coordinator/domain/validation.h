@@ -9,9 +9,21 @@ namespace sparring::coordinator {
 // Checks a new version and, for the built-in engine, resolves its parameter set into
 // version.params_json; INVALID_ARGUMENT explains the first problem.
 absl::Status check_version(Version& version);
-// Checks a run specification and fills in defaults (throughput, SPRT model); the versions
-// themselves are looked up by the caller. INVALID_ARGUMENT explains the first problem.
+// Checks a run specification (by its kind's module) and fills in defaults (throughput, SPRT
+// model); the versions themselves are looked up by the caller. INVALID_ARGUMENT explains the
+// first problem.
 absl::Status check_run_spec(RunSpec& spec);
+// Checks what every run of game pairs needs: time control, games, book and shares.
+absl::Status check_game_run(RunSpec& spec);
+// Checks what a training run shares with every run; it plays no games, so it has no time
+// control, games or book.
+absl::Status check_train_run(RunSpec& spec);
+// Checks that a spec other than a tuning run's names nothing to tune.
+absl::Status check_no_tune(const RunSpec& spec);
+// Checks the SPRT settings of a run that an SPRT decides.
+absl::Status check_sprt(const stats::SprtParams& sprt);
+// Checks that a time control's limit is set and sensible.
+absl::Status check_time_control(const TimeControl& tc);
 // Checks a worker's self-description; INVALID_ARGUMENT explains the first problem.
 absl::Status check_worker(const Worker& worker);
 

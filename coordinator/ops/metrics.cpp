@@ -4,6 +4,7 @@
 #include <prometheus/text_serializer.h>
 
 #include "coordinator/domain/text.h"
+#include "coordinator/kinds/run_kind.h"
 
 namespace sparring::coordinator {
 
@@ -70,7 +71,7 @@ std::vector<prometheus::MetricFamily> database_gauges(const MetricsSnapshot& sna
         pairs_leased.Add(labels).Set(double(run.pairs_leased));
         run_leases.Add(labels).Set(double(run.active_leases));
         elo.Add(labels).Set(run.elo.elo);
-        if (run.spec.kind == RunKind::Regression) llr.Add(labels).Set(run.sprt.llr);
+        if (run_kind(run.spec.kind).decided_by_sprt()) llr.Add(labels).Set(run.sprt.llr);
     }
     return registry.Collect();
 }

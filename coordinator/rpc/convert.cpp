@@ -1,6 +1,7 @@
 #include "coordinator/rpc/convert.h"
 
 #include "coordinator/domain/generate_run.h"
+#include "coordinator/kinds/run_kind.h"
 
 namespace sparring::coordinator {
 
@@ -139,36 +140,21 @@ void version_to_proto(const Version& in, v1::Version* out) {
 }
 
 absl::StatusOr<RunSpec> run_spec_from_proto(const v1::RunSpec& in) {
+    absl::StatusOr<const RunKindModule*> kind = run_kind_from_proto(in.kind());
+    if (!kind.ok()) return kind.status();
+    // Settings of another kind would be ignored: refuse them rather than drop them silently.
+    if (in.kind_spec_case() != v1::RunSpec::KIND_SPEC_NOT_SET &&
+        int(in.kind_spec_case()) != (*kind)->spec_field())
+        return absl::InvalidArgumentError(
+            "a " + std::string((*kind)->label()) + " run takes no " +
+            in.GetDescriptor()->FindFieldByNumber(int(in.kind_spec_case()))->name() + " settings");
     RunSpec spec;
-    switch (in.kind()) {
-        case v1::RUN_KIND_REGRESSION:
-            spec.kind = RunKind::Regression;
-            break;
-        case v1::RUN_KIND_FIXED_GAMES:
-            spec.kind = RunKind::FixedGames;
-            break;
-        case v1::RUN_KIND_TUNE:
-            spec.kind = RunKind::Tune;
-            break;
-        case v1::RUN_KIND_GENERATE:
-            spec.kind = RunKind::Generate;
-            break;
-        case v1::RUN_KIND_TRAIN:
-            spec.kind = RunKind::Train;
-            break;
-        case v1::RUN_KIND_CHAIN:
-            spec.kind = RunKind::Chain;
-            break;
-        default:
-            return absl::InvalidArgumentError(
-                "the run has no kind: regression (SPRT), fixed games, tune (SPSA), generate, "
-                "train or chain");
-    }
+    spec.kind = (*kind)->kind();
     spec.test_version = in.test_version();
     spec.base_version = in.base_version();
     // A training run plays no games: it alone may leave the time control out.
     absl::StatusOr<TimeControl> tc = time_control_from_proto(in.time_control());
-    if (!tc.ok() && spec.kind != RunKind::Train) return tc.status();
+    if (!tc.ok() && (*kind)->needs_time_control()) return tc.status();
     if (tc.ok()) spec.time_control = *tc;
     for (const v1::Opening& o : in.book().openings())
         spec.book.openings.push_back({o.fen(), {o.moves().begin(), o.moves().end()}});
@@ -186,30 +172,21 @@ absl::StatusOr<RunSpec> run_spec_from_proto(const v1::RunSpec& in) {
     spec.throughput = int(std::min<uint32_t>(in.throughput(), 1'000'000));
     spec.pairs_per_thread = int(std::min<uint32_t>(in.pairs_per_thread(), 1'000'000));
     spec.description = in.description();
-    spec.tune = tune_spec_from_proto(in.tune());
-    training_specs_from_proto(in, &spec);
+    (*kind)->spec_from_proto(in, &spec);
     return spec;
 }
 
 void run_to_proto(const Run& in, v1::RunStatus* out) {
+    const RunKindModule& kind = run_kind(in.spec.kind);
     out->set_id(in.id);
     v1::RunSpec* spec = out->mutable_spec();
-    spec->set_kind(run_kind_to_proto(in.spec.kind));
+    spec->set_kind(kind.proto_kind());
     spec->set_test_version(in.spec.test_version);
     spec->set_base_version(in.spec.base_version);
     time_control_to_proto(in.spec.time_control, spec->mutable_time_control());
     spec->mutable_book()->set_random_order(in.spec.book.random_order);
     spec->mutable_book()->set_seed(in.spec.book.seed);
     spec->mutable_book()->set_source(in.spec.book.source);
-    if (in.spec.kind == RunKind::Regression || in.spec.kind == RunKind::Chain) {
-        v1::Sprt* sprt = spec->mutable_sprt();
-        sprt->set_elo0(in.spec.sprt.elo0);
-        sprt->set_elo1(in.spec.sprt.elo1);
-        sprt->set_alpha(in.spec.sprt.alpha);
-        sprt->set_beta(in.spec.sprt.beta);
-        sprt->set_model(in.spec.sprt.model == stats::Model::Logistic ? v1::SPRT_MODEL_LOGISTIC
-                                                                     : v1::SPRT_MODEL_NORMALIZED);
-    }
     spec->set_games(in.spec.games);
     spec->set_priority(in.spec.priority);
     spec->set_throughput(uint32_t(in.spec.throughput));
@@ -253,8 +230,9 @@ void run_to_proto(const Run& in, v1::RunStatus* out) {
     }
     out->set_created_unix_ms(in.created_ms);
     out->set_finished_unix_ms(in.finished_ms);
-    tune_to_proto(in, out);
-    training_to_proto(in, out);
+    out->set_verifies_run_id(in.verifies_run_id);
+    out->set_chain_run_id(in.chain_run_id);
+    kind.status_to_proto(in, out);
 }
 
 std::vector<RunState> run_states_from_proto(const google::protobuf::RepeatedField<int>& states) {
@@ -301,12 +279,8 @@ void lease_to_proto(const LeaseGrant& in, v1::Lease* out) {
     version_to_proto(in.base, out->mutable_base());
     time_control_to_proto(in.run.spec.time_control, out->mutable_time_control());
     out->set_first_pair(in.batch.first_pair);
-    if (in.generate)
-        generate_lease_to_proto(in, out);
-    else
-        for (const Opening& o : in.openings) opening_to_proto(o, out->add_openings());
     out->set_expires_unix_ms(in.batch.expires_ms);
-    tune_lease_to_proto(in, out);
+    run_kind(in.run.spec.kind).lease_to_proto(in, out);
 }
 
 absl::StatusOr<Report> report_from_proto(const v1::ReportResultsRequest& in) {

@@ -1,5 +1,6 @@
 // Conversions between the sparring.v1 messages and the coordinator's domain records, and
-// from domain statuses to gRPC statuses.
+// from domain statuses to gRPC statuses. What differs between run kinds is converted by the
+// kinds' modules (coordinator/kinds/).
 #pragma once
 
 #include <grpcpp/support/status.h>
@@ -28,24 +29,11 @@ void lease_to_proto(const LeaseGrant& in, v1::Lease* out);
 absl::StatusOr<Report> report_from_proto(const v1::ReportResultsRequest& in);
 absl::StatusOr<Release> release_from_proto(const v1::ReleaseLeaseRequest& in);
 
-// Tuning runs (convert_tune.cpp).
-TuneSpec tune_spec_from_proto(const v1::TuneSpec& in);
-// Writes a run's tuning status and, for a verification run, the run it verifies.
-void tune_to_proto(const Run& in, v1::RunStatus* out);
-// Writes the perturbations of a tuning lease (nothing for other leases).
-void tune_lease_to_proto(const LeaseGrant& in, v1::Lease* out);
-void tune_history_to_proto(const TuneHistory& in, v1::TuneHistory* out);
-
-// Self-play training runs (convert_training.cpp).
-v1::RunKind run_kind_to_proto(RunKind kind);
 void opening_to_proto(const Opening& in, v1::Opening* out);
-// Reads the generation, training and chain parts of a run spec.
-void training_specs_from_proto(const v1::RunSpec& in, RunSpec* out);
-// Writes a run's generation, training or chain status, and the chain that started it.
-void training_to_proto(const Run& in, v1::RunStatus* out);
-// Writes the games of a generation lease.
-void generate_lease_to_proto(const LeaseGrant& in, v1::Lease* out);
-// Reads an import chunk, checking its positions (on the calling thread, not the writer).
+// Writes a tuning run's trajectory (convert_tune.cpp).
+void tune_history_to_proto(const TuneHistory& in, v1::TuneHistory* out);
+// Reads an import chunk, checking its positions on the calling thread, not the writer
+// (convert_training.cpp).
 absl::StatusOr<ImportChunk> import_chunk_from_proto(const v1::ImportPositionsRequest& in);
 
 }  // namespace sparring::coordinator

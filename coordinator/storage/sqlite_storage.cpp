@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "coordinator/domain/text.h"
+#include "coordinator/kinds/run_kind.h"
 #include "coordinator/storage/compression.h"
 #include "coordinator/storage/json_column.h"
 #include "coordinator/storage/migrations.h"
@@ -90,7 +91,7 @@ Run read_run(const Statement& s) {
     r.sprt.llr = s.real(42);
     r.sprt.lower = s.real(43);
     r.sprt.upper = s.real(44);
-    if (r.spec.kind == RunKind::Regression && r.counts.pairs > 0)
+    if (run_kind(r.spec.kind).decided_by_sprt() && r.counts.pairs > 0)
         r.sprt.state = r.sprt.llr >= r.sprt.upper   ? stats::SprtResult::State::AcceptH1
                        : r.sprt.llr <= r.sprt.lower ? stats::SprtResult::State::AcceptH0
                                                     : stats::SprtResult::State::Continue;
@@ -253,7 +254,7 @@ std::vector<Version> SqliteStorage::list_versions() {
 }
 
 int64_t SqliteStorage::insert_run(const Run& r) {
-    const bool sprt = r.spec.kind == RunKind::Regression || r.spec.kind == RunKind::Chain;
+    const bool sprt = run_kind(r.spec.kind).keeps_sprt();
     const auto real_if = [sprt](double value) {
         return sprt ? std::optional<double>(value) : std::nullopt;
     };

@@ -1,0 +1,101 @@
+// Chains: generations of generate -> train -> verify, each starting from the version the
+// previous one made; the coordinator runs them itself through child runs (training_run.h has
+// how a chain starts, advances and stops).
+#include "coordinator/domain/training_run.h"
+#include "coordinator/kinds/run_kind.h"
+#include "coordinator/kinds/self_play.h"
+
+namespace sparring::coordinator {
+
+namespace {
+
+// Writes one generation of a chain.
+void generation_to_proto(const ChainGeneration& in, v1::ChainGeneration* out) {
+    out->set_generation(uint32_t(in.generation));
+    out->set_version(in.version);
+    out->set_generate_run_id(in.generate_run_id);
+    out->set_train_run_id(in.train_run_id);
+    out->set_verify_run_id(in.verify_run_id);
+    out->set_trained_version(in.trained_version);
+    out->set_positions(in.positions);
+    out->set_final_loss(in.final_loss);
+    out->set_elo(in.verify_elo.elo);
+    out->set_elo_low(in.verify_elo.elo_low);
+    out->set_elo_high(in.verify_elo.elo_high);
+    out->set_verify_games(uint64_t(in.verify_elo.games));
+    out->set_verify_result(in.verify_result);
+}
+
+class ChainKind final : public RunKindModule {
+  public:
+    RunKind kind() const override { return RunKind::Chain; }
+    std::string_view name() const override { return "chain"; }
+    std::string_view label() const override { return "chain"; }
+    v1::RunKind proto_kind() const override { return v1::RUN_KIND_CHAIN; }
+    int spec_field() const override { return v1::RunSpec::kChainFieldNumber; }
+
+    // Its SPRT settings are those of each generation's verification.
+    bool keeps_sprt() const override { return true; }
+    bool plays_games() const override { return false; }
+
+    // Resolves the generation, training and verification settings; the first generation
+    // starts once the chain is inserted.
+    absl::StatusOr<RecordKindState> prepare(Storage&, RunSpec& spec,
+                                            const Version& base) const override {
+        absl::StatusOr<ChainSetup> chain = resolve_chain(spec, base);
+        if (!chain.ok()) return chain.status();
+        return RecordKindState([chain = std::move(*chain)](Storage& storage, const Core& core,
+                                                           const Run& run) mutable {
+            start_chain(storage, core, std::move(chain), run);
+        });
+    }
+
+    // Reads the generations with what their runs gave, and the settings of its steps.
+    void load(Storage& storage, Run& run) const override {
+        run.chain = storage.find_chain(run.id);
+        if (run.chain) fill_chain_generations(storage, *run.chain);
+        if (std::optional<TrainState> settings = storage.find_train(run.id))
+            run.spec.train = settings->spec;
+        if (std::optional<GenerateState> settings = storage.find_generate(run.id)) {
+            run.generate = std::move(settings);
+            run.generate->positions = 0;
+        }
+    }
+
+    // Stops the active child of a stopped chain.
+    void on_stopped(Storage& storage, const Core& core, const Run& run) const override {
+        stop_chain_children(storage, core, run);
+    }
+
+    // Reads the chain's settings and those of its generation and training steps.
+    void spec_from_proto(const v1::RunSpec& in, RunSpec* out) const override {
+        out->generate = generate_spec_from_proto(in.generate());
+        out->train = train_spec_from_proto(in.train());
+        out->chain.generations = int(std::min<uint32_t>(in.chain().generations(), 1'000'000));
+        out->chain.verify_games = in.chain().verify_games();
+        out->chain.name = in.chain().name();
+    }
+
+    // Writes the settings of the chain and its steps, and its generations.
+    void status_to_proto(const Run& in, v1::RunStatus* out) const override {
+        sprt_to_proto(in.spec.sprt, out->mutable_spec()->mutable_sprt());
+        if (in.generate) generate_status_to_proto(*in.generate, out);
+        if (!in.chain) return;
+        train_spec_to_proto(in.spec.train, out->mutable_spec()->mutable_train());
+        v1::ChainSpec* spec = out->mutable_spec()->mutable_chain();
+        spec->set_generations(uint32_t(in.chain->spec.generations));
+        spec->set_verify_games(in.chain->spec.verify_games);
+        spec->set_name(in.chain->spec.name);
+        for (const ChainGeneration& g : in.chain->generations)
+            generation_to_proto(g, out->mutable_chain()->add_generations());
+    }
+};
+
+}  // namespace
+
+const RunKindModule& chain_kind() {
+    static const ChainKind kind;
+    return kind;
+}
+
+}  // namespace sparring::coordinator

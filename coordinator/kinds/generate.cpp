@@ -1,0 +1,117 @@
+// Generation runs: self-play games of one built-in version whose labelled positions workers
+// report and the coordinator stores (generate_run.h has how openings are chosen and positions
+// checked and stored).
+#include "coordinator/domain/generate_run.h"
+#include "coordinator/kinds/run_kind.h"
+#include "coordinator/kinds/self_play.h"
+#include "coordinator/rpc/convert.h"
+
+namespace sparring::coordinator {
+
+namespace {
+
+// Writes resolved generation settings.
+void generate_spec_to_proto(const GenerateState& in, v1::GenerateSpec* out) {
+    out->set_seed(in.seed);
+    out->set_random_plies(uint32_t(in.random_plies));
+    out->set_filters(in.filters);
+}
+
+class GenerateKind final : public RunKindModule {
+  public:
+    RunKind kind() const override { return RunKind::Generate; }
+    std::string_view name() const override { return "generate"; }
+    std::string_view label() const override { return "generate"; }
+    v1::RunKind proto_kind() const override { return v1::RUN_KIND_GENERATE; }
+
+    // Resolves the settings; openings come from (seed, game number) alone, so the book stays
+    // in its order.
+    absl::StatusOr<RecordKindState> prepare(Storage&, RunSpec& spec,
+                                            const Version& base) const override {
+        absl::StatusOr<GenerateState> generate = resolve_generate(spec, base);
+        if (!generate.ok()) return generate.status();
+        spec.book.random_order = false;
+        spec.book.seed = generate->seed;
+        return RecordKindState([generate = std::move(*generate)](Storage& storage, const Core&,
+                                                                 const Run& run) mutable {
+            generate.run_id = run.id;
+            storage.insert_generate(generate);
+        });
+    }
+
+    // Reads the settings and the positions stored.
+    void load(Storage& storage, Run& run) const override {
+        run.generate = storage.find_generate(run.id);
+    }
+
+    // Keeps a report of a whole lease under gRPC's message limit.
+    uint32_t max_pairs_per_lease(uint32_t) const override { return kMaxGeneratePairsPerLease; }
+
+    // Gives each game its opening and the lease the run's settings.
+    void fill_grant(Storage& storage, const std::vector<Opening>& book,
+                    LeaseGrant& grant) const override {
+        grant.generate = storage.find_generate(grant.run.id);
+        fill_generate_lease(book, grant);
+    }
+
+    // Takes labelled positions (checked on the calling thread by report_from_proto).
+    absl::Status check_report(const Report&, const std::string&) const override {
+        return absl::OkStatus();
+    }
+
+    // Takes any colours: both games of a pair are the same version's.
+    absl::Status check_pair(const PairRecord&, const std::string&) const override {
+        return absl::OkStatus();
+    }
+
+    // Stores the pair's positions in the transaction that counts it.
+    void count_pair(Storage& storage, const Run& run, const Batch& batch,
+                    const PairRecord& pair) const override {
+        store_pair_positions(storage, run, batch, pair);
+    }
+
+    // Reads the seed, random plies and filters.
+    void spec_from_proto(const v1::RunSpec& in, RunSpec* out) const override {
+        out->generate = generate_spec_from_proto(in.generate());
+    }
+
+    // Writes the resolved settings and the positions stored.
+    void status_to_proto(const Run& in, v1::RunStatus* out) const override {
+        if (in.generate) generate_status_to_proto(*in.generate, out);
+    }
+
+    // Writes each game's opening and the settings games are played with.
+    void lease_to_proto(const LeaseGrant& in, v1::Lease* out) const override {
+        if (!in.generate) return RunKindModule::lease_to_proto(in, out);
+        v1::GenerateLease* g = out->mutable_generate();
+        for (const Opening& o : in.openings) opening_to_proto(o, g->add_game_openings());
+        g->set_seed(in.generate->seed);
+        g->set_random_plies(uint32_t(in.generate->random_plies));
+        g->set_filters(in.generate->filters);
+        g->set_max_plies(uint32_t(in.generate->max_plies));
+    }
+};
+
+}  // namespace
+
+GenerateSpec generate_spec_from_proto(const v1::GenerateSpec& in) {
+    GenerateSpec spec;
+    spec.seed = in.seed();
+    if (in.has_random_plies())
+        spec.random_plies = int(std::min<uint32_t>(in.random_plies(), 1'000'000));
+    spec.filters = in.filters();
+    return spec;
+}
+
+void generate_status_to_proto(const GenerateState& in, v1::RunStatus* out) {
+    out->mutable_generate()->set_positions(in.positions);
+    generate_spec_to_proto(in, out->mutable_generate()->mutable_spec());
+    generate_spec_to_proto(in, out->mutable_spec()->mutable_generate());
+}
+
+const RunKindModule& generate_kind() {
+    static const GenerateKind kind;
+    return kind;
+}
+
+}  // namespace sparring::coordinator

@@ -1,0 +1,21 @@
+// The one table of run kinds: a new kind is a module file and a line here.
+#include "coordinator/kinds/run_kind.h"
+
+namespace sparring::coordinator {
+
+const RunKindModule& regression_kind();
+const RunKindModule& fixed_games_kind();
+const RunKindModule& tune_kind();
+const RunKindModule& generate_kind();
+const RunKindModule& train_kind();
+const RunKindModule& chain_kind();
+
+const std::vector<const RunKindModule*>& run_kinds() {
+    static const std::vector<const RunKindModule*> table = {
+        &regression_kind(), &fixed_games_kind(), &tune_kind(),
+        &generate_kind(),   &train_kind(),       &chain_kind(),
+    };
+    return table;
+}
+
+}  // namespace sparring::coordinator

@@ -1,0 +1,52 @@
+// Regression runs: the test version against the base version until the SPRT decides or the
+// maximum number of games is reached.
+#include "coordinator/domain/validation.h"
+#include "coordinator/kinds/run_kind.h"
+
+namespace sparring::coordinator {
+
+namespace {
+
+class RegressionKind final : public RunKindModule {
+  public:
+    RunKind kind() const override { return RunKind::Regression; }
+    std::string_view name() const override { return "regression"; }
+    std::string_view label() const override { return "regression (SPRT)"; }
+    v1::RunKind proto_kind() const override { return v1::RUN_KIND_REGRESSION; }
+
+    // Checks the run's games and its SPRT.
+    absl::Status check_spec(RunSpec& spec) const override {
+        if (absl::Status status = RunKindModule::check_spec(spec); !status.ok()) return status;
+        return check_sprt(spec.sprt);
+    }
+
+    bool decided_by_sprt() const override { return true; }
+
+    // Recomputes the SPRT from the pentanomial counts.
+    void refresh_statistics(Run& run) const override {
+        run.sprt = stats::sprt(run.counts.penta, run.spec.sprt);
+    }
+
+    // Ends the run when the SPRT accepts a hypothesis or its games run out.
+    std::optional<std::string> verdict(const Run& run) const override {
+        if (run.sprt.state != stats::SprtResult::State::Continue)
+            return run.sprt.state == stats::SprtResult::State::AcceptH1 ? "H1 accepted"
+                                                                        : "H0 accepted";
+        if (uint64_t(run.counts.pairs) >= run.pairs_total()) return "maximum games reached";
+        return std::nullopt;
+    }
+
+    // Writes the SPRT settings.
+    void status_to_proto(const Run& in, v1::RunStatus* out) const override {
+        sprt_to_proto(in.spec.sprt, out->mutable_spec()->mutable_sprt());
+    }
+};
+
+}  // namespace
+
+const RunKindModule& regression_kind() {
+    static const RegressionKind kind;
+    return kind;
+}
+
+}  // namespace sparring::coordinator

@@ -1,0 +1,108 @@
+// The defaults of a run kind (a run of game pairs played by workers) and the lookups in the
+// registry's table.
+#include "coordinator/kinds/run_kind.h"
+
+#include <stdexcept>
+
+#include "coordinator/domain/generate_run.h"
+#include "coordinator/domain/validation.h"
+#include "coordinator/rpc/convert.h"
+
+namespace sparring::coordinator {
+
+absl::Status RunKindModule::check_spec(RunSpec& spec) const {
+    if (absl::Status status = check_game_run(spec); !status.ok()) return status;
+    return check_no_tune(spec);
+}
+
+absl::StatusOr<RecordKindState> RunKindModule::prepare(Storage&, RunSpec&, const Version&) const {
+    return RecordKindState([](Storage&, const Core&, const Run&) {});
+}
+
+void RunKindModule::load(Storage&, Run&) const {}
+
+void RunKindModule::on_leased(Storage&, const Batch&) const {}
+
+void RunKindModule::fill_grant(Storage&, const std::vector<Opening>& book,
+                               LeaseGrant& grant) const {
+    for (uint64_t pair = grant.batch.first_pair; pair < grant.batch.first_pair + grant.batch.pairs;
+         ++pair)
+        grant.openings.push_back(book[pair % book.size()]);
+}
+
+absl::Status RunKindModule::check_report(const Report& report, const std::string& name) const {
+    if (has_positions(report))
+        return absl::InvalidArgumentError(name + ": only generation runs take labelled positions");
+    return absl::OkStatus();
+}
+
+absl::Status RunKindModule::check_pair(const PairRecord& pair, const std::string& name) const {
+    if (pair.games[0].test_white == pair.games[1].test_white)
+        return absl::InvalidArgumentError(name + ": the test version must play each colour once");
+    return absl::OkStatus();
+}
+
+void RunKindModule::count_pair(Storage&, const Run&, const Batch&, const PairRecord&) const {}
+
+void RunKindModule::count_report(Storage&, const Run&, const Batch&, const Report&, int64_t) const {
+}
+
+void RunKindModule::refresh_statistics(Run&) const {}
+
+std::optional<std::string> RunKindModule::verdict(const Run& run) const {
+    if (uint64_t(run.counts.pairs) >= run.pairs_total()) return "completed";
+    return std::nullopt;
+}
+
+void RunKindModule::on_finished(Storage&, const Core&, Run&) const {}
+
+void RunKindModule::on_stopped(Storage&, const Core&, const Run&) const {}
+
+void RunKindModule::spec_from_proto(const v1::RunSpec&, RunSpec*) const {}
+
+void RunKindModule::status_to_proto(const Run&, v1::RunStatus*) const {}
+
+void RunKindModule::lease_to_proto(const LeaseGrant& in, v1::Lease* out) const {
+    for (const Opening& o : in.openings) opening_to_proto(o, out->add_openings());
+}
+
+const RunKindModule& run_kind(RunKind kind) {
+    for (const RunKindModule* module : run_kinds())
+        if (module->kind() == kind) return *module;
+    // Every enum value has a module (the registry's test checks it): this is a bug.
+    throw std::logic_error("run kind " + std::to_string(int(kind)) + " has no module");
+}
+
+const RunKindModule* find_run_kind(std::string_view name) {
+    for (const RunKindModule* module : run_kinds())
+        if (module->name() == name) return module;
+    return nullptr;
+}
+
+absl::StatusOr<const RunKindModule*> run_kind_from_proto(v1::RunKind kind) {
+    std::string labels;
+    const auto& modules = run_kinds();
+    for (size_t i = 0; i < modules.size(); ++i) {
+        if (modules[i]->proto_kind() == kind) return modules[i];
+        labels += (i == 0                    ? ""
+                   : i + 1 == modules.size() ? " or "
+                                             : ", ") +
+                  std::string(modules[i]->label());
+    }
+    return absl::InvalidArgumentError("the run has no kind: " + labels);
+}
+
+void sprt_to_proto(const stats::SprtParams& in, v1::Sprt* out) {
+    out->set_elo0(in.elo0);
+    out->set_elo1(in.elo1);
+    out->set_alpha(in.alpha);
+    out->set_beta(in.beta);
+    out->set_model(in.model == stats::Model::Logistic ? v1::SPRT_MODEL_LOGISTIC
+                                                      : v1::SPRT_MODEL_NORMALIZED);
+}
+
+uint64_t Run::pairs_total() const {
+    return run_kind(spec.kind).plays_games() ? spec.games / 2 : 0;
+}
+
+}  // namespace sparring::coordinator

@@ -1,0 +1,109 @@
+// Run kinds as modules: everything that differs between regression, fixed-games, tuning,
+// generation, training and chain runs sits behind this interface, one implementation per
+// kind, registered in one table (registry.cpp). The core, the RPC conversion and storage look
+// a run's kind up and call it; they never branch on the kind themselves.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "coordinator/domain/core.h"
+#include "sparring/v1/common.pb.h"
+#include "sparring/v1/worker.pb.h"
+
+namespace sparring::coordinator {
+
+// Records a kind's own state once its run has been inserted and has an id.
+using RecordKindState = std::function<void(Storage& storage, const Core& core, const Run& run)>;
+
+// One run kind. The defaults describe a run of game pairs played by workers, each opening
+// played once with each colour, that completes when all its pairs are counted.
+class RunKindModule {
+  public:
+    virtual ~RunKindModule() = default;
+
+    virtual RunKind kind() const = 0;
+    // Returns the name stored in the database and shown in metrics ("regression", ...).
+    virtual std::string_view name() const = 0;
+    // Returns how a user error message names the kind ("regression (SPRT)", ...).
+    virtual std::string_view label() const = 0;
+    virtual v1::RunKind proto_kind() const = 0;
+    // Returns the number of the RunSpec.kind_spec field that holds the kind's own settings
+    // (0: none; a spec of the kind with another one set is refused).
+    virtual int spec_field() const { return 0; }
+
+    // Spec: checks a submitted spec and fills its defaults (the versions are checked apart).
+    virtual absl::Status check_spec(RunSpec& spec) const;
+    // Returns whether a spec of the kind must name a time control.
+    virtual bool needs_time_control() const { return true; }
+    // Resolves the spec against storage and its base version, before the run is inserted;
+    // returns what records the kind's state once it is.
+    virtual absl::StatusOr<RecordKindState> prepare(Storage& storage, RunSpec& spec,
+                                                    const Version& base) const;
+    // Fills the kind's state of a run read alone.
+    virtual void load(Storage& storage, Run& run) const;
+
+    // Leases: whether workers play the run's game pairs (else the coordinator runs it).
+    virtual bool plays_games() const { return true; }
+    // Returns the most pairs one lease holds, given the coordinator's own limit.
+    virtual uint32_t max_pairs_per_lease(uint32_t limit) const { return limit; }
+    // Records what a new batch needs before it is granted.
+    virtual void on_leased(Storage& storage, const Batch& batch) const;
+    // Fills what a grant carries: by default the opening of each pair of the batch.
+    virtual void fill_grant(Storage& storage, const std::vector<Opening>& book,
+                            LeaseGrant& grant) const;
+
+    // Reports: checks a report as a whole (name: "report N of lease M").
+    virtual absl::Status check_report(const Report& report, const std::string& name) const;
+    // Checks one reported pair (name: "pair I").
+    virtual absl::Status check_pair(const PairRecord& pair, const std::string& name) const;
+    // Accounts a counted pair beyond its result counts.
+    virtual void count_pair(Storage& storage, const Run& run, const Batch& batch,
+                            const PairRecord& pair) const;
+    // Accounts a counted report beyond its result counts.
+    virtual void count_report(Storage& storage, const Run& run, const Batch& batch,
+                              const Report& report, int64_t now_ms) const;
+
+    // Statistics: whether an SPRT decides the run (its LLR is kept and shown).
+    virtual bool decided_by_sprt() const { return false; }
+    // Returns whether the run's spec keeps SPRT settings (its own or its verifications').
+    virtual bool keeps_sprt() const { return decided_by_sprt(); }
+    // Recomputes the kind's statistics after the counts changed (the Elo is the core's).
+    virtual void refresh_statistics(Run& run) const;
+
+    // Ending: returns the result that ends the run after a counted report, if any.
+    virtual std::optional<std::string> verdict(const Run& run) const;
+    // Carries on after the run finished by its verdict (a tuning run's verification).
+    virtual void on_finished(Storage& storage, const Core& core, Run& run) const;
+    // Carries on after a user stopped the run (a chain's children).
+    virtual void on_stopped(Storage& storage, const Core& core, const Run& run) const;
+
+    // Proto: reads the kind's own fields of a spec.
+    virtual void spec_from_proto(const v1::RunSpec& in, RunSpec* out) const;
+    // Writes the kind's own spec and status fields of a run.
+    virtual void status_to_proto(const Run& in, v1::RunStatus* out) const;
+    // Writes what a lease of the kind carries besides versions and time control.
+    virtual void lease_to_proto(const LeaseGrant& in, v1::Lease* out) const;
+
+  protected:
+    // Checks what every run of game pairs needs: time control, games, book and shares.
+    static absl::Status check_games_spec(RunSpec& spec);
+};
+
+// Returns the module of a kind.
+const RunKindModule& run_kind(RunKind kind);
+// Returns every module, in the order of the RunKind enum.
+const std::vector<const RunKindModule*>& run_kinds();
+// Returns the module stored under a name; nullptr for an unknown name.
+const RunKindModule* find_run_kind(std::string_view name);
+// Returns the module of a proto kind; INVALID_ARGUMENT, naming the kinds, when unknown.
+absl::StatusOr<const RunKindModule*> run_kind_from_proto(v1::RunKind kind);
+
+// Writes SPRT settings (helper for the modules whose specs keep them).
+void sprt_to_proto(const stats::SprtParams& in, v1::Sprt* out);
+
+}  // namespace sparring::coordinator

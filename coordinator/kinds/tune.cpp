@@ -1,0 +1,133 @@
+// Tuning runs: SPSA on parameters of one built-in version (spsa_run.h has the arithmetic of
+// leases and reports); each lease carries its pairs' perturbations, each report moves the
+// values, and a finished run may start the regression run that verifies its result.
+#include "coordinator/domain/spsa_run.h"
+#include "coordinator/domain/validation.h"
+#include "coordinator/kinds/run_kind.h"
+
+namespace sparring::coordinator {
+
+namespace {
+
+// Writes a resolved parameter.
+void param_to_proto(const spsa::Param& in, v1::TuneParam* out) {
+    out->set_name(in.name);
+    out->set_start(in.start);
+    out->set_min(in.min);
+    out->set_max(in.max);
+    out->set_c_end(in.c_end);
+    out->set_r_end(in.r_end);
+}
+
+class TuneKind final : public RunKindModule {
+  public:
+    RunKind kind() const override { return RunKind::Tune; }
+    std::string_view name() const override { return "tune"; }
+    std::string_view label() const override { return "tune (SPSA)"; }
+    v1::RunKind proto_kind() const override { return v1::RUN_KIND_TUNE; }
+    int spec_field() const override { return v1::RunSpec::kTuneFieldNumber; }
+
+    // Checks the run's games; its parameters are checked against the base by prepare.
+    absl::Status check_spec(RunSpec& spec) const override { return check_game_run(spec); }
+
+    // Resolves the parameters; the run's state and first trajectory point follow its insert.
+    absl::StatusOr<RecordKindState> prepare(Storage&, RunSpec& spec,
+                                            const Version& base) const override {
+        absl::StatusOr<TuneState> tune = resolve_tune(spec, base);
+        if (!tune.ok()) return tune.status();
+        return RecordKindState(
+            [tune = std::move(*tune)](Storage& storage, const Core&, const Run& run) mutable {
+                tune.run_id = run.id;
+                storage.insert_tune(tune);
+                storage.insert_tune_point(run.id, {0, run.created_ms, tune.theta});
+            });
+    }
+
+    // Reads the parameters and current values.
+    void load(Storage& storage, Run& run) const override { run.tune = storage.find_tune(run.id); }
+
+    // Records the values the batch draws its perturbations from.
+    void on_leased(Storage& storage, const Batch& batch) const override {
+        snapshot_tune(storage, batch);
+    }
+
+    // Gives each pair its opening and its perturbation.
+    void fill_grant(Storage& storage, const std::vector<Opening>& book,
+                    LeaseGrant& grant) const override {
+        RunKindModule::fill_grant(storage, book, grant);
+        fill_tune_lease(storage, grant);
+    }
+
+    // Moves the values by the reported pairs.
+    void count_report(Storage& storage, const Run& run, const Batch& batch, const Report& report,
+                      int64_t now_ms) const override {
+        apply_tune_report(storage, run, batch, report, now_ms);
+    }
+
+    // Makes the tuned version and starts its verification if asked.
+    void on_finished(Storage& storage, const Core& core, Run& run) const override {
+        // A verification that cannot start (its version name taken meanwhile, say) must not
+        // refuse the report that finished the tuning: the run records why instead.
+        if (absl::Status verify = finish_tune(storage, core, run); !verify.ok()) {
+            run.result += "; verification not started: " + std::string(verify.message());
+            storage.update_run(run);
+        }
+    }
+
+    // Reads the parameters to tune and the verification.
+    void spec_from_proto(const v1::RunSpec& in, RunSpec* out) const override {
+        for (const v1::TuneParam& p : in.tune().params()) {
+            TuneParamRequest request;
+            request.name = p.name();
+            if (p.has_start()) request.start = p.start();
+            if (p.has_min()) request.min = p.min();
+            if (p.has_max()) request.max = p.max();
+            if (p.has_c_end()) request.c_end = p.c_end();
+            if (p.has_r_end()) request.r_end = p.r_end();
+            out->tune.params.push_back(std::move(request));
+        }
+        out->tune.verify = in.tune().verify();
+        out->tune.verify_games = in.tune().verify_games();
+    }
+
+    // Writes the resolved parameters, the values and the verification.
+    void status_to_proto(const Run& in, v1::RunStatus* out) const override {
+        if (!in.tune) return;
+        const TuneState& state = *in.tune;
+        v1::RunSpec* spec = out->mutable_spec();
+        spec->mutable_tune()->set_verify(state.verify);
+        spec->mutable_tune()->set_verify_games(state.verify_games);
+        if (state.verify) sprt_to_proto(state.sprt, spec->mutable_sprt());
+        v1::TuneStatus* tune = out->mutable_tune();
+        for (size_t i = 0; i < state.params.size(); ++i) {
+            param_to_proto(state.params[i], tune->add_params());
+            param_to_proto(state.params[i], spec->mutable_tune()->add_params());
+            tune->add_values(state.theta[i]);
+        }
+        tune->set_pairs_applied(uint64_t(state.pairs_applied));
+        tune->set_tuned_version(state.tuned_version);
+        tune->set_verify_run_id(state.verify_run_id);
+    }
+
+    // Writes the openings and the perturbation of each pair.
+    void lease_to_proto(const LeaseGrant& in, v1::Lease* out) const override {
+        RunKindModule::lease_to_proto(in, out);
+        if (in.tune_steps.empty()) return;
+        v1::TuneLease* tune = out->mutable_tune();
+        for (const std::string& name : in.tune_names) tune->add_names(name);
+        for (const spsa::Step& step : in.tune_steps) {
+            v1::TunePair* pair = tune->add_pairs();
+            pair->mutable_plus()->Add(step.plus.begin(), step.plus.end());
+            pair->mutable_minus()->Add(step.minus.begin(), step.minus.end());
+        }
+    }
+};
+
+}  // namespace
+
+const RunKindModule& tune_kind() {
+    static const TuneKind kind;
+    return kind;
+}
+
+}  // namespace sparring::coordinator

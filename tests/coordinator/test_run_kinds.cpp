@@ -1,0 +1,102 @@
+// The registry of run kinds: one module per kind, found by enum, name and proto value, and
+// unknown kinds refused with a message that names the known ones.
+#include <gtest/gtest.h>
+
+#include <set>
+#include <stdexcept>
+
+#include "coordinator/domain/text.h"
+#include "coordinator/kinds/run_kind.h"
+#include "coordinator/rpc/convert.h"
+
+namespace sparring::coordinator {
+namespace {
+
+TEST(RunKinds, EveryProtoKindHasExactlyOneModule) {
+    const google::protobuf::EnumDescriptor* kinds = v1::RunKind_descriptor();
+    size_t known = 0;
+    for (int i = 0; i < kinds->value_count(); ++i) {
+        const auto value = v1::RunKind(kinds->value(i)->number());
+        if (value == v1::RUN_KIND_UNSPECIFIED) continue;
+        ++known;
+        absl::StatusOr<const RunKindModule*> module = run_kind_from_proto(value);
+        ASSERT_TRUE(module.ok()) << kinds->value(i)->name() << ": " << module.status();
+        EXPECT_EQ((*module)->proto_kind(), value);
+        size_t holders = 0;
+        for (const RunKindModule* m : run_kinds()) holders += m->proto_kind() == value;
+        EXPECT_EQ(holders, 1u) << kinds->value(i)->name();
+    }
+    EXPECT_EQ(run_kinds().size(), known);
+}
+
+TEST(RunKinds, EveryEnumValueHasItsModuleInEnumOrder) {
+    const auto& modules = run_kinds();
+    for (size_t i = 0; i < modules.size(); ++i) {
+        EXPECT_EQ(modules[i]->kind(), RunKind(i));
+        EXPECT_EQ(&run_kind(RunKind(i)), modules[i]);
+    }
+    EXPECT_THROW(run_kind(RunKind(modules.size())), std::logic_error);
+}
+
+TEST(RunKinds, NamesAndLabelsAreUniqueAndFoundAgain) {
+    std::set<std::string_view> names;
+    std::set<std::string_view> labels;
+    for (const RunKindModule* module : run_kinds()) {
+        EXPECT_FALSE(module->name().empty());
+        EXPECT_TRUE(names.insert(module->name()).second) << module->name();
+        EXPECT_TRUE(labels.insert(module->label()).second) << module->label();
+        EXPECT_EQ(find_run_kind(module->name()), module);
+        EXPECT_EQ(parse_run_kind(run_kind_name(module->kind())), module->kind());
+    }
+    // The names stored in existing databases stay what they were.
+    EXPECT_EQ(run_kind_name(RunKind::Regression), "regression");
+    EXPECT_EQ(run_kind_name(RunKind::FixedGames), "fixed_games");
+    EXPECT_EQ(run_kind_name(RunKind::Tune), "tune");
+    EXPECT_EQ(run_kind_name(RunKind::Generate), "generate");
+    EXPECT_EQ(run_kind_name(RunKind::Train), "train");
+    EXPECT_EQ(run_kind_name(RunKind::Chain), "chain");
+}
+
+TEST(RunKinds, UnknownKindsAreRefusedByName) {
+    EXPECT_EQ(find_run_kind("sparring"), nullptr);
+    EXPECT_FALSE(parse_run_kind("").has_value());
+    for (const v1::RunKind value : {v1::RUN_KIND_UNSPECIFIED, v1::RunKind(99)}) {
+        absl::StatusOr<const RunKindModule*> module = run_kind_from_proto(value);
+        ASSERT_FALSE(module.ok());
+        EXPECT_EQ(module.status().code(), absl::StatusCode::kInvalidArgument);
+        for (const RunKindModule* m : run_kinds())
+            EXPECT_NE(std::string(module.status().message()).find(m->label()), std::string::npos)
+                << module.status();
+    }
+    v1::RunSpec spec;
+    spec.set_test_version("a");
+    spec.set_base_version("b");
+    spec.mutable_time_control()->set_nodes(100);
+    const absl::Status unnamed = run_spec_from_proto(spec).status();
+    EXPECT_EQ(unnamed.code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_EQ(std::string(unnamed.message()).rfind("the run has no kind: regression (SPRT), ", 0),
+              0u)
+        << unnamed;
+}
+
+TEST(RunKinds, SettingsOfAnotherKindAreRefused) {
+    v1::RunSpec spec;
+    spec.set_kind(v1::RUN_KIND_REGRESSION);
+    spec.set_test_version("a");
+    spec.set_base_version("b");
+    spec.mutable_time_control()->set_nodes(100);
+    spec.mutable_tune()->add_params()->set_name("KnightValueMg");
+    absl::StatusOr<RunSpec> read = run_spec_from_proto(spec);
+    ASSERT_FALSE(read.ok());
+    EXPECT_EQ(read.status().message(), "a regression (SPRT) run takes no tune settings");
+
+    spec.set_kind(v1::RUN_KIND_TUNE);
+    read = run_spec_from_proto(spec);
+    ASSERT_TRUE(read.ok()) << read.status();
+    EXPECT_EQ(read->kind, RunKind::Tune);
+    ASSERT_EQ(read->tune.params.size(), 1u);
+    EXPECT_EQ(read->tune.params[0].name, "KnightValueMg");
+}
+
+}  // namespace
+}  // namespace sparring::coordinator
