@@ -5,7 +5,7 @@
 
 #include "coordinator/domain/auth.h"
 #include "coordinator/domain/events.h"
-#include "coordinator/domain/training_run.h"
+#include "coordinator/kinds/training_run.h"
 #include "coordinator/domain/validation.h"
 #include "coordinator/kinds/run_kind.h"
 

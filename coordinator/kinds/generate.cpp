@@ -1,7 +1,7 @@
 // Generation runs: self-play games of one built-in version whose labelled positions workers
 // report and the coordinator stores (generate_run.h has how openings are chosen and positions
 // checked and stored).
-#include "coordinator/domain/generate_run.h"
+#include "coordinator/kinds/generate_run.h"
 #include "coordinator/kinds/run_kind.h"
 #include "coordinator/kinds/self_play.h"
 #include "coordinator/rpc/convert.h"

@@ -4,7 +4,7 @@
 
 #include <stdexcept>
 
-#include "coordinator/domain/generate_run.h"
+#include "coordinator/kinds/generate_run.h"
 #include "coordinator/domain/validation.h"
 #include "coordinator/rpc/convert.h"
 

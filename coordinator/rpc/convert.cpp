@@ -1,6 +1,6 @@
 #include "coordinator/rpc/convert.h"
 
-#include "coordinator/domain/generate_run.h"
+#include "coordinator/kinds/generate_run.h"
 #include "coordinator/kinds/run_kind.h"
 
 namespace sparring::coordinator {

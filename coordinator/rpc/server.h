@@ -13,7 +13,7 @@
 
 #include "coordinator/domain/core.h"
 #include "coordinator/domain/events.h"
-#include "coordinator/domain/trainer.h"
+#include "coordinator/kinds/trainer.h"
 #include "coordinator/ops/http_server.h"
 #include "coordinator/ops/metrics.h"
 #include "coordinator/rpc/services.h"

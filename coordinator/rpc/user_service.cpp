@@ -1,7 +1,7 @@
 // The UserService handlers: changes need a user token and run on the writer; queries accept
 // any valid token and run on the reader.
 #include "coordinator/rpc/convert.h"
-#include "coordinator/domain/generate_run.h"
+#include "coordinator/kinds/generate_run.h"
 #include "coordinator/rpc/services.h"
 
 namespace sparring::coordinator {

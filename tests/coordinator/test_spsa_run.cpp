@@ -3,7 +3,7 @@
 // repeat a step; a finished run with --verify chains its regression run.
 #include <gtest/gtest.h>
 
-#include "coordinator/domain/spsa_run.h"
+#include "coordinator/kinds/spsa_run.h"
 #include "fixture.h"
 
 namespace sparring::coordinator::testing {

@@ -1,11 +1,11 @@
-#include "coordinator/domain/training_run.h"
+#include "coordinator/kinds/training_run.h"
 
 #include <cctype>
 #include <cmath>
 #include <set>
 
-#include "coordinator/domain/generate_run.h"
-#include "coordinator/domain/spsa_run.h"
+#include "coordinator/kinds/generate_run.h"
+#include "coordinator/kinds/spsa_run.h"
 #include "engine/params.h"
 #include "training/param_selection.h"
 #include "training/texel.h"

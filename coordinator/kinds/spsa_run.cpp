@@ -1,4 +1,4 @@
-#include "coordinator/domain/spsa_run.h"
+#include "coordinator/kinds/spsa_run.h"
 
 #include <cmath>
 #include <set>

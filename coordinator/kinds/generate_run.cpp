@@ -1,4 +1,4 @@
-#include "coordinator/domain/generate_run.h"
+#include "coordinator/kinds/generate_run.h"
 
 #include "coordinator/domain/events.h"
 #include "training/position_filter.h"

@@ -1,10 +1,10 @@
-#include "coordinator/domain/trainer.h"
+#include "coordinator/kinds/trainer.h"
 
 #include <future>
 
 #include "common/log.h"
 #include "coordinator/storage/sqlite_storage.h"
-#include "coordinator/domain/training_run.h"
+#include "coordinator/kinds/training_run.h"
 #include "engine/bench.h"
 #include "training/param_selection.h"
 #include "training/position_record.h"
