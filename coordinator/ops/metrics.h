@@ -1,5 +1,6 @@
-// The coordinator's metrics as prometheus-cpp families: counters and histograms fed by the
-// RPC observer and the storage executors, and gauges read from the database per scrape.
+// The coordinator's metrics as prometheus-cpp families: counters fed by the domain events
+// (ops/event_metrics), histograms by the RPC observer and the storage executors, and gauges
+// read from the database per scrape.
 #pragma once
 
 #include <prometheus/counter.h>
