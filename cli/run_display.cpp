@@ -24,7 +24,6 @@ std::string with_interval(double value, double low, double high) {
 
 }  // namespace
 
-// Prints rows as left-aligned columns, the first row being the header.
 void print_table(const std::vector<std::vector<std::string>>& rows) {
     std::vector<size_t> widths;
     for (const auto& row : rows)
@@ -41,14 +40,12 @@ void print_table(const std::vector<std::vector<std::string>>& rows) {
     }
 }
 
-// Returns a number with a fixed count of decimals.
 std::string fixed(double value, int decimals) {
     char text[64];
     std::snprintf(text, sizeof text, "%.*f", decimals, value);
     return text;
 }
 
-// Returns a Unix time in milliseconds as "2024-05-01 12:00:00 UTC", or "-" for 0.
 std::string utc(int64_t unix_ms) {
     if (unix_ms == 0) return "-";
     const std::time_t seconds = unix_ms / 1000;
@@ -59,7 +56,6 @@ std::string utc(int64_t unix_ms) {
     return text;
 }
 
-// Returns a run's state name.
 std::string state_name(v1::RunState state) {
     switch (state) {
         case v1::RUN_STATE_ACTIVE:
@@ -73,7 +69,6 @@ std::string state_name(v1::RunState state) {
     }
 }
 
-// Returns a time control as the CLI's --tc syntax.
 std::string time_control_text(const v1::TimeControl& tc) {
     switch (tc.limit_case()) {
         case v1::TimeControl::kNodes:
@@ -90,7 +85,6 @@ std::string time_control_text(const v1::TimeControl& tc) {
     }
 }
 
-// Prints every field of a run for a person.
 void print_game_run(const v1::RunStatus& run, const GameRunLayout& layout) {
     const v1::RunSpec& spec = run.spec();
     const auto& p = run.pentanomial();

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <iostream>
 
 #include "cli/run_display.h"
 #include "cli/spec_flags.h"

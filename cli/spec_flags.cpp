@@ -9,7 +9,6 @@
 
 namespace sparring::cli {
 
-// Writes the time control of --tc.
 void read_time_control(const Flags& args, v1::TimeControl* out) {
     std::string error;
     const auto tc = parse_time_control(args.get_string("tc"), &error);
@@ -31,7 +30,6 @@ void read_time_control(const Flags& args, v1::TimeControl* out) {
     }
 }
 
-// Reads the book file (default: the shipped book) and its order into the request.
 void read_book(const Flags& args, v1::Book* out) {
     const std::string path = args.get_string("book", default_book_path());
     const bool pgn_name = path.size() > 4 && path.ends_with(".pgn");
@@ -57,14 +55,11 @@ void read_book(const Flags& args, v1::Book* out) {
     out->set_source(path);
 }
 
-// Returns whether any SPRT flag was given.
 bool has_sprt_flags(const Flags& args) {
     return args.has("elo0") || args.has("elo1") || args.has("alpha") || args.has("beta") ||
            args.has("model");
 }
 
-// Writes the SPRT of --elo0 --elo1 --alpha --beta --model (normalized [0, 5], 5% errors by
-// default); throws UsageError when they are invalid.
 void read_sprt(const Flags& args, v1::Sprt* out) {
     stats::SprtParams sprt;
     sprt.elo0 = args.get_double("elo0");
