@@ -10,6 +10,8 @@
 
 #include "cli/client.h"
 #include "cli/commands.h"
+#include "cli/run_display.h"
+#include "cli/run_kinds.h"
 #include "cli/training_remote.h"
 #include "cli/tune.h"
 #include "engine/bench.h"
@@ -18,49 +20,6 @@
 namespace sparring::cli {
 
 namespace {
-
-// Prints rows as left-aligned columns, the first row being the header.
-void print_table(const std::vector<std::vector<std::string>>& rows) {
-    std::vector<size_t> widths;
-    for (const auto& row : rows)
-        for (size_t i = 0; i < row.size(); ++i) {
-            if (widths.size() <= i) widths.push_back(0);
-            widths[i] = std::max(widths[i], row[i].size());
-        }
-    for (const auto& row : rows) {
-        std::string line;
-        for (size_t i = 0; i < row.size(); ++i)
-            line += row[i] +
-                    (i + 1 < row.size() ? std::string(widths[i] - row[i].size() + 2, ' ') : "");
-        std::cout << line << "\n";
-    }
-}
-
-// Returns a number with a fixed count of decimals.
-std::string fixed(double value, int decimals) {
-    char text[64];
-    std::snprintf(text, sizeof text, "%.*f", decimals, value);
-    return text;
-}
-
-// Returns milliseconds as seconds without trailing zeros: "10", "0.1".
-std::string seconds_text(uint32_t ms) {
-    std::string text = fixed(ms / 1000.0, 3);
-    while (text.back() == '0') text.pop_back();
-    if (text.back() == '.') text.pop_back();
-    return text;
-}
-
-// Returns a Unix time in milliseconds as "2024-05-01 12:00:00 UTC", or "-" for 0.
-std::string utc(int64_t unix_ms) {
-    if (unix_ms == 0) return "-";
-    const std::time_t seconds = unix_ms / 1000;
-    std::tm tm{};
-    gmtime_r(&seconds, &tm);
-    char text[32];
-    std::strftime(text, sizeof text, "%Y-%m-%d %H:%M:%S UTC", &tm);
-    return text;
-}
 
 // Returns a run id from a positional argument; throws UsageError when it is not one.
 int64_t run_id_argument(const Flags& args) {
@@ -71,105 +30,6 @@ int64_t run_id_argument(const Flags& args) {
     if (ec != std::errc() || end != text.data() + text.size() || id < 1)
         throw UsageError("run id must be a positive number, got '" + text + "'");
     return id;
-}
-
-// Returns a run's state name.
-std::string state_name(v1::RunState state) {
-    switch (state) {
-        case v1::RUN_STATE_ACTIVE:
-            return "active";
-        case v1::RUN_STATE_FINISHED:
-            return "finished";
-        case v1::RUN_STATE_STOPPED:
-            return "stopped";
-        default:
-            return "?";
-    }
-}
-
-// Returns a time control as the CLI's --tc syntax.
-std::string time_control_text(const v1::TimeControl& tc) {
-    switch (tc.limit_case()) {
-        case v1::TimeControl::kNodes:
-            return "nodes=" + std::to_string(tc.nodes());
-        case v1::TimeControl::kDepth:
-            return "depth=" + std::to_string(tc.depth());
-        case v1::TimeControl::kMovetimeMs:
-            return "movetime=" + std::to_string(tc.movetime_ms());
-        case v1::TimeControl::kClock:
-            return seconds_text(tc.clock().base_ms()) + "+" +
-                   seconds_text(tc.clock().increment_ms());
-        default:
-            return "?";
-    }
-}
-
-// Returns "12.3 [4.5, 20.1]": a value and its confidence interval.
-std::string with_interval(double value, double low, double high) {
-    return fixed(value, 1) + " [" + fixed(low, 1) + ", " + fixed(high, 1) + "]";
-}
-
-// Prints every field of a run for a person.
-void print_run(const v1::RunStatus& run) {
-    const v1::RunSpec& spec = run.spec();
-    const bool regression = spec.kind() == v1::RUN_KIND_REGRESSION;
-    const bool tune = spec.kind() == v1::RUN_KIND_TUNE;
-    const auto& p = run.pentanomial();
-    std::vector<std::vector<std::string>> rows = {
-        {"run", std::to_string(run.id())},
-        {"kind", regression ? "regression (SPRT)"
-                 : tune     ? "tune (SPSA)"
-                            : "fixed games"},
-        {"state", state_name(run.state()) + (run.result().empty() ? "" : ": " + run.result())},
-        {"test", spec.test_version()},
-        {"base", spec.base_version()},
-        {"time control", time_control_text(spec.time_control())},
-        {"book", spec.book().source() + " (" + std::to_string(run.book_size()) + " openings, " +
-                     (spec.book().random_order()
-                          ? "random order, seed " + std::to_string(spec.book().seed())
-                          : std::string("sequential")) +
-                     ")"},
-        {"games", std::to_string(run.games()) + " of " + (regression ? "at most " : "") +
-                      std::to_string(spec.games())},
-        {"W/D/L", std::to_string(run.wins()) + " / " + std::to_string(run.draws()) + " / " +
-                      std::to_string(run.losses())},
-        {"pentanomial", std::to_string(p.ll()) + ", " + std::to_string(p.ld()) + ", " +
-                            std::to_string(p.dd_wl()) + ", " + std::to_string(p.wd()) + ", " +
-                            std::to_string(p.ww()) + "  (LL, LD, DD+WL, WD, WW)"},
-    };
-    if (tune) {
-        rows[3] = {"version", spec.base_version()};
-        rows.erase(rows.begin() + 4);
-        rows[rows.size() - 2][0] = "W/D/L (+/-)";
-        rows.back()[0] = "pentanomial (+/-)";
-    } else {
-        rows.push_back(
-            {"Elo", with_interval(run.elo(), run.elo_low(), run.elo_high()) + "  (95%)"});
-        rows.push_back({"nElo", with_interval(run.nelo(), run.nelo_low(), run.nelo_high())});
-        rows.push_back({"LOS", fixed(100 * run.los(), 1) + "%"});
-    }
-    if (regression) {
-        const auto& s = spec.sprt();
-        rows.push_back(
-            {"SPRT", "elo0=" + fixed(s.elo0(), 2) + " elo1=" + fixed(s.elo1(), 2) + " alpha=" +
-                         fixed(s.alpha(), 3) + " beta=" + fixed(s.beta(), 3) + " model=" +
-                         (s.model() == v1::SPRT_MODEL_LOGISTIC ? "logistic" : "normalized")});
-        rows.push_back({"LLR", fixed(run.llr(), 3) + " (bounds " + fixed(run.llr_lower(), 3) +
-                                   ", " + fixed(run.llr_upper(), 3) + ")"});
-    }
-    rows.push_back({"priority", std::to_string(spec.priority()) + ", throughput " +
-                                    std::to_string(spec.throughput()) + "%"});
-    rows.push_back({"in progress", std::to_string(run.pairs_leased()) + " pairs on " +
-                                       std::to_string(run.active_workers()) + " workers"});
-    rows.push_back({"created", utc(run.created_unix_ms())});
-    rows.push_back({"finished", utc(run.finished_unix_ms())});
-    if (!spec.description().empty()) rows.push_back({"description", spec.description()});
-    for (const auto& m : run.bench_mismatches())
-        rows.push_back({"bench mismatch", "worker " + std::to_string(m.worker_id()) + " computed " +
-                                              std::to_string(m.computed()) + " for " + m.version() +
-                                              " (expected " + std::to_string(m.expected()) + ")"});
-    for (auto& row : rows) row[0] += ":";
-    print_table(rows);
 }
 
 // Parses "Name=V,Name=V" into a map of integers.
@@ -248,9 +108,10 @@ int versions_add(const Flags& args, RemoteClient& client) {
         run_request.set_run_id(run_id);
         v1::RunStatus source;
         client.call(&v1::UserService::Stub::GetRun, run_request, &source);
-        const auto [preset, overrides] = source.spec().kind() == v1::RUN_KIND_TRAIN
-                                             ? version_of_train_run(source, client)
-                                             : version_of_run(run_id, client);
+        const CliRunKind& kind = cli_run_kind(source.spec().kind());
+        if (!kind.version_of)
+            throw std::runtime_error("run " + std::to_string(run_id) + " is not a tuning run");
+        const auto [preset, overrides] = kind.version_of(source, client);
         v.mutable_builtin()->set_preset(preset);
         v.mutable_builtin()->mutable_overrides()->insert(overrides.begin(), overrides.end());
         const int64_t hash = args.get_int("hash", 0);
@@ -258,10 +119,7 @@ int versions_add(const Flags& args, RemoteClient& client) {
         v.mutable_builtin()->set_hash_mb(uint32_t(hash));
         v.set_bench(local_bench(preset, overrides));
         if (!args.has("description"))
-            v.set_description(std::string(source.spec().kind() == v1::RUN_KIND_TRAIN
-                                              ? "the parameters of training run "
-                                              : "the values of tuning run ") +
-                              std::to_string(run_id));
+            v.set_description(std::string(kind.version_description) + std::to_string(run_id));
     } else if (args.has("uci")) {
         if (args.has("preset") || args.has("set") || args.has("hash"))
             throw UsageError("--uci excludes --preset, --set and --hash");
@@ -349,20 +207,13 @@ int runs(const Flags& args) {
     std::vector<std::vector<std::string>> rows = {
         {"ID", "STATE", "KIND", "TEST", "BASE", "TC", "GAMES", "ELO", "LLR", "RESULT"}};
     for (const v1::RunStatus& r : response.runs()) {
-        const bool regression = r.spec().kind() == v1::RUN_KIND_REGRESSION;
-        rows.push_back(
-            {std::to_string(r.id()), state_name(r.state()), kind_short_name(r.spec().kind()),
-             r.spec().test_version(), r.spec().base_version(),
-             r.spec().kind() == v1::RUN_KIND_TRAIN ? "-"
-                                                   : time_control_text(r.spec().time_control()),
-             std::to_string(r.games()) + "/" + std::to_string(r.spec().games()),
-             is_training_kind(r.spec().kind())
-                 ? "-"
-                 : fixed(r.elo(), 1) + " +-" + fixed((r.elo_high() - r.elo_low()) / 2, 1),
-             regression ? fixed(r.llr(), 2) + " [" + fixed(r.llr_lower(), 2) + "," +
-                              fixed(r.llr_upper(), 2) + "]"
-                        : "-",
-             r.result()});
+        const CliRunKind& kind = cli_run_kind(r.spec().kind());
+        RunsCells cells = kind.runs_cells(r);
+        rows.push_back({std::to_string(r.id()), state_name(r.state()), std::string(kind.name),
+                        r.spec().test_version(), r.spec().base_version(),
+                        std::move(cells.time_control),
+                        std::to_string(r.games()) + "/" + std::to_string(r.spec().games()),
+                        std::move(cells.elo), std::move(cells.llr), r.result()});
     }
     print_table(rows);
     return 0;
@@ -384,20 +235,7 @@ int show(const Flags& args) {
         std::cout << to_json(run) << "\n";
         return 0;
     }
-    if (is_training_kind(run.spec().kind())) {
-        std::vector<std::vector<std::string>> rows = training_run_rows(run);
-        rows.push_back({"created", utc(run.created_unix_ms())});
-        rows.push_back({"finished", utc(run.finished_unix_ms())});
-        for (auto& row : rows) row[0] += ":";
-        print_table(rows);
-        if (run.spec().kind() == v1::RUN_KIND_CHAIN) {
-            std::cout << "\n";
-            print_generations(run.chain());
-        }
-        return 0;
-    }
-    print_run(run);
-    print_tune(run, client);
+    cli_run_kind(run.spec().kind()).show(run, client);
     return 0;
 }
 

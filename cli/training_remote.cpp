@@ -6,6 +6,7 @@
 #include <iostream>
 #include <limits>
 
+#include "cli/run_display.h"
 #include "cli/training_flags.h"
 #include "cli/tune.h"
 #include "engine/params.h"
@@ -17,8 +18,6 @@
 namespace sparring::cli {
 
 namespace {
-
-using Rows = std::vector<std::vector<std::string>>;
 
 constexpr int64_t kMaxSeed = std::numeric_limits<int64_t>::max();
 
@@ -97,8 +96,9 @@ std::string loss_points(const v1::TrainStatus& train) {
     return text;
 }
 
-// Adds a generation run's rows.
-void print_generate(const v1::RunStatus& run, Rows& rows) {
+}  // namespace
+
+void add_generate_rows(const v1::RunStatus& run, Rows& rows) {
     const v1::GenerateSpec& g = run.generate().spec();
     if (run.spec().games() == 0) {
         rows.push_back({"kind", "generate (imported positions)"});
@@ -125,8 +125,7 @@ void print_generate(const v1::RunStatus& run, Rows& rows) {
                                        std::to_string(run.active_workers()) + " workers"});
 }
 
-// Adds a training run's rows.
-void print_train(const v1::RunStatus& run, Rows& rows) {
+void add_train_rows(const v1::RunStatus& run, Rows& rows) {
     const v1::TrainSpec& spec = run.spec().train();
     const v1::TrainStatus& t = run.train();
     std::string data;
@@ -152,8 +151,7 @@ void print_train(const v1::RunStatus& run, Rows& rows) {
     if (t.loss_curve_size() > 0) rows.push_back({"loss curve", loss_points(t)});
 }
 
-// Adds a chain's rows.
-void print_chain(const v1::RunStatus& run, Rows& rows) {
+void add_chain_rows(const v1::RunStatus& run, Rows& rows) {
     const v1::ChainSpec& c = run.spec().chain();
     rows.push_back({"kind", "chain (generate -> train -> verify)"});
     rows.push_back({"version", run.spec().test_version() + " (first generation)"});
@@ -165,8 +163,6 @@ void print_chain(const v1::RunStatus& run, Rows& rows) {
                                 " epochs, verification up to " + std::to_string(c.verify_games()) +
                                 " games"});
 }
-
-}  // namespace
 
 void print_generations(const v1::ChainStatus& chain) {
     std::vector<std::vector<std::string>> table = {{"GEN", "VERSION", "GENERATE", "POSITIONS",
@@ -210,30 +206,7 @@ std::vector<training::LabelledPosition> page_positions(const v1::ExportPositions
 
 }  // namespace
 
-bool is_training_kind(v1::RunKind kind) {
-    return kind == v1::RUN_KIND_GENERATE || kind == v1::RUN_KIND_TRAIN ||
-           kind == v1::RUN_KIND_CHAIN;
-}
-
-std::string kind_short_name(v1::RunKind kind) {
-    switch (kind) {
-        case v1::RUN_KIND_REGRESSION:
-            return "sprt";
-        case v1::RUN_KIND_TUNE:
-            return "tune";
-        case v1::RUN_KIND_GENERATE:
-            return "generate";
-        case v1::RUN_KIND_TRAIN:
-            return "train";
-        case v1::RUN_KIND_CHAIN:
-            return "chain";
-        default:
-            return "fixed";
-    }
-}
-
 void read_generate_spec(const Flags& args, v1::RunSpec* out) {
-    out->set_kind(v1::RUN_KIND_GENERATE);
     read_version(args, out);
     read_generation_flags(args, out);
 }
@@ -246,7 +219,6 @@ void read_train_spec(const Flags& args, v1::RunSpec* out) {
             "give --data RUN[,RUN...] (one training run on generation runs' "
             "positions) or --generations G (a chain of generate, train, verify)");
     if (args.has("data")) {
-        out->set_kind(v1::RUN_KIND_TRAIN);
         for (int64_t id : args.get_int_list("data")) {
             if (id < 1) throw UsageError("--data: run ids are positive");
             out->mutable_train()->add_data_runs(id);
@@ -254,7 +226,6 @@ void read_train_spec(const Flags& args, v1::RunSpec* out) {
         out->mutable_train()->set_seed(uint64_t(args.get_int_in("seed", 1, 0, kMaxSeed)));
         return;
     }
-    out->set_kind(v1::RUN_KIND_CHAIN);
     read_generation_flags(args, out);
     v1::ChainSpec* chain = out->mutable_chain();
     chain->set_generations(uint32_t(args.get_int_in("generations", 1, 100)));
@@ -264,16 +235,18 @@ void read_train_spec(const Flags& args, v1::RunSpec* out) {
     chain->set_name(args.get_string("name", ""));
 }
 
-std::vector<std::vector<std::string>> training_run_rows(const v1::RunStatus& run) {
+void print_training_run(const v1::RunStatus& run,
+                        void (*add_kind_rows)(const v1::RunStatus& run, Rows& rows)) {
     Rows rows = {{"run", std::to_string(run.id())}};
-    if (run.spec().kind() == v1::RUN_KIND_GENERATE) print_generate(run, rows);
-    if (run.spec().kind() == v1::RUN_KIND_TRAIN) print_train(run, rows);
-    if (run.spec().kind() == v1::RUN_KIND_CHAIN) print_chain(run, rows);
+    add_kind_rows(run, rows);
     rows.insert(rows.begin() + 2, {"state", state_text(run)});
     if (run.chain_run_id()) rows.push_back({"chain", "run " + std::to_string(run.chain_run_id())});
     if (!run.spec().description().empty())
         rows.push_back({"description", run.spec().description()});
-    return rows;
+    rows.push_back({"created", utc(run.created_unix_ms())});
+    rows.push_back({"finished", utc(run.finished_unix_ms())});
+    for (auto& row : rows) row[0] += ":";
+    print_table(rows);
 }
 
 int export_positions(const Flags& args) {

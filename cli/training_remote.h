@@ -13,22 +13,29 @@
 
 namespace sparring::cli {
 
-// Returns whether a run is a generation, training or chain run.
-bool is_training_kind(v1::RunKind kind);
-// Returns a run kind's short name for tables: "sprt", "fixed", "tune", "generate", ...
-std::string kind_short_name(v1::RunKind kind);
+// The rows `show` prints of a run (name, value).
+using Rows = std::vector<std::vector<std::string>>;
 
 // Writes the spec of `submit generate --version V --games N --nodes K [--random-plies R]
-// [--filter LIST] [--seed S]` (book and scheduling flags are the caller's); throws
+// [--filter LIST] [--seed S]` (kind, book and scheduling flags are the caller's); throws
 // UsageError for a bad flag.
 void read_generate_spec(const Flags& args, v1::RunSpec* out);
 // Writes the spec of `submit train --version V --data RUN,...` (one training run) or
-// `submit train --version V --generations G --games N --nodes K` (a chain) with the Texel
-// flags; throws UsageError for a bad flag.
+// `submit train --version V --generations G --games N --nodes K` (a chain, its spec holding
+// a ChainSpec) with the Texel flags, the kind left to the caller; throws UsageError for a bad
+// flag.
 void read_train_spec(const Flags& args, v1::RunSpec* out);
 
-// Returns the rows `show` prints for a generation, training or chain run (name, value).
-std::vector<std::vector<std::string>> training_run_rows(const v1::RunStatus& run);
+// Adds the rows of a generation run after its id.
+void add_generate_rows(const v1::RunStatus& run, Rows& rows);
+// Adds the rows of a training run after its id.
+void add_train_rows(const v1::RunStatus& run, Rows& rows);
+// Adds the rows of a chain after its id.
+void add_chain_rows(const v1::RunStatus& run, Rows& rows);
+// Prints a generation, training or chain run for `show`: its id, the rows of its kind, its
+// state, chain, description and times.
+void print_training_run(const v1::RunStatus& run,
+                        void (*add_kind_rows)(const v1::RunStatus& run, Rows& rows));
 // Prints the table of a chain's generations: runs, positions, loss, verification Elo.
 void print_generations(const v1::ChainStatus& chain);
 

@@ -14,6 +14,10 @@ namespace sparring::cli {
 // Returns a number with a fixed count of decimals ("3.14"), for the run displays.
 std::string decimals(double value, int count);
 
+// Returns the current values of a tuning run in one line, "Mg/Eg" pairs joined:
+// " Knight 301/297 Bishop 352/340".
+std::string values_line(const v1::TuneStatus& tune);
+
 // Writes the tuning spec of `submit tune` (--params, --c-end, --r-end, --verify,
 // --verify-games) into a run spec; throws UsageError for a bad flag.
 void read_tune_spec(const Flags& args, v1::TuneSpec* out);

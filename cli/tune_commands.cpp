@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "cli/commands.h"
+#include "cli/run_kinds.h"
 #include "cli/tune.h"
 #include "common/progress.h"
 #include "engine/params.h"
@@ -29,8 +30,8 @@ std::string short_name(std::string name) {
     return name;
 }
 
-// Returns the current values of a tuning run in one line, "Mg/Eg" pairs joined:
-// "Knight 301/297 Bishop 352/340".
+}  // namespace
+
 std::string values_line(const v1::TuneStatus& tune) {
     std::map<std::string, size_t> index;
     for (int i = 0; i < tune.params_size(); ++i) index[tune.params(i).name()] = size_t(i);
@@ -53,40 +54,7 @@ std::string values_line(const v1::TuneStatus& tune) {
     return line;
 }
 
-// Returns a run's progress in one line.
-std::string progress_line(const v1::RunStatus& run) {
-    const std::string id = "run " + std::to_string(run.id());
-    switch (run.spec().kind()) {
-        case v1::RUN_KIND_GENERATE:
-            return id + " generating: games " + std::to_string(run.games()) + "/" +
-                   std::to_string(run.spec().games()) + ", " +
-                   std::to_string(run.generate().positions()) + " positions";
-        case v1::RUN_KIND_TRAIN:
-            return id + " training: epoch " + std::to_string(run.train().epoch()) + "/" +
-                   std::to_string(run.spec().train().epochs()) + ", loss " +
-                   (run.train().loss_curve_size() > 0
-                        ? decimals(run.train().loss_curve(run.train().loss_curve_size() - 1), 7)
-                        : "-");
-        case v1::RUN_KIND_CHAIN:
-            return id + " chain: generation " + std::to_string(run.chain().generations_size()) +
-                   "/" + std::to_string(run.spec().chain().generations());
-        default:
-            break;
-    }
-    if (run.has_tune())
-        return "run " + std::to_string(run.id()) + " tuning: pairs " +
-               std::to_string(run.tune().pairs_applied()) + "/" +
-               std::to_string(run.spec().games() / 2) + " |" + values_line(run.tune());
-    std::string line = "run " + std::to_string(run.id()) + " " + run.spec().test_version() +
-                       " vs " + run.spec().base_version() + ": games " +
-                       std::to_string(run.games()) + "/" + std::to_string(run.spec().games()) +
-                       "  Elo " + decimals(run.elo(), 1) + " +-" +
-                       decimals((run.elo_high() - run.elo_low()) / 2, 1);
-    if (run.spec().kind() == v1::RUN_KIND_REGRESSION)
-        line += "  LLR " + decimals(run.llr(), 2) + " (" + decimals(run.llr_lower(), 2) + ", " +
-                decimals(run.llr_upper(), 2) + ")";
-    return line;
-}
+namespace {
 
 // Returns the run of a tuning status, failing with a clear message for other runs.
 v1::RunStatus tuning_run(int64_t run_id, RemoteClient& client) {
@@ -238,7 +206,7 @@ void watch_run(int64_t run_id, RemoteClient& client) {
         v1::RunStatus run;
         client.call(&v1::UserService::Stub::GetRun, request, &run);
         const bool over = run.state() != v1::RUN_STATE_ACTIVE;
-        progress.show(progress_line(run), first || over);
+        progress.show(cli_run_kind(run.spec().kind()).progress(run), first || over);
         if (over) {
             progress.finish();
             std::cerr << "run " << run_id << " " << run.result() << "\n";

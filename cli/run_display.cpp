@@ -1,0 +1,146 @@
+#include "cli/run_display.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <ctime>
+#include <iostream>
+
+namespace sparring::cli {
+
+namespace {
+
+// Returns milliseconds as seconds without trailing zeros: "10", "0.1".
+std::string seconds_text(uint32_t ms) {
+    std::string text = fixed(ms / 1000.0, 3);
+    while (text.back() == '0') text.pop_back();
+    if (text.back() == '.') text.pop_back();
+    return text;
+}
+
+// Returns "12.3 [4.5, 20.1]": a value and its confidence interval.
+std::string with_interval(double value, double low, double high) {
+    return fixed(value, 1) + " [" + fixed(low, 1) + ", " + fixed(high, 1) + "]";
+}
+
+}  // namespace
+
+void print_table(const std::vector<std::vector<std::string>>& rows) {
+    std::vector<size_t> widths;
+    for (const auto& row : rows)
+        for (size_t i = 0; i < row.size(); ++i) {
+            if (widths.size() <= i) widths.push_back(0);
+            widths[i] = std::max(widths[i], row[i].size());
+        }
+    for (const auto& row : rows) {
+        std::string line;
+        for (size_t i = 0; i < row.size(); ++i)
+            line += row[i] +
+                    (i + 1 < row.size() ? std::string(widths[i] - row[i].size() + 2, ' ') : "");
+        std::cout << line << "\n";
+    }
+}
+
+std::string fixed(double value, int decimals) {
+    char text[64];
+    std::snprintf(text, sizeof text, "%.*f", decimals, value);
+    return text;
+}
+
+std::string utc(int64_t unix_ms) {
+    if (unix_ms == 0) return "-";
+    const std::time_t seconds = unix_ms / 1000;
+    std::tm tm{};
+    gmtime_r(&seconds, &tm);
+    char text[32];
+    std::strftime(text, sizeof text, "%Y-%m-%d %H:%M:%S UTC", &tm);
+    return text;
+}
+
+std::string state_name(v1::RunState state) {
+    switch (state) {
+        case v1::RUN_STATE_ACTIVE:
+            return "active";
+        case v1::RUN_STATE_FINISHED:
+            return "finished";
+        case v1::RUN_STATE_STOPPED:
+            return "stopped";
+        default:
+            return "?";
+    }
+}
+
+std::string time_control_text(const v1::TimeControl& tc) {
+    switch (tc.limit_case()) {
+        case v1::TimeControl::kNodes:
+            return "nodes=" + std::to_string(tc.nodes());
+        case v1::TimeControl::kDepth:
+            return "depth=" + std::to_string(tc.depth());
+        case v1::TimeControl::kMovetimeMs:
+            return "movetime=" + std::to_string(tc.movetime_ms());
+        case v1::TimeControl::kClock:
+            return seconds_text(tc.clock().base_ms()) + "+" +
+                   seconds_text(tc.clock().increment_ms());
+        default:
+            return "?";
+    }
+}
+
+void print_game_run(const v1::RunStatus& run, const GameRunLayout& layout) {
+    const v1::RunSpec& spec = run.spec();
+    const auto& p = run.pentanomial();
+    std::vector<std::vector<std::string>> rows = {
+        {"run", std::to_string(run.id())},
+        {"kind", std::string(layout.label)},
+        {"state", state_name(run.state()) + (run.result().empty() ? "" : ": " + run.result())},
+        {"test", spec.test_version()},
+        {"base", spec.base_version()},
+        {"time control", time_control_text(spec.time_control())},
+        {"book", spec.book().source() + " (" + std::to_string(run.book_size()) + " openings, " +
+                     (spec.book().random_order()
+                          ? "random order, seed " + std::to_string(spec.book().seed())
+                          : std::string("sequential")) +
+                     ")"},
+        {"games", std::to_string(run.games()) + " of " + (layout.games_at_most ? "at most " : "") +
+                      std::to_string(spec.games())},
+        {"W/D/L", std::to_string(run.wins()) + " / " + std::to_string(run.draws()) + " / " +
+                      std::to_string(run.losses())},
+        {"pentanomial", std::to_string(p.ll()) + ", " + std::to_string(p.ld()) + ", " +
+                            std::to_string(p.dd_wl()) + ", " + std::to_string(p.wd()) + ", " +
+                            std::to_string(p.ww()) + "  (LL, LD, DD+WL, WD, WW)"},
+    };
+    if (layout.against_itself) {
+        rows[3] = {"version", spec.base_version()};
+        rows.erase(rows.begin() + 4);
+        rows[rows.size() - 2][0] = "W/D/L (+/-)";
+        rows.back()[0] = "pentanomial (+/-)";
+    } else {
+        rows.push_back(
+            {"Elo", with_interval(run.elo(), run.elo_low(), run.elo_high()) + "  (95%)"});
+        rows.push_back({"nElo", with_interval(run.nelo(), run.nelo_low(), run.nelo_high())});
+        rows.push_back({"LOS", fixed(100 * run.los(), 1) + "%"});
+    }
+    if (layout.sprt) {
+        const auto& s = spec.sprt();
+        rows.push_back(
+            {"SPRT", "elo0=" + fixed(s.elo0(), 2) + " elo1=" + fixed(s.elo1(), 2) + " alpha=" +
+                         fixed(s.alpha(), 3) + " beta=" + fixed(s.beta(), 3) + " model=" +
+                         (s.model() == v1::SPRT_MODEL_LOGISTIC ? "logistic" : "normalized")});
+        rows.push_back({"LLR", fixed(run.llr(), 3) + " (bounds " + fixed(run.llr_lower(), 3) +
+                                   ", " + fixed(run.llr_upper(), 3) + ")"});
+    }
+    rows.push_back({"priority", std::to_string(spec.priority()) + ", throughput " +
+                                    std::to_string(spec.throughput()) + "%"});
+    rows.push_back({"in progress", std::to_string(run.pairs_leased()) + " pairs on " +
+                                       std::to_string(run.active_workers()) + " workers"});
+    rows.push_back({"created", utc(run.created_unix_ms())});
+    rows.push_back({"finished", utc(run.finished_unix_ms())});
+    if (!spec.description().empty()) rows.push_back({"description", spec.description()});
+    for (const auto& m : run.bench_mismatches())
+        rows.push_back({"bench mismatch", "worker " + std::to_string(m.worker_id()) + " computed " +
+                                              std::to_string(m.computed()) + " for " + m.version() +
+                                              " (expected " + std::to_string(m.expected()) + ")"});
+    for (auto& row : rows) row[0] += ":";
+    print_table(rows);
+}
+
+}  // namespace sparring::cli

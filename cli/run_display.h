@@ -1,0 +1,36 @@
+// How the remote commands print runs for a person: tables, times, time controls, and the
+// `show` layout of a run of game pairs (regression, fixed-games and tuning runs).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cli/client.h"
+
+namespace sparring::cli {
+
+// Prints rows as left-aligned columns, the first row being the header.
+void print_table(const std::vector<std::vector<std::string>>& rows);
+// Returns a number with a fixed count of decimals.
+std::string fixed(double value, int decimals);
+// Returns a Unix time in milliseconds as "2024-05-01 12:00:00 UTC", or "-" for 0.
+std::string utc(int64_t unix_ms);
+// Returns a run's state name: "active", "finished" or "stopped".
+std::string state_name(v1::RunState state);
+// Returns a time control as the CLI's --tc syntax.
+std::string time_control_text(const v1::TimeControl& tc);
+
+// What differs between the `show` layouts of the kinds that play game pairs.
+struct GameRunLayout {
+    std::string_view label;  // the "kind:" row
+    bool games_at_most;      // --games is a maximum
+    bool sprt;               // the SPRT settings and the LLR
+    bool against_itself;     // one version played with +/- perturbations: no Elo
+};
+
+// Prints every field of a run of game pairs for a person.
+void print_game_run(const v1::RunStatus& run, const GameRunLayout& layout);
+
+}  // namespace sparring::cli

@@ -1,0 +1,113 @@
+// The CLI's table of run kinds: every kind of the protocol has its own entry, `submit`'s
+// words and --kind values select the right one, and each entry builds its spec from the
+// flags of `submit` with its own defaults.
+#include <gtest/gtest.h>
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "cli/commands.h"
+#include "cli/run_kinds.h"
+
+namespace sparring::cli {
+namespace {
+
+// Parses a command line of `submit` (without the program name) against its flags.
+class SubmitLine {
+  public:
+    // Declares submit's flags and parses the arguments; CLI11's errors propagate.
+    explicit SubmitLine(std::vector<std::string> arguments)
+        : flags(app, submit_command().flags, Arguments::Any, Environment::Marked) {
+        std::reverse(arguments.begin(), arguments.end());
+        app.parse(arguments);
+    }
+    CLI::App app{"test", "sparring submit"};
+    Flags flags;
+};
+
+TEST(CliRunKinds, EveryKindOfTheProtocolHasItsOwnEntry) {
+    const auto* kinds = v1::RunKind_descriptor();
+    std::set<std::string_view> names;
+    for (int i = 0; i < kinds->value_count(); ++i) {
+        const auto kind = v1::RunKind(kinds->value(i)->number());
+        if (kind == v1::RUN_KIND_UNSPECIFIED) continue;
+        const CliRunKind& entry = cli_run_kind(kind);
+        EXPECT_EQ(entry.proto_kind, kind) << kinds->value(i)->name() << " has no CLI entry";
+        EXPECT_TRUE(names.insert(entry.name).second) << "two kinds are named " << entry.name;
+        EXPECT_TRUE(entry.show && entry.runs_cells && entry.progress && entry.submitted);
+    }
+}
+
+TEST(CliRunKinds, SubmitWordsAndKindFlagsSelectTheirKinds) {
+    EXPECT_EQ(cli_run_kind_by_flag("regression")->proto_kind, v1::RUN_KIND_REGRESSION);
+    EXPECT_EQ(cli_run_kind_by_flag("fixed")->proto_kind, v1::RUN_KIND_FIXED_GAMES);
+    EXPECT_EQ(cli_run_kind_by_flag("tune"), nullptr);
+    EXPECT_EQ(cli_run_kind_by_flag(""), nullptr);
+    EXPECT_EQ(cli_run_kind_by_word("tune")->proto_kind, v1::RUN_KIND_TUNE);
+    EXPECT_EQ(cli_run_kind_by_word("generate")->proto_kind, v1::RUN_KIND_GENERATE);
+    EXPECT_EQ(cli_run_kind_by_word("train")->proto_kind, v1::RUN_KIND_TRAIN);
+    EXPECT_EQ(cli_run_kind_by_word("chain"), nullptr);
+    EXPECT_EQ(cli_run_kind_by_word(""), nullptr);
+}
+
+TEST(CliRunKinds, RegressionAndFixedGamesHaveTheirOwnDefaults) {
+    SubmitLine line({"a", "b"});
+    v1::RunSpec regression;
+    cli_run_kind_by_flag("regression")->read_spec(line.flags, regression);
+    EXPECT_EQ(regression.kind(), v1::RUN_KIND_REGRESSION);
+    EXPECT_EQ(regression.games(), 20000u);
+    EXPECT_EQ(regression.sprt().elo1(), 5);
+    v1::RunSpec fixed;
+    cli_run_kind_by_flag("fixed")->read_spec(line.flags, fixed);
+    EXPECT_EQ(fixed.kind(), v1::RUN_KIND_FIXED_GAMES);
+    EXPECT_EQ(fixed.games(), 1000u);
+    EXPECT_FALSE(fixed.has_sprt());
+}
+
+TEST(CliRunKinds, AKindWithoutAnSprtRefusesSprtFlags) {
+    SubmitLine line({"a", "b", "--elo1", "3"});
+    v1::RunSpec spec;
+    EXPECT_THROW(cli_run_kind_by_flag("fixed")->read_spec(line.flags, spec), UsageError);
+}
+
+TEST(CliRunKinds, SubmitTrainMakesATrainingRunOrAChain) {
+    SubmitLine training({"train", "--version", "v", "--data", "3,4"});
+    v1::RunSpec train;
+    cli_run_kind_by_word("train")->read_spec(training.flags, train);
+    EXPECT_EQ(train.kind(), v1::RUN_KIND_TRAIN);
+    EXPECT_EQ(train.train().data_runs_size(), 2);
+    EXPECT_FALSE(cli_run_kind(train.kind()).takes_book);
+
+    SubmitLine chained({"train", "--version", "v", "--generations", "2", "--games", "10"});
+    v1::RunSpec chain;
+    cli_run_kind_by_word("train")->read_spec(chained.flags, chain);
+    EXPECT_EQ(chain.kind(), v1::RUN_KIND_CHAIN);
+    EXPECT_EQ(chain.chain().generations(), 2u);
+    EXPECT_TRUE(chain.has_sprt());
+    EXPECT_TRUE(cli_run_kind(chain.kind()).takes_book);
+}
+
+TEST(CliRunKinds, RunsAndProgressShowWhatTheKindHas) {
+    v1::RunStatus run;
+    run.set_id(7);
+    run.mutable_spec()->set_kind(v1::RUN_KIND_REGRESSION);
+    run.mutable_spec()->set_test_version("a");
+    run.mutable_spec()->set_base_version("b");
+    run.mutable_spec()->mutable_time_control()->set_nodes(1000);
+    run.set_llr(1.5);
+    const CliRunKind& regression = cli_run_kind(run.spec().kind());
+    EXPECT_EQ(regression.runs_cells(run).time_control, "nodes=1000");
+    EXPECT_NE(regression.runs_cells(run).llr, "-");
+    EXPECT_NE(regression.progress(run).find("LLR 1.50"), std::string::npos);
+
+    run.mutable_spec()->set_kind(v1::RUN_KIND_TRAIN);
+    const RunsCells train = cli_run_kind(run.spec().kind()).runs_cells(run);
+    EXPECT_EQ(train.time_control + train.elo + train.llr, "---");
+    EXPECT_EQ(cli_run_kind(run.spec().kind()).progress(run), "run 7 training: epoch 0/0, loss -");
+}
+
+}  // namespace
+}  // namespace sparring::cli
