@@ -22,27 +22,27 @@ using PsqTable = std::array<std::array<Score, SQUARE_NB>, PIECE_NB>;
 
 // One entry of Board::moves(): the move and everything needed to undo it exactly.
 struct MoveRecord {
-    Bitboard start = 0;                 // one-bit mask of the origin square
-    Bitboard end = 0;                   // one-bit mask of the destination square
-    Move move;                          // the same move in its compact form
-    Piece moved = NO_PIECE;             // the piece that moved (a pawn for promotions)
-    Piece captured = NO_PIECE;          // the captured piece, NO_PIECE if none
-    Bitboard captured_bitboard = 0;     // that piece kind's bitboard before the capture
+    Bitboard start = 0;              // one-bit mask of the origin square
+    Bitboard end = 0;                // one-bit mask of the destination square
+    Move move;                       // the same move in its compact form
+    Piece moved = NO_PIECE;          // the piece that moved (a pawn for promotions)
+    Piece captured = NO_PIECE;       // the captured piece, NO_PIECE if none
+    Bitboard captured_bitboard = 0;  // that piece kind's bitboard before the capture
     CastleType castle_type = CastleType::None;
     PieceType promotion = NO_PIECE_TYPE;
-    std::uint8_t castling_rights = 0;   // rights before the move
-    Bitboard en_passant_position = 0;   // en passant target mask before the move (0: none)
-    int halfmove_clock = 0;             // before the move
-    Key hash = 0;                       // position hash before the move
-    Score score = 0;                    // incremental psq score before the move
-    Bitboard checkers = 0;              // pieces giving check before the move
+    std::uint8_t castling_rights = 0;  // rights before the move
+    Bitboard en_passant_position = 0;  // en passant target mask before the move (0: none)
+    int halfmove_clock = 0;            // before the move
+    Key hash = 0;                      // position hash before the move
+    Score score = 0;                   // incremental psq score before the move
+    Bitboard checkers = 0;             // pieces giving check before the move
 
     Color captured_side() const { return color_of(captured); }
     PieceType captured_piece() const { return type_of(captured); }
 };
 
 class Board {
-public:
+  public:
     // Sets up the start position.
     Board();
 
@@ -73,7 +73,9 @@ public:
     Color side() const { return side_; }
     Color opponent_side() const { return ~side_; }
     // One-bit mask of the en passant target square, 0 when no en passant capture is legal.
-    Bitboard en_passant_position() const { return ep_square_ == SQ_NONE ? 0 : square_bb(ep_square_); }
+    Bitboard en_passant_position() const {
+        return ep_square_ == SQ_NONE ? 0 : square_bb(ep_square_);
+    }
     // The moves made on this board since the last set_fen, oldest first.
     const std::vector<MoveRecord>& moves() const { return history_; }
     // Plays the legal move from start to end (one-bit masks, as the seed's Board.move);
@@ -126,7 +128,8 @@ public:
     bool is_repetition() const;
     // True after three occurrences of this position (the game-ending rule).
     bool is_threefold_repetition() const;
-    // True when neither side can mate by any legal sequence (K v K, K+minor v K, KB v KB same colour).
+    // True when neither side can mate by any legal sequence (K v K, K+minor v K, KB v KB same
+    // colour).
     bool is_insufficient_material() const;
     // True when the fifty-move rule applies (and the side to move is not mated).
     bool is_fifty_move_draw() const;
@@ -137,7 +140,7 @@ public:
     // Sum of the attached table over all pieces, white's point of view.
     Score psq_score() const { return psq_; }
 
-private:
+  private:
     struct Empty {};
     explicit Board(Empty) {}
 

@@ -14,14 +14,14 @@
 namespace sparring {
 
 struct SearchLimits {
-    int depth = 0;                    // 0: no depth limit
-    std::uint64_t nodes = 0;          // 0: no node limit
-    int movetime_ms = 0;              // 0: none
-    int time_ms[COLOR_NB] = {0, 0};   // remaining clock per colour (0: no clock)
-    int inc_ms[COLOR_NB] = {0, 0};    // increment per colour
-    int movestogo = 0;                // 0: sudden death / increment
-    bool infinite = false;            // search until stop()
-    int move_overhead_ms = 30;        // clock time kept back for delays outside the search
+    int depth = 0;                   // 0: no depth limit
+    std::uint64_t nodes = 0;         // 0: no node limit
+    int movetime_ms = 0;             // 0: none
+    int time_ms[COLOR_NB] = {0, 0};  // remaining clock per colour (0: no clock)
+    int inc_ms[COLOR_NB] = {0, 0};   // increment per colour
+    int movestogo = 0;               // 0: sudden death / increment
+    bool infinite = false;           // search until stop()
+    int move_overhead_ms = 30;       // clock time kept back for delays outside the search
     // Optional flag owned by the caller that stops the search when it turns true; unlike
     // stop(), a caller can raise it before search() has even started.
     const std::atomic<bool>* stop_signal = nullptr;
@@ -31,19 +31,19 @@ struct SearchLimits {
 struct SearchInfo {
     int depth = 0;
     int seldepth = 0;
-    int score = 0;                    // centipawns, or moves to mate when mate is true
-    bool mate = false;                // score > 0: the side to move mates
+    int score = 0;      // centipawns, or moves to mate when mate is true
+    bool mate = false;  // score > 0: the side to move mates
     std::uint64_t nodes = 0;
     std::uint64_t nps = 0;
     int time_ms = 0;
-    int hashfull = 0;                 // permille
+    int hashfull = 0;  // permille
     std::vector<Move> pv;
 };
 
 struct SearchResult {
-    Move best_move;                   // Move::none() only when the position has no legal move
+    Move best_move;  // Move::none() only when the position has no legal move
     Move ponder_move;
-    int score = 0;                    // as SearchInfo::score
+    int score = 0;  // as SearchInfo::score
     bool mate = false;
     int depth = 0;
     std::uint64_t nodes = 0;
@@ -51,7 +51,7 @@ struct SearchResult {
 };
 
 class Engine {
-public:
+  public:
     struct Options {
         int hash_mb = 16;
         ParamSet params;
@@ -81,7 +81,7 @@ public:
     // Makes a running search() return promptly with its best move so far (thread-safe).
     void stop();
 
-private:
+  private:
     struct Impl;
     std::unique_ptr<Impl> impl_;
 };

@@ -37,7 +37,7 @@ class PawnCache {
 };
 
 class Evaluator {
-public:
+  public:
     explicit Evaluator(const ParamSet& params);
 
     const ParamSet& params() const { return params_; }
@@ -56,7 +56,7 @@ public:
         return static_cast<std::int64_t>(eg) * (std::int64_t{1} << 32) + mg;
     }
 
-private:
+  private:
     ParamSet params_;
     PsqTable psq_table_{};
     std::vector<std::int64_t> packed_weights_;  // per term pair: pack(mg value, eg value)

@@ -15,7 +15,9 @@ std::optional<Square> index_from_name(std::string_view name);
 // Returns the name ("e5") of a square index 0..63.
 std::string name_from_index(Square s);
 // Returns the one-bit mask of a square index.
-constexpr Bitboard mask_from_index(Square s) { return square_bb(s); }
+constexpr Bitboard mask_from_index(Square s) {
+    return square_bb(s);
+}
 // Returns the index of a one-bit mask, or nullopt when the mask has not exactly one bit.
 std::optional<Square> index_from_mask(Bitboard mask);
 // Returns the mask of a named square, or nullopt.

@@ -25,7 +25,7 @@ int count_legal_moves(const Board& board);
 // A fixed array of the legal moves of one position.
 template <GenType T = GenType::All>
 class MoveList {
-public:
+  public:
     explicit MoveList(const Board& board) : last_(generate<T>(board, moves_)) {}
     const Move* begin() const { return moves_; }
     const Move* end() const { return last_; }
@@ -36,7 +36,7 @@ public:
         return false;
     }
 
-private:
+  private:
     Move moves_[MAX_MOVES];
     Move* last_;
 };

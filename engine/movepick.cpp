@@ -48,8 +48,8 @@ void MovePicker::score_quiets() {
     for (int i = cur_; i < end_; ++i) {
         Move m = moves_[i];
         Piece moved = board_.piece_on(m.from());
-        const int score = history_.butterfly[us][m.from()][m.to()] +
-                          (*cont_[0])[moved][m.to()] + (*cont_[1])[moved][m.to()];
+        const int score = history_.butterfly[us][m.from()][m.to()] + (*cont_[0])[moved][m.to()] +
+                          (*cont_[1])[moved][m.to()];
         keys_[i] = order_key(score, i);
     }
 }

@@ -12,7 +12,7 @@
 namespace sparring {
 
 struct ParamSpec {
-    std::string_view name;         // UCI-option-safe name, e.g. "KnightValueMg"
+    std::string_view name;  // UCI-option-safe name, e.g. "KnightValueMg"
     int default_value;
     int min;
     int max;
@@ -27,7 +27,7 @@ std::optional<std::size_t> param_index(std::string_view name);
 
 // A value for every registry parameter. Belongs to an engine instance, never to the process.
 class ParamSet {
-public:
+  public:
     // Builds the `default` preset.
     ParamSet();
 
@@ -55,7 +55,7 @@ public:
 
     bool operator==(const ParamSet&) const = default;
 
-private:
+  private:
     std::vector<int> values_;
 };
 

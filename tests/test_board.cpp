@@ -379,7 +379,7 @@ template <typename Check>
 void for_sample_game_positions(unsigned seed, int plies, Check&& check) {
     std::mt19937_64 rng(seed);
     std::vector<std::string> fens = samples::sample_fens();
-    for (const char* fen : {"4k3/7r/3N4/1B6/8/8/8/4K3 b - - 0 1",       // knight and bishop
+    for (const char* fen : {"4k3/7r/3N4/1B6/8/8/8/4K3 b - - 0 1",      // knight and bishop
                             "4k3/8/8/8/1b6/8/3r1n2/R3K2R w KQ - 0 1",  // rook and knight
                             "8/8/8/K2pP2q/8/8/8/7k w - d6 0 1",        // ep along a pinned rank
                             "4k3/8/8/2PpP3/8/8/8/3RK3 w - d6 0 1"})
@@ -405,8 +405,8 @@ TEST(Board, IsLegalAcceptsExactlyTheGeneratedMovesAmongAllEncodings) {
         for (Move m : MoveList<GenType::All>(board)) generated[m.raw()] = true;
         for (int raw = 0; raw < (1 << 16); ++raw) {
             const Move m = Move::from_raw(static_cast<std::uint16_t>(raw));
-            ASSERT_EQ(board.is_legal(m), generated[raw]) << board.fen() << " " << to_uci(m)
-                                                          << " kind " << int(m.kind());
+            ASSERT_EQ(board.is_legal(m), generated[raw])
+                << board.fen() << " " << to_uci(m) << " kind " << int(m.kind());
         }
         ++positions;
     });

@@ -5,9 +5,9 @@
 
 #include "coordinator/domain/auth.h"
 #include "coordinator/domain/events.h"
-#include "coordinator/kinds/training_run.h"
 #include "coordinator/domain/validation.h"
 #include "coordinator/kinds/run_kind.h"
+#include "coordinator/kinds/training_run.h"
 
 namespace sparring::coordinator {
 

@@ -29,8 +29,8 @@ struct LeaseGrant {
     Version base;
     // openings[i] is pair batch.first_pair + i; generation runs: game 2 * batch.first_pair + i
     std::vector<Opening> openings;
-    std::vector<std::string> tune_names;  // tuning runs: the parameters
-    std::vector<spsa::Step> tune_steps;   // tuning runs: tune_steps[i] is played by pair i
+    std::vector<std::string> tune_names;    // tuning runs: the parameters
+    std::vector<spsa::Step> tune_steps;     // tuning runs: tune_steps[i] is played by pair i
     std::optional<GenerateState> generate;  // generation runs
 };
 

@@ -1,9 +1,9 @@
 // Chains: generations of generate -> train -> verify, each starting from the version the
 // previous one made; the coordinator runs them itself through child runs (training_run.h has
 // how a chain starts, advances and stops).
-#include "coordinator/kinds/training_run.h"
 #include "coordinator/kinds/run_kind.h"
 #include "coordinator/kinds/self_play.h"
+#include "coordinator/kinds/training_run.h"
 
 namespace sparring::coordinator {
 

@@ -32,16 +32,18 @@ training::FilterOptions parse_filters(const std::string& text) {
 std::string filters_text(const std::string& filters) {
     const training::FilterOptions f = parse_filters(filters.empty() ? "all" : filters);
     std::string text;
-    for (const auto& [on, name] : {std::pair{f.in_check, "check"}, std::pair{f.tactical, "tactical"},
-                                   std::pair{f.mate_scores, "mate"}})
+    for (const auto& [on, name] :
+         {std::pair{f.in_check, "check"}, std::pair{f.tactical, "tactical"},
+          std::pair{f.mate_scores, "mate"}})
         if (on) text += (text.empty() ? "" : ",") + std::string(name);
     return text.empty() ? "none" : text;
 }
 
 absl::StatusOr<GenerateState> resolve_generate(const RunSpec& spec, const Version& version) {
     if (spec.test_version != spec.base_version)
-        return invalid("a generation run plays one version against itself: name it as both test "
-                       "and base");
+        return invalid(
+            "a generation run plays one version against itself: name it as both test "
+            "and base");
     if (version.kind != Version::Kind::Builtin)
         return invalid("version '" + version.name +
                        "' is a UCI engine; only built-in versions generate training data");
@@ -141,8 +143,7 @@ absl::StatusOr<PositionsPage> export_positions(Storage& storage, int64_t run_id,
     return page;
 }
 
-absl::StatusOr<ImportAck> Core::import_positions(Storage& storage,
-                                                 const ImportChunk& chunk) const {
+absl::StatusOr<ImportAck> Core::import_positions(Storage& storage, const ImportChunk& chunk) const {
     std::optional<Run> run;
     if (chunk.run_id == 0) {
         if (chunk.chunk != 0) return invalid("an import starts with chunk 0");
@@ -170,8 +171,7 @@ absl::StatusOr<ImportAck> Core::import_positions(Storage& storage,
         run = storage.find_run(created.id);
     } else {
         run = storage.find_run(chunk.run_id);
-        if (!run)
-            return absl::NotFoundError("no run " + std::to_string(chunk.run_id));
+        if (!run) return absl::NotFoundError("no run " + std::to_string(chunk.run_id));
         if (run->spec.kind != RunKind::Generate || run->spec.games != 0)
             return absl::FailedPreconditionError("run " + std::to_string(run->id) +
                                                  " is not an import of positions");

@@ -4,8 +4,8 @@
 
 #include <stdexcept>
 
-#include "coordinator/kinds/generate_run.h"
 #include "coordinator/domain/validation.h"
+#include "coordinator/kinds/generate_run.h"
 #include "coordinator/rpc/convert.h"
 
 namespace sparring::coordinator {

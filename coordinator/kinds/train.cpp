@@ -1,10 +1,10 @@
 // Training runs: a Texel fit the coordinator runs itself (the trainer) on the positions of
 // generation runs; no workers take part (training_run.h has how a run is resolved and its
 // progress recorded).
-#include "coordinator/kinds/training_run.h"
 #include "coordinator/domain/validation.h"
 #include "coordinator/kinds/run_kind.h"
 #include "coordinator/kinds/self_play.h"
+#include "coordinator/kinds/training_run.h"
 
 namespace sparring::coordinator {
 

@@ -3,8 +3,8 @@
 #include <future>
 
 #include "common/log.h"
-#include "coordinator/storage/sqlite_storage.h"
 #include "coordinator/kinds/training_run.h"
+#include "coordinator/storage/sqlite_storage.h"
 #include "engine/bench.h"
 #include "training/param_selection.h"
 #include "training/position_record.h"
@@ -155,8 +155,8 @@ void Trainer::fit(TrainInput input) {
     }
     training::TexelOptions options;
     std::string error;
-    options.parameters = training::parse_param_selection(state.spec.select, &error).value_or(
-        std::vector<size_t>{});
+    options.parameters =
+        training::parse_param_selection(state.spec.select, &error).value_or(std::vector<size_t>{});
     options.epochs = state.spec.epochs;
     options.learning_rate = state.spec.learning_rate.value_or(1.0);
     options.regularization = state.spec.l2.value_or(0.0);
@@ -167,8 +167,8 @@ void Trainer::fit(TrainInput input) {
     // `sparring show` before the first epoch ends.
     const std::vector<double> start = training::real_values(input.base);
     state.positions = set.size();
-    state.k = state.spec.k.value_or(0) > 0 ? *state.spec.k
-                                           : training::fit_k(set, start, options.threads);
+    state.k =
+        state.spec.k.value_or(0) > 0 ? *state.spec.k : training::fit_k(set, start, options.threads);
     state.initial_loss = training::mean_squared_error(set, start, state.k, options.threads);
     options.k = state.k;
     bool active = true;

@@ -68,7 +68,8 @@ Version trained_version(const Version& base, const TrainState& train) {
     v.bench = train.bench;
     const ParamSet preset = ParamSet::preset(base.preset).value_or(ParamSet());
     std::string error;
-    const ParamSet trained = ParamSet::from_json(train.params_json, ParamSet(), &error).value_or(preset);
+    const ParamSet trained =
+        ParamSet::from_json(train.params_json, ParamSet(), &error).value_or(preset);
     const auto registry = param_registry();
     for (size_t p = 0; p < registry.size(); ++p)
         if (trained[p] != preset[p]) v.overrides[std::string(registry[p].name)] = trained[p];
@@ -97,12 +98,12 @@ RunSpec child_spec(Storage& storage, const Run& chain, RunKind kind, const std::
 // Starts the next run of a chain's current generation; returns its id or why it could not.
 absl::StatusOr<int64_t> start_child(Storage& storage, const Core& core, const Run& chain,
                                     const ChainState& state, ChainGeneration& g) {
-    const std::string of = " of generation " + std::to_string(g.generation) + " of chain " +
-                           std::to_string(chain.id);
+    const std::string of =
+        " of generation " + std::to_string(g.generation) + " of chain " + std::to_string(chain.id);
     absl::StatusOr<Run> child;
     if (!g.generate_run_id) {
-        RunSpec spec = child_spec(storage, chain, RunKind::Generate, g.version, g.version,
-                                  "self-play" + of);
+        RunSpec spec =
+            child_spec(storage, chain, RunKind::Generate, g.version, g.version, "self-play" + of);
         const GenerateState settings = *storage.find_generate(chain.id);
         // Each generation plays other openings: its seed follows the chain's.
         spec.generate.seed = settings.seed + uint64_t(g.generation - 1);
@@ -120,8 +121,8 @@ absl::StatusOr<int64_t> start_child(Storage& storage, const Core& core, const Ru
     } else {
         const Version base = *storage.find_version(g.version);
         Version trained = trained_version(base, *storage.find_train(g.train_run_id));
-        trained.name = free_version_name(
-            storage, state.spec.name + "-g" + std::to_string(g.generation));
+        trained.name =
+            free_version_name(storage, state.spec.name + "-g" + std::to_string(g.generation));
         trained.description = "training run " + std::to_string(g.train_run_id) + of;
         absl::StatusOr<Version> added = core.add_version(storage, trained);
         if (!added.ok()) return added.status();
@@ -151,11 +152,13 @@ absl::StatusOr<TrainState> resolve_train(Storage& storage, const RunSpec& spec,
     for (int64_t id : spec.train.data_runs) {
         const std::string name = "data run " + std::to_string(id);
         const std::optional<Run> data = storage.find_run(id);
-        if (!data) return absl::NotFoundError("no run " + std::to_string(id) + " (see `sparring runs`)");
+        if (!data)
+            return absl::NotFoundError("no run " + std::to_string(id) + " (see `sparring runs`)");
         if (data->spec.kind != RunKind::Generate)
             return invalid(name + " is not a generation run: it has no positions");
         if (data->state == RunState::Active)
-            return absl::FailedPreconditionError(name + " is still generating; train on it once "
+            return absl::FailedPreconditionError(name +
+                                                 " is still generating; train on it once "
                                                  "it has finished (or stop it)");
         if (!seen.insert(id).second) return invalid(name + " is listed twice");
     }
@@ -221,7 +224,7 @@ void advance_chain(Storage& storage, const Core& core, int64_t chain_run_id) {
     for (;;) {
         ChainGeneration& g = state.generations.back();
         // The child the generation waits for; none when it is time to start the next one.
-        int64_t child_id = g.verify_run_id ? g.verify_run_id
+        int64_t child_id = g.verify_run_id  ? g.verify_run_id
                            : g.train_run_id ? g.train_run_id
                                             : g.generate_run_id;
         if (child_id) {
@@ -304,8 +307,7 @@ bool record_epoch(Storage& storage, const TrainState& progress, int epoch, doubl
     return true;
 }
 
-void finish_training(Storage& storage, const Core& core, const TrainState& result,
-                     uint64_t bench) {
+void finish_training(Storage& storage, const Core& core, const TrainState& result, uint64_t bench) {
     std::optional<Run> run = storage.find_run(result.run_id);
     if (!run || run->state != RunState::Active) return;
     TrainState state = *storage.find_train(result.run_id);

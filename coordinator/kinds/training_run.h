@@ -48,8 +48,7 @@ bool record_epoch(Storage& storage, const TrainState& progress, int epoch, doubl
 
 // Records a finished training's result and ends the run (the chain moves on); nothing if the
 // run is no longer active.
-void finish_training(Storage& storage, const Core& core, const TrainState& result,
-                     uint64_t bench);
+void finish_training(Storage& storage, const Core& core, const TrainState& result, uint64_t bench);
 
 // Ends a training run that cannot train (no positions, bad data) with the reason.
 void fail_training(Storage& storage, const Core& core, int64_t run_id, const std::string& why);

@@ -3,8 +3,8 @@
 #include <cstdio>
 #include <string>
 
-#include "coordinator/domain/text.h"
 #include "common/log.h"
+#include "coordinator/domain/text.h"
 
 namespace sparring::coordinator {
 

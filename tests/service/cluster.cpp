@@ -14,8 +14,8 @@
 #include <stdexcept>
 #include <thread>
 
-#include "coordinator/storage/sqlite.h"
 #include "client/connection.h"
+#include "coordinator/storage/sqlite.h"
 
 namespace sparring::testing {
 
@@ -254,8 +254,8 @@ int64_t register_worker(v1::WorkerService::Stub& stub, const std::string& token)
     return response.worker_id();
 }
 
-grpc::Status request_work(v1::WorkerService::Stub& stub, const std::string& token,
-                          int64_t worker, v1::RequestWorkResponse* work) {
+grpc::Status request_work(v1::WorkerService::Stub& stub, const std::string& token, int64_t worker,
+                          v1::RequestWorkResponse* work) {
     v1::RequestWorkRequest request;
     request.set_worker_id(worker);
     return stub.RequestWork(Cluster::context(token).get(), request, work);

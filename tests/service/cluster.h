@@ -94,8 +94,8 @@ class Cluster {
 // Registers a worker (concurrency 1) over gRPC with a token; returns its id, or 0 if refused.
 int64_t register_worker(v1::WorkerService::Stub& stub, const std::string& token);
 // Asks for work as that worker with a token; the answer (a lease or a retry time) is in *work.
-grpc::Status request_work(v1::WorkerService::Stub& stub, const std::string& token,
-                          int64_t worker, v1::RequestWorkResponse* work);
+grpc::Status request_work(v1::WorkerService::Stub& stub, const std::string& token, int64_t worker,
+                          v1::RequestWorkResponse* work);
 // Returns a report of pairs of a lease: a win for the test version as white, a draw as black.
 v1::ReportResultsRequest report(int64_t worker, int64_t lease, uint32_t sequence,
                                 std::vector<uint32_t> indices);

@@ -23,7 +23,6 @@ class ServiceTest : public ::testing::Test {
         if (HasFailure() && cluster) cluster->dump_logs();
     }
 
-
     // Submits a run with the user token; returns the status and fills *run.
     grpc::Status submit(const v1::RunSpec& s, v1::RunStatus* run, const std::string& token) {
         v1::SubmitRunRequest request;

@@ -27,9 +27,10 @@ TEST_F(TrainingChainTest, TwoGenerationsGenerateTrainAndVerifyInTurn) {
     cluster->add_version("default");
     cluster->start_worker("one", 2, {"--report-seconds", "1"});
     const CommandResult submitted = cluster->cli(
-        {"submit", "train", "--generations", "2", "--version", "default", "--games", "20",
-         "--nodes", "300", "--epochs", "20", "--verify-games", "40", "--model", "logistic",
-         "--elo0", "0", "--elo1", "100", "--name", "t"});
+        {"submit",         "train", "--generations", "2",        "--version", "default",
+         "--games",        "20",    "--nodes",       "300",      "--epochs",  "20",
+         "--verify-games", "40",    "--model",       "logistic", "--elo0",    "0",
+         "--elo1",         "100",   "--name",        "t"});
     ASSERT_EQ(submitted.status, 0) << submitted.err;
     const v1::RunStatus chain = cluster->wait_for_run(1, 240s);
     ASSERT_EQ(chain.state(), v1::RUN_STATE_FINISHED) << chain.DebugString();
@@ -50,7 +51,8 @@ TEST_F(TrainingChainTest, TwoGenerationsGenerateTrainAndVerifyInTurn) {
         // Each step is a run of its own, started by the chain.
         for (int64_t child : {g.generate_run_id(), g.train_run_id(), g.verify_run_id()})
             EXPECT_EQ(cluster->query("SELECT count(*) FROM chain_generations WHERE run_id = 1 AND "
-                                     "(generate_run_id = " + std::to_string(child) +
+                                     "(generate_run_id = " +
+                                     std::to_string(child) +
                                      " OR train_run_id = " + std::to_string(child) +
                                      " OR verify_run_id = " + std::to_string(child) + ")"),
                       1);
@@ -64,21 +66,25 @@ TEST_F(TrainingChainTest, TwoGenerationsGenerateTrainAndVerifyInTurn) {
     EXPECT_NE(show.out.find("ELO [95%]"), std::string::npos) << show.out;
     EXPECT_NE(show.out.find("t-g1"), std::string::npos) << show.out;
     EXPECT_NE(show.out.find("t-g2"), std::string::npos) << show.out;
-    EXPECT_EQ(cluster->query("SELECT count(*) FROM chain_summary WHERE run = 1 AND elo IS NOT NULL"),
-              2);
+    EXPECT_EQ(
+        cluster->query("SELECT count(*) FROM chain_summary WHERE run = 1 AND elo IS NOT NULL"), 2);
 
     // Stopping a chain stops the run it is waiting for.
-    ASSERT_EQ(cluster->cli({"submit", "train", "--generations", "3", "--version", "default",
-                            "--games", "2000", "--nodes", "300"})
+    ASSERT_EQ(cluster
+                  ->cli({"submit", "train", "--generations", "3", "--version", "default", "--games",
+                         "2000", "--nodes", "300"})
                   .status,
               0);
     const int64_t chain2 = cluster->query("SELECT max(id) FROM runs WHERE kind = 'chain'");
-    const int64_t child = cluster->query("SELECT generate_run_id FROM chain_generations WHERE "
-                                         "run_id = " + std::to_string(chain2));
+    const int64_t child = cluster->query(
+        "SELECT generate_run_id FROM chain_generations WHERE "
+        "run_id = " +
+        std::to_string(chain2));
     std::this_thread::sleep_for(2s);
     ASSERT_EQ(cluster->cli({"stop", std::to_string(chain2)}).status, 0);
-    EXPECT_EQ(cluster->query("SELECT state = 'stopped' FROM runs WHERE id = " + std::to_string(child)),
-              1);
+    EXPECT_EQ(
+        cluster->query("SELECT state = 'stopped' FROM runs WHERE id = " + std::to_string(child)),
+        1);
     EXPECT_EQ(cluster->query("SELECT count(*) FROM runs WHERE state = 'active'"), 0);
 }
 

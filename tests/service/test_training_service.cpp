@@ -221,14 +221,15 @@ TEST_F(TrainingServiceTest, AGenerationRunStoresExactlyThePositionsItsGamesProdu
 
     const CommandResult show = cluster->cli({"show", "1"});
     ASSERT_EQ(show.status, 0) << show.err;
-    EXPECT_NE(show.out.find("positions:      " + std::to_string(local.positions.size()) + " stored"),
-              std::string::npos)
+    EXPECT_NE(
+        show.out.find("positions:      " + std::to_string(local.positions.size()) + " stored"),
+        std::string::npos)
         << show.out;
 
     // The CLI's export writes the formats other tuners read, as the library writes them.
     for (const auto format : {training::PositionFormat::Fen, training::PositionFormat::Epd}) {
-        const std::string path = cluster->dir + "/positions." +
-                                 std::string(training::format_name(format));
+        const std::string path =
+            cluster->dir + "/positions." + std::string(training::format_name(format));
         const CommandResult out =
             cluster->cli({"export", "positions", "--run", "1", "--format",
                           std::string(training::format_name(format)), "--out", path});
@@ -257,15 +258,15 @@ TEST_F(TrainingServiceTest, AGenerationRunStoresExactlyThePositionsItsGamesProdu
         EXPECT_EQ(back[i].result, local.positions[i].result) << "position " << i;
         EXPECT_EQ(back[i].score, local.positions[i].score) << "position " << i;
     }
-    const CommandResult trained = cluster->cli(
-        {"submit", "train", "--version", "default", "--data", "1,2", "--epochs", "3"});
+    const CommandResult trained =
+        cluster->cli({"submit", "train", "--version", "default", "--data", "1,2", "--epochs", "3"});
     ASSERT_EQ(trained.status, 0) << trained.err;
     const v1::RunStatus train_run = cluster->wait_for_run(3, 60s);
     EXPECT_EQ(train_run.state(), v1::RUN_STATE_FINISHED) << train_run.DebugString();
     EXPECT_EQ(train_run.train().positions(), 2 * local.positions.size());
 
-    const CommandResult not_generation = cluster->cli(
-        {"export", "positions", "--run", "7", "--out", cluster->dir + "/none.epd"});
+    const CommandResult not_generation =
+        cluster->cli({"export", "positions", "--run", "7", "--out", cluster->dir + "/none.epd"});
     EXPECT_EQ(not_generation.status, 1);
     EXPECT_NE(not_generation.err.find("no run 7"), std::string::npos) << not_generation.err;
 }
@@ -275,7 +276,8 @@ v1::RunStatus get_run(Cluster& cluster, int64_t run_id) {
     v1::GetRunRequest request;
     request.set_run_id(run_id);
     v1::RunStatus run;
-    EXPECT_TRUE(cluster.users()->GetRun(Cluster::context(cluster.user_token).get(), request, &run).ok());
+    EXPECT_TRUE(
+        cluster.users()->GetRun(Cluster::context(cluster.user_token).get(), request, &run).ok());
     return run;
 }
 
@@ -293,19 +295,21 @@ v1::RunStatus wait_for_epoch(Cluster& cluster, int64_t run_id, uint32_t epochs) 
 TEST_F(TrainingServiceTest, ATrainingRunLowersTheLossBecomesAVersionAndSurvivesARestart) {
     cluster = std::make_unique<Cluster>(std::vector<std::string>{"--heartbeat-seconds", "1"});
     cluster->add_version("default");
-    ASSERT_EQ(cluster->cli({"submit", "generate", "--version", "default", "--games", "24",
-                            "--nodes", "300"})
-                  .status,
-              0);
+    ASSERT_EQ(
+        cluster
+            ->cli({"submit", "generate", "--version", "default", "--games", "24", "--nodes", "300"})
+            .status,
+        0);
     // Positions still being generated are not training data yet.
-    const CommandResult early = cluster->cli({"submit", "train", "--version", "default", "--data", "1"});
+    const CommandResult early =
+        cluster->cli({"submit", "train", "--version", "default", "--data", "1"});
     EXPECT_EQ(early.status, 1);
     EXPECT_NE(early.err.find("still generating"), std::string::npos) << early.err;
     cluster->start_worker("one", 2, {"--report-seconds", "1"});
     ASSERT_EQ(cluster->wait_for_run(1, 120s).state(), v1::RUN_STATE_FINISHED);
 
-    const CommandResult submitted = cluster->cli({"submit", "train", "--version", "default",
-                                                  "--data", "1", "--epochs", "40", "--lr", "2"});
+    const CommandResult submitted = cluster->cli(
+        {"submit", "train", "--version", "default", "--data", "1", "--epochs", "40", "--lr", "2"});
     ASSERT_EQ(submitted.status, 0) << submitted.err;
     const v1::RunStatus trained = cluster->wait_for_run(2, 120s);
     ASSERT_EQ(trained.state(), v1::RUN_STATE_FINISHED) << trained.DebugString();
@@ -316,7 +320,8 @@ TEST_F(TrainingServiceTest, ATrainingRunLowersTheLossBecomesAVersionAndSurvivesA
     EXPECT_LT(t.final_loss(), t.initial_loss());
     EXPECT_LT(t.loss_curve(39), t.loss_curve(0));
     EXPECT_EQ(cluster->query("SELECT count(*) FROM train_loss WHERE run_id = 2"), 40);
-    EXPECT_EQ(cluster->query("SELECT final_loss < initial_loss FROM train_runs WHERE run_id = 2"), 1);
+    EXPECT_EQ(cluster->query("SELECT final_loss < initial_loss FROM train_runs WHERE run_id = 2"),
+              1);
     const CommandResult show = cluster->cli({"show", "2"});
     EXPECT_NE(show.out.find("epoch:       40 of 40"), std::string::npos) << show.out;
     EXPECT_NE(show.out.find("final loss:"), std::string::npos) << show.out;
@@ -327,13 +332,16 @@ TEST_F(TrainingServiceTest, ATrainingRunLowersTheLossBecomesAVersionAndSurvivesA
     v1::GetVersionRequest request;
     request.set_name("trained");
     v1::Version version;
-    ASSERT_TRUE(cluster->users()->GetVersion(Cluster::context(cluster->user_token).get(), request, &version).ok());
+    ASSERT_TRUE(cluster->users()
+                    ->GetVersion(Cluster::context(cluster->user_token).get(), request, &version)
+                    .ok());
     EXPECT_EQ(version.builtin().params_json(), t.params_json());
-    EXPECT_EQ(int64_t(version.bench()), cluster->query("SELECT bench FROM train_runs WHERE run_id = 2"));
+    EXPECT_EQ(int64_t(version.bench()),
+              cluster->query("SELECT bench FROM train_runs WHERE run_id = 2"));
 
     // A long training is stopped by the user at its next epoch.
     const std::vector<std::string> endless = {"submit", "train", "--version", "default",
-                                              "--data", "1", "--epochs", "100000"};
+                                              "--data", "1",     "--epochs",  "100000"};
     ASSERT_EQ(cluster->cli(endless).status, 0);
     ASSERT_EQ(wait_for_epoch(*cluster, 3, 0).state(), v1::RUN_STATE_ACTIVE);
     ASSERT_EQ(cluster->cli({"stop", "3"}).status, 0);
@@ -376,20 +384,21 @@ TEST_F(TrainingServiceTest, MalformedGenerationSubmissionsAreRejectedWithAClearM
     const CommandResult plies = cluster->cli(
         {"submit", "generate", "--version", "default", "--games", "10", "--random-plies", "500"});
     EXPECT_EQ(plies.status, 2);
-    const CommandResult no_data = cluster->cli({"submit", "train", "--version", "default", "--data", "3"});
+    const CommandResult no_data =
+        cluster->cli({"submit", "train", "--version", "default", "--data", "3"});
     EXPECT_EQ(no_data.status, 1);
     EXPECT_NE(no_data.err.find("no run 3"), std::string::npos) << no_data.err;
     const CommandResult both = cluster->cli(
         {"submit", "train", "--version", "default", "--data", "3", "--generations", "2"});
     EXPECT_EQ(both.status, 2);
-    const CommandResult select = cluster->cli({"submit", "train", "--version", "default",
-                                               "--generations", "2", "--games", "10",
-                                               "--select", "Knight"});
+    const CommandResult select =
+        cluster->cli({"submit", "train", "--version", "default", "--generations", "2", "--games",
+                      "10", "--select", "Knight"});
     EXPECT_EQ(select.status, 2);
     EXPECT_NE(select.err.find("--select"), std::string::npos) << select.err;
-    const CommandResult name = cluster->cli({"submit", "train", "--version", "default",
-                                             "--generations", "2", "--games", "10", "--name",
-                                             "my chain"});
+    const CommandResult name =
+        cluster->cli({"submit", "train", "--version", "default", "--generations", "2", "--games",
+                      "10", "--name", "my chain"});
     EXPECT_EQ(name.status, 1);
     EXPECT_NE(name.err.find("may hold only letters"), std::string::npos) << name.err;
     EXPECT_EQ(cluster->query("SELECT count(*) FROM runs"), 0);

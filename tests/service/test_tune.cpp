@@ -48,7 +48,8 @@ TEST_F(TuneServiceTest, AKnightValuedFarTooLowMovesUpAndTheVerificationConfirmsI
         "--games", "800",     "--tc",     "nodes=300", "--c-end",
         "100",     "--r-end", "0.008",    "--verify",  "--verify-games",
         "1200",    "--model", "logistic", "--elo0",    "0",
-        "--elo1",  "25",      "--beta",   "0.01",      "--seed", "7"};
+        "--elo1",  "25",      "--beta",   "0.01",      "--seed",
+        "7"};
     const CommandResult submitted = cluster->cli(submit);
     ASSERT_EQ(submitted.status, 0) << submitted.err;
     EXPECT_NE(submitted.out.find("SPSA tuning of weak, 2 parameters"), std::string::npos)
