@@ -13,10 +13,12 @@ jobs=${SPARRING_JOBS:-2}
 packages=(cmake g++ make pkg-config
           libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler libabsl-dev
           libsqlite3-dev sqlite3 zlib1g-dev libssl-dev openssl libgtest-dev libgmock-dev libbenchmark-dev
+          libcpp-httplib-dev nlohmann-json3-dev libjs-dygraphs
           python3 stockfish)
-# Only the test job needs these: they check the deploy recipes and the metrics format.
+# Only the test job needs these: they check the deploy recipes and the metrics format, and
+# chromium opens the dashboard in the browser test.
 # (prometheus brings promtool; on a machine running systemd it also starts a server on :9090.)
-test_packages=(python3-yaml docker-compose prometheus)
+test_packages=(python3-yaml docker-compose prometheus chromium)
 
 # Installs the Debian packages that are not installed yet; apt-get runs only when needed.
 install_missing() {
