@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Database growth per game (README, "Scale on paper"): a coordinator on a fresh SQLite file
+# Database growth per game (docs/operations.md, "Scale on paper"): a coordinator on a fresh SQLite file
 # on 127.0.0.1, one real worker, one fixed-games run of the built-in engine against itself;
 # then the file's size and each table's share, per game and per million games.
 #   bench/db_size.sh [BUILD_DIR] [GAMES (default 400)] [TC (default nodes=1000)]

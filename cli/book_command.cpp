@@ -15,28 +15,28 @@ namespace {
 
 constexpr Flag BookFlags[] = {
     {"out", "FILE", "EPD file to write (required)"},
-    {"positions", "N", "distinct positions to find (default 1200)"},
-    {"seed", "N", "seed of the random moves (default 1)"},
-    {"min-plies", "N", "random moves from the start position, at least (default 6)"},
-    {"max-plies", "N", "random moves, at most (default 10)"},
-    {"max-score", "CP", "keep positions the engine scores within +-CP (default 80)"},
-    {"nodes", "N", "nodes of the engine's search of each position (default 20000)"},
+    {"positions", "N", "distinct positions to find", "1200"},
+    {"seed", "N", "seed of the random moves", "1"},
+    {"min-plies", "N", "random moves from the start position, at least", "6"},
+    {"max-plies", "N", "random moves, at most", "10"},
+    {"max-score", "CP", "keep positions the engine scores within +-CP", "80"},
+    {"nodes", "N", "nodes of the engine's search of each position", "20000"},
 };
 
 // Runs `sparring book generate`.
-int run_book(const Args& args) {
+int run_book(const Flags& args) {
     if (args.positional().size() != 1 || args.positional()[0] != "generate")
         throw UsageError("the only book command is 'sparring book generate --out FILE'");
     match::BookGeneratorOptions options;
-    options.positions = static_cast<int>(args.get_int_in("positions", 1200, 1, 1'000'000));
+    options.positions = static_cast<int>(args.get_int_in("positions", 1, 1'000'000));
     options.seed = static_cast<std::uint64_t>(
-        args.get_int_in("seed", 1, 0, std::numeric_limits<std::int64_t>::max()));
-    options.min_plies = static_cast<int>(args.get_int_in("min-plies", 6, 1, 200));
-    options.max_plies = static_cast<int>(args.get_int_in("max-plies", 10, 1, 200));
+        args.get_int_in("seed", 0, std::numeric_limits<std::int64_t>::max()));
+    options.min_plies = static_cast<int>(args.get_int_in("min-plies", 1, 200));
+    options.max_plies = static_cast<int>(args.get_int_in("max-plies", 1, 200));
     if (options.max_plies < options.min_plies)
         throw UsageError("--max-plies must not be below --min-plies");
-    options.max_score_cp = static_cast<int>(args.get_int_in("max-score", 80, 0, 10000));
-    options.nodes = static_cast<std::uint64_t>(args.get_int_in("nodes", 20000, 1, 100'000'000));
+    options.max_score_cp = static_cast<int>(args.get_int_in("max-score", 0, 10000));
+    options.nodes = static_cast<std::uint64_t>(args.get_int_in("nodes", 1, 100'000'000));
     const std::string path = args.get_string("out");
     std::ofstream out(path);
     if (!out) throw std::runtime_error("cannot write '" + path + "'");

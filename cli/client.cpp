@@ -2,7 +2,6 @@
 
 #include <google/protobuf/util/json_util.h>
 
-#include <cstdlib>
 #include <stdexcept>
 
 namespace sparring::cli {
@@ -10,19 +9,11 @@ namespace sparring::cli {
 namespace {
 
 constexpr Flag kRemoteFlags[] = {
-    {"coordinator", "HOST:PORT", "coordinator address (default $SPARRING_COORDINATOR)"},
-    {"token", "TOKEN", "access token (default $SPARRING_TOKEN)"},
+    {"coordinator", "HOST:PORT", "coordinator address", "", true},
+    {"token", "TOKEN", "access token", "", true},
     {"tls-ca", "FILE", "use TLS, verifying the coordinator with these CA certificates"},
-    {"timeout", "S", "seconds to wait for the coordinator (default 10)"},
+    {"timeout", "S", "seconds to wait for the coordinator", "10"},
 };
-
-// Returns a flag's value, else the environment variable's, else the fallback.
-std::string flag_or_env(const Args& args, std::string_view flag, const char* env,
-                        std::string_view fallback) {
-    if (args.has(flag)) return args.get_string(flag);
-    if (const char* value = std::getenv(env); value && *value) return value;
-    return std::string(fallback);
-}
 
 }  // namespace
 
@@ -32,15 +23,15 @@ std::vector<Flag> with_remote_flags(std::initializer_list<Flag> own) {
     return flags;
 }
 
-RemoteClient::RemoteClient(const Args& args) {
-    endpoint_.address = flag_or_env(args, "coordinator", "SPARRING_COORDINATOR", "");
+RemoteClient::RemoteClient(const Flags& args) {
+    endpoint_.address = args.get_string("coordinator", "");
     if (endpoint_.address.empty())
         throw UsageError(
             "no coordinator: pass --coordinator HOST:PORT or set "
             "SPARRING_COORDINATOR");
-    endpoint_.token = flag_or_env(args, "token", "SPARRING_TOKEN", "");
+    endpoint_.token = args.get_string("token", "");
     endpoint_.tls_ca_file = args.get_string("tls-ca", "");
-    const int64_t timeout_s = args.get_int("timeout", 10);
+    const int64_t timeout_s = args.get_int("timeout");
     if (timeout_s < 1 || timeout_s > 3600) throw UsageError("--timeout must be in 1..3600");
     timeout_ = std::chrono::seconds(timeout_s);
     stub_ = v1::UserService::NewStub(rpc::make_channel(endpoint_));

@@ -9,8 +9,8 @@
 #include <string_view>
 #include <vector>
 
-#include "common/args.h"
 #include "client/connection.h"
+#include "common/flags.h"
 #include "sparring/v1/user.grpc.pb.h"
 
 namespace sparring::cli {
@@ -21,7 +21,7 @@ std::vector<Flag> with_remote_flags(std::initializer_list<Flag> own);
 class RemoteClient {
   public:
     // Reads the connection flags; throws UsageError when the address is missing.
-    explicit RemoteClient(const Args& args);
+    explicit RemoteClient(const Flags& args);
 
     // Calls a UserService method with the token and deadline; throws std::runtime_error with
     // one line ("coordinator 127.0.0.1:5000: unavailable: ...") when it fails.

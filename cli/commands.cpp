@@ -6,18 +6,9 @@ namespace sparring::cli {
 
 std::span<const Command> commands() {
     static const std::vector<Command> table = {
-        stats_command(),
-        match_command(),
-        book_command(),
-        train_command(),
-        positions_command(),
-        versions_command(),
-        submit_command(),
-        runs_command(),
-        show_command(),
-        stop_command(),
-        workers_command(),
-        export_command(),
+        stats_command(),        match_command(),    book_command(),    train_command(),
+        positions_command(),    versions_command(), submit_command(),  runs_command(),
+        show_command(),         stop_command(),     workers_command(), export_command(),
         tune_history_command(),
     };
     return table;

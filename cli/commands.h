@@ -4,7 +4,7 @@
 #include <span>
 #include <string_view>
 
-#include "common/args.h"
+#include "common/flags.h"
 
 namespace sparring::cli {
 
@@ -13,9 +13,9 @@ namespace sparring::cli {
 struct Command {
     std::string_view name;
     std::string_view summary;  // one line
-    std::string_view usage;    // the synopsis after "sparring NAME"
+    std::string_view usage;    // the synopsis after "sparring NAME"; further lines end the help
     std::span<const Flag> flags;
-    int (*run)(const Args& args);
+    int (*run)(const Flags& flags);
 };
 
 // Returns every command, in the order help lists them.

@@ -15,6 +15,7 @@
 #include <thread>
 #include <vector>
 
+#include "cli/book_path.h"
 #include "cli/commands.h"
 #include "match/engine_spec.h"
 #include "match/opening_book.h"
@@ -29,22 +30,23 @@ namespace {
 using namespace sparring::match;
 
 constexpr Flag MatchFlags[] = {
-    {"tc", "TC", "nodes=N, depth=N, movetime=MS, or BASE+INC in seconds (default nodes=1000)"},
-    {"concurrency", "N", "games played at once, one thread each (default 1)"},
-    {"pairs", "N", "game pairs per opponent, each opening with both colours (default 50)"},
+    {"tc", "TC", "nodes=N, depth=N, movetime=MS, or BASE+INC in seconds", "nodes=1000"},
+    {"concurrency", "N", "games played at once, one thread each", "1"},
+    {"pairs", "N", "game pairs per opponent, each opening with both colours", "50"},
     {"games", "N", "games per opponent, an even number (instead of --pairs)"},
-    {"book", "FILE", "opening book (default: the shipped " SPARRING_DEFAULT_BOOK ")"},
+    {"book", "FILE", "opening book (default: the shipped share/sparring/books/default.epd)", "",
+     true},
     {"book-format", "F", "epd or pgn (default: pgn for a .pgn file, else epd)"},
-    {"book-plies", "N", "PGN book: plies of each game to play out (default 0: all)"},
-    {"book-order", "O", "random (default) or sequential"},
-    {"seed", "N", "seed of the random book order (default 1)"},
+    {"book-plies", "N", "PGN book: plies of each game to play out (0: all)", "0"},
+    {"book-order", "O", "random or sequential", "random"},
+    {"seed", "N", "seed of the random book order", "1"},
     {"draw", "RULE", "draw adjudication: movenumber=N,movecount=N,score=CP"},
     {"resign", "RULE", "resign adjudication: movecount=N,score=CP[,twosided=true]"},
-    {"maxplies", "N", "a game reaching N plies (book moves included) is drawn"},
-    {"stall-timeout", "S", "nodes/depth: seconds without a move before a loss (default 30)"},
+    {"maxplies", "N", "a game reaching N plies (book moves included) is drawn (0: never)", "0"},
+    {"stall-timeout", "S", "nodes/depth: seconds without a move before a loss", "30"},
     {"pgn-out", "FILE", "append every game to FILE as PGN"},
     {"pgn-plain", "", "no eval/depth/time comments in the PGN"},
-    {"event", "NAME", "PGN Event tag (default \"Sparring match\")"},
+    {"event", "NAME", "PGN Event tag", "Sparring match"},
     {"sprt", "SPEC", "stop once decided: elo0=E,elo1=E[,alpha=A,beta=B,model=normalized|logistic]"},
     {"gauntlet", "", "play the first engine against each of the others in turn"},
 };
@@ -165,7 +167,7 @@ stats::SprtParams parse_sprt(const std::string& text) {
 }
 
 // Reads the engines, giving repeated names a suffix so reports and PGN tell them apart.
-std::vector<PlayerSpec> read_engines(const Args& args) {
+std::vector<PlayerSpec> read_engines(const Flags& args) {
     const auto& texts = args.positional();
     const bool gauntlet = args.has("gauntlet");
     if (texts.size() < 2)
@@ -197,24 +199,23 @@ struct MatchSetup {
 };
 
 // Reads every flag except the engines.
-MatchSetup read_setup(const Args& args) {
+MatchSetup read_setup(const Flags& args) {
     MatchSetup setup;
     MatchConfig& config = setup.config;
     std::string error;
-    auto tc = parse_time_control(args.get_string("tc", "nodes=1000"), &error);
+    auto tc = parse_time_control(args.get_string("tc"), &error);
     if (!tc) throw UsageError(error);
     config.time_control = *tc;
-    config.concurrency = static_cast<int>(args.get_int_in("concurrency", 1, 1, 512));
-    config.stall_timeout_ms =
-        static_cast<int>(args.get_int_in("stall-timeout", 30, 1, 86400)) * 1000;
+    config.concurrency = static_cast<int>(args.get_int_in("concurrency", 1, 512));
+    config.stall_timeout_ms = static_cast<int>(args.get_int_in("stall-timeout", 1, 86400)) * 1000;
     if (args.has("games") && args.has("pairs"))
         throw UsageError("give --games or --pairs, not both");
     if (args.has("games")) {
-        const std::int64_t games = args.get_int_in("games", 0, 2, 2'000'000'000);
+        const std::int64_t games = args.get_int_in("games", 2, 2'000'000'000);
         if (games % 2) throw UsageError("--games must be even: every opening is played twice");
         setup.pairs = static_cast<std::uint64_t>(games / 2);
     } else {
-        setup.pairs = static_cast<std::uint64_t>(args.get_int_in("pairs", 50, 1, 1'000'000'000));
+        setup.pairs = static_cast<std::uint64_t>(args.get_int_in("pairs", 1, 1'000'000'000));
     }
     if (args.has("draw")) {
         config.adjudication.draw = parse_draw_rule(args.get_string("draw"), &error);
@@ -224,23 +225,23 @@ MatchSetup read_setup(const Args& args) {
         config.adjudication.resign = parse_resign_rule(args.get_string("resign"), &error);
         if (!config.adjudication.resign) throw UsageError(error);
     }
-    config.adjudication.max_plies = static_cast<int>(args.get_int_in("maxplies", 0, 0, 100000));
+    config.adjudication.max_plies = static_cast<int>(args.get_int_in("maxplies", 0, 100000));
     if (args.has("sprt")) setup.sprt = parse_sprt(args.get_string("sprt"));
 
-    const std::string book_path = args.get_string("book", SPARRING_DEFAULT_BOOK);
+    const std::string book_path = args.get_string("book", default_book_path());
     const bool pgn_name = book_path.size() > 4 && book_path.ends_with(".pgn");
     const std::string format_text = args.get_string("book-format", pgn_name ? "pgn" : "epd");
     auto format = parse_book_format(format_text);
     if (!format) throw UsageError("--book-format must be epd or pgn, got '" + format_text + "'");
-    const std::string order_text = args.get_string("book-order", "random");
+    const std::string order_text = args.get_string("book-order");
     auto order = parse_book_order(order_text);
     if (!order)
         throw UsageError("--book-order must be random or sequential, got '" + order_text + "'");
     if (*format == BookFormat::Epd && args.has("book-plies"))
         throw UsageError("--book-plies applies to PGN books only");
-    const int plies = static_cast<int>(args.get_int_in("book-plies", 0, 0, 10000));
+    const int plies = static_cast<int>(args.get_int_in("book-plies", 0, 10000));
     const auto seed = static_cast<std::uint64_t>(
-        args.get_int_in("seed", 1, 0, std::numeric_limits<std::int64_t>::max()));
+        args.get_int_in("seed", 0, std::numeric_limits<std::int64_t>::max()));
     auto book = load_book(book_path, *format, plies, &error);
     if (!book) throw std::runtime_error(error);
     setup.book = std::move(*book);
@@ -249,7 +250,7 @@ MatchSetup read_setup(const Args& args) {
     setup.pgn_path = args.get_string("pgn-out", "");
     config.pgn.record = !setup.pgn_path.empty();
     config.pgn.comments = !args.has("pgn-plain");
-    config.pgn.event = args.get_string("event", "Sparring match");
+    config.pgn.event = args.get_string("event");
     char host[256] = "?";
     gethostname(host, sizeof host - 1);
     config.pgn.site = host;
@@ -324,7 +325,7 @@ MatchTally play_match(const MatchSetup& setup, const PlayerSpec& first, const Pl
 }
 
 // Runs `sparring match`.
-int run_match(const Args& args) {
+int run_match(const Flags& args) {
     const std::vector<PlayerSpec> engines = read_engines(args);
     const MatchSetup setup = read_setup(args);
     std::optional<std::ofstream> pgn;

@@ -63,7 +63,7 @@ std::string utc(int64_t unix_ms) {
 }
 
 // Returns a run id from a positional argument; throws UsageError when it is not one.
-int64_t run_id_argument(const Args& args) {
+int64_t run_id_argument(const Flags& args) {
     if (args.positional().size() != 1) throw UsageError("give one run id (see `sparring runs`)");
     const std::string& text = args.positional()[0];
     int64_t id = 0;
@@ -230,7 +230,7 @@ std::string engine_text(const v1::Version& v) {
 }
 
 // Runs `versions add NAME`.
-int versions_add(const Args& args, RemoteClient& client) {
+int versions_add(const Flags& args, RemoteClient& client) {
     if (args.positional().size() != 2) throw UsageError("versions add needs a NAME");
     v1::AddVersionRequest request;
     v1::Version& v = *request.mutable_version();
@@ -271,7 +271,7 @@ int versions_add(const Args& args, RemoteClient& client) {
         v.set_bench(uint64_t(args.get_int("bench", 0)));
     } else {
         if (args.has("option")) throw UsageError("--option needs --uci");
-        const std::string preset = args.get_string("preset", "default");
+        const std::string preset = args.get_string("preset");
         const auto overrides = parse_overrides(args.get_string("set", ""));
         v.mutable_builtin()->set_preset(preset);
         for (const auto& [name, value] : overrides)
@@ -293,7 +293,7 @@ int versions_add(const Args& args, RemoteClient& client) {
 }
 
 // Runs `versions list|show|add`.
-int versions(const Args& args) {
+int versions(const Flags& args) {
     const auto& pos = args.positional();
     if (pos.empty()) throw UsageError("versions needs add, list or show");
     RemoteClient client(args);
@@ -334,12 +334,12 @@ int versions(const Args& args) {
 }
 
 // Runs `runs`: a table of runs, newest first.
-int runs(const Args& args) {
+int runs(const Flags& args) {
     if (!args.positional().empty()) throw UsageError("runs takes no arguments");
     RemoteClient client(args);
     v1::ListRunsRequest request;
     if (args.has("active")) request.add_states(v1::RUN_STATE_ACTIVE);
-    request.set_limit(uint32_t(std::clamp<int64_t>(args.get_int("limit", 50), 1, 100000)));
+    request.set_limit(uint32_t(std::clamp<int64_t>(args.get_int("limit"), 1, 100000)));
     v1::ListRunsResponse response;
     client.call(&v1::UserService::Stub::ListRuns, request, &response);
     if (args.has("json")) {
@@ -350,27 +350,26 @@ int runs(const Args& args) {
         {"ID", "STATE", "KIND", "TEST", "BASE", "TC", "GAMES", "ELO", "LLR", "RESULT"}};
     for (const v1::RunStatus& r : response.runs()) {
         const bool regression = r.spec().kind() == v1::RUN_KIND_REGRESSION;
-        rows.push_back({std::to_string(r.id()), state_name(r.state()),
-                        kind_short_name(r.spec().kind()),
-                        r.spec().test_version(), r.spec().base_version(),
-                        r.spec().kind() == v1::RUN_KIND_TRAIN
-                            ? "-"
-                            : time_control_text(r.spec().time_control()),
-                        std::to_string(r.games()) + "/" + std::to_string(r.spec().games()),
-                        is_training_kind(r.spec().kind())
-                            ? "-"
-                            : fixed(r.elo(), 1) + " +-" + fixed((r.elo_high() - r.elo_low()) / 2, 1),
-                        regression ? fixed(r.llr(), 2) + " [" + fixed(r.llr_lower(), 2) + "," +
-                                         fixed(r.llr_upper(), 2) + "]"
-                                   : "-",
-                        r.result()});
+        rows.push_back(
+            {std::to_string(r.id()), state_name(r.state()), kind_short_name(r.spec().kind()),
+             r.spec().test_version(), r.spec().base_version(),
+             r.spec().kind() == v1::RUN_KIND_TRAIN ? "-"
+                                                   : time_control_text(r.spec().time_control()),
+             std::to_string(r.games()) + "/" + std::to_string(r.spec().games()),
+             is_training_kind(r.spec().kind())
+                 ? "-"
+                 : fixed(r.elo(), 1) + " +-" + fixed((r.elo_high() - r.elo_low()) / 2, 1),
+             regression ? fixed(r.llr(), 2) + " [" + fixed(r.llr_lower(), 2) + "," +
+                              fixed(r.llr_upper(), 2) + "]"
+                        : "-",
+             r.result()});
     }
     print_table(rows);
     return 0;
 }
 
 // Runs `show RUN`, or follows it with --watch.
-int show(const Args& args) {
+int show(const Flags& args) {
     v1::GetRunRequest request;
     request.set_run_id(run_id_argument(args));
     RemoteClient client(args);
@@ -403,7 +402,7 @@ int show(const Args& args) {
 }
 
 // Runs `stop RUN`.
-int stop(const Args& args) {
+int stop(const Flags& args) {
     v1::StopRunRequest request;
     request.set_run_id(run_id_argument(args));
     RemoteClient client(args);
@@ -417,7 +416,7 @@ int stop(const Args& args) {
 }
 
 // Runs `workers`.
-int workers(const Args& args) {
+int workers(const Flags& args) {
     if (!args.positional().empty()) throw UsageError("workers takes no arguments");
     RemoteClient client(args);
     v1::ListWorkersRequest request;
@@ -444,11 +443,12 @@ int workers(const Args& args) {
 
 // Runs `export RUN`: every recorded game as PGN, page by page; `export positions` writes a
 // generation run's labelled positions instead.
-int export_games(const Args& args) {
+int export_games(const Flags& args) {
     if (!args.positional().empty() && args.positional()[0] == "positions")
         return export_positions(args);
     for (const char* flag : {"run", "format"})
-        if (args.has(flag)) throw UsageError("--" + std::string(flag) + " goes with export positions");
+        if (args.has(flag))
+            throw UsageError("--" + std::string(flag) + " goes with export positions");
     v1::ExportGamesRequest request;
     request.set_run_id(run_id_argument(args));
     RemoteClient client(args);
@@ -477,7 +477,7 @@ int export_games(const Args& args) {
 
 Command versions_command() {
     static const std::vector<Flag> flags = with_remote_flags({
-        {"preset", "NAME", "add: built-in parameter preset (default: default)"},
+        {"preset", "NAME", "add: built-in parameter preset", "default"},
         {"set", "NAME=V,...", "add: built-in parameters that differ from the preset"},
         {"hash", "MB", "add: hash table of the built-in engine (default: the engine's)"},
         {"uci", "COMMAND", "add: an external UCI engine instead of the built-in one"},
@@ -497,7 +497,7 @@ Command versions_command() {
 Command runs_command() {
     static const std::vector<Flag> flags = with_remote_flags({
         {"active", "", "only active runs"},
-        {"limit", "N", "at most N runs (default 50)"},
+        {"limit", "N", "at most N runs", "50"},
         {"json", "", "print JSON"},
     });
     return {"runs", "list the coordinator's runs: state, versions, games, Elo, LLR", "", flags,
@@ -530,11 +530,10 @@ Command export_command() {
     static const std::vector<Flag> flags = with_remote_flags({
         {"out", "FILE", "write the PGN (positions: the positions) to FILE instead of stdout"},
         {"run", "RUN", "positions: the generation run"},
-        {"format", "F", "positions: fen ('FEN [1.0]'), epd ('c9 \"1-0\";', default) or fen-score"},
+        {"format", "F", "positions: fen ('FEN [1.0]'), epd ('c9 \"1-0\";') or fen-score", "epd"},
     });
     return {"export", "export a run's games as PGN, or a generation run's labelled positions",
-            "RUN [--out FILE] | positions --run RUN --out FILE [--format F]", flags,
-            export_games};
+            "RUN [--out FILE] | positions --run RUN --out FILE [--format F]", flags, export_games};
 }
 
 }  // namespace sparring::cli

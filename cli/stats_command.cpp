@@ -2,7 +2,9 @@
 // command line, as text or JSON.
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <sstream>
 #include <stdexcept>
@@ -24,9 +26,9 @@ constexpr Flag StatsFlags[] = {
     {"wdl", "W,D,L", "trinomial game counts: wins, draws, losses of player 1"},
     {"elo0", "E0", "SPRT null hypothesis (Elo of the model)"},
     {"elo1", "E1", "SPRT alternative hypothesis, greater than E0"},
-    {"alpha", "A", "SPRT false-positive rate (default 0.05)"},
-    {"beta", "B", "SPRT false-negative rate (default 0.05)"},
-    {"model", "M", "SPRT Elo model: normalized (default) or logistic"},
+    {"alpha", "A", "SPRT false-positive rate", "0.05"},
+    {"beta", "B", "SPRT false-negative rate", "0.05"},
+    {"model", "M", "SPRT Elo model: normalized or logistic", "normalized"},
     {"json", "", "print one JSON object"},
 };
 
@@ -37,7 +39,7 @@ struct Counts {
 };
 
 // Reads exactly `expected` counts from a list flag; throws UsageError otherwise.
-std::vector<int64_t> read_counts(const Args& args, std::string_view name, std::size_t expected,
+std::vector<int64_t> read_counts(const Flags& args, std::string_view name, std::size_t expected,
                                  std::string_view layout) {
     std::vector<int64_t> counts = args.get_int_list(name);
     if (counts.size() != expected)
@@ -48,7 +50,7 @@ std::vector<int64_t> read_counts(const Args& args, std::string_view name, std::s
 }
 
 // Reads --penta or --wdl, exactly one of them.
-Counts read_results(const Args& args) {
+Counts read_results(const Flags& args) {
     if (args.has("penta") == args.has("wdl"))
         throw UsageError("give exactly one of --penta and --wdl");
     Counts counts;
@@ -63,7 +65,7 @@ Counts read_results(const Args& args) {
 }
 
 // Reads the SPRT parameters, or nullopt when no hypotheses are given.
-std::optional<st::SprtParams> read_sprt(const Args& args) {
+std::optional<st::SprtParams> read_sprt(const Flags& args) {
     if (!args.has("elo0") && !args.has("elo1")) {
         for (std::string_view name : {"alpha", "beta", "model"})
             if (args.has(name))
@@ -74,9 +76,9 @@ std::optional<st::SprtParams> read_sprt(const Args& args) {
     st::SprtParams p;
     p.elo0 = args.get_double("elo0");
     p.elo1 = args.get_double("elo1");
-    p.alpha = args.get_double("alpha", 0.05);
-    p.beta = args.get_double("beta", 0.05);
-    const std::string model = args.get_string("model", "normalized");
+    p.alpha = args.get_double("alpha");
+    p.beta = args.get_double("beta");
+    const std::string model = args.get_string("model");
     if (!st::parse_model(model, &p.model))
         throw UsageError("--model: '" + model + "' is not logistic or normalized");
     if (std::string error = st::validate(p); !error.empty()) throw UsageError(error);
@@ -91,11 +93,14 @@ std::string fixed(double x, int decimals) {
     return buffer;
 }
 
-// Formats a number for JSON with ten significant digits.
-std::string json_number(double x) {
+// Returns a number with ten significant digits, as the JSON output shows it: whole numbers
+// without a fraction, as printf's %g writes them.
+nlohmann::ordered_json json_number(double x) {
     char buffer[64];
     std::snprintf(buffer, sizeof buffer, "%.10g", x);
-    return buffer;
+    const double rounded = std::strtod(buffer, nullptr);
+    if (std::abs(rounded) < 1e10 && rounded == std::trunc(rounded)) return int64_t(rounded);
+    return rounded;
 }
 
 // Prints the results as aligned text.
@@ -126,40 +131,36 @@ void print_text(const Counts& counts, const st::EloEstimate& e,
     std::cout << out.str();
 }
 
-// Prints the results as one JSON object.
+// Prints the results as one JSON object (non-finite numbers as null).
 void print_json(const Counts& counts, const st::EloEstimate& e,
                 const std::optional<st::SprtParams>& params, const st::SprtResult& r) {
-    std::ostringstream out;
-    out << "{";
-    if (counts.penta) {
-        const auto& c = counts.penta->counts;
-        out << "\"penta\":[" << c[0] << "," << c[1] << "," << c[2] << "," << c[3] << "," << c[4]
-            << "],";
-    } else {
-        out << "\"wdl\":[" << counts.wdl->wins << "," << counts.wdl->draws << ","
-            << counts.wdl->losses << "],";
-    }
-    out << "\"games\":" << e.games << ",\"pairs\":" << e.pairs
-        << ",\"score\":" << json_number(e.score) << ",\"elo\":" << json_number(e.elo)
-        << ",\"elo_low\":" << json_number(e.elo_low) << ",\"elo_high\":" << json_number(e.elo_high)
-        << ",\"los\":" << json_number(e.los) << ",\"nelo\":" << json_number(e.nelo)
-        << ",\"nelo_low\":" << json_number(e.nelo_low)
-        << ",\"nelo_high\":" << json_number(e.nelo_high);
+    nlohmann::ordered_json out;
+    if (counts.penta)
+        out["penta"] = counts.penta->counts;
+    else
+        out["wdl"] = {counts.wdl->wins, counts.wdl->draws, counts.wdl->losses};
+    out["games"] = e.games;
+    out["pairs"] = e.pairs;
+    const std::pair<const char*, double> estimates[] = {
+        {"score", e.score}, {"elo", e.elo},   {"elo_low", e.elo_low},   {"elo_high", e.elo_high},
+        {"los", e.los},     {"nelo", e.nelo}, {"nelo_low", e.nelo_low}, {"nelo_high", e.nelo_high}};
+    for (const auto& [key, value] : estimates) out[key] = json_number(value);
     if (params) {
-        out << ",\"sprt\":{\"model\":\"" << st::model_name(params->model)
-            << "\",\"elo0\":" << json_number(params->elo0)
-            << ",\"elo1\":" << json_number(params->elo1)
-            << ",\"alpha\":" << json_number(params->alpha)
-            << ",\"beta\":" << json_number(params->beta) << ",\"llr\":" << json_number(r.llr)
-            << ",\"lower\":" << json_number(r.lower) << ",\"upper\":" << json_number(r.upper)
-            << ",\"state\":\"" << st::state_name(r.state) << "\"}";
+        nlohmann::ordered_json sprt;
+        sprt["model"] = std::string(st::model_name(params->model));
+        const std::pair<const char*, double> values[] = {
+            {"elo0", params->elo0}, {"elo1", params->elo1}, {"alpha", params->alpha},
+            {"beta", params->beta}, {"llr", r.llr},         {"lower", r.lower},
+            {"upper", r.upper}};
+        for (const auto& [key, value] : values) sprt[key] = json_number(value);
+        sprt["state"] = std::string(st::state_name(r.state));
+        out["sprt"] = std::move(sprt);
     }
-    out << "}\n";
-    std::cout << out.str();
+    std::cout << out.dump() << "\n";
 }
 
 // Computes and prints the statistics of the counts on the command line.
-int run_stats(const Args& args) {
+int run_stats(const Flags& args) {
     if (!args.positional().empty())
         throw UsageError("unexpected argument '" + args.positional().front() + "'");
     const Counts counts = read_results(args);

@@ -4,22 +4,23 @@
 #include <iostream>
 #include <random>
 
+#include "cli/book_path.h"
 #include "cli/client.h"
 #include "cli/commands.h"
 #include "cli/training_remote.h"
 #include "cli/tune.h"
 #include "match/opening_book.h"
-#include "stats/stats.h"
 #include "match/time_control.h"
+#include "stats/stats.h"
 
 namespace sparring::cli {
 
 namespace {
 
 // Writes the time control of --tc.
-void read_time_control(const Args& args, v1::TimeControl* out) {
+void read_time_control(const Flags& args, v1::TimeControl* out) {
     std::string error;
-    const auto tc = match::parse_time_control(args.get_string("tc", "nodes=1000"), &error);
+    const auto tc = match::parse_time_control(args.get_string("tc"), &error);
     if (!tc) throw UsageError("--tc: " + error);
     switch (tc->kind) {
         case match::TimeControl::Kind::Nodes:
@@ -39,19 +40,19 @@ void read_time_control(const Args& args, v1::TimeControl* out) {
 }
 
 // Reads the book file (default: the shipped book) and its order into the request.
-void read_book(const Args& args, v1::Book* out) {
-    const std::string path = args.get_string("book", SPARRING_DEFAULT_BOOK);
+void read_book(const Flags& args, v1::Book* out) {
+    const std::string path = args.get_string("book", default_book_path());
     const bool pgn_name = path.size() > 4 && path.ends_with(".pgn");
     const std::string format_text = args.get_string("book-format", pgn_name ? "pgn" : "epd");
     const auto format = match::parse_book_format(format_text);
     if (!format) throw UsageError("--book-format must be epd or pgn, got '" + format_text + "'");
-    const std::string order_text = args.get_string("book-order", "random");
+    const std::string order_text = args.get_string("book-order");
     const auto order = match::parse_book_order(order_text);
     if (!order)
         throw UsageError("--book-order must be random or sequential, got '" + order_text + "'");
     std::string error;
     const auto book =
-        match::load_book(path, *format, int(args.get_int_in("book-plies", 0, 0, 10000)), &error);
+        match::load_book(path, *format, int(args.get_int_in("book-plies", 0, 10000)), &error);
     if (!book) throw std::runtime_error(error);
     for (const match::Opening& o : *book) {
         v1::Opening* opening = out->add_openings();
@@ -65,22 +66,23 @@ void read_book(const Args& args, v1::Book* out) {
 }
 
 // Returns whether any SPRT flag was given.
-bool has_sprt_flags(const Args& args) {
+bool has_sprt_flags(const Flags& args) {
     return args.has("elo0") || args.has("elo1") || args.has("alpha") || args.has("beta") ||
            args.has("model");
 }
 
 // Writes the SPRT of --elo0 --elo1 --alpha --beta --model (normalized [0, 5], 5% errors by
 // default); throws UsageError when they are invalid.
-void read_sprt(const Args& args, v1::Sprt* out) {
+void read_sprt(const Flags& args, v1::Sprt* out) {
     stats::SprtParams sprt;
-    sprt.elo0 = args.get_double("elo0", 0);
-    sprt.elo1 = args.get_double("elo1", 5);
-    sprt.alpha = args.get_double("alpha", 0.05);
-    sprt.beta = args.get_double("beta", 0.05);
-    if (!stats::parse_model(args.get_string("model", "normalized"), &sprt.model))
+    sprt.elo0 = args.get_double("elo0");
+    sprt.elo1 = args.get_double("elo1");
+    sprt.alpha = args.get_double("alpha");
+    sprt.beta = args.get_double("beta");
+    if (!stats::parse_model(args.get_string("model"), &sprt.model))
         throw UsageError("--model must be normalized or logistic");
-    if (std::string error = stats::validate(sprt); !error.empty()) throw UsageError("SPRT: " + error);
+    if (std::string error = stats::validate(sprt); !error.empty())
+        throw UsageError("SPRT: " + error);
     out->set_elo0(sprt.elo0);
     out->set_elo1(sprt.elo1);
     out->set_alpha(sprt.alpha);
@@ -91,10 +93,10 @@ void read_sprt(const Args& args, v1::Sprt* out) {
 
 // Reads the scheduling flags every run takes, submits the run and returns it; prints it
 // with --json.
-v1::RunStatus send(const Args& args, v1::SubmitRunRequest& request) {
+v1::RunStatus send(const Flags& args, v1::SubmitRunRequest& request) {
     v1::RunSpec& spec = *request.mutable_spec();
-    spec.set_priority(int32_t(args.get_int_in("priority", 0, -1000, 1000)));
-    spec.set_throughput(uint32_t(args.get_int_in("throughput", 100, 1, 10000)));
+    spec.set_priority(int32_t(args.get_int_in("priority", -1000, 1000)));
+    spec.set_throughput(uint32_t(args.get_int_in("throughput", 1, 10000)));
     spec.set_pairs_per_thread(uint32_t(args.get_int_in("pairs-per-thread", 0, 0, 256)));
     spec.set_description(args.get_string("description", ""));
     RemoteClient client(args);
@@ -105,13 +107,13 @@ v1::RunStatus send(const Args& args, v1::SubmitRunRequest& request) {
 }
 
 // Flags of generation, training and chain runs only.
-constexpr const char* kTrainingFlags[] = {"version", "nodes", "random-plies", "filter",
-                                          "generations", "data", "epochs", "lr", "l2", "k",
-                                          "batch", "select", "threads", "name"};
+constexpr const char* kTrainingFlags[] = {
+    "version", "nodes", "random-plies", "filter", "generations", "data", "epochs", "lr",
+    "l2",      "k",     "batch",        "select", "threads",     "name"};
 
 // Runs `submit generate` and `submit train`: the run's own flags, then the book and the
 // scheduling flags every run takes.
-int submit_training(const Args& args, bool generate) {
+int submit_training(const Flags& args, bool generate) {
     if (args.positional().size() != 1)
         throw UsageError("submit generate and submit train take flags only (--version V ...)");
     for (const char* flag : {"kind", "tc", "params", "c-end", "r-end", "verify"})
@@ -134,17 +136,17 @@ int submit_training(const Args& args, bool generate) {
     if (!args.has("json"))
         std::cout << "run " << run.id() << " submitted: "
                   << (generate ? "self-play data generation with "
-                      : chain  ? std::to_string(spec.chain().generations()) +
-                                    (spec.chain().generations() == 1 ? " generation"
-                                                                     : " generations") +
-                                    " of generate, train, verify from "
-                               : "training of ")
+                      : chain
+                          ? std::to_string(spec.chain().generations()) +
+                                (spec.chain().generations() == 1 ? " generation" : " generations") +
+                                " of generate, train, verify from "
+                          : "training of ")
                   << spec.base_version() << " ('sparring show " << run.id() << "' follows it)\n";
     return 0;
 }
 
 // Runs `submit TEST BASE`, `submit tune BASE`, `submit generate` and `submit train`.
-int submit(const Args& args) {
+int submit(const Flags& args) {
     const std::string first = args.positional().empty() ? "" : args.positional()[0];
     if (first == "generate" || first == "train") return submit_training(args, first == "generate");
     for (const char* flag : kTrainingFlags)
@@ -208,36 +210,37 @@ Command submit_command() {
         {"verify-games", "N",
          "tune: most games of the verification (default 20000); train chains: of each "
          "generation's verification (default 2000)"},
-        {"elo0", "E", "SPRT H0 (default 0)"},
-        {"elo1", "E", "SPRT H1 (default 5)"},
-        {"alpha", "A", "SPRT false-positive rate (default 0.05)"},
-        {"beta", "B", "SPRT false-negative rate (default 0.05)"},
-        {"model", "M", "SPRT Elo scale: normalized (default) or logistic"},
-        {"tc", "TC", "nodes=N, depth=N, movetime=MS or BASE+INC seconds (default nodes=1000)"},
-        {"book", "FILE", "EPD or PGN book (default: the shipped " SPARRING_DEFAULT_BOOK ")"},
+        {"elo0", "E", "SPRT H0", "0"},
+        {"elo1", "E", "SPRT H1", "5"},
+        {"alpha", "A", "SPRT false-positive rate", "0.05"},
+        {"beta", "B", "SPRT false-negative rate", "0.05"},
+        {"model", "M", "SPRT Elo scale: normalized or logistic", "normalized"},
+        {"tc", "TC", "nodes=N, depth=N, movetime=MS or BASE+INC seconds", "nodes=1000"},
+        {"book", "FILE", "EPD or PGN book (default: the shipped share/sparring/books/default.epd)",
+         "", true},
         {"book-format", "F", "epd or pgn (default: pgn for a .pgn file, else epd)"},
-        {"book-plies", "N", "PGN book: plies of each game to play out (default 0: all)"},
-        {"book-order", "O", "random (default) or sequential"},
+        {"book-plies", "N", "PGN book: plies of each game to play out (0: all)", "0"},
+        {"book-order", "O", "random or sequential", "random"},
         {"seed", "N",
          "seed of the random book order (default: a random one); generate, train: of the "
          "openings and random plies (default 1)"},
-        {"priority", "N", "higher runs first (default 0)"},
-        {"throughput", "P", "share of workers among equal priorities, percent (default 100)"},
+        {"priority", "N", "higher runs first", "0"},
+        {"throughput", "P", "share of workers among equal priorities, percent", "100"},
         {"pairs-per-thread", "N", "game pairs per worker thread in a lease (default: server's)"},
         {"description", "TEXT", "free text"},
         {"version", "V", "generate, train: the version to play and train from"},
-        {"nodes", "N", "generate, train chains: nodes a move of the self-play (default 5000)"},
-        {"random-plies", "N", "generate: random moves after the book opening (default 2)"},
-        {"filter", "LIST", "generate: positions dropped, check,tactical,mate|all|none (all)"},
-        {"generations", "G", "train: a chain of G generations of generate, train, verify"},
+        {"nodes", "N", "generate, train chains: nodes a move of the self-play", "5000"},
+        {"random-plies", "N", "generate: random moves after the book opening", "2"},
+        {"filter", "LIST", "generate: positions dropped, check,tactical,mate|all|none", "all"},
+        {"generations", "G", "train: a chain of G generations of generate, train, verify", "1"},
         {"data", "RUN,...", "train: fit the positions of these generation runs"},
-        {"epochs", "N", "train: passes over the data (default 100)"},
+        {"epochs", "N", "train: passes over the data", "100"},
         {"lr", "X", "train: Adam step size in centipawns (default 1)"},
         {"l2", "X", "train: penalty weight on (value - start)^2 (default 1e-7)"},
-        {"k", "K|auto", "train: the sigmoid's scaling constant (default auto)"},
-        {"batch", "N", "train: positions per step; 0: all (default 0)"},
-        {"select", "LIST", "train: parameters to fit, names, group:G, PREFIX* or all (all)"},
-        {"threads", "N", "train: coordinator threads to fit with (default 1)"},
+        {"k", "K|auto", "train: the sigmoid's scaling constant", "auto"},
+        {"batch", "N", "train: positions per step; 0: all", "0"},
+        {"select", "LIST", "train: parameters to fit, names, group:G, PREFIX* or all", "all"},
+        {"threads", "N", "train: coordinator threads to fit with", "1"},
         {"name", "NAME", "train chains: prefix of the versions made (default chainRUN)"},
         {"json", "", "print the run as JSON"},
     });

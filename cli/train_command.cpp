@@ -25,43 +25,42 @@ constexpr int SHOWN_CHANGES = 10;
 constexpr Flag TrainFlags[] = {
     {"data", "FILE[,FILE...]", "FEN [1.0], EPD with c9, FEN | score | result lines, or .pgn games"},
     {"params", "FILE", "parameter set (JSON) to start from"},
-    {"preset", "NAME", "preset to start from (default: default)"},
-    {"select", "LIST", "parameters to fit: names, group:GROUP, PREFIX* or all (default all)"},
-    {"epochs", "N", "passes over the data (default 100)"},
-    {"lr", "X", "Adam step size in centipawns (default 1)"},
-    {"batch", "N", "positions per step; 0: all, one step an epoch (default 0)"},
+    {"preset", "NAME", "preset to start from", "default"},
+    {"select", "LIST", "parameters to fit: names, group:GROUP, PREFIX* or all", "all"},
+    {"epochs", "N", "passes over the data", "100"},
+    {"lr", "X", "Adam step size in centipawns", "1"},
+    {"batch", "N", "positions per step; 0: all, one step an epoch", "0"},
     {"l2", "X", "penalty weight on (value - start)^2; 0: none (default 1e-7)"},
-    {"k", "K|auto", "the sigmoid's scaling constant, or auto to fit it (default auto)"},
+    {"k", "K|auto", "the sigmoid's scaling constant, or auto to fit it", "auto"},
     {"filter", "LIST", "drop positions: check,tactical,mate, all or none (default all)"},
     {"skip-plies", "N", "PGN data: opening plies of each game to skip (default 8)"},
-    {"seed", "N", "seed of the mini-batch order (default 1)"},
+    {"seed", "N", "seed of the mini-batch order", "1"},
     {"threads", "N", "threads (default: all hardware threads)"},
     {"out", "FILE", "where to write the tuned parameter set (required)"},
 };
 
 // Reads the training options from the flags.
-training::TexelOptions texel_options(const Args& args) {
+training::TexelOptions texel_options(const Flags& args) {
     training::TexelOptions options;
     std::string error;
-    const auto selection =
-        training::parse_param_selection(args.get_string("select", "all"), &error);
+    const auto selection = training::parse_param_selection(args.get_string("select"), &error);
     if (!selection) throw UsageError("--select: " + error);
     options.parameters = *selection;
-    const std::int64_t epochs = args.get_int("epochs", 100);
+    const std::int64_t epochs = args.get_int("epochs");
     if (epochs < 1 || epochs > 1'000'000) throw UsageError("--epochs must be from 1 to 1000000");
     options.epochs = static_cast<int>(epochs);
-    options.learning_rate = args.get_double("lr", 1.0);
+    options.learning_rate = args.get_double("lr");
     if (options.learning_rate <= 0) throw UsageError("--lr must be positive");
-    const std::int64_t batch = args.get_int("batch", 0);
+    const std::int64_t batch = args.get_int("batch");
     if (batch < 0) throw UsageError("--batch must not be negative");
     options.batch_size = static_cast<std::size_t>(batch);
     options.regularization = args.get_double("l2", options.regularization);
     if (options.regularization < 0) throw UsageError("--l2 must not be negative");
-    if (args.get_string("k", "auto") != "auto") {
+    if (args.get_string("k") != "auto") {
         options.k = args.get_double("k");
         if (*options.k <= 0) throw UsageError("--k must be positive or auto");
     }
-    const std::int64_t seed = args.get_int("seed", 1);
+    const std::int64_t seed = args.get_int("seed");
     if (seed < 0) throw UsageError("--seed must not be negative");
     options.seed = static_cast<std::uint64_t>(seed);
     options.threads = threads_flag(args);
@@ -95,7 +94,7 @@ void print_changes(const ParamSet& before, const ParamSet& after) {
 }
 
 // Runs `sparring train`.
-int run_train(const Args& args) {
+int run_train(const Flags& args) {
     if (!args.positional().empty())
         throw UsageError("unexpected argument '" + args.positional().front() + "'");
     const std::string out_path = args.get_string("out");

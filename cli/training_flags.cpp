@@ -49,7 +49,7 @@ training::FilterCounts read_text_file(const std::string& path, const PositionInp
 
 }  // namespace
 
-ParamSet base_params(const Args& args) {
+ParamSet base_params(const Flags& args) {
     if (args.has("params") && args.has("preset"))
         throw UsageError("give at most one of --params and --preset");
     if (args.has("params")) {
@@ -63,13 +63,13 @@ ParamSet base_params(const Args& args) {
         if (!params) throw std::runtime_error("parameter file '" + path + "': " + error);
         return *params;
     }
-    const std::string name = args.get_string("preset", "default");
+    const std::string name = args.get_string("preset");
     const auto preset = ParamSet::preset(name);
     if (!preset) throw UsageError("--preset: unknown preset '" + name + "'");
     return *preset;
 }
 
-int threads_flag(const Args& args) {
+int threads_flag(const Flags& args) {
     const auto hardware =
         static_cast<std::int64_t>(std::max(1u, std::thread::hardware_concurrency()));
     const std::int64_t threads = args.get_int("threads", hardware);
@@ -77,7 +77,7 @@ int threads_flag(const Args& args) {
     return static_cast<int>(threads);
 }
 
-PositionInput position_input_flags(const Args& args, std::string_view fallback_filter) {
+PositionInput position_input_flags(const Flags& args, std::string_view fallback_filter) {
     PositionInput input;
     std::string error;
     const auto filters =

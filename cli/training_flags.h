@@ -6,7 +6,7 @@
 #include <string_view>
 #include <vector>
 
-#include "common/args.h"
+#include "common/flags.h"
 #include "engine/params.h"
 #include "training/labelled_position.h"
 #include "training/position_filter.h"
@@ -22,13 +22,13 @@ struct PositionInput {
 };
 
 // Returns the parameter set of --params FILE or --preset NAME (default: the default preset).
-ParamSet base_params(const Args& args);
+ParamSet base_params(const Flags& args);
 // Returns --threads, by default the number of hardware threads; throws UsageError when out
 // of range.
-int threads_flag(const Args& args);
+int threads_flag(const Flags& args);
 // Returns --filter (fallback when absent) and --skip-plies with --threads; throws UsageError
 // for a bad value.
-PositionInput position_input_flags(const Args& args, std::string_view fallback_filter);
+PositionInput position_input_flags(const Flags& args, std::string_view fallback_filter);
 // Reads every file of a comma-separated list (".pgn" files as games, others as labelled
 // lines), drops what the filters reject, and reports each file on stderr; throws
 // std::runtime_error naming the file and line of the first bad line.

@@ -38,32 +38,32 @@ std::string state_text(const v1::RunStatus& run) {
 }
 
 // Writes the --version flag as the run's test and base version.
-void read_version(const Args& args, v1::RunSpec* out) {
+void read_version(const Flags& args, v1::RunSpec* out) {
     if (!args.has("version")) throw UsageError("--version is required: the version to play");
     out->set_test_version(args.get_string("version"));
     out->set_base_version(args.get_string("version"));
 }
 
 // Writes --games, --nodes and the generation flags; the run seed is --seed or 1.
-void read_generation_flags(const Args& args, v1::RunSpec* out) {
+void read_generation_flags(const Flags& args, v1::RunSpec* out) {
     if (!args.has("games")) throw UsageError("--games is required: self-play games to play");
     const int64_t games = args.get_int_in("games", 0, 2, 1'000'000'000);
     if (games % 2) throw UsageError("--games must be even: games come in pairs");
     out->set_games(uint64_t(games));
-    out->mutable_time_control()->set_nodes(uint64_t(args.get_int_in("nodes", 5000, 1, 1'000'000'000)));
+    out->mutable_time_control()->set_nodes(uint64_t(args.get_int_in("nodes", 1, 1'000'000'000)));
     v1::GenerateSpec* g = out->mutable_generate();
     g->set_seed(uint64_t(args.get_int_in("seed", 1, 0, kMaxSeed)));
     if (args.has("random-plies"))
-        g->set_random_plies(uint32_t(args.get_int_in("random-plies", 2, 0, 200)));
+        g->set_random_plies(uint32_t(args.get_int_in("random-plies", 0, 200)));
     std::string error;
-    const std::string filters = args.get_string("filter", "all");
+    const std::string filters = args.get_string("filter");
     if (!training::parse_filter_options(filters, &error)) throw UsageError("--filter: " + error);
     g->set_filters(filters);
 }
 
 // Writes the Texel flags (--epochs, --lr, --l2, --k, --batch, --select, --threads).
-void read_texel_flags(const Args& args, v1::TrainSpec* out) {
-    out->set_epochs(uint32_t(args.get_int_in("epochs", 100, 1, 100'000)));
+void read_texel_flags(const Flags& args, v1::TrainSpec* out) {
+    out->set_epochs(uint32_t(args.get_int_in("epochs", 1, 100'000)));
     if (args.has("lr")) {
         if (args.get_double("lr") <= 0) throw UsageError("--lr must be positive");
         out->set_learning_rate(args.get_double("lr"));
@@ -72,16 +72,16 @@ void read_texel_flags(const Args& args, v1::TrainSpec* out) {
         if (args.get_double("l2") < 0) throw UsageError("--l2 must not be negative");
         out->set_l2(args.get_double("l2"));
     }
-    if (args.get_string("k", "auto") != "auto") {
+    if (args.get_string("k") != "auto") {
         if (args.get_double("k") <= 0) throw UsageError("--k must be positive or auto");
         out->set_k(args.get_double("k"));
     }
-    out->set_batch_size(uint64_t(args.get_int_in("batch", 0, 0, 1'000'000'000)));
+    out->set_batch_size(uint64_t(args.get_int_in("batch", 0, 1'000'000'000)));
     std::string error;
-    const std::string select = args.get_string("select", "all");
+    const std::string select = args.get_string("select");
     if (!training::parse_param_selection(select, &error)) throw UsageError("--select: " + error);
     out->set_select(select);
-    out->set_threads(uint32_t(args.get_int_in("threads", 1, 1, 256)));
+    out->set_threads(uint32_t(args.get_int_in("threads", 1, 256)));
 }
 
 // Returns the loss curve in a few points: every epoch up to 10, else about 10 evenly spaced.
@@ -115,7 +115,8 @@ void print_generate(const v1::RunStatus& run, Rows& rows) {
                                     std::to_string(g.random_plies()) + " random plies, seed " +
                                     std::to_string(g.seed())});
     rows.push_back({"filters", g.filters()});
-    rows.push_back({"games", std::to_string(run.games()) + " of " + std::to_string(run.spec().games())});
+    rows.push_back(
+        {"games", std::to_string(run.games()) + " of " + std::to_string(run.spec().games())});
     rows.push_back({"W/D/L (white)", std::to_string(run.wins()) + " / " +
                                          std::to_string(run.draws()) + " / " +
                                          std::to_string(run.losses())});
@@ -134,14 +135,14 @@ void print_train(const v1::RunStatus& run, Rows& rows) {
     rows.push_back({"base", run.spec().base_version()});
     rows.push_back({"data", data + " (" + std::to_string(t.positions()) + " positions)"});
     rows.push_back({"settings", "epochs " + std::to_string(spec.epochs()) + ", lr " +
-                                    general(spec.learning_rate()) + ", l2 " +
-                                    general(spec.l2()) + ", batch " +
-                                    std::to_string(spec.batch_size()) + ", select " +
+                                    general(spec.learning_rate()) + ", l2 " + general(spec.l2()) +
+                                    ", batch " + std::to_string(spec.batch_size()) + ", select " +
                                     spec.select() + ", threads " + std::to_string(spec.threads())});
     rows.push_back({"K", t.epoch() > 0 || t.k() > 0 ? decimals(t.k(), 4) : "-"});
     rows.push_back({"epoch", std::to_string(t.epoch()) + " of " + std::to_string(spec.epochs())});
     std::string loss = decimals(t.initial_loss(), 7);
-    if (t.loss_curve_size() > 0) loss += " -> " + decimals(t.loss_curve(t.loss_curve_size() - 1), 7);
+    if (t.loss_curve_size() > 0)
+        loss += " -> " + decimals(t.loss_curve(t.loss_curve_size() - 1), 7);
     rows.push_back({"loss", loss});
     if (!t.params_json().empty())
         rows.push_back({"final loss", decimals(t.final_loss(), 7) +
@@ -159,8 +160,8 @@ void print_chain(const v1::RunStatus& run, Rows& rows) {
     rows.push_back({"generations", std::to_string(run.chain().generations_size()) + " of " +
                                        std::to_string(c.generations())});
     rows.push_back({"each", std::to_string(run.spec().games()) + " games at " +
-                                std::to_string(run.spec().time_control().nodes()) +
-                                " nodes, " + std::to_string(run.spec().train().epochs()) +
+                                std::to_string(run.spec().time_control().nodes()) + " nodes, " +
+                                std::to_string(run.spec().train().epochs()) +
                                 " epochs, verification up to " + std::to_string(c.verify_games()) +
                                 " games"});
 }
@@ -173,24 +174,25 @@ void print_generations(const v1::ChainStatus& chain) {
                                                     "GAMES", "ELO [95%]", "RESULT"}};
     const auto id = [](int64_t run) { return run ? std::to_string(run) : std::string("-"); };
     for (const v1::ChainGeneration& g : chain.generations())
-        table.push_back(
-            {std::to_string(g.generation()), g.version(), id(g.generate_run_id()),
-             std::to_string(g.positions()), id(g.train_run_id()),
-             g.final_loss() > 0 ? decimals(g.final_loss(), 7) : "-",
-             g.trained_version().empty() ? "-" : g.trained_version(), id(g.verify_run_id()),
-             std::to_string(g.verify_games()),
-             g.verify_run_id() ? decimals(g.elo(), 1) + " [" + decimals(g.elo_low(), 1) + ", " +
-                                     decimals(g.elo_high(), 1) + "]"
-                               : "-",
-             g.verify_result().empty() ? (g.verify_run_id() ? "playing" : "-") : g.verify_result()});
+        table.push_back({std::to_string(g.generation()), g.version(), id(g.generate_run_id()),
+                         std::to_string(g.positions()), id(g.train_run_id()),
+                         g.final_loss() > 0 ? decimals(g.final_loss(), 7) : "-",
+                         g.trained_version().empty() ? "-" : g.trained_version(),
+                         id(g.verify_run_id()), std::to_string(g.verify_games()),
+                         g.verify_run_id()
+                             ? decimals(g.elo(), 1) + " [" + decimals(g.elo_low(), 1) + ", " +
+                                   decimals(g.elo_high(), 1) + "]"
+                             : "-",
+                         g.verify_result().empty() ? (g.verify_run_id() ? "playing" : "-")
+                                                   : g.verify_result()});
     std::vector<size_t> widths(table[0].size(), 0);
     for (const auto& row : table)
         for (size_t i = 0; i < row.size(); ++i) widths[i] = std::max(widths[i], row[i].size());
     for (const auto& row : table) {
         std::string line;
         for (size_t i = 0; i < row.size(); ++i)
-            line += row[i] + (i + 1 < row.size() ? std::string(widths[i] - row[i].size() + 2, ' ')
-                                                 : "");
+            line += row[i] +
+                    (i + 1 < row.size() ? std::string(widths[i] - row[i].size() + 2, ' ') : "");
         std::cout << line << "\n";
     }
 }
@@ -230,18 +232,19 @@ std::string kind_short_name(v1::RunKind kind) {
     }
 }
 
-void read_generate_spec(const Args& args, v1::RunSpec* out) {
+void read_generate_spec(const Flags& args, v1::RunSpec* out) {
     out->set_kind(v1::RUN_KIND_GENERATE);
     read_version(args, out);
     read_generation_flags(args, out);
 }
 
-void read_train_spec(const Args& args, v1::RunSpec* out) {
+void read_train_spec(const Flags& args, v1::RunSpec* out) {
     read_version(args, out);
     read_texel_flags(args, out->mutable_train());
     if (args.has("generations") == args.has("data"))
-        throw UsageError("give --data RUN[,RUN...] (one training run on generation runs' "
-                         "positions) or --generations G (a chain of generate, train, verify)");
+        throw UsageError(
+            "give --data RUN[,RUN...] (one training run on generation runs' "
+            "positions) or --generations G (a chain of generate, train, verify)");
     if (args.has("data")) {
         out->set_kind(v1::RUN_KIND_TRAIN);
         for (int64_t id : args.get_int_list("data")) {
@@ -254,7 +257,7 @@ void read_train_spec(const Args& args, v1::RunSpec* out) {
     out->set_kind(v1::RUN_KIND_CHAIN);
     read_generation_flags(args, out);
     v1::ChainSpec* chain = out->mutable_chain();
-    chain->set_generations(uint32_t(args.get_int_in("generations", 1, 1, 100)));
+    chain->set_generations(uint32_t(args.get_int_in("generations", 1, 100)));
     const int64_t verify = args.get_int_in("verify-games", 2000, 2, 1'000'000'000);
     if (verify % 2) throw UsageError("--verify-games must be even");
     chain->set_verify_games(uint64_t(verify));
@@ -268,15 +271,16 @@ std::vector<std::vector<std::string>> training_run_rows(const v1::RunStatus& run
     if (run.spec().kind() == v1::RUN_KIND_CHAIN) print_chain(run, rows);
     rows.insert(rows.begin() + 2, {"state", state_text(run)});
     if (run.chain_run_id()) rows.push_back({"chain", "run " + std::to_string(run.chain_run_id())});
-    if (!run.spec().description().empty()) rows.push_back({"description", run.spec().description()});
+    if (!run.spec().description().empty())
+        rows.push_back({"description", run.spec().description()});
     return rows;
 }
 
-int export_positions(const Args& args) {
+int export_positions(const Flags& args) {
     if (args.positional().size() != 1) throw UsageError("export positions takes no other argument");
     if (!args.has("run")) throw UsageError("--run is required: the generation run");
     if (!args.has("out")) throw UsageError("--out is required: the file to write");
-    const std::string name = args.get_string("format", "epd");
+    const std::string name = args.get_string("format");
     const auto format = training::parse_position_format(name);
     if (!format) throw UsageError("--format: '" + name + "' is not fen, epd or fen-score");
     v1::ExportPositionsRequest request;
@@ -311,8 +315,8 @@ int export_positions(const Args& args) {
     return 0;
 }
 
-std::pair<std::string, std::map<std::string, int>> version_of_train_run(
-    const v1::RunStatus& run, RemoteClient& client) {
+std::pair<std::string, std::map<std::string, int>> version_of_train_run(const v1::RunStatus& run,
+                                                                        RemoteClient& client) {
     if (run.train().params_json().empty())
         throw std::runtime_error("run " + std::to_string(run.id()) +
                                  " has no result yet: a training run makes a version once "
@@ -325,7 +329,8 @@ std::pair<std::string, std::map<std::string, int>> version_of_train_run(
     std::string error;
     const std::optional<ParamSet> trained =
         ParamSet::from_json(run.train().params_json(), ParamSet(), &error);
-    if (!preset || !trained) throw std::runtime_error("run " + std::to_string(run.id()) + ": " + error);
+    if (!preset || !trained)
+        throw std::runtime_error("run " + std::to_string(run.id()) + ": " + error);
     std::map<std::string, int> overrides;
     const auto registry = param_registry();
     for (size_t p = 0; p < registry.size(); ++p)
@@ -333,7 +338,7 @@ std::pair<std::string, std::map<std::string, int>> version_of_train_run(
     return {base.builtin().preset(), overrides};
 }
 
-int import_positions(const Args& args) {
+int import_positions(const Flags& args) {
     constexpr size_t kChunk = 50'000;  // 1.8 MB a call, under gRPC's 4 MiB limit
     if (args.positional().size() != 2)
         throw UsageError("positions import takes the files to read: FILE[,FILE...]");
@@ -343,13 +348,13 @@ int import_positions(const Args& args) {
     if (positions.empty()) throw std::runtime_error("no positions to import in " + files);
     RemoteClient client(args);
     v1::ImportPositionsRequest request;
-    request.set_version(args.get_string("version", "default"));
+    request.set_version(args.get_string("version"));
     request.set_source(args.get_string("name", files));
     v1::ImportPositionsResponse response;
     for (size_t start = 0; start < positions.size(); start += kChunk) {
         const size_t count = std::min(kChunk, positions.size() - start);
-        request.set_positions(training::encode_positions(
-            std::span(positions).subspan(start, count)));
+        request.set_positions(
+            training::encode_positions(std::span(positions).subspan(start, count)));
         request.set_count(uint32_t(count));
         request.set_done(start + count == positions.size());
         try {
@@ -360,8 +365,10 @@ int import_positions(const Args& args) {
             // finished or stopped: say which run that is and how to end it.
             const std::string run = std::to_string(request.run_id());
             throw std::runtime_error(std::string(e.what()) + "; run " + run + " keeps the first " +
-                                     std::to_string(start) + " positions of this import and "
-                                     "stays active (`sparring stop " + run + "` ends it)");
+                                     std::to_string(start) +
+                                     " positions of this import and "
+                                     "stays active (`sparring stop " +
+                                     run + "` ends it)");
         }
         request.set_run_id(response.run_id());
         request.set_chunk(request.chunk() + 1);

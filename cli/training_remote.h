@@ -8,8 +8,8 @@
 #include <utility>
 #include <vector>
 
-#include "common/args.h"
 #include "cli/client.h"
+#include "common/flags.h"
 
 namespace sparring::cli {
 
@@ -21,11 +21,11 @@ std::string kind_short_name(v1::RunKind kind);
 // Writes the spec of `submit generate --version V --games N --nodes K [--random-plies R]
 // [--filter LIST] [--seed S]` (book and scheduling flags are the caller's); throws
 // UsageError for a bad flag.
-void read_generate_spec(const Args& args, v1::RunSpec* out);
+void read_generate_spec(const Flags& args, v1::RunSpec* out);
 // Writes the spec of `submit train --version V --data RUN,...` (one training run) or
 // `submit train --version V --generations G --games N --nodes K` (a chain) with the Texel
 // flags; throws UsageError for a bad flag.
-void read_train_spec(const Args& args, v1::RunSpec* out);
+void read_train_spec(const Flags& args, v1::RunSpec* out);
 
 // Returns the rows `show` prints for a generation, training or chain run (name, value).
 std::vector<std::vector<std::string>> training_run_rows(const v1::RunStatus& run);
@@ -33,15 +33,15 @@ std::vector<std::vector<std::string>> training_run_rows(const v1::RunStatus& run
 void print_generations(const v1::ChainStatus& chain);
 
 // Runs `export positions --run N [--format F] --out FILE`.
-int export_positions(const Args& args);
+int export_positions(const Flags& args);
 // Runs `positions import FILE[,FILE...] [--version V] [--name TEXT] [--filter LIST]`: reads
 // the files as `sparring train` does and stores their positions on the coordinator as a
 // generation run without games, for training runs.
-int import_positions(const Args& args);
+int import_positions(const Flags& args);
 
 // Returns the preset and overrides of the version a finished training run's parameters
 // make: its base version's preset, with every parameter that differs from it overridden.
-std::pair<std::string, std::map<std::string, int>> version_of_train_run(
-    const v1::RunStatus& run, RemoteClient& client);
+std::pair<std::string, std::map<std::string, int>> version_of_train_run(const v1::RunStatus& run,
+                                                                        RemoteClient& client);
 
 }  // namespace sparring::cli

@@ -6,8 +6,8 @@
 #include <map>
 #include <string>
 
-#include "common/args.h"
 #include "cli/client.h"
+#include "common/flags.h"
 
 namespace sparring::cli {
 
@@ -16,7 +16,7 @@ std::string decimals(double value, int count);
 
 // Writes the tuning spec of `submit tune` (--params, --c-end, --r-end, --verify,
 // --verify-games) into a run spec; throws UsageError for a bad flag.
-void read_tune_spec(const Args& args, v1::TuneSpec* out);
+void read_tune_spec(const Flags& args, v1::TuneSpec* out);
 
 // Prints a tuning run's parameters (start, current value, bounds, gains) and, once started,
 // its verification run with the Elo; for a verification run, the run it verifies.

@@ -118,7 +118,7 @@ int64_t parse_run_id(const std::string& text) {
 }
 
 // Runs `tune-history RUN [--csv]`.
-int tune_history(const Args& args) {
+int tune_history(const Flags& args) {
     if (args.positional().size() != 1) throw UsageError("give one tuning run id");
     v1::GetTuneHistoryRequest request;
     request.set_run_id(parse_run_id(args.positional()[0]));
@@ -162,7 +162,7 @@ int tune_history(const Args& args) {
 
 }  // namespace
 
-void read_tune_spec(const Args& args, v1::TuneSpec* out) {
+void read_tune_spec(const Flags& args, v1::TuneSpec* out) {
     if (!args.has("params"))
         throw UsageError("--params is required: parameter names or groups (e.g. Material)");
     std::set<std::string> groups;

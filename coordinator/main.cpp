@@ -1,4 +1,5 @@
 // sparring-coordinator: serves the gRPC services on an SQLite file, and manages its tokens.
+#include <CLI/CLI.hpp>
 #include <csignal>
 #include <cstdio>
 #include <filesystem>
@@ -7,8 +8,7 @@
 #include <thread>
 
 #include "absl/synchronization/mutex.h"
-#include "common/args.h"
-#include "common/environment.h"
+#include "common/flags.h"
 #include "coordinator/domain/text.h"
 #include "coordinator/ops/backup.h"
 #include "coordinator/ops/log.h"
@@ -17,26 +17,26 @@
 
 namespace {
 
-using sparring::cli::Args;
-using sparring::cli::Flag;
-using sparring::cli::UsageError;
+using sparring::Flag;
+using sparring::Flags;
+using sparring::UsageError;
 using namespace sparring::coordinator;
 
 constexpr Flag kServeFlags[] = {
     {"db", "FILE", "SQLite database file (created if missing)"},
-    {"listen", "HOST:PORT", "address to serve on (default 127.0.0.1:50051; port 0 picks one)"},
+    {"listen", "HOST:PORT", "address to serve on (port 0 picks one)", "127.0.0.1:50051"},
     {"tls-cert", "FILE", "PEM certificate chain: serve TLS (needs --tls-key)"},
     {"tls-key", "FILE", "PEM private key of the certificate"},
-    {"lease-seconds", "N", "a lease expires N seconds after the last heartbeat (default 60)"},
-    {"heartbeat-seconds", "N", "heartbeat interval asked of workers (default 10)"},
-    {"pairs-per-thread", "N", "default game pairs per worker thread in a lease (default 4)"},
+    {"lease-seconds", "N", "a lease expires N seconds after the last heartbeat", "60"},
+    {"heartbeat-seconds", "N", "heartbeat interval asked of workers", "10"},
+    {"pairs-per-thread", "N", "default game pairs per worker thread in a lease", "4"},
     {"port-file", "FILE", "write the bound port to FILE once serving"},
     {"metrics-listen", "HOST:PORT", "serve Prometheus metrics at http://HOST:PORT/metrics"},
     {"health-listen", "HOST:PORT", "also serve gRPC health checking alone, in plaintext"},
     {"http-listen", "HOST:PORT", "serve the web dashboard, /api/v1 and /metrics over HTTP"},
     {"http-port-file", "FILE", "write the dashboard's bound port to FILE once serving"},
     {"http-require-token", "", "the dashboard's pages and queries need a token too"},
-    {"log-level", "LEVEL", "debug, info (default), warn or error"},
+    {"log-level", "LEVEL", "debug, info, warn or error", "info"},
 };
 
 constexpr Flag kBackupFlags[] = {
@@ -49,16 +49,6 @@ constexpr Flag kTokenFlags[] = {
     {"role", "ROLE", "create: worker or user"},
     {"name", "NAME", "create: who the token is for"},
 };
-
-constexpr std::string_view kUsage =
-    "usage: sparring-coordinator serve --db FILE [--listen HOST:PORT] [--tls-cert FILE "
-    "--tls-key FILE] ...\n"
-    "       sparring-coordinator token create --db FILE --role worker|user [--name NAME]\n"
-    "       sparring-coordinator token list --db FILE\n"
-    "       sparring-coordinator token revoke ID --db FILE\n"
-    "       sparring-coordinator backup --db FILE --to FILE\n"
-    "'sparring-coordinator COMMAND --help' lists a command's flags; every flag can also be\n"
-    "given as an environment variable: --lease-seconds as SPARRING_LEASE_SECONDS.\n";
 
 // Returns milliseconds since the Unix epoch.
 int64_t now_ms() {
@@ -75,10 +65,10 @@ void write_port_file(const std::string& path, int port) {
 }
 
 // Runs the server until SIGINT or SIGTERM.
-int serve(const Args& args) {
+int serve(const Flags& args) {
     Server::Options options;
     options.db_path = args.get_string("db");
-    options.listen = args.get_string("listen", "127.0.0.1:50051");
+    options.listen = args.get_string("listen");
     options.tls_cert_file = args.get_string("tls-cert", "");
     options.tls_key_file = args.get_string("tls-key", "");
     options.metrics_listen = args.get_string("metrics-listen", "");
@@ -87,12 +77,12 @@ int serve(const Args& args) {
     options.http.require_token = args.has("http-require-token");
     if (args.has("http-port-file") && options.http.listen.empty())
         throw UsageError("--http-port-file needs --http-listen");
-    const auto level = parse_log_level(args.get_string("log-level", "info"));
+    const auto level = parse_log_level(args.get_string("log-level"));
     if (!level) throw UsageError("--log-level must be debug, info, warn or error");
     set_log_level(*level);
-    const int64_t lease_s = args.get_int("lease-seconds", 60);
-    const int64_t heartbeat_s = args.get_int("heartbeat-seconds", 10);
-    const int64_t pairs = args.get_int("pairs-per-thread", 4);
+    const int64_t lease_s = args.get_int("lease-seconds");
+    const int64_t heartbeat_s = args.get_int("heartbeat-seconds");
+    const int64_t pairs = args.get_int("pairs-per-thread");
     if (lease_s < 1 || heartbeat_s < 1 || heartbeat_s >= lease_s)
         throw UsageError("need 1 <= --heartbeat-seconds < --lease-seconds");
     if (pairs < 1 || pairs > 256) throw UsageError("--pairs-per-thread must be in 1..256");
@@ -134,9 +124,7 @@ int serve(const Args& args) {
 }
 
 // Copies the live database to a backup file with SQLite's online backup.
-int backup(const Args& args) {
-    if (!args.positional().empty())
-        throw UsageError("unexpected argument '" + args.positional()[0] + "'");
+int backup(const Flags& args) {
     const std::string to = args.get_string("to");
     const BackupResult result = backup_database(args.get_string("db"), to);
     std::cout << "backed up " << result.pages << " pages (" << result.bytes << " bytes) to " << to
@@ -145,7 +133,7 @@ int backup(const Args& args) {
 }
 
 // Creates, lists or revokes tokens directly in the database file.
-int token(const Args& args) {
+int token(const Flags& args) {
     const auto& positional = args.positional();
     if (positional.empty()) throw UsageError("token needs create, list or revoke");
     SqliteStorage storage(args.get_string("db"));
@@ -191,62 +179,33 @@ int token(const Args& args) {
 
 }  // namespace
 
-// Dispatches to serve, token or backup; errors are one line on stderr and a non-zero status.
+// Declares serve, token and backup, and runs the one the command line names.
 int main(int argc, char** argv) {
-    const std::vector<std::string_view> tokens(argv + 1, argv + argc);
-    if (tokens.empty() || tokens[0] == "--help" || tokens[0] == "-h" || tokens[0] == "help") {
-        (tokens.empty() ? std::cerr : std::cout) << kUsage;
-        return tokens.empty() ? 2 : 0;
-    }
-    const std::string_view command = tokens[0];
-    const auto rest = std::span(tokens).subspan(1);
-    std::vector<std::string> expanded;
-    std::vector<std::string_view> views;
-    // Parses the command's flags, completed from the environment.
-    const auto parse = [&](std::span<const Flag> flags) {
-        expanded = sparring::cli::with_environment(rest, flags);
-        views.assign(expanded.begin(), expanded.end());
-        return Args(views, flags);
-    };
-    try {
-        if (command == "serve") {
-            const Args args = parse(kServeFlags);
-            if (args.help()) {
-                std::cout << sparring::cli::format_help("serve", "--db FILE [FLAGS]",
-                                                        "Serve the coordinator's gRPC services.",
-                                                        kServeFlags);
-                return 0;
-            }
-            return serve(args);
-        }
-        if (command == "token") {
-            const Args args = parse(kTokenFlags);
-            if (args.help()) {
-                std::cout << sparring::cli::format_help(
-                    "token", "create|list|revoke [ID] --db FILE [FLAGS]",
-                    "Create, list or revoke access tokens (stored hashed).", kTokenFlags);
-                return 0;
-            }
-            return token(args);
-        }
-        if (command == "backup") {
-            const Args args = parse(kBackupFlags);
-            if (args.help()) {
-                std::cout << sparring::cli::format_help(
-                    "backup", "--db FILE --to FILE",
-                    "Copy the database while the coordinator serves (SQLite online backup).",
-                    kBackupFlags);
-                return 0;
-            }
-            return backup(args);
-        }
-        std::cerr << "sparring-coordinator: unknown command '" << command << "'\n" << kUsage;
-        return 2;
-    } catch (const UsageError& e) {
-        std::cerr << "sparring-coordinator " << command << ": " << e.what() << "\n";
-        return 2;
-    } catch (const std::exception& e) {
-        std::cerr << "sparring-coordinator " << command << ": " << e.what() << "\n";
-        return 1;
-    }
+    CLI::App app("The coordinator: serves runs to workers and users over gRPC, on SQLite.",
+                 "sparring-coordinator");
+    sparring::set_synopsis(app, "serve|token|backup [FLAGS]");
+    app.require_subcommand(1);
+    CLI::App* serve_app = app.add_subcommand("serve", "Serve the coordinator's gRPC services.");
+    sparring::set_synopsis(*serve_app, "--db FILE [FLAGS]");
+    const Flags serve_flags(*serve_app, kServeFlags, sparring::Arguments::None,
+                            sparring::Environment::EveryFlag);
+    CLI::App* token_app =
+        app.add_subcommand("token", "Create, list or revoke access tokens (stored hashed).");
+    sparring::set_synopsis(*token_app, "create|list|revoke [ID] --db FILE [FLAGS]");
+    const Flags token_flags(*token_app, kTokenFlags, sparring::Arguments::Any,
+                            sparring::Environment::EveryFlag);
+    CLI::App* backup_app = app.add_subcommand(
+        "backup", "Copy the database while the coordinator serves (SQLite online backup).");
+    sparring::set_synopsis(*backup_app, "--db FILE --to FILE");
+    const Flags backup_flags(*backup_app, kBackupFlags, sparring::Arguments::None,
+                             sparring::Environment::EveryFlag);
+    // Set after the subcommands, which would inherit it.
+    app.footer(
+        "'sparring-coordinator COMMAND --help' lists a command's flags; every flag can also be\n"
+        "given as an environment variable: --lease-seconds as SPARRING_LEASE_SECONDS.");
+    return sparring::run_command_line(app, argc, argv, [&] {
+        if (serve_app->parsed()) return serve(serve_flags);
+        if (token_app->parsed()) return token(token_flags);
+        return backup(backup_flags);
+    });
 }

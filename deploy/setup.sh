@@ -13,8 +13,8 @@ jobs=${SPARRING_JOBS:-2}
 packages=(cmake g++ make pkg-config
           libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler libabsl-dev
           libsqlite3-dev sqlite3 zlib1g-dev libssl-dev openssl libgtest-dev libgmock-dev libbenchmark-dev
-          libcpp-httplib-dev nlohmann-json3-dev libjs-dygraphs
-          python3 stockfish)
+          python3 stockfish
+          prometheus-cpp-dev libcpp-httplib-dev nlohmann-json3-dev libcli11-dev libjs-dygraphs)
 # Only the test job needs these: they check the deploy recipes and the metrics format, and
 # chromium opens the dashboard in the browser test.
 # (prometheus brings promtool; on a machine running systemd it also starts a server on :9090.)

@@ -1,16 +1,15 @@
-// The sparring-engine command line: a dispatch over subcommands.
+// The sparring-engine command line: the UCI loop, or the perft and bench subcommands (CLI11).
+#include <CLI/CLI.hpp>
 #include <algorithm>
-#include <charconv>
 #include <chrono>
 #include <cstdint>
 #include <fstream>
 #include <iostream>
-#include <span>
 #include <sstream>
 #include <string>
-#include <string_view>
 #include <vector>
 
+#include "common/flags.h"
 #include "engine/bench.h"
 #include "engine/board.h"
 #include "engine/movegen.h"
@@ -21,56 +20,20 @@
 namespace {
 
 using sparring::Board;
-
-using Arguments = std::span<const std::string_view>;
+using sparring::UsageError;
 
 constexpr int MAX_PERFT_DEPTH = 20;
 
-// Prints the usage text to out.
-void print_usage(std::ostream& out) {
-    out << "usage: sparring-engine [COMMAND [ARGUMENTS]]\n"
-           "without a command it speaks UCI on standard input and output\n"
-           "commands:\n"
-           "  perft DEPTH [FEN]   count the leaf nodes DEPTH plies deep (1-"
-        << MAX_PERFT_DEPTH
-        << "), per root move;\n"
-           "                      FEN defaults to the start position\n"
-           "  bench [DEPTH] [--params JSON|FILE]\n"
-           "                      search the bench positions to DEPTH (default "
-        << sparring::BENCH_DEFAULT_DEPTH
-        << ") and print the\n"
-           "                      signature (Nodes searched) and speed; --params takes a\n"
-           "                      JSON object of parameter values, or a file holding one\n"
-           "  --help              show this text\n";
-}
-
 // Runs `perft DEPTH [FEN]`: one line per root move, then the total, time and speed.
-int run_perft(Arguments args) {
-    if (args.empty()) {
-        std::cerr << "sparring-engine: perft needs a depth\n";
-        return 2;
-    }
-    int depth = 0;
-    std::string_view text = args[0];
-    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), depth);
-    if (ec != std::errc() || end != text.data() + text.size() || depth < 1 ||
-        depth > MAX_PERFT_DEPTH) {
-        std::cerr << "sparring-engine: perft depth '" << text << "' is not an integer from 1 to "
-                  << MAX_PERFT_DEPTH << "\n";
-        return 2;
-    }
+int run_perft(int depth, const std::vector<std::string>& fen_words) {
     std::string fen;
-    for (std::string_view word : args.subspan(1)) {
+    for (const std::string& word : fen_words) {
         if (!fen.empty()) fen += ' ';
         fen += word;
     }
-
     Board board;
     std::string error;
-    if (!fen.empty() && !board.set_fen(fen, &error)) {
-        std::cerr << "sparring-engine: " << error << "\n";
-        return 2;
-    }
+    if (!fen.empty() && !board.set_fen(fen, &error)) throw UsageError(error);
 
     auto start = std::chrono::steady_clock::now();
     auto counts = sparring::perft_divide(board, depth);
@@ -89,44 +52,25 @@ int run_perft(Arguments args) {
     return 0;
 }
 
-// Runs `bench [DEPTH] [--params JSON|FILE]`: the signature node count and the speed.
-int run_bench(Arguments args) {
-    int depth = sparring::BENCH_DEFAULT_DEPTH;
-    sparring::ParamSet params;
-    for (std::size_t i = 0; i < args.size(); ++i) {
-        std::string_view arg = args[i];
-        if (arg == "--params") {
-            if (i + 1 >= args.size()) {
-                std::cerr << "sparring-engine: --params needs a JSON object or a file\n";
-                return 2;
-            }
-            std::string text(args[++i]);
-            if (!text.starts_with("{")) {
-                std::ifstream file(text);
-                if (!file) {
-                    std::cerr << "sparring-engine: cannot read parameter file '" << text << "'\n";
-                    return 2;
-                }
-                std::ostringstream content;
-                content << file.rdbuf();
-                text = content.str();
-            }
-            std::string error;
-            auto parsed = sparring::ParamSet::from_json(text, sparring::ParamSet(), &error);
-            if (!parsed) {
-                std::cerr << "sparring-engine: bad parameters: " << error << "\n";
-                return 2;
-            }
-            params = *parsed;
-            continue;
-        }
-        auto [end, ec] = std::from_chars(arg.data(), arg.data() + arg.size(), depth);
-        if (ec != std::errc() || end != arg.data() + arg.size() || depth < 1 || depth > 64) {
-            std::cerr << "sparring-engine: bench depth '" << arg
-                      << "' is not an integer from 1 to 64\n";
-            return 2;
-        }
+// Returns the parameter set of --params: a JSON object, or a file holding one.
+sparring::ParamSet read_params(std::string text) {
+    if (!text.starts_with("{")) {
+        std::ifstream file(text);
+        if (!file) throw UsageError("cannot read parameter file '" + text + "'");
+        std::ostringstream content;
+        content << file.rdbuf();
+        text = content.str();
     }
+    std::string error;
+    auto parsed = sparring::ParamSet::from_json(text, sparring::ParamSet(), &error);
+    if (!parsed) throw UsageError("bad parameters: " + error);
+    return *parsed;
+}
+
+// Runs `bench [DEPTH] [--params JSON|FILE]`: the signature node count and the speed.
+int run_bench(int depth, const std::string& params_text) {
+    const sparring::ParamSet params =
+        params_text.empty() ? sparring::ParamSet() : read_params(params_text);
     sparring::BenchResult result = sparring::run_bench(depth, params, &std::cout);
     std::cout << "\nNodes searched: " << result.nodes << "\n"
               << "Nodes/second: "
@@ -135,29 +79,44 @@ int run_bench(Arguments args) {
     return 0;
 }
 
-struct Command {
-    std::string_view name;
-    int (*run)(Arguments);
-};
-
-constexpr Command COMMANDS[] = {
-    {"perft", run_perft},
-    {"bench", run_bench},
-};
-
 }  // namespace
 
-// Dispatches to the subcommand named by the first argument.
+// Speaks UCI without arguments; otherwise runs the subcommand the arguments name.
 int main(int argc, char** argv) {
-    const std::vector<std::string_view> args(argv + 1, argv + argc);
-    if (args.empty()) return sparring::uci_loop(std::cin, std::cout);
-    if (args[0] == "--help" || args[0] == "-h") {
-        print_usage(std::cout);
-        return 0;
-    }
-    for (const Command& command : COMMANDS)
-        if (args[0] == command.name) return command.run(Arguments(args).subspan(1));
-    std::cerr << "sparring-engine: unknown command '" << args[0] << "'\n";
-    print_usage(std::cerr);
-    return 2;
+    if (argc == 1) return sparring::uci_loop(std::cin, std::cout);
+    CLI::App app(
+        "A UCI chess engine: without a command it speaks UCI on standard input and "
+        "output.",
+        "sparring-engine");
+    sparring::set_synopsis(app, "[perft|bench] [ARGUMENTS]");
+    app.require_subcommand(1);
+
+    CLI::App* perft =
+        app.add_subcommand("perft", "count the leaf nodes DEPTH plies deep, per root move");
+    sparring::set_synopsis(*perft, "DEPTH [FEN]");
+    int perft_depth = 0;
+    std::vector<std::string> fen;
+    perft->add_option("DEPTH", perft_depth, "plies to count")
+        ->required()
+        ->check(CLI::Range(1, MAX_PERFT_DEPTH));
+    perft->add_option("FEN", fen, "the position (default: the start position)");
+
+    CLI::App* bench =
+        app.add_subcommand("bench",
+                           "search the bench positions and print the signature (Nodes "
+                           "searched) and speed");
+    sparring::set_synopsis(*bench, "[DEPTH] [--params JSON|FILE]");
+    int bench_depth = sparring::BENCH_DEFAULT_DEPTH;
+    std::string params;
+    bench->add_option("DEPTH", bench_depth, "depth of each search")
+        ->check(CLI::Range(1, 64))
+        ->capture_default_str();
+    bench
+        ->add_option("--params", params, "a JSON object of parameter values, or a file holding one")
+        ->type_name("JSON|FILE");
+
+    return sparring::run_command_line(app, argc, argv, [&] {
+        if (perft->parsed()) return run_perft(perft_depth, fen);
+        return run_bench(bench_depth, params);
+    });
 }

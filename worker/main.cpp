@@ -1,46 +1,39 @@
 // sparring-worker: plays the coordinator's games on this machine until SIGTERM or SIGINT.
+#include <CLI/CLI.hpp>
 #include <csignal>
 #include <cstdlib>
 #include <iostream>
 #include <sstream>
 #include <thread>
 
-#include "common/args.h"
-#include "common/environment.h"
+#include "common/flags.h"
 #include "worker/capabilities.h"
 #include "worker/worker.h"
 
 namespace {
 
-using sparring::cli::Args;
-using sparring::cli::Flag;
-using sparring::cli::UsageError;
+using sparring::Flag;
+using sparring::Flags;
+using sparring::UsageError;
 
 constexpr Flag kFlags[] = {
-    {"coordinator", "HOST:PORT", "coordinator address (default $SPARRING_COORDINATOR)"},
-    {"token", "TOKEN", "worker token (default $SPARRING_TOKEN)"},
+    {"coordinator", "HOST:PORT", "coordinator address (required)"},
+    {"token", "TOKEN", "worker token (required)"},
     {"tls-ca", "FILE", "verify the coordinator's TLS certificate with these CA certificates"},
-    {"concurrency", "N", "games played at once (default 1)"},
+    {"concurrency", "N", "games played at once", "1"},
     {"name", "NAME", "name shown by `sparring workers` (default: host name)"},
     {"memory-mb", "N", "memory the worker may use (default: what the machine has available)"},
     {"uci-engines", "CMD,...", "external UCI engine commands this worker may run"},
-    {"report-seconds", "N", "report finished pairs at least this often (default 2)"},
+    {"report-seconds", "N", "report finished pairs at least this often", "2"},
 };
 
-// Returns a required flag's value (given on the command line or in the environment).
-std::string required(const Args& args, std::string_view flag) {
-    if (args.has(flag)) return args.get_string(flag);
-    throw UsageError("--" + std::string(flag) + " is required (or set " +
-                     sparring::cli::environment_name(flag) + ")");
-}
-
 // Builds the worker's options from the flags.
-sparring::worker::Worker::Options options_of(const Args& args) {
+sparring::worker::Worker::Options options_of(const Flags& args) {
     sparring::worker::Worker::Options o;
-    o.endpoint.address = required(args, "coordinator");
-    o.endpoint.token = required(args, "token");
+    o.endpoint.address = args.get_string("coordinator");
+    o.endpoint.token = args.get_string("token");
     o.endpoint.tls_ca_file = args.get_string("tls-ca", "");
-    o.concurrency = int(args.get_int("concurrency", 1));
+    o.concurrency = int(args.get_int("concurrency"));
     if (o.concurrency < 1 || o.concurrency > 1024)
         throw UsageError("--concurrency must be in 1..1024");
     o.name = args.get_string("name", sparring::worker::host_name());
@@ -53,7 +46,7 @@ sparring::worker::Worker::Options options_of(const Args& args) {
             throw UsageError("UCI engine '" + engine + "' is not an executable command");
         o.uci_engines.push_back(engine);
     }
-    const int64_t report_s = args.get_int("report-seconds", 2);
+    const int64_t report_s = args.get_int("report-seconds");
     if (report_s < 1 || report_s > 3600) throw UsageError("--report-seconds must be in 1..3600");
     o.report_interval = std::chrono::seconds(report_s);
     return o;
@@ -63,20 +56,14 @@ sparring::worker::Worker::Options options_of(const Args& args) {
 
 // Runs the worker; the first SIGTERM or SIGINT stops it cleanly, a second one at once.
 int main(int argc, char** argv) {
-    const std::vector<std::string_view> tokens(argv + 1, argv + argc);
-    try {
-        const std::vector<std::string> expanded = sparring::cli::with_environment(tokens, kFlags);
-        const std::vector<std::string_view> views(expanded.begin(), expanded.end());
-        const Args args(views, kFlags);
-        if (args.help()) {
-            std::cout << sparring::cli::format_help(
-                "sparring-worker", "--coordinator HOST:PORT --token TOKEN [FLAGS]",
-                "Play the coordinator's games on this machine.", kFlags);
-            return 0;
-        }
-        if (!args.positional().empty())
-            throw UsageError("unexpected argument '" + args.positional()[0] + "'");
-        sparring::worker::Worker::Options options = options_of(args);
+    CLI::App app("Play the coordinator's games on this machine.", "sparring-worker");
+    sparring::set_synopsis(app, "--coordinator HOST:PORT --token TOKEN [FLAGS]");
+    app.footer(
+        "Every flag can also be given as an environment variable: --coordinator as "
+        "SPARRING_COORDINATOR.");
+    const Flags flags(app, kFlags, sparring::Arguments::None, sparring::Environment::EveryFlag);
+    return sparring::run_command_line(app, argc, argv, [&] {
+        sparring::worker::Worker::Options options = options_of(flags);
 
         sigset_t signals;
         sigemptyset(&signals);
@@ -96,11 +83,5 @@ int main(int argc, char** argv) {
         });
         watcher.detach();
         return worker.run();
-    } catch (const UsageError& e) {
-        std::cerr << "sparring-worker: " << e.what() << "\n";
-        return 2;
-    } catch (const std::exception& e) {
-        std::cerr << "sparring-worker: " << e.what() << "\n";
-        return 1;
-    }
+    });
 }

@@ -13,23 +13,17 @@ namespace sparring::worker {
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
 using std::chrono::milliseconds;
 
 constexpr milliseconds kFirstBackoff{250};
-
-// Returns a random duration in [d/2, d], so that many workers do not retry in lockstep.
-milliseconds jitter(milliseconds d) {
-    thread_local std::mt19937 random(std::random_device{}());
-    return milliseconds(std::uniform_int_distribution<int64_t>(d.count() / 2, d.count())(random));
-}
 
 }  // namespace
 
 Worker::Worker(Options options)
     : options_(std::move(options)),
       channel_(rpc::make_channel(options_.endpoint)),
-      stub_(v1::WorkerService::NewStub(channel_)) {}
+      stub_(v1::WorkerService::NewStub(channel_)),
+      coordinator_(*stub_, options_.endpoint.token, options_.rpc_timeout) {}
 
 Worker::~Worker() = default;
 
@@ -43,6 +37,7 @@ void Worker::stop() {
     {
         std::lock_guard lock(mutex_);
         stopping_ = true;
+        if (session_) session_->shut_down();
     }
     wake_.notify_all();
 }
@@ -54,16 +49,21 @@ bool Worker::sleep_for(milliseconds duration) {
 
 template <typename Call>
 grpc::Status Worker::with_retry(Call call) {
-    milliseconds backoff = kFirstBackoff;
-    for (;;) {
-        grpc::ClientContext context;
-        rpc::prepare(context, options_.endpoint.token, options_.rpc_timeout);
-        grpc::Status status = call(context);
-        if (status.ok() || !rpc::is_transient(status)) return status;
-        log("coordinator unreachable (" + rpc::describe(status) + "), retrying");
-        if (!sleep_for(jitter(backoff))) return status;
-        backoff = std::min(backoff * 2, options_.max_backoff);
-    }
+    Backoff backoff(kFirstBackoff, options_.max_backoff, std::random_device{}());
+    grpc::Status status;
+    retry_transient(
+        [&] {
+            grpc::ClientContext context;
+            rpc::prepare(context, options_.endpoint.token, options_.rpc_timeout);
+            status = call(context);
+            return outcome_of(status);
+        },
+        backoff,
+        [&](const CallOutcome& failure, milliseconds delay) {
+            log("coordinator unreachable (" + failure.error + "), retrying");
+            return sleep_for(delay);
+        });
+    return status;
 }
 
 bool Worker::register_worker() {
@@ -126,13 +126,13 @@ int Worker::run() {
     return exit_status_;
 }
 
-bool Worker::verify_versions(const v1::Lease& lease) {
+bool Worker::verify_versions(const v1::Lease& lease, LeaseSession& session) {
     for (const v1::Version* version : {&lease.test(), &lease.base()}) {
         if (version->has_uci() &&
             std::find(options_.uci_engines.begin(), options_.uci_engines.end(),
                       version->uci().command()) == options_.uci_engines.end()) {
-            release(lease.lease_id(), v1::RELEASE_REASON_ENGINE_FAILURE, 0, 0,
-                    "this worker does not offer " + version->uci().command());
+            session.hand_back(v1::RELEASE_REASON_ENGINE_FAILURE, 0, 0,
+                              "this worker does not offer " + version->uci().command());
             return false;
         }
         if (version->bench() == 0) continue;
@@ -140,7 +140,7 @@ bool Worker::verify_versions(const v1::Lease& lease) {
             std::string error;
             const auto signature = compute_signature(*version, &error);
             if (!signature) {
-                release(lease.lease_id(), v1::RELEASE_REASON_ENGINE_FAILURE, 0, 0, error);
+                session.hand_back(v1::RELEASE_REASON_ENGINE_FAILURE, 0, 0, error);
                 return false;
             }
             signatures_[version->id()] = *signature;
@@ -149,57 +149,26 @@ bool Worker::verify_versions(const v1::Lease& lease) {
         if (computed != version->bench()) {
             log("version '" + version->name() + "' has bench " + std::to_string(version->bench()) +
                 " but this machine computes " + std::to_string(computed) + "; refusing it");
-            release(lease.lease_id(), v1::RELEASE_REASON_BENCH_MISMATCH, version->id(), computed,
-                    "bench mismatch on " + options_.name);
+            session.hand_back(v1::RELEASE_REASON_BENCH_MISMATCH, version->id(), computed,
+                              "bench mismatch on " + options_.name);
             return false;
         }
     }
     return true;
 }
 
-void Worker::release(int64_t lease_id, v1::ReleaseReason reason, int64_t version_id,
-                     uint64_t computed_bench, const std::string& message) {
-    v1::ReleaseLeaseRequest request;
-    request.set_worker_id(worker_id_);
-    request.set_lease_id(lease_id);
-    request.set_reason(reason);
-    request.set_version_id(version_id);
-    request.set_computed_bench(computed_bench);
-    request.set_message(message);
-    const auto give_up = Clock::now() + options_.shutdown_grace;
-    milliseconds backoff = kFirstBackoff;
-    for (;;) {
-        grpc::ClientContext context;
-        rpc::prepare(context, options_.endpoint.token, options_.rpc_timeout);
-        v1::ReleaseLeaseResponse response;
-        const grpc::Status status = stub_->ReleaseLease(&context, request, &response);
-        if (status.ok()) {
-            log("handed back lease " + std::to_string(lease_id) + " (" +
-                std::to_string(response.pairs_returned()) + " pairs returned)");
-            return;
-        }
-        if (!rpc::is_transient(status) || Clock::now() + backoff > give_up) {
-            log("could not hand back lease " + std::to_string(lease_id) + ": " +
-                rpc::describe(status) + "; it will expire");
-            return;
-        }
-        std::this_thread::sleep_for(jitter(backoff));
-        backoff = std::min(backoff * 2, options_.max_backoff);
-    }
-}
-
-std::optional<std::function<void(const Worker::PairSink&)>> Worker::player_of(
-    const v1::Lease& lease) {
+std::optional<PlayPairs> Worker::player_of(const v1::Lease& lease, LeaseSession& session) {
     std::string error;
     const auto refuse = [&] {
-        release(lease.lease_id(), v1::RELEASE_REASON_ENGINE_FAILURE, 0, 0, error);
+        session.hand_back(v1::RELEASE_REASON_ENGINE_FAILURE, 0, 0, error);
         return std::nullopt;
     };
     if (lease.has_generate()) {
         auto options = generate_options(lease, options_.concurrency, &error);
         if (!options) return refuse();
-        return [this, &lease, options = std::move(*options)](const PairSink& keep) {
-            play_generate_pairs(lease, options, keep, lease_stop_);
+        return [&lease, options = std::move(*options)](const PairSink& keep,
+                                                       const std::atomic<bool>& cancel) {
+            play_generate_pairs(lease, options, keep, cancel);
         };
     }
     const auto config = match_config(lease, options_.concurrency, options_.name, &error);
@@ -209,7 +178,8 @@ std::optional<std::function<void(const Worker::PairSink&)>> Worker::player_of(
         tune_pairs = tune_configs(lease, *config, &error);
         if (!tune_pairs) return refuse();
     }
-    return [this, &lease, config = *config, tune_pairs](const PairSink& keep) {
+    return [this, &lease, config = *config, tune_pairs](const PairSink& keep,
+                                                        const std::atomic<bool>& cancel) {
         const auto convert = [&](const match::PairResult& pair) {
             v1::GamePair entry;
             pair_to_proto(pair, lease.first_pair(), &entry);
@@ -217,9 +187,9 @@ std::optional<std::function<void(const Worker::PairSink&)>> Worker::player_of(
         };
         const std::vector<match::PairJob> jobs = pair_jobs(lease);
         if (tune_pairs)
-            play_tune_pairs(*tune_pairs, jobs, options_.concurrency, convert, lease_stop_);
+            play_tune_pairs(*tune_pairs, jobs, options_.concurrency, convert, cancel);
         else
-            match::MatchRunner(config).play(jobs, {nullptr, convert}, lease_stop_);
+            match::MatchRunner(config).play(jobs, {nullptr, convert}, cancel);
     };
 }
 
@@ -230,113 +200,27 @@ void Worker::serve_lease(const v1::Lease& lease) {
         ", " + std::to_string(pairs) + " pairs, " +
         (lease.has_generate() ? "self-play of " + lease.test().name()
                               : lease.test().name() + " vs " + lease.base().name()));
-    if (!verify_versions(lease)) return;
-    std::optional<std::function<void(const PairSink&)>> play = player_of(lease);
+    LeaseSession::Options options;
+    options.worker_id = worker_id_;
+    options.report_interval = options_.report_interval;
+    options.heartbeat_interval = milliseconds(heartbeat_ms_.load());
+    options.shutdown_grace = options_.shutdown_grace;
+    options.first_backoff = kFirstBackoff;
+    options.max_backoff = options_.max_backoff;
+    options.seed = std::random_device{}();
+    LeaseSession session(lease, options, coordinator_, clock_,
+                         [this](const std::string& line) { log(line); });
+    if (!verify_versions(lease, session)) return;
+    const std::optional<PlayPairs> play = player_of(lease, session);
     if (!play) return;
-
-    lease_stop_ = false;
-    current_lease_ = lease.lease_id();
-    std::vector<v1::GamePair> finished;  // played, not yet in a report; under mutex_
-    bool play_done = false;              // under mutex_
-    std::string play_error;
-    std::thread player([&] {
-        const PairSink keep = [&](v1::GamePair&& pair) {
-            std::lock_guard lock(mutex_);
-            finished.push_back(std::move(pair));
-        };
-        try {
-            (*play)(keep);
-        } catch (const std::exception& e) {
-            play_error = e.what();
-        }
-        {
-            std::lock_guard lock(mutex_);
-            play_done = true;
-        }
-        wake_.notify_all();
-    });
-
-    uint32_t sequence = 0;
-    std::optional<v1::ReportResultsRequest> in_flight;  // kept until acknowledged
-    auto last_report = Clock::now();
-    std::optional<Clock::time_point> give_up;  // set once stopping
-    milliseconds backoff = kFirstBackoff;
-    bool abandoned = false;
-    for (;;) {
-        bool all_played = false;
-        {
-            std::unique_lock lock(mutex_);
-            // Wakes for what needs doing: a report due, a stop to act on, the end of play.
-            wake_.wait_for(lock, options_.report_interval, [&] {
-                return play_done || (stopping_ && !give_up) || (lease_stop_ && !abandoned) ||
-                       (!in_flight && !finished.empty() &&
-                        (stopping_ || Clock::now() - last_report >= options_.report_interval));
-            });
-            all_played = play_done;
-            if (!in_flight && !finished.empty() && !abandoned &&
-                (play_done || stopping_ ||
-                 Clock::now() - last_report >= options_.report_interval)) {
-                in_flight.emplace();
-                in_flight->set_worker_id(worker_id_);
-                in_flight->set_lease_id(lease.lease_id());
-                in_flight->set_sequence(++sequence);
-                for (v1::GamePair& pair : finished) *in_flight->add_pairs() = std::move(pair);
-                finished.clear();
-            }
-        }
-        if (stopping_ && !give_up) {
-            give_up = Clock::now() + options_.shutdown_grace;
-            lease_stop_ = true;
-        }
-        if (in_flight && !abandoned) {
-            grpc::ClientContext context;
-            rpc::prepare(context, options_.endpoint.token, options_.rpc_timeout);
-            v1::ReportResultsResponse response;
-            const grpc::Status status = stub_->ReportResults(&context, *in_flight, &response);
-            if (status.ok()) {
-                in_flight.reset();
-                last_report = Clock::now();
-                backoff = kFirstBackoff;
-                if (response.stop()) {
-                    lease_stop_ = true;
-                    abandoned = true;  // the run needs no more of this lease
-                }
-            } else if (rpc::is_transient(status)) {
-                log("report " + std::to_string(in_flight->sequence()) + " not acknowledged (" +
-                    rpc::describe(status) + "), retrying");
-                std::this_thread::sleep_for(jitter(backoff));
-                backoff = std::min(backoff * 2, options_.max_backoff);
-            } else {
-                log("report " + std::to_string(in_flight->sequence()) +
-                    " refused: " + rpc::describe(status) + "; abandoning lease " +
-                    std::to_string(lease.lease_id()));
-                lease_stop_ = true;
-                abandoned = true;
-            }
-        }
-        if (lease_stop_ && !stopping_) abandoned = true;
-        if (give_up && Clock::now() > *give_up) {
-            log("shutdown grace over with results unacknowledged; the lease will expire");
-            abandoned = true;
-        }
-        bool drained = false;
-        {
-            std::lock_guard lock(mutex_);
-            drained = finished.empty() && !in_flight;
-        }
-        if (all_played && (drained || abandoned)) break;
+    {
+        std::lock_guard lock(mutex_);
+        session_ = &session;
+        if (stopping_) session.shut_down();
     }
-    player.join();
-    current_lease_ = 0;
-    if (!play_error.empty() && !abandoned) {
-        log("lease " + std::to_string(lease.lease_id()) + " failed: " + play_error);
-        release(lease.lease_id(), v1::RELEASE_REASON_ENGINE_FAILURE, 0, 0, play_error);
-    } else if (stopping_ && !abandoned) {
-        release(lease.lease_id(), v1::RELEASE_REASON_SHUTDOWN, 0, 0, "worker shutting down");
-    } else if (!abandoned) {
-        log("lease " + std::to_string(lease.lease_id()) + " done: " + std::to_string(pairs) +
-            " pairs reported");
-    }
+    session.play(*play);
+    std::lock_guard lock(mutex_);
+    session_ = nullptr;
 }
 
 void Worker::heartbeat_loop() {
@@ -346,22 +230,12 @@ void Worker::heartbeat_loop() {
             if (wake_.wait_for(lock, milliseconds(heartbeat_ms_.load()),
                                [this] { return finished_.load(); }))
                 return;
+            if (session_) continue;  // the session heartbeats for its lease
         }
         v1::HeartbeatRequest request;
         request.set_worker_id(worker_id_);
-        const int64_t lease = current_lease_;
-        if (lease) request.add_lease_ids(lease);
-        grpc::ClientContext context;
-        rpc::prepare(context, options_.endpoint.token, options_.rpc_timeout);
         v1::HeartbeatResponse response;
-        const grpc::Status status = stub_->Heartbeat(&context, request, &response);
-        if (!status.ok()) continue;
-        for (int64_t stop : response.stop_lease_ids()) {
-            if (stop != lease || current_lease_ != lease) continue;
-            log("coordinator stopped lease " + std::to_string(lease));
-            lease_stop_ = true;
-            wake_.notify_all();
-        }
+        coordinator_.heartbeat(request, &response);
     }
 }
 

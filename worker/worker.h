@@ -1,5 +1,5 @@
-// The worker process's logic: register, lease work, verify bench signatures, play the pairs
-// with the match runner, report them exactly once, heartbeat, and hand work back on stop.
+// The worker process's logic: register, lease work, verify bench signatures, and play each
+// lease through a lease session over gRPC; heartbeat while no lease is held.
 #pragma once
 
 #include <atomic>
@@ -16,6 +16,9 @@
 
 #include "client/connection.h"
 #include "sparring/v1/worker.grpc.pb.h"
+#include "worker/clock.h"
+#include "worker/grpc_coordinator.h"
+#include "worker/lease_session.h"
 
 namespace sparring::worker {
 
@@ -50,22 +53,15 @@ class Worker {
     grpc::Status with_retry(Call call);
     // Registers the worker; false if stopped first or refused.
     bool register_worker();
-    // Receives each finished pair as its report entry.
-    using PairSink = std::function<void(v1::GamePair&&)>;
-
-    // Plays one lease to its end, reporting as pairs finish.
+    // Plays one lease to its end through a lease session.
     void serve_lease(const v1::Lease& lease);
-    // Returns what plays a lease's pairs into a sink: self-play games for a generation lease,
-    // the match runner otherwise; hands the lease back and returns nullopt when it cannot be
-    // played.
-    std::optional<std::function<void(const PairSink&)>> player_of(const v1::Lease& lease);
+    // Returns what plays a lease's pairs: self-play games for a generation lease, the match
+    // runner otherwise; hands the lease back and returns nullopt when it cannot be played.
+    std::optional<PlayPairs> player_of(const v1::Lease& lease, LeaseSession& session);
     // Checks both versions' bench signatures; on a mismatch hands the lease back and
     // returns false.
-    bool verify_versions(const v1::Lease& lease);
-    // Hands a lease back with a reason (retrying until the shutdown grace runs out).
-    void release(int64_t lease_id, v1::ReleaseReason reason, int64_t version_id,
-                 uint64_t computed_bench, const std::string& message);
-    // Sends heartbeats until run() ends; stops the lease the coordinator no longer wants.
+    bool verify_versions(const v1::Lease& lease, LeaseSession& session);
+    // Sends heartbeats while no lease session does, until run() ends.
     void heartbeat_loop();
     // Sleeps up to duration; returns early (false) when stopping.
     bool sleep_for(std::chrono::milliseconds duration);
@@ -75,15 +71,16 @@ class Worker {
     Options options_;
     std::shared_ptr<grpc::Channel> channel_;
     std::unique_ptr<v1::WorkerService::Stub> stub_;
+    GrpcCoordinator coordinator_;
+    SystemClock clock_;
     std::atomic<int64_t> worker_id_{0};  // read by the heartbeat thread
     std::atomic<int64_t> heartbeat_ms_{10'000};
     std::atomic<bool> stopping_{false};
-    std::atomic<bool> finished_{false};    // run() is returning: the heartbeat thread ends
-    std::atomic<bool> lease_stop_{false};  // the runner abandons the current lease
-    std::atomic<int64_t> current_lease_{0};
+    std::atomic<bool> finished_{false};  // run() is returning: the heartbeat thread ends
     int exit_status_ = 0;
     std::mutex mutex_;
     std::condition_variable wake_;
+    LeaseSession* session_ = nullptr;         // the lease being played; under mutex_
     std::map<int64_t, uint64_t> signatures_;  // version id -> bench computed here
 };
 

@@ -1,22 +1,23 @@
 // sparring-loadgen: simulates many workers against a real coordinator, measures result
 // reports per second and their latency, and checks the database against what was
 // acknowledged.
+#include <CLI/CLI.hpp>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
 
-#include "common/args.h"
 #include "bench/loadgen/simulation.h"
-#include "coordinator/storage/sqlite.h"
 #include "client/connection.h"
+#include "common/flags.h"
+#include "coordinator/storage/sqlite.h"
 #include "sparring/v1/user.grpc.pb.h"
 
 namespace {
 
-using sparring::cli::Args;
-using sparring::cli::Flag;
-using sparring::cli::UsageError;
+using sparring::Flag;
+using sparring::Flags;
+using sparring::UsageError;
 namespace v1 = sparring::v1;
 
 constexpr Flag kFlags[] = {
@@ -24,24 +25,14 @@ constexpr Flag kFlags[] = {
     {"user-token", "TOKEN", "user token: creates the versions and the run"},
     {"worker-token", "TOKEN", "worker token of the simulated workers"},
     {"db", "FILE", "the coordinator's database, to check that nothing was lost"},
-    {"workers", "N", "simulated workers (default 1000)"},
-    {"rate", "R", "target result reports per second (default 2000)"},
-    {"pairs", "N", "game pairs per lease and report (default 1)"},
-    {"warmup", "S", "seconds of registration and ramp-up, not measured (default 10)"},
-    {"duration", "S", "seconds measured (default 30)"},
-    {"channels", "N", "client connections (default 16)"},
-    {"threads", "N", "client threads scheduling the workers (default 2)"},
+    {"workers", "N", "simulated workers", "1000"},
+    {"rate", "R", "target result reports per second", "2000"},
+    {"pairs", "N", "game pairs per lease and report", "1"},
+    {"warmup", "S", "seconds of registration and ramp-up, not measured", "10"},
+    {"duration", "S", "seconds measured", "30"},
+    {"channels", "N", "client connections", "16"},
+    {"threads", "N", "client threads scheduling the workers", "2"},
 };
-
-// Returns an integer flag checked against [min, max].
-int64_t bounded(const Args& args, std::string_view name, int64_t fallback, int64_t min,
-                int64_t max) {
-    const int64_t value = args.get_int(name, fallback);
-    if (value < min || value > max)
-        throw UsageError("--" + std::string(name) + " must be from " + std::to_string(min) +
-                         " to " + std::to_string(max));
-    return value;
-}
 
 // Calls a UserService method with a token and a deadline; throws on failure.
 template <typename Request, typename Response>
@@ -102,20 +93,20 @@ std::string load_average() {
 }
 
 // Runs the load, prints the measurements; returns 0 if the database matches the acks.
-int run(const Args& args) {
+int run(const Flags& args) {
     sparring::loadgen::LoadOptions options;
     options.address = args.get_string("coordinator");
     options.worker_token = args.get_string("worker-token");
     const std::string user_token = args.get_string("user-token");
     const std::string db_path = args.get_string("db");
-    options.workers = int(bounded(args, "workers", 1000, 1, 1'000'000));
-    options.rate = args.get_double("rate", 2000);
+    options.workers = int(args.get_int_in("workers", 1, 1'000'000));
+    options.rate = args.get_double("rate");
     if (options.rate <= 0) throw UsageError("--rate must be positive");
-    const int pairs = int(bounded(args, "pairs", 1, 1, 256));
-    options.warmup = std::chrono::seconds(bounded(args, "warmup", 10, 1, 3600));
-    options.duration = std::chrono::seconds(bounded(args, "duration", 30, 1, 86400));
-    options.channels = int(bounded(args, "channels", 16, 1, 1024));
-    options.threads = int(bounded(args, "threads", 2, 1, 64));
+    const int pairs = int(args.get_int_in("pairs", 1, 256));
+    options.warmup = std::chrono::seconds(args.get_int_in("warmup", 1, 3600));
+    options.duration = std::chrono::seconds(args.get_int_in("duration", 1, 86400));
+    options.channels = int(args.get_int_in("channels", 1, 1024));
+    options.threads = int(args.get_int_in("threads", 1, 64));
 
     auto users =
         v1::UserService::NewStub(sparring::rpc::make_channel({options.address, user_token, ""}));
@@ -166,22 +157,9 @@ int run(const Args& args) {
 
 // Parses the flags and runs the load.
 int main(int argc, char** argv) {
-    const std::vector<std::string_view> tokens(argv + 1, argv + argc);
-    try {
-        const Args args(tokens, kFlags);
-        if (args.help()) {
-            std::cout << sparring::cli::format_help(
-                "sparring-loadgen",
-                "--coordinator HOST:PORT --user-token T --worker-token T --db FILE [FLAGS]",
-                "Simulate many workers against a coordinator and measure it.", kFlags);
-            return 0;
-        }
-        return run(args);
-    } catch (const UsageError& e) {
-        std::cerr << "sparring-loadgen: " << e.what() << "\n";
-        return 2;
-    } catch (const std::exception& e) {
-        std::cerr << "sparring-loadgen: " << e.what() << "\n";
-        return 1;
-    }
+    CLI::App app("Simulate many workers against a coordinator and measure it.", "sparring-loadgen");
+    sparring::set_synopsis(
+        app, "--coordinator HOST:PORT --user-token T --worker-token T --db FILE [FLAGS]");
+    const Flags flags(app, kFlags, sparring::Arguments::None);
+    return sparring::run_command_line(app, argc, argv, [&] { return run(flags); });
 }

@@ -19,7 +19,7 @@ std::optional<Enum> parse_enum(std::string_view text,
 
 constexpr std::array<std::string_view, 2> kRoles = {"worker", "user"};
 constexpr std::array<std::string_view, 6> kRunKinds = {"regression", "fixed_games", "tune",
-                                                        "generate",   "train",       "chain"};
+                                                       "generate",   "train",       "chain"};
 constexpr std::array<std::string_view, 3> kRunStates = {"active", "finished", "stopped"};
 constexpr std::array<std::string_view, 5> kBatchStates = {"leased", "done", "expired", "released",
                                                           "stopped"};
@@ -62,24 +62,6 @@ std::optional<uint64_t> parse_uint(std::string_view text) {
     auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
     if (ec != std::errc() || p != text.data() + text.size() || text.empty()) return std::nullopt;
     return v;
-}
-
-// Appends text as a JSON string literal.
-void append_json_string(std::string& out, std::string_view text) {
-    out += '"';
-    for (const char c : text) {
-        if (c == '"' || c == '\\') {
-            out += '\\';
-            out += c;
-        } else if (static_cast<unsigned char>(c) < 0x20) {
-            char escape[8];
-            std::snprintf(escape, sizeof escape, "\\u%04x", c);
-            out += escape;
-        } else {
-            out += c;
-        }
-    }
-    out += '"';
 }
 
 }  // namespace
@@ -159,36 +141,6 @@ std::optional<TimeControl> parse_time_control(std::string_view text) {
     tc.base_ms = *base;
     tc.inc_ms = *inc;
     return tc;
-}
-
-std::string json_object(const std::map<std::string, int>& values) {
-    std::string out = "{";
-    for (const auto& [key, value] : values) {
-        if (out.size() > 1) out += ',';
-        append_json_string(out, key);
-        out += ':' + std::to_string(value);
-    }
-    return out + "}";
-}
-
-std::string json_object(const std::map<std::string, std::string>& values) {
-    std::string out = "{";
-    for (const auto& [key, value] : values) {
-        if (out.size() > 1) out += ',';
-        append_json_string(out, key);
-        out += ':';
-        append_json_string(out, value);
-    }
-    return out + "}";
-}
-
-std::string json_array(const std::vector<std::string>& values) {
-    std::string out = "[";
-    for (const std::string& value : values) {
-        if (out.size() > 1) out += ',';
-        append_json_string(out, value);
-    }
-    return out + "]";
 }
 
 std::string format_openings(const std::vector<Opening>& openings) {

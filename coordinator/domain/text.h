@@ -1,5 +1,5 @@
 // Textual forms of domain values, as stored in SQLite and shown to users: enum names, time
-// controls, JSON objects of options, and the opening book's line format.
+// controls, and the opening book's line format.
 #pragma once
 
 #include <map>
@@ -27,13 +27,6 @@ std::optional<Outcome> parse_outcome(std::string_view text);
 std::string format_time_control(const TimeControl& tc);
 // Parses the forms format_time_control writes; nullopt for anything else.
 std::optional<TimeControl> parse_time_control(std::string_view text);
-
-// Returns a JSON object of string keys and integer values.
-std::string json_object(const std::map<std::string, int>& values);
-// Returns a JSON object of string keys and string values.
-std::string json_object(const std::map<std::string, std::string>& values);
-// Returns a JSON array of strings.
-std::string json_array(const std::vector<std::string>& values);
 
 // Returns the book's openings as "FEN<TAB>move move ...<LF>" lines.
 std::string format_openings(const std::vector<Opening>& openings);

@@ -112,9 +112,15 @@ int Server::start() {
         if (!health_server_ || health_port == 0)
             throw std::runtime_error("cannot listen on " + options_.health_listen);
     }
-    if (!options_.metrics_listen.empty())
-        metrics_endpoint_ = std::make_unique<MetricsEndpoint>(options_.metrics_listen,
-                                                              [this] { return render_metrics(); });
+    if (!options_.metrics_listen.empty()) {
+        HttpServer::Options http;
+        http.listen = options_.metrics_listen;
+        http_server_ = std::make_unique<HttpServer>(http);
+        http_server_->get("/metrics", [this](const httplib::Request&, httplib::Response& response) {
+            serve_metrics(response);
+        });
+        http_server_->start();
+    }
     if (dashboard_) http_port_ = dashboard_->start();
     maintenance_thread_ = std::thread([this] { maintenance_loop(); });
     trainer_->start();
@@ -138,7 +144,7 @@ void Server::wait() {
     if (health_server_) health_server_->Wait();
     if (maintenance_thread_.joinable()) maintenance_thread_.join();
     trainer_->stop();
-    metrics_endpoint_.reset();
+    http_server_.reset();
 }
 
 std::string Server::render_metrics() {
@@ -154,6 +160,15 @@ std::string Server::render_metrics() {
     const absl::Status status = done.get_future().get();
     if (!status.ok()) throw std::runtime_error(std::string(status.message()));
     return metrics_.render(snapshot);
+}
+
+void Server::serve_metrics(httplib::Response& response) {
+    try {
+        response.set_content(render_metrics(), "text/plain; version=0.0.4; charset=utf-8");
+    } catch (const std::exception& e) {
+        response.status = 503;
+        response.set_content(std::string("metrics unavailable: ") + e.what() + "\n", "text/plain");
+    }
 }
 
 void Server::maintenance_loop() {

@@ -13,8 +13,8 @@
 #include "coordinator/domain/core.h"
 #include "coordinator/domain/run_events.h"
 #include "coordinator/domain/trainer.h"
+#include "coordinator/ops/http_server.h"
 #include "coordinator/ops/metrics.h"
-#include "coordinator/ops/metrics_http.h"
 #include "coordinator/rpc/services.h"
 #include "coordinator/storage/executor.h"
 #include "coordinator/storage/sqlite.h"
@@ -29,7 +29,7 @@ class Server {
         std::string listen = "127.0.0.1:50051";  // port 0 picks a free port
         std::string tls_cert_file;               // with tls_key_file: serve TLS
         std::string tls_key_file;
-        std::string metrics_listen;  // HOST:PORT of the Prometheus endpoint; empty: none
+        std::string metrics_listen;  // HOST:PORT of the HTTP endpoint (/metrics); empty: none
         std::string health_listen;   // HOST:PORT of a plaintext health-only gRPC port; empty: none
         web::Dashboard::Options http;  // http.listen: HOST:PORT of the dashboard; empty: none
         Core::Options core;
@@ -45,8 +45,8 @@ class Server {
 
     // Starts serving; returns the port bound. Throws std::runtime_error if it cannot listen.
     int start();
-    // Returns the port of the metrics endpoint, 0 when there is none.
-    int metrics_port() const { return metrics_endpoint_ ? metrics_endpoint_->port() : 0; }
+    // Returns the port of the HTTP endpoint, 0 when there is none.
+    int metrics_port() const { return http_server_ ? http_server_->port() : 0; }
     // Returns the port of the dashboard, 0 when there is none.
     int http_port() const { return http_port_; }
     // Stops accepting calls, finishes those in flight and stops the maintenance timer.
@@ -59,6 +59,8 @@ class Server {
     void maintenance_loop();
     // Returns the metrics, with the database's gauges read in a read transaction.
     std::string render_metrics();
+    // Answers GET /metrics: the metrics, or 503 when the database cannot be read.
+    void serve_metrics(httplib::Response& response);
 
     Options options_;
     Core core_;
@@ -77,7 +79,7 @@ class Server {
     int http_port_ = 0;
     std::unique_ptr<grpc::Server> server_;
     std::unique_ptr<grpc::Server> health_server_;
-    std::unique_ptr<MetricsEndpoint> metrics_endpoint_;
+    std::unique_ptr<HttpServer> http_server_;
     std::mutex mutex_;
     std::condition_variable stop_;
     bool stopping_ = false;

@@ -1,8 +1,9 @@
 #include "coordinator/storage/sqlite_storage.h"
 
-#include "coordinator/storage/compression.h"
-#include "coordinator/storage/migrations.h"
 #include "coordinator/domain/text.h"
+#include "coordinator/storage/compression.h"
+#include "coordinator/storage/json_column.h"
+#include "coordinator/storage/migrations.h"
 
 namespace sparring::coordinator {
 
@@ -169,10 +170,10 @@ int64_t SqliteStorage::insert_version(const Version& v) {
            "uci_command, uci_options, bench, created_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
         .bind(v.name, v.description, builtin ? "builtin" : "uci",
               builtin ? Text(v.preset) : std::nullopt,
-              builtin ? Text(json_object(v.overrides)) : std::nullopt,
+              builtin ? Text(json_column(v.overrides)) : std::nullopt,
               builtin ? Text(v.params_json) : std::nullopt, v.hash_mb,
               builtin ? std::nullopt : Text(v.uci_command),
-              builtin ? std::nullopt : Text(json_object(v.uci_options)), v.bench, v.created_ms)
+              builtin ? std::nullopt : Text(json_column(v.uci_options)), v.bench, v.created_ms)
         .run();
     return db_.last_insert_rowid();
 }
@@ -188,23 +189,14 @@ Version SqliteStorage::read_version(const Statement& s) {
     v.created_ms = s.int64(11);
     if (v.kind == Version::Kind::Builtin) {
         v.preset = s.text(4);
-        for (const auto& [name, value] : read_json_object(s.text(5)))
-            v.overrides[name] = std::stoi(value);
+        v.overrides = read_json_column<std::map<std::string, int>>(s.text(5), "versions.overrides");
         v.params_json = s.text(6);
     } else {
         v.uci_command = s.text(8);
-        v.uci_options = read_json_object(s.text(9));
+        v.uci_options =
+            read_json_column<std::map<std::string, std::string>>(s.text(9), "versions.uci_options");
     }
     return v;
-}
-
-std::map<std::string, std::string> SqliteStorage::read_json_object(const std::string& json) {
-    std::map<std::string, std::string> values;
-    if (json.empty()) return values;
-    Statement& s = db_.prepare("SELECT key, value FROM json_each(?)");
-    s.bind(json);
-    while (s.step()) values[s.text(0)] = s.text(1);
-    return values;
 }
 
 std::optional<Version> SqliteStorage::find_version(int64_t id) {

@@ -94,10 +94,6 @@ class SqliteStorage final : public Storage {
   private:
     // Reads a version from the current row of a statement selecting the version columns.
     Version read_version(const Statement& s);
-    // Reads a JSON object into a string map.
-    std::map<std::string, std::string> read_json_object(const std::string& json);
-    // Reads a JSON array of strings.
-    std::vector<std::string> read_json_array(const std::string& json);
     // Reads the rows of a statement selecting the batch columns.
     std::vector<Batch> read_batches(Statement& s);
 

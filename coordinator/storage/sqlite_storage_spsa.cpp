@@ -1,41 +1,9 @@
 // SqliteStorage, SPSA tuning: run parameters and values, the trajectory, and the values each
 // leased batch drew its perturbations from.
-#include <cstdio>
-#include <cstdlib>
-
+#include "coordinator/storage/json_column.h"
 #include "coordinator/storage/sqlite_storage.h"
 
 namespace sparring::coordinator {
-
-namespace {
-
-// Returns values as a JSON array of numbers printed with full precision.
-std::string json_numbers(const std::vector<double>& values) {
-    std::string text = "[";
-    char number[32];
-    for (size_t i = 0; i < values.size(); ++i) {
-        std::snprintf(number, sizeof number, "%.17g", values[i]);
-        text += (i ? "," : "") + std::string(number);
-    }
-    return text + "]";
-}
-
-// Parses the arrays json_numbers writes.
-std::vector<double> parse_numbers(const std::string& text) {
-    std::vector<double> values;
-    const char* p = text.c_str();
-    while (*p && *p != ']') {
-        ++p;  // '[' or ','
-        char* end = nullptr;
-        const double value = std::strtod(p, &end);
-        if (end == p) break;
-        values.push_back(value);
-        p = end;
-    }
-    return values;
-}
-
-}  // namespace
 
 void SqliteStorage::insert_tune(const TuneState& t) {
     const auto real_if = [&t](double value) {
@@ -130,7 +98,7 @@ std::vector<TunePoint> SqliteStorage::list_tune_points(int64_t run_id) {
 
 void SqliteStorage::insert_batch_theta(int64_t batch_id, const std::vector<double>& theta) {
     db_.prepare("INSERT INTO spsa_batches (batch_id, theta) VALUES (?, ?)")
-        .bind(batch_id, json_numbers(theta))
+        .bind(batch_id, json_column(theta))
         .run();
 }
 
@@ -138,7 +106,8 @@ std::optional<std::vector<double>> SqliteStorage::find_batch_theta(int64_t batch
     Statement& s = db_.prepare("SELECT theta FROM spsa_batches WHERE batch_id = ?");
     s.bind(batch_id);
     if (!s.step()) return std::nullopt;
-    std::vector<double> theta = parse_numbers(s.text(0));
+    std::vector<double> theta =
+        read_json_column<std::vector<double>>(s.text(0), "spsa_batches.theta");
     s.reset();
     return theta;
 }

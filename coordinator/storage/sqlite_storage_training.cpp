@@ -1,20 +1,10 @@
 // SqliteStorage, self-play training: generation runs and their labelled positions, training
 // runs with their loss curves, and chains of generations.
-#include "coordinator/storage/sqlite_storage.h"
 #include "coordinator/domain/text.h"
+#include "coordinator/storage/json_column.h"
+#include "coordinator/storage/sqlite_storage.h"
 
 namespace sparring::coordinator {
-
-namespace {
-
-// Returns run ids as a JSON array.
-std::string json_ids(const std::vector<int64_t>& ids) {
-    std::string text = "[";
-    for (size_t i = 0; i < ids.size(); ++i) text += (i ? "," : "") + std::to_string(ids[i]);
-    return text + "]";
-}
-
-}  // namespace
 
 void SqliteStorage::insert_generate(const GenerateState& g) {
     db_.prepare(
@@ -66,7 +56,7 @@ void SqliteStorage::insert_train(const TrainState& t) {
     db_.prepare(
            "INSERT INTO train_runs (run_id, data_runs, epochs, learning_rate, l2, k, batch_size, "
            "select_params, threads, seed) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
-        .bind(t.run_id, json_ids(spec.data_runs), spec.epochs, spec.learning_rate.value_or(1.0),
+        .bind(t.run_id, json_column(spec.data_runs), spec.epochs, spec.learning_rate.value_or(1.0),
               spec.l2.value_or(0.0), spec.k, spec.batch_size, spec.select, spec.threads, spec.seed)
         .run();
 }
@@ -97,7 +87,7 @@ std::optional<TrainState> SqliteStorage::find_train(int64_t run_id) {
     t.params_json = s.text(14);
     t.bench = uint64_t(s.int64(15));
     s.reset();
-    for (const std::string& id : read_json_array(data_runs)) t.spec.data_runs.push_back(std::stoll(id));
+    t.spec.data_runs = read_json_column<std::vector<int64_t>>(data_runs, "train_runs.data_runs");
     Statement& l = db_.prepare("SELECT loss FROM train_loss WHERE run_id = ? ORDER BY epoch");
     l.bind(run_id);
     while (l.step()) t.loss_curve.push_back(l.real(0));
@@ -124,7 +114,8 @@ void SqliteStorage::delete_train_loss(int64_t run_id) {
 }
 
 void SqliteStorage::insert_chain(const ChainState& c) {
-    db_.prepare("INSERT INTO chain_runs (run_id, generations, verify_games, name) VALUES (?, ?, ?, ?)")
+    db_.prepare(
+           "INSERT INTO chain_runs (run_id, generations, verify_games, name) VALUES (?, ?, ?, ?)")
         .bind(c.run_id, c.spec.generations, c.spec.verify_games, c.spec.name)
         .run();
 }
@@ -162,8 +153,8 @@ void SqliteStorage::save_chain_generation(int64_t run_id, const ChainGeneration&
            "INSERT OR REPLACE INTO chain_generations (run_id, generation, version, "
            "generate_run_id, train_run_id, verify_run_id, trained_version) "
            "VALUES (?, ?, ?, ?, ?, ?, ?)")
-        .bind(run_id, g.generation, g.version, g.generate_run_id, g.train_run_id,
-              g.verify_run_id, g.trained_version)
+        .bind(run_id, g.generation, g.version, g.generate_run_id, g.train_run_id, g.verify_run_id,
+              g.trained_version)
         .run();
 }
 

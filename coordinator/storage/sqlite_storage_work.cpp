@@ -1,6 +1,7 @@
 // SqliteStorage, second half: workers, leased batches, reports, games and bench mismatches.
 #include "coordinator/domain/text.h"
 #include "coordinator/storage/compression.h"
+#include "coordinator/storage/json_column.h"
 #include "coordinator/storage/sqlite_storage.h"
 
 namespace sparring::coordinator {
@@ -38,18 +39,10 @@ int64_t SqliteStorage::insert_worker(const Worker& w) {
     db_.prepare(
            "INSERT INTO workers (token_id, name, cores, memory_mb, concurrency, uci_engines, "
            "build, registered_ms, last_seen_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")
-        .bind(w.token_id, w.name, w.cores, w.memory_mb, w.concurrency, json_array(w.uci_engines),
+        .bind(w.token_id, w.name, w.cores, w.memory_mb, w.concurrency, json_column(w.uci_engines),
               w.build, w.registered_ms, w.last_seen_ms)
         .run();
     return db_.last_insert_rowid();
-}
-
-std::vector<std::string> SqliteStorage::read_json_array(const std::string& json) {
-    std::vector<std::string> values;
-    Statement& s = db_.prepare("SELECT value FROM json_each(?) ORDER BY key");
-    s.bind(json);
-    while (s.step()) values.push_back(s.text(0));
-    return values;
 }
 
 std::optional<Worker> SqliteStorage::find_worker(int64_t id) {
@@ -58,7 +51,7 @@ std::optional<Worker> SqliteStorage::find_worker(int64_t id) {
     s.bind(id);
     if (!s.step()) return std::nullopt;
     Worker w = read_worker_row(s);
-    w.uci_engines = read_json_array(s.text(6));
+    w.uci_engines = read_json_column<std::vector<std::string>>(s.text(6), "workers.uci_engines");
     return w;
 }
 
@@ -96,7 +89,8 @@ std::vector<WorkerSummary> SqliteStorage::list_workers(int64_t seen_since_ms) {
         workers.push_back(std::move(summary));
     }
     for (size_t i = 0; i < workers.size(); ++i)
-        workers[i].worker.uci_engines = read_json_array(engines[i]);
+        workers[i].worker.uci_engines =
+            read_json_column<std::vector<std::string>>(engines[i], "workers.uci_engines");
     return workers;
 }
 

@@ -233,7 +233,13 @@ void Dashboard::route() {
     });
     if (metrics_)
         server_->Get("/metrics", [this](const httplib::Request&, httplib::Response& response) {
-            response.set_content(metrics_(), "text/plain; version=0.0.4; charset=utf-8");
+            try {
+                response.set_content(metrics_(), "text/plain; version=0.0.4; charset=utf-8");
+            } catch (const std::exception& e) {
+                response.status = 503;
+                response.set_content(std::string("metrics unavailable: ") + e.what() + "\n",
+                                     "text/plain");
+            }
         });
     server_->set_error_handler(httplib::Server::HandlerWithResponse(
         [](const httplib::Request& request, httplib::Response& response) {

@@ -3,10 +3,11 @@
 #include <gtest/gtest.h>
 
 #include "coordinator/domain/auth.h"
+#include "coordinator/domain/text.h"
 #include "coordinator/storage/compression.h"
+#include "coordinator/storage/json_column.h"
 #include "coordinator/storage/migrations.h"
 #include "coordinator/storage/sqlite_storage.h"
-#include "coordinator/domain/text.h"
 #include "fixture.h"
 
 namespace sparring::coordinator::testing {
@@ -80,6 +81,40 @@ TEST(Storage, VersionsRoundTrip) {
     EXPECT_EQ(u.uci_options, uci.uci_options);
     EXPECT_EQ(s.list_versions().size(), 2u);
     EXPECT_FALSE(s.find_version("nope"));
+    s.commit();
+}
+
+TEST(Storage, JsonColumnsReadEarlierTextAndRejectDamage) {
+    // Earlier versions wrote these columns by hand: %.17g numbers, \u00XX control characters.
+    EXPECT_EQ(read_json_column<std::vector<double>>("[0.10000000000000001,1e-05,290]", "t.c"),
+              (std::vector<double>{0.1, 1e-05, 290}));
+    EXPECT_EQ((read_json_column<std::map<std::string, std::string>>("{\"a\\u000ab\":\"q\\\"\\\\\"}",
+                                                                    "t.c")),
+              (std::map<std::string, std::string>{{"a\nb", "q\"\\"}}));
+    EXPECT_TRUE(read_json_column<std::vector<int64_t>>("", "t.c").empty());
+    for (const char* damaged : {"[1,", "{\"a\":1}", "[\"x\"]"}) {
+        try {
+            read_json_column<std::vector<int64_t>>(damaged, "train_runs.data_runs");
+            ADD_FAILURE() << damaged << " was accepted";
+        } catch (const StorageError& e) {
+            EXPECT_NE(std::string(e.what()).find("train_runs.data_runs"), std::string::npos);
+        }
+    }
+
+    // A version row as an earlier coordinator stored it reads back the same.
+    TempDatabase db;
+    SqliteStorage s(db.path());
+    s.begin(true);
+    const int64_t id = s.insert_version(uci_version());
+    s.commit();
+    {
+        Database raw(db.path());
+        raw.prepare("UPDATE versions SET uci_options = ? WHERE id = ?")
+            .bind("{\"Hash\":\"32\",\"Quote\\\"d\":\"a\\\\b\",\"UCI_Elo\":\"1500\"}", id)
+            .run();
+    }
+    s.begin(false);
+    EXPECT_EQ(s.find_version(id)->uci_options, uci_version().uci_options);
     s.commit();
 }
 

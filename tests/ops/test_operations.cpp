@@ -1,6 +1,7 @@
 // Operating the coordinator, end to end on 127.0.0.1: the Prometheus endpoint scraped after
-// real calls, the structured log, configuration from the environment, and an online backup
-// taken while runs are being written, then restored and served.
+// real calls (and while a slow client holds a connection), the structured log, configuration from
+// the environment, and an online backup taken while runs are being written, then restored and
+// served.
 #include <grpcpp/generic/generic_stub.h>
 #include <grpcpp/grpcpp.h>
 #include <gtest/gtest.h>
@@ -10,14 +11,17 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <future>
+#include <map>
+#include <optional>
 #include <sstream>
 #include <thread>
 
-#include "metrics_text.h"
 #include "service/cluster.h"
 
 namespace sparring::testing {
@@ -38,8 +42,8 @@ int free_port() {
     return ntohs(address.sin_port);
 }
 
-// Sends one HTTP request to 127.0.0.1:port and returns the whole response.
-std::string http(int port, const std::string& request_line) {
+// Returns a socket connected to 127.0.0.1:port, or -1.
+int connect_to(int port) {
     const int fd = socket(AF_INET, SOCK_STREAM, 0);
     sockaddr_in address{};
     address.sin_family = AF_INET;
@@ -47,9 +51,16 @@ std::string http(int port, const std::string& request_line) {
     address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     if (connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0) {
         close(fd);
-        return "";
+        return -1;
     }
-    const std::string request = request_line + "\r\nHost: 127.0.0.1\r\n\r\n";
+    return fd;
+}
+
+// Sends one HTTP request to 127.0.0.1:port and returns the whole response.
+std::string http(int port, const std::string& request_line) {
+    const int fd = connect_to(port);
+    if (fd < 0) return "";
+    const std::string request = request_line + "\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n";
     send(fd, request.data(), request.size(), MSG_NOSIGNAL);
     std::string response;
     char buffer[4096];
@@ -63,6 +74,49 @@ std::string http(int port, const std::string& request_line) {
 std::string body_of(const std::string& response) {
     const size_t end = response.find("\r\n\r\n");
     return end == std::string::npos ? "" : response.substr(end + 4);
+}
+
+// Returns the declared type of a metric family in an exposition, empty if none is declared.
+std::string type_of(const std::string& exposition, const std::string& family) {
+    std::istringstream in(exposition);
+    const std::string prefix = "# TYPE " + family + " ";
+    for (std::string line; std::getline(in, line);)
+        if (line.starts_with(prefix)) return line.substr(prefix.size());
+    return "";
+}
+
+// Returns the value of the one sample with this name whose labels include these; nullopt if
+// none does, NaN if several do.
+std::optional<double> sample(const std::string& exposition, const std::string& name,
+                             const std::map<std::string, std::string>& labels = {}) {
+    std::istringstream in(exposition);
+    std::optional<double> found;
+    for (std::string line; std::getline(in, line);) {
+        if (!line.starts_with(name) || line.size() == name.size()) continue;
+        const char next = line[name.size()];
+        if (next != '{' && next != ' ') continue;
+        const std::string label_set = line.substr(name.size(), line.rfind(' ') - name.size());
+        bool match = true;
+        for (const auto& [key, value] : labels) {
+            const std::string pair = key + "=\"" + value + "\"";
+            match = match && (label_set.find("{" + pair) != std::string::npos ||
+                              label_set.find("," + pair) != std::string::npos);
+        }
+        if (!match) continue;
+        if (found) return std::nan("");
+        found = std::stod(line.substr(line.rfind(' ') + 1));
+    }
+    return found;
+}
+
+// Returns how promtool judges an exposition: its exit status and output, or nullopt when
+// promtool (Debian package prometheus) is not installed.
+std::optional<CommandResult> promtool_check(Cluster& cluster, const std::string& exposition) {
+    const char* promtool = "/usr/bin/promtool";
+    if (access(promtool, X_OK) != 0) return std::nullopt;
+    const std::string path = cluster.dir + "/metrics.txt";
+    std::ofstream(path) << exposition;
+    return cluster.run({"/bin/sh", "-c", std::string(promtool) + " check metrics < " + path});
 }
 
 // Returns a file's contents.
@@ -149,29 +203,33 @@ TEST_F(OperationsTest, MetricsEndpointReportsCallsReportsAndRuns) {
     const std::string response = http(port, "GET /metrics HTTP/1.1");
     ASSERT_TRUE(response.starts_with("HTTP/1.1 200 OK\r\n")) << response;
     EXPECT_NE(response.find("Content-Type: text/plain; version=0.0.4"), std::string::npos);
-    const MetricsText m = parse_metrics(body_of(response));
-    EXPECT_EQ(m.types.at("sparring_rpc_duration_seconds"), "histogram");
-    EXPECT_EQ(m.value("sparring_workers_connected"), 1);
-    EXPECT_EQ(m.value("sparring_leases_outstanding"), 1);
-    EXPECT_EQ(m.value("sparring_runs_active"), 1);
-    EXPECT_EQ(m.value("sparring_reports_total", {{"outcome", "counted"}}), 1);
-    EXPECT_EQ(m.value("sparring_reports_total", {{"outcome", "duplicate"}}), 1);
-    EXPECT_EQ(m.value("sparring_games_total"), 2);
+    const std::string m = body_of(response);
+    if (const auto check = promtool_check(*cluster, m)) {
+        EXPECT_EQ(check->status, 0) << check->out << check->err;
+    }
+    EXPECT_EQ(type_of(m, "sparring_rpc_duration_seconds"), "histogram");
+    EXPECT_EQ(sample(m, "sparring_workers_connected"), 1);
+    EXPECT_EQ(sample(m, "sparring_leases_outstanding"), 1);
+    EXPECT_EQ(sample(m, "sparring_runs_active"), 1);
+    EXPECT_EQ(sample(m, "sparring_reports_total", {{"outcome", "counted"}}), 1);
+    EXPECT_EQ(sample(m, "sparring_reports_total", {{"outcome", "duplicate"}}), 1);
+    EXPECT_EQ(sample(m, "sparring_games_total"), 2);
     const std::string run = std::to_string(run_id);
-    EXPECT_EQ(m.value("sparring_run_games", {{"run", run}, {"test", "a"}, {"base", "b"}}), 2);
-    EXPECT_EQ(m.value("sparring_run_games_max", {{"run", run}}), 20);
-    EXPECT_EQ(m.value("sparring_rpc_requests_total",
-                      {{"method", "WorkerService/ReportResults"}, {"code", "OK"}}),
+    EXPECT_EQ(sample(m, "sparring_run_games", {{"run", run}, {"test", "a"}, {"base", "b"}}), 2);
+    EXPECT_EQ(sample(m, "sparring_run_games_max", {{"run", run}}), 20);
+    EXPECT_EQ(sample(m, "sparring_rpc_requests_total",
+                     {{"method", "WorkerService/ReportResults"}, {"code", "OK"}}),
               2);
-    EXPECT_EQ(m.value("sparring_rpc_requests_total",
-                      {{"method", "UserService/ListRuns"}, {"code", "UNAUTHENTICATED"}}),
+    EXPECT_EQ(sample(m, "sparring_rpc_requests_total",
+                     {{"method", "UserService/ListRuns"}, {"code", "UNAUTHENTICATED"}}),
               1);
-    EXPECT_EQ(
-        m.value("sparring_rpc_duration_seconds_count", {{"method", "WorkerService/ReportResults"}}),
-        2);
-    EXPECT_GE(m.value("sparring_sqlite_transaction_duration_seconds_count", {{"kind", "write"}}),
+    EXPECT_EQ(sample(m, "sparring_rpc_duration_seconds_count",
+                     {{"method", "WorkerService/ReportResults"}}),
+              2);
+    EXPECT_GE(sample(m, "sparring_sqlite_transaction_duration_seconds_count", {{"kind", "write"}}),
               4);
-    EXPECT_GT(m.value("sparring_sqlite_transaction_duration_seconds_sum", {{"kind", "write"}}), 0);
+    EXPECT_GT(sample(m, "sparring_sqlite_transaction_duration_seconds_sum", {{"kind", "write"}}),
+              0);
 
     EXPECT_TRUE(http(port, "GET /other HTTP/1.1").starts_with("HTTP/1.1 404 ")) << "404";
     EXPECT_TRUE(http(port, "POST /metrics HTTP/1.1").starts_with("HTTP/1.1 405 ")) << "405";
@@ -189,18 +247,60 @@ TEST_F(OperationsTest, MetricsEndpointReportsCallsReportsAndRuns) {
 }
 
 TEST_F(OperationsTest, PromtoolAcceptsTheExposition) {
-    const char* promtool = "/usr/bin/promtool";
-    if (access(promtool, X_OK) != 0)
-        GTEST_SKIP() << "promtool (Debian package prometheus) is not installed";
     const int port = free_port();
     cluster = std::make_unique<Cluster>(
         std::vector<std::string>{"--metrics-listen", "127.0.0.1:" + std::to_string(port)});
     submit_run(20);
-    const std::string path = cluster->dir + "/metrics.txt";
-    std::ofstream(path) << body_of(http(port, "GET /metrics HTTP/1.1"));
-    const CommandResult check =
-        cluster->run({"/bin/sh", "-c", std::string(promtool) + " check metrics < " + path});
-    EXPECT_EQ(check.status, 0) << check.out << check.err;
+    const auto check = promtool_check(*cluster, body_of(http(port, "GET /metrics HTTP/1.1")));
+    if (!check) GTEST_SKIP() << "promtool (Debian package prometheus) is not installed";
+    EXPECT_EQ(check->status, 0) << check->out << check->err;
+}
+
+TEST_F(OperationsTest, SlowClientDoesNotDelayAnotherScrape) {
+    const int port = free_port();
+    cluster = std::make_unique<Cluster>(
+        std::vector<std::string>{"--metrics-listen", "127.0.0.1:" + std::to_string(port)});
+    // The slow client sends its request's headers, then one byte a second of a last header.
+    const int slow = connect_to(port);
+    ASSERT_GE(slow, 0);
+    const std::string head = "GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n";
+    send(slow, head.data(), head.size(), MSG_NOSIGNAL);
+    std::thread trickle([slow] {
+        for (const char c : std::string("X: 1")) {
+            send(slow, &c, 1, MSG_NOSIGNAL);
+            std::this_thread::sleep_for(1s);
+        }
+        send(slow, "\r\n\r\n", 4, MSG_NOSIGNAL);
+    });
+    for (int i = 0; i < 3; ++i) {
+        std::this_thread::sleep_for(1s);
+        const auto start = std::chrono::steady_clock::now();
+        const std::string response = http(port, "GET /metrics HTTP/1.1");
+        const auto elapsed = std::chrono::steady_clock::now() - start;
+        EXPECT_TRUE(response.starts_with("HTTP/1.1 200 OK\r\n")) << response;
+        EXPECT_LT(elapsed, 500ms) << "scrape " << i << " waited for the slow client";
+    }
+    trickle.join();
+    std::string response;
+    char buffer[4096];
+    for (ssize_t n; (n = recv(slow, buffer, sizeof buffer, 0)) > 0;)
+        response.append(buffer, size_t(n));
+    close(slow);
+    EXPECT_TRUE(response.starts_with("HTTP/1.1 200 OK\r\n")) << "the slow client is served too";
+}
+
+TEST_F(OperationsTest, OversizedRequestHeadersAreRefused) {
+    const int port = free_port();
+    cluster = std::make_unique<Cluster>(
+        std::vector<std::string>{"--metrics-listen", "127.0.0.1:" + std::to_string(port)});
+    std::string many;
+    for (int i = 0; i < 200; ++i)
+        many += "\r\nX-" + std::to_string(i) + ": " + std::string(100, 'a');
+    EXPECT_TRUE(http(port, "GET /metrics HTTP/1.1" + many).starts_with("HTTP/1.1 431 "));
+    EXPECT_TRUE(http(port, "GET /metrics HTTP/1.1\r\nX-Long: " + std::string(10000, 'a'))
+                    .starts_with("HTTP/1.1 400 "));
+    EXPECT_TRUE(http(port, "GET /metrics HTTP/1.1" + many.substr(0, 5000))
+                    .starts_with("HTTP/1.1 200 OK\r\n"));
 }
 
 TEST_F(OperationsTest, EnvironmentVariablesConfigureTheCoordinator) {

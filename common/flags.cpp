@@ -1,0 +1,234 @@
+#include "common/flags.h"
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <iostream>
+
+namespace sparring {
+
+namespace {
+
+// Returns text without leading and trailing spaces.
+std::string_view trim(std::string_view text) {
+    const auto first = text.find_first_not_of(' ');
+    if (first == std::string_view::npos) return {};
+    return text.substr(first, text.find_last_not_of(' ') - first + 1);
+}
+
+// Parses a whole string as a number of type T, or returns nullopt.
+template <typename T>
+std::optional<T> parse_number(std::string_view text) {
+    text = trim(text);
+    if (!text.empty() && text.front() == '+') text.remove_prefix(1);
+    T value{};
+    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (text.empty() || error != std::errc() || end != text.data() + text.size())
+        return std::nullopt;
+    return value;
+}
+
+// Parses a flag's integer value; throws UsageError when malformed.
+int64_t to_int(std::string_view name, const std::string& text) {
+    const auto value = parse_number<int64_t>(text);
+    if (!value) throw UsageError("--" + std::string(name) + ": '" + text + "' is not an integer");
+    return *value;
+}
+
+// Parses a flag's real value; throws UsageError when malformed or not finite.
+double to_double(std::string_view name, const std::string& text) {
+    const auto value = parse_number<double>(text);
+    if (!value || !std::isfinite(*value))
+        throw UsageError("--" + std::string(name) + ": '" + text + "' is not a number");
+    return *value;
+}
+
+// Throws UsageError unless min <= value <= max.
+int64_t check_range(std::string_view name, int64_t value, int64_t min, int64_t max) {
+    if (value < min || value > max)
+        throw UsageError("--" + std::string(name) + " must be from " + std::to_string(min) +
+                         " to " + std::to_string(max));
+    return value;
+}
+
+// The help layout of CLI11 with our usage line first: "usage: PROGRAM COMMAND SYNOPSIS".
+class SynopsisFormatter : public CLI::Formatter {
+  public:
+    explicit SynopsisFormatter(std::string synopsis) : synopsis_(std::move(synopsis)) {}
+
+    // Returns the usage line.
+    std::string make_usage(const CLI::App*, std::string name) const override {
+        return "usage: " + name + (synopsis_.empty() ? "" : " ") + synopsis_ + "\n\n";
+    }
+
+    // Returns the whole help text: usage, summary, flags, subcommands, footer.
+    std::string make_help(const CLI::App* app, std::string name,
+                          CLI::AppFormatMode mode) const override {
+        if (mode == CLI::AppFormatMode::Sub) return make_expanded(app);
+        return make_usage(app, name) + make_description(app) + make_positionals(app) +
+               make_groups(app, mode) + make_subcommands(app, mode) + "\n" + make_footer(app);
+    }
+
+  private:
+    std::string synopsis_;
+};
+
+// Returns the program and the chosen subcommands: "sparring-coordinator serve".
+std::string command_path(const CLI::App& app) {
+    std::string path = app.get_name();
+    for (const CLI::App* sub = &app; !sub->get_subcommands().empty();) {
+        sub = sub->get_subcommands().front();
+        path += " " + sub->get_name();
+    }
+    return path;
+}
+
+}  // namespace
+
+std::string environment_name(std::string_view flag) {
+    std::string name = "SPARRING_";
+    for (char c : flag) name += c == '-' ? '_' : char(std::toupper(static_cast<unsigned char>(c)));
+    return name;
+}
+
+Flags::Flags(CLI::App& app, std::span<const Flag> flags, Arguments arguments,
+             Environment environment) {
+    // A boolean flag's value lives in its entry, so the entries must never move.
+    entries_.reserve(flags.size());
+    for (const Flag& flag : flags) {
+        Entry& e = entries_.emplace_back(Entry{&flag, nullptr, false});
+        const std::string name = "--" + std::string(flag.name);
+        const std::string help(flag.help);
+        if (flag.value.empty()) {
+            e.option = app.add_flag(name, e.set, help)->disable_flag_override();
+        } else {
+            e.option = app.add_option(name, help)->type_name(std::string(flag.value));
+            if (!flag.fallback.empty()) e.option->default_str(std::string(flag.fallback));
+        }
+        e.option->multi_option_policy(CLI::MultiOptionPolicy::Throw);
+        if (flag.environment || environment == Environment::EveryFlag)
+            e.option->envname(environment_name(flag.name));
+    }
+    if (arguments == Arguments::Any) app.add_option("arguments", positional_)->group("");
+}
+
+const Flags::Entry& Flags::entry(std::string_view name) const {
+    const auto it = std::find_if(entries_.begin(), entries_.end(),
+                                 [&](const Entry& e) { return e.flag->name == name; });
+    if (it == entries_.end()) throw std::logic_error("undeclared flag --" + std::string(name));
+    return *it;
+}
+
+bool Flags::has(std::string_view name) const {
+    const Entry& e = entry(name);
+    return e.flag->value.empty() ? e.set : e.option->count() > 0;
+}
+
+std::optional<std::string> Flags::value_of(std::string_view name) const {
+    const Entry& e = entry(name);
+    if (e.flag->value.empty())
+        throw std::logic_error("--" + std::string(name) + " is a boolean flag");
+    if (e.option->count() > 0) return e.option->results().back();
+    if (!e.flag->fallback.empty()) return std::string(e.flag->fallback);
+    return std::nullopt;
+}
+
+std::string Flags::value_or(std::string_view name, std::string_view fallback) const {
+    if (!entry(name).flag->fallback.empty())
+        throw std::logic_error("--" + std::string(name) + " declares its default");
+    return value_of(name).value_or(std::string(fallback));
+}
+
+std::string Flags::get_string(std::string_view name) const {
+    if (auto value = value_of(name)) return *value;
+    std::string message = "--" + std::string(name) + " is required";
+    if (entry(name).option->get_envname().size())
+        message += " (or set " + entry(name).option->get_envname() + ")";
+    throw UsageError(message);
+}
+
+std::string Flags::get_string(std::string_view name, std::string_view fallback) const {
+    return value_or(name, fallback);
+}
+
+int64_t Flags::get_int(std::string_view name) const {
+    return to_int(name, get_string(name));
+}
+
+int64_t Flags::get_int(std::string_view name, int64_t fallback) const {
+    const std::string text = value_or(name, "");
+    return has(name) ? to_int(name, text) : fallback;
+}
+
+int64_t Flags::get_int_in(std::string_view name, int64_t min, int64_t max) const {
+    return check_range(name, get_int(name), min, max);
+}
+
+int64_t Flags::get_int_in(std::string_view name, int64_t fallback, int64_t min, int64_t max) const {
+    return check_range(name, get_int(name, fallback), min, max);
+}
+
+double Flags::get_double(std::string_view name) const {
+    return to_double(name, get_string(name));
+}
+
+double Flags::get_double(std::string_view name, double fallback) const {
+    const std::string text = value_or(name, "");
+    return has(name) ? to_double(name, text) : fallback;
+}
+
+std::vector<int64_t> Flags::get_int_list(std::string_view name) const {
+    const std::string text = get_string(name);
+    std::vector<int64_t> list;
+    std::size_t start = 0;
+    while (true) {
+        const std::size_t comma = text.find(',', start);
+        list.push_back(to_int(name, text.substr(start, comma - start)));
+        if (comma == std::string::npos) break;
+        start = comma + 1;
+    }
+    return list;
+}
+
+void set_synopsis(CLI::App& app, std::string synopsis) {
+    app.formatter(std::make_shared<SynopsisFormatter>(std::move(synopsis)));
+}
+
+int run_command_line(CLI::App& app, int argc, const char* const* argv,
+                     const std::function<int()>& run) {
+    // CLI11 would report a missing or mistyped command as "A subcommand is required".
+    const auto subcommands = app.get_subcommands([](const CLI::App*) { return true; });
+    if (!subcommands.empty() && argc < 2) {
+        std::cerr << app.help();
+        return 2;
+    }
+    if (!subcommands.empty() && argc > 1 && argv[1][0] != '-' &&
+        std::none_of(subcommands.begin(), subcommands.end(),
+                     [&](const CLI::App* sub) { return sub->check_name(argv[1]); })) {
+        std::cerr << app.get_name() << ": unknown command '" << argv[1] << "' (see '"
+                  << app.get_name() << " --help')\n";
+        return 2;
+    }
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::CallForHelp&) {
+        std::cout << app.help();
+        return 0;
+    } catch (const CLI::ParseError& e) {
+        std::cerr << command_path(app) << ": " << e.what() << "\n";
+        return 2;
+    }
+    try {
+        return run();
+    } catch (const UsageError& e) {
+        std::cerr << command_path(app) << ": " << e.what() << "\n";
+        return 2;
+    } catch (const std::exception& e) {
+        std::cerr << command_path(app) << ": " << e.what() << "\n";
+        return 1;
+    }
+}
+
+}  // namespace sparring

@@ -1,0 +1,20 @@
+#include "worker/clock.h"
+
+namespace sparring::worker {
+
+Clock::TimePoint SystemClock::now() const {
+    return std::chrono::steady_clock::now();
+}
+
+int64_t SystemClock::unix_ms() const {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(
+               std::chrono::system_clock::now().time_since_epoch())
+        .count();
+}
+
+bool SystemClock::wait_until(std::unique_lock<std::mutex>& lock, std::condition_variable& cv,
+                             TimePoint deadline, const std::function<bool()>& pred) {
+    return cv.wait_until(lock, deadline, pred);
+}
+
+}  // namespace sparring::worker

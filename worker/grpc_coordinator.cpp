@@ -1,0 +1,45 @@
+#include "worker/grpc_coordinator.h"
+
+#include "client/connection.h"
+
+namespace sparring::worker {
+
+CallOutcome outcome_of(const grpc::Status& status) {
+    if (status.ok()) return {};
+    CallOutcome outcome;
+    outcome.error = rpc::describe(status);
+    // The coordinator answers a report or release for a lease that has ended (expired,
+    // released, complete, its run stopped) with a failed precondition.
+    outcome.kind = rpc::is_transient(status) ? CallOutcome::Kind::Transient
+                   : status.error_code() == grpc::StatusCode::FAILED_PRECONDITION
+                       ? CallOutcome::Kind::LeaseOver
+                       : CallOutcome::Kind::Permanent;
+    return outcome;
+}
+
+GrpcCoordinator::GrpcCoordinator(v1::WorkerService::Stub& stub, std::string token,
+                                 std::chrono::milliseconds timeout)
+    : stub_(stub), token_(std::move(token)), timeout_(timeout) {}
+
+CallOutcome GrpcCoordinator::report(const v1::ReportResultsRequest& request,
+                                    v1::ReportResultsResponse* response) {
+    grpc::ClientContext context;
+    rpc::prepare(context, token_, timeout_);
+    return outcome_of(stub_.ReportResults(&context, request, response));
+}
+
+CallOutcome GrpcCoordinator::heartbeat(const v1::HeartbeatRequest& request,
+                                       v1::HeartbeatResponse* response) {
+    grpc::ClientContext context;
+    rpc::prepare(context, token_, timeout_);
+    return outcome_of(stub_.Heartbeat(&context, request, response));
+}
+
+CallOutcome GrpcCoordinator::release(const v1::ReleaseLeaseRequest& request,
+                                     v1::ReleaseLeaseResponse* response) {
+    grpc::ClientContext context;
+    rpc::prepare(context, token_, timeout_);
+    return outcome_of(stub_.ReleaseLease(&context, request, response));
+}
+
+}  // namespace sparring::worker

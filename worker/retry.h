@@ -1,0 +1,53 @@
+// Retrying calls to the coordinator: which failures are worth another attempt, and capped
+// exponential backoff with jitter between attempts, independent of the transport.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <random>
+#include <string>
+
+namespace sparring::worker {
+
+// How one call to the coordinator ended.
+struct CallOutcome {
+    enum class Kind {
+        Ok,
+        Transient,  // the coordinator was unreachable or busy: the same call may succeed later
+        Permanent,  // refused: repeating the call cannot help
+        LeaseOver,  // refused because the lease is no longer held: discard its results
+    };
+    Kind kind = Kind::Ok;
+    std::string error;  // one line, e.g. "unavailable: connection refused"; empty when ok
+
+    bool ok() const { return kind == Kind::Ok; }
+};
+
+// Delays between attempts: doubling from a first delay up to a cap, each drawn at random in
+// [d/2, d] so that many workers do not retry in lockstep.
+class Backoff {
+  public:
+    Backoff(std::chrono::milliseconds first, std::chrono::milliseconds cap, uint64_t seed);
+    // Returns the wait before the next attempt and doubles the delay, up to the cap.
+    std::chrono::milliseconds next();
+    // Starts again from the first delay (after a success).
+    void reset();
+
+  private:
+    std::chrono::milliseconds first_;
+    std::chrono::milliseconds cap_;
+    std::chrono::milliseconds delay_;
+    std::mt19937_64 random_;
+};
+
+// Waits a delay after a transient failure; returns false to give up instead (stopping, or the
+// delay would end past a deadline).
+using Pause = std::function<bool(const CallOutcome& failure, std::chrono::milliseconds delay)>;
+
+// Calls until the call succeeds or fails other than transiently, pausing for the backoff's
+// next delay after each transient failure; returns the last outcome.
+CallOutcome retry_transient(const std::function<CallOutcome()>& call, Backoff& backoff,
+                            const Pause& pause);
+
+}  // namespace sparring::worker
