@@ -1,12 +1,11 @@
 // `sparring book generate`: rebuilds an opening book (the shipped one among them) from a seed.
-#include <unistd.h>
-
 #include <fstream>
 #include <iostream>
 #include <limits>
 #include <string>
 
 #include "cli/commands.h"
+#include "common/progress.h"
 #include "match/book_generator.h"
 
 namespace sparring::cli {
@@ -41,11 +40,14 @@ int run_book(const Flags& args) {
     std::ofstream out(path);
     if (!out) throw std::runtime_error("cannot write '" + path + "'");
 
-    const bool terminal = isatty(STDERR_FILENO);
-    const auto book = match::generate_book(options, [&](int found) {
-        if (terminal && found % 100 == 0) std::cerr << "\r" << found << " positions" << std::flush;
-    });
-    if (terminal) std::cerr << "\r";
+    std::vector<match::BookPosition> book;
+    {
+        // Only a terminal shows the count: the search takes a minute, not an hour.
+        ConsoleProgress progress(ConsoleProgress::kNever);
+        book = match::generate_book(options, [&](int found) {
+            if (found % 100 == 0) progress.show(std::to_string(found) + " positions");
+        });
+    }
     match::write_epd(out, book);
     out.close();
     if (!out) throw std::runtime_error("error writing '" + path + "'");

@@ -1,8 +1,6 @@
 // `sparring match`: paired games between two engines (or a gauntlet) on this machine, with a
 // live progress line, PGN output, SPRT stopping and a final report.
-#include <signal.h>
-#include <unistd.h>
-
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -12,11 +10,12 @@
 #include <optional>
 #include <set>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "cli/book_path.h"
 #include "cli/commands.h"
+#include "common/progress.h"
+#include "common/signals.h"
 #include "match/engine_spec.h"
 #include "match/opening_book.h"
 #include "match/report.h"
@@ -78,43 +77,6 @@ constexpr std::string_view MatchUsage =
     "side. An engine that crashes, stalls, plays an illegal move or oversteps its time loses\n"
     "that game; one that crashed or hung is restarted for the next. Ctrl-C stops the match\n"
     "and reports the finished pairs.";
-
-// Blocks SIGINT and SIGTERM in every thread started after it and sets a flag when one
-// arrives, so a match stops cleanly and its engines are shut down.
-class InterruptWatcher {
-  public:
-    // Blocks the signals and starts the thread that waits for them.
-    explicit InterruptWatcher(std::atomic<bool>* stop) : stop_(stop) {
-        sigemptyset(&signals_);
-        sigaddset(&signals_, SIGINT);
-        sigaddset(&signals_, SIGTERM);
-        pthread_sigmask(SIG_BLOCK, &signals_, &previous_);
-        thread_ = std::thread([this] {
-            const timespec tick{0, 100'000'000};
-            while (!done_.load())
-                if (sigtimedwait(&signals_, nullptr, &tick) > 0) {
-                    interrupted_ = true;
-                    *stop_ = true;
-                }
-        });
-    }
-    // Stops the waiting thread and restores the signal mask.
-    ~InterruptWatcher() {
-        done_ = true;
-        thread_.join();
-        pthread_sigmask(SIG_SETMASK, &previous_, nullptr);
-    }
-    // Returns whether SIGINT or SIGTERM arrived.
-    bool interrupted() const { return interrupted_.load(); }
-
-  private:
-    std::atomic<bool>* stop_;
-    std::atomic<bool> interrupted_{false};
-    std::atomic<bool> done_{false};
-    sigset_t signals_;
-    sigset_t previous_;
-    std::thread thread_;
-};
 
 // Parses the value of --sprt.
 stats::SprtParams parse_sprt(const std::string& text) {
@@ -257,36 +219,6 @@ MatchSetup read_setup(const Flags& args) {
     return setup;
 }
 
-// Writes the progress line: in place on a terminal, else now and then on its own line.
-class Progress {
-  public:
-    // Writes in place when stderr is a terminal, else every twentieth of the pairs.
-    explicit Progress(std::int64_t total_pairs)
-        : terminal_(isatty(STDERR_FILENO)), every_(std::max<std::int64_t>(1, total_pairs / 20)) {}
-
-    // Shows the current counts.
-    void show(const MatchTally& tally, std::int64_t games_played, std::int64_t games_total,
-              const std::optional<stats::SprtParams>& sprt, bool pair_done) {
-        if (terminal_) {
-            std::cerr << "\r" << progress_line(tally, games_played, games_total, sprt) << "\x1b[K"
-                      << std::flush;
-            shown_ = true;
-        } else if (pair_done && (tally.games() / 2) % every_ == 0) {
-            std::cerr << progress_line(tally, games_played, games_total, sprt) << "\n";
-        }
-    }
-    // Ends the line written in place.
-    void finish() {
-        if (shown_) std::cerr << "\n";
-        shown_ = false;
-    }
-
-  private:
-    bool terminal_;
-    std::int64_t every_;
-    bool shown_ = false;
-};
-
 // Plays one match between two engines and returns its tally.
 MatchTally play_match(const MatchSetup& setup, const PlayerSpec& first, const PlayerSpec& second,
                       std::ofstream* pgn, std::atomic<bool>& stop) {
@@ -303,18 +235,21 @@ MatchTally play_match(const MatchSetup& setup, const PlayerSpec& first, const Pl
               << config.time_control.to_string() << ", concurrency " << config.concurrency << "\n";
     MatchTally tally;
     std::int64_t games_played = 0;
-    Progress progress(static_cast<std::int64_t>(setup.pairs));
+    // Off a terminal a line is written every twentieth of the pairs.
+    ConsoleProgress progress(ConsoleProgress::kNever);
+    const auto every = std::max<std::int64_t>(1, static_cast<std::int64_t>(setup.pairs) / 20);
     MatchRunner::Callbacks callbacks;
     callbacks.on_game_done = [&](const GameResult&) {
         ++games_played;
-        progress.show(tally, games_played, games_total, setup.sprt, false);
+        progress.show(progress_line(tally, games_played, games_total, setup.sprt));
     };
     callbacks.on_pair_done = [&](const PairResult& pair) {
         // The PGN gets a pair's games together, when the report counts them: a match cut short
         // (Ctrl-C, SPRT decision) leaves no game in the file that the report does not count.
         if (pgn) *pgn << pair.games[0].pgn << pair.games[1].pgn << std::flush;
         tally.add(pair);
-        progress.show(tally, games_played, games_total, setup.sprt, true);
+        progress.show(progress_line(tally, games_played, games_total, setup.sprt),
+                      (tally.games() / 2) % every == 0);
         if (setup.sprt &&
             sprt_state(tally, *setup.sprt).state != stats::SprtResult::State::Continue)
             stop = true;
@@ -335,11 +270,17 @@ int run_match(const Flags& args) {
     }
 
     std::atomic<bool> stop{false};
-    InterruptWatcher watcher(&stop);
+    std::atomic<bool> interrupted{false};
+    // The engines' processes and the game threads start after this, with the signals blocked.
+    StopSignals signals;
+    signals.watch([&](int) {
+        interrupted = true;
+        stop = true;
+    });
     std::vector<std::pair<std::string, MatchTally>> results;
     for (std::size_t i = 1; i < engines.size(); ++i) {
         stop = false;
-        if (watcher.interrupted()) break;
+        if (interrupted) break;
         MatchTally tally = play_match(setup, engines[0], engines[i], pgn ? &*pgn : nullptr, stop);
         std::cout << final_report(engines[0].name, engines[i].name, tally, setup.sprt)
                   << std::flush;
@@ -357,7 +298,7 @@ int run_match(const Flags& args) {
             std::cout << line;
         }
     }
-    if (watcher.interrupted()) {
+    if (interrupted) {
         std::cerr << "sparring match: interrupted\n";
         return 130;
     }

@@ -9,8 +9,8 @@
 #include "cli/commands.h"
 #include "cli/training_remote.h"
 #include "cli/tune.h"
+#include "common/time_control.h"
 #include "match/opening_book.h"
-#include "match/time_control.h"
 #include "stats/stats.h"
 
 namespace sparring::cli {
@@ -20,19 +20,19 @@ namespace {
 // Writes the time control of --tc.
 void read_time_control(const Flags& args, v1::TimeControl* out) {
     std::string error;
-    const auto tc = match::parse_time_control(args.get_string("tc"), &error);
+    const auto tc = parse_time_control(args.get_string("tc"), &error);
     if (!tc) throw UsageError("--tc: " + error);
     switch (tc->kind) {
-        case match::TimeControl::Kind::Nodes:
+        case TimeControl::Kind::Nodes:
             out->set_nodes(tc->nodes);
             break;
-        case match::TimeControl::Kind::Depth:
+        case TimeControl::Kind::Depth:
             out->set_depth(uint32_t(tc->depth));
             break;
-        case match::TimeControl::Kind::MoveTime:
+        case TimeControl::Kind::MoveTime:
             out->set_movetime_ms(uint32_t(tc->movetime_ms));
             break;
-        case match::TimeControl::Kind::Clock:
+        case TimeControl::Kind::Clock:
             out->mutable_clock()->set_base_ms(uint32_t(tc->base_ms));
             out->mutable_clock()->set_increment_ms(uint32_t(tc->inc_ms));
             break;
@@ -47,19 +47,19 @@ void read_book(const Flags& args, v1::Book* out) {
     const auto format = match::parse_book_format(format_text);
     if (!format) throw UsageError("--book-format must be epd or pgn, got '" + format_text + "'");
     const std::string order_text = args.get_string("book-order");
-    const auto order = match::parse_book_order(order_text);
+    const auto order = parse_book_order(order_text);
     if (!order)
         throw UsageError("--book-order must be random or sequential, got '" + order_text + "'");
     std::string error;
     const auto book =
         match::load_book(path, *format, int(args.get_int_in("book-plies", 0, 10000)), &error);
     if (!book) throw std::runtime_error(error);
-    for (const match::Opening& o : *book) {
+    for (const Opening& o : *book) {
         v1::Opening* opening = out->add_openings();
         opening->set_fen(o.fen);
         for (const std::string& move : o.moves) opening->add_moves(move);
     }
-    out->set_random_order(*order == match::BookOrder::Random);
+    out->set_random_order(*order == BookOrder::Random);
     out->set_seed(args.has("seed") ? uint64_t(args.get_int_in("seed", 0, 0, INT64_MAX))
                                    : std::random_device{}());
     out->set_source(path);

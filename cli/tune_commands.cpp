@@ -1,7 +1,4 @@
 // `sparring tune-history` and the tuning parts of `submit`, `show` and `versions add`.
-#include <sys/ioctl.h>
-#include <unistd.h>
-
 #include <charconv>
 #include <chrono>
 #include <cmath>
@@ -13,6 +10,7 @@
 
 #include "cli/commands.h"
 #include "cli/tune.h"
+#include "common/progress.h"
 #include "engine/params.h"
 
 namespace sparring::cli {
@@ -29,13 +27,6 @@ namespace {
 std::string short_name(std::string name) {
     if (const size_t at = name.find("Value"); at != std::string::npos) name.erase(at, 5);
     return name;
-}
-
-// Returns the terminal's width, or 0 when standard error is not a terminal.
-int terminal_width() {
-    winsize size{};
-    if (!isatty(STDERR_FILENO) || ioctl(STDERR_FILENO, TIOCGWINSZ, &size) != 0) return 0;
-    return size.ws_col > 0 ? size.ws_col : 80;
 }
 
 // Returns the current values of a tuning run in one line, "Mg/Eg" pairs joined:
@@ -240,24 +231,16 @@ void print_tune(const v1::RunStatus& run, RemoteClient& client) {
 }
 
 void watch_run(int64_t run_id, RemoteClient& client) {
-    using Clock = std::chrono::steady_clock;
     v1::GetRunRequest request;
     request.set_run_id(run_id);
-    const int width = terminal_width();
-    auto last_line = Clock::now() - std::chrono::hours(1);
-    for (;;) {
+    ConsoleProgress progress;
+    for (bool first = true;; first = false) {
         v1::RunStatus run;
         client.call(&v1::UserService::Stub::GetRun, request, &run);
         const bool over = run.state() != v1::RUN_STATE_ACTIVE;
-        std::string line = progress_line(run);
-        if (width > 0) {
-            if (int(line.size()) >= width) line.resize(size_t(width - 1));
-            std::cerr << "\r\033[K" << line << (over ? "\n" : "") << std::flush;
-        } else if (over || Clock::now() - last_line >= std::chrono::seconds(10)) {
-            std::cerr << line << "\n";
-            last_line = Clock::now();
-        }
+        progress.show(progress_line(run), first || over);
         if (over) {
+            progress.finish();
             std::cerr << "run " << run_id << " " << run.result() << "\n";
             return;
         }

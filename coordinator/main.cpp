@@ -1,17 +1,17 @@
 // sparring-coordinator: serves the gRPC services on an SQLite file, and manages its tokens.
 #include <CLI/CLI.hpp>
-#include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
-#include <thread>
+#include <optional>
 
 #include "absl/synchronization/mutex.h"
 #include "common/flags.h"
+#include "common/log.h"
+#include "common/signals.h"
 #include "coordinator/domain/text.h"
 #include "coordinator/ops/backup.h"
-#include "coordinator/ops/log.h"
 #include "coordinator/rpc/server.h"
 #include "coordinator/storage/sqlite_storage.h"
 
@@ -21,6 +21,10 @@ using sparring::Flag;
 using sparring::Flags;
 using sparring::UsageError;
 using namespace sparring::coordinator;
+using sparring::log_event;
+using sparring::LogLevel;
+using sparring::parse_log_level;
+using sparring::set_log_level;
 
 constexpr Flag kServeFlags[] = {
     {"db", "FILE", "SQLite database file (created if missing)"},
@@ -93,32 +97,25 @@ int serve(const Flags& args) {
     // Debian's abseil checks every mutex acquisition for lock-order cycles; gRPC takes many.
     absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
 
-    sigset_t signals;
-    sigemptyset(&signals);
-    sigaddset(&signals, SIGINT);
-    sigaddset(&signals, SIGTERM);
-    pthread_sigmask(SIG_BLOCK, &signals, nullptr);
-
-    Server server(options);
-    const int port = server.start();
+    std::optional<Server> server;   // outlives the signal waiter
+    sparring::StopSignals signals;  // before the server starts its threads
+    server.emplace(options);
+    const int port = server->start();
     log_event(LogLevel::Info, "serving",
               {{"port", std::to_string(port)},
                {"tls", options.tls_cert_file.empty() ? "false" : "true"},
                {"db", options.db_path},
-               {"metrics_port", std::to_string(server.metrics_port())},
-               {"http_port", std::to_string(server.http_port())}});
+               {"metrics_port", std::to_string(server->metrics_port())},
+               {"http_port", std::to_string(server->http_port())}});
     if (args.has("port-file")) write_port_file(args.get_string("port-file"), port);
     if (args.has("http-port-file"))
-        write_port_file(args.get_string("http-port-file"), server.http_port());
+        write_port_file(args.get_string("http-port-file"), server->http_port());
 
-    std::thread waiter([&server, signals] {
-        int signal = 0;
-        sigwait(&signals, &signal);
+    signals.watch([&server](int signal) {
         log_event(LogLevel::Info, "shutting_down", {{"signal", std::to_string(signal)}});
-        server.shutdown();
+        server->shutdown();
     });
-    server.wait();
-    waiter.join();
+    server->wait();
     log_event(LogLevel::Info, "stopped");
     return 0;
 }

@@ -22,9 +22,9 @@ std::string color_name(Color c) {
     return c == WHITE ? "White" : "Black";
 }
 
-// Returns the outcome in which colour c wins.
+// Returns white's outcome when colour c wins.
 Outcome win_for(Color c) {
-    return c == WHITE ? Outcome::WhiteWins : Outcome::BlackWins;
+    return c == WHITE ? Outcome::Win : Outcome::Loss;
 }
 
 // Returns how the rules of chess end the game in this position, if they do.
@@ -54,10 +54,10 @@ std::optional<Ending> adjudicated_ending(Adjudicator::Verdict verdict) {
         case Adjudicator::Verdict::Draw:
             return Ending{Outcome::Draw, Termination::DrawAdjudication, "Draw by adjudication"};
         case Adjudicator::Verdict::WhiteWins:
-            return Ending{Outcome::WhiteWins, Termination::ResignAdjudication,
+            return Ending{Outcome::Win, Termination::ResignAdjudication,
                           "White wins by adjudication"};
         case Adjudicator::Verdict::BlackWins:
-            return Ending{Outcome::BlackWins, Termination::ResignAdjudication,
+            return Ending{Outcome::Loss, Termination::ResignAdjudication,
                           "Black wins by adjudication"};
     }
     return std::nullopt;
@@ -108,19 +108,6 @@ std::string_view pgn_termination(Termination termination) {
             return "abandoned";
     }
     return "unterminated";
-}
-
-// Maps an outcome to its PGN result token.
-std::string_view pgn_result(Outcome outcome) {
-    switch (outcome) {
-        case Outcome::WhiteWins:
-            return "1-0";
-        case Outcome::BlackWins:
-            return "0-1";
-        case Outcome::Draw:
-            return "1/2-1/2";
-    }
-    return "*";
 }
 
 // Asks the players for moves in turn, checking rules, clocks and adjudication after each.

@@ -7,15 +7,14 @@
 #include <string_view>
 #include <vector>
 
+#include "common/opening.h"
+#include "common/outcome.h"
+#include "common/time_control.h"
 #include "engine/types.h"
 #include "match/adjudication.h"
-#include "match/opening_book.h"
 #include "match/player.h"
-#include "match/time_control.h"
 
 namespace sparring::match {
-
-enum class Outcome { WhiteWins, BlackWins, Draw };
 
 enum class Termination {
     Checkmate,
@@ -34,8 +33,6 @@ enum class Termination {
 
 // Returns the PGN Termination tag value ("normal", "adjudication", "time forfeit", ...).
 std::string_view pgn_termination(Termination termination);
-// Returns the PGN result token ("1-0", "0-1", "1/2-1/2").
-std::string_view pgn_result(Outcome outcome);
 
 struct PlayedMove {
     Move move;
@@ -48,9 +45,9 @@ struct PlayedMove {
 struct GameResult {
     std::string white;
     std::string black;
-    std::string start_fen;          // before the opening moves
-    std::vector<PlayedMove> moves;  // opening moves first
-    Outcome outcome = Outcome::Draw;
+    std::string start_fen;            // before the opening moves
+    std::vector<PlayedMove> moves;    // opening moves first
+    Outcome outcome = Outcome::Draw;  // white's
     Termination termination = Termination::MaxPlies;
     std::string reason;  // one line, e.g. "Black's engine crashed (exit status 1)"
     std::string pgn;     // filled by the runner when PGN recording is on

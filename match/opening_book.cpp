@@ -1,7 +1,6 @@
 #include "match/opening_book.h"
 
 #include <fstream>
-#include <random>
 #include <sstream>
 
 #include "engine/board.h"
@@ -77,26 +76,6 @@ std::optional<BookFormat> parse_book_format(std::string_view text) {
     if (text == "epd") return BookFormat::Epd;
     if (text == "pgn") return BookFormat::Pgn;
     return std::nullopt;
-}
-
-// Maps an order name to its value.
-std::optional<BookOrder> parse_book_order(std::string_view text) {
-    if (text == "sequential") return BookOrder::Sequential;
-    if (text == "random") return BookOrder::Random;
-    return std::nullopt;
-}
-
-// Shuffles the indices with Fisher-Yates when the order is random.
-std::vector<std::size_t> opening_order(std::size_t size, BookOrder order, std::uint64_t seed) {
-    std::vector<std::size_t> indices(size);
-    for (std::size_t i = 0; i < size; ++i) indices[i] = i;
-    if (order == BookOrder::Random) {
-        // mt19937_64's output is fixed by the standard, and the shuffle is written out here
-        // (std::shuffle's is not), so every machine derives the same order from a seed.
-        std::mt19937_64 random(seed);
-        for (std::size_t i = size; i > 1; --i) std::swap(indices[i - 1], indices[random() % i]);
-    }
-    return indices;
 }
 
 }  // namespace sparring::match

@@ -31,17 +31,15 @@ void check_opening(const Opening& opening, std::uint64_t index) {
 }
 
 // Returns A's half points in a game where A had the given colour.
-int half_points(const GameResult& game, Color first_color) {
-    if (game.outcome == Outcome::Draw) return 1;
-    bool white_won = game.outcome == Outcome::WhiteWins;
-    return white_won == (first_color == WHITE) ? 2 : 0;
+int first_half_points_of(const GameResult& game, Color first_color) {
+    return half_points(first_color == WHITE ? game.outcome : flipped(game.outcome));
 }
 
 }  // namespace
 
 // Scores game 0 with A as white and game 1 with A as black.
 int PairResult::first_half_points(int game) const {
-    return half_points(games[game], game == 0 ? WHITE : BLACK);
+    return first_half_points_of(games[game], game == 0 ? WHITE : BLACK);
 }
 
 // Numbers the jobs and walks the book in the given order, wrapping around.

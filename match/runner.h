@@ -11,11 +11,10 @@
 #include <string>
 #include <vector>
 
+#include "common/opening.h"
 #include "match/adjudication.h"
 #include "match/game.h"
-#include "match/opening_book.h"
 #include "match/player.h"
-#include "match/time_control.h"
 
 namespace sparring::match {
 

@@ -5,17 +5,11 @@
 #include <random>
 #include <stdexcept>
 
+#include "common/random.h"
+
 namespace sparring::spsa {
 
 namespace {
-
-// Returns the splitmix64 successor of a state: a bijective mix that spreads nearby seeds.
-uint64_t splitmix64(uint64_t x) {
-    x += 0x9E3779B97F4A7C15ULL;
-    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
-    return x ^ (x >> 31);
-}
 
 // Returns a uniform double in [0, 1) from the top 53 bits of a draw; unlike the standard
 // distributions this is the same on every standard library.

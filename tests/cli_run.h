@@ -13,7 +13,7 @@
 
 namespace sparring::cli_test {
 
-struct Outcome {
+struct CliResult {
     int status = -1;
     std::string out;
     std::string err;
@@ -35,7 +35,7 @@ inline std::string temp_path(const std::string& name) {
 }
 
 // Runs `sparring ARGS` through the shell and returns its exit status and output streams.
-inline Outcome run(const std::string& args) {
+inline CliResult run(const std::string& args) {
     const std::string out = temp_path("stdout"), err = temp_path("stderr");
     const std::string command =
         std::string("'") + SPARRING_CLI + "' " + args + " >'" + out + "' 2>'" + err + "'";

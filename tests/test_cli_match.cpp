@@ -30,8 +30,8 @@ int count(const std::string& text, const std::string& what) {
 TEST(CliMatch, PlaysAShortMatchAndWritesPgn) {
     const std::string pgn = temp_path("cli_match.pgn");
     std::remove(pgn.c_str());
-    Outcome o = run("match --tc nodes=300 --pairs 3 --concurrency 2 --maxplies 120 --pgn-out '" +
-                    pgn + "' builtin builtin:seed");
+    CliResult o = run("match --tc nodes=300 --pairs 3 --concurrency 2 --maxplies 120 --pgn-out '" +
+                      pgn + "' builtin builtin:seed");
     ASSERT_EQ(o.status, 0) << o.err;
     EXPECT_NE(o.out.find("builtin-default vs builtin-seed: 6 games, 3 pairs"), std::string::npos)
         << o.out;
@@ -55,9 +55,10 @@ TEST(CliMatch, StopsWhenTheSprtDecides) {
     // PGN must hold exactly the games the report counts, whole pairs only.
     const std::string pgn = temp_path("cli_match_sprt.pgn");
     std::remove(pgn.c_str());
-    Outcome o = run("match --tc nodes=100 --pairs 500 --concurrency 2 --sprt elo0=0,elo1=10 "
-                    "--pgn-out '" + pgn + "' builtin 'name=fake,cmd=" + FakeEngine +
-                    ",arg=illegal'");
+    CliResult o =
+        run("match --tc nodes=100 --pairs 500 --concurrency 2 --sprt elo0=0,elo1=10 "
+            "--pgn-out '" +
+            pgn + "' builtin 'name=fake,cmd=" + FakeEngine + ",arg=illegal'");
     ASSERT_EQ(o.status, 0) << o.err;
     EXPECT_NE(o.out.find("H1 accepted"), std::string::npos) << o.out;
     std::smatch m;
@@ -70,7 +71,7 @@ TEST(CliMatch, StopsWhenTheSprtDecides) {
 }
 
 TEST(CliMatch, PlaysAGauntlet) {
-    Outcome o =
+    CliResult o =
         run("match --gauntlet --tc nodes=100 --pairs 1 --maxplies 40 builtin builtin:seed "
             "builtin");
     ASSERT_EQ(o.status, 0) << o.err;
@@ -98,7 +99,7 @@ TEST(CliMatch, RejectsBadArgumentsWithOneClearLine) {
         {"match --frobnicate builtin builtin", "frobnicate"},
     };
     for (const auto& [args, message] : cases) {
-        Outcome o = run(args);
+        CliResult o = run(args);
         EXPECT_EQ(o.status, 2) << args;
         EXPECT_NE(o.err.find(message), std::string::npos) << args << " -> " << o.err;
         EXPECT_EQ(count(o.err, "\n"), 1) << o.err;
@@ -117,7 +118,7 @@ TEST(CliMatch, ReportsFilesAndEnginesThatDoNotWork) {
         {"match --pgn-out /nonexistent/dir/x.pgn builtin builtin", "cannot open PGN file"},
     };
     for (const auto& [args, message] : cases) {
-        Outcome o = run(args);
+        CliResult o = run(args);
         EXPECT_EQ(o.status, 1) << args;
         EXPECT_NE(o.err.find(message), std::string::npos) << args << " -> " << o.err;
     }
@@ -138,7 +139,7 @@ TEST(CliBook, GeneratesDistinctBalancedPositionsReproducibly) {
         ASSERT_TRUE(std::regex_search(line, m, std::regex(" ce (-?[0-9]+);$"))) << line;
         EXPECT_LE(std::abs(std::stoi(m[1])), 80) << line;
     }
-    Outcome bad = run("book generate --out '" + a + "' --min-plies 8 --max-plies 6");
+    CliResult bad = run("book generate --out '" + a + "' --min-plies 8 --max-plies 6");
     EXPECT_EQ(bad.status, 2);
     EXPECT_NE(bad.err.find("--max-plies must not be below --min-plies"), std::string::npos);
 }

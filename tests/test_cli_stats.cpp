@@ -27,7 +27,7 @@ double json_value(const std::string& json, const std::string& key) {
 }
 
 TEST(CliStats, PentanomialTextReport) {
-    const Outcome o = run("stats --penta 5,20,40,25,10");
+    const CliResult o = run("stats --penta 5,20,40,25,10");
     EXPECT_EQ(o.status, 0) << o.err;
     EXPECT_EQ(o.err, "");
     EXPECT_NE(o.out.find("200 (100 pairs"), std::string::npos) << o.out;
@@ -38,7 +38,7 @@ TEST(CliStats, PentanomialTextReport) {
 }
 
 TEST(CliStats, SprtLineWithBoundsAndState) {
-    const Outcome o = run("stats --wdl 400,200,100 --elo0 0 --elo1 5 --model logistic");
+    const CliResult o = run("stats --wdl 400,200,100 --elo0 0 --elo1 5 --model logistic");
     EXPECT_EQ(o.status, 0) << o.err;
     EXPECT_NE(o.out.find("[-2.94, 2.94]  H1"), std::string::npos) << o.out;
     EXPECT_NE(o.out.find("logistic"), std::string::npos) << o.out;
@@ -46,7 +46,7 @@ TEST(CliStats, SprtLineWithBoundsAndState) {
 
 // The JSON numbers are the library's, for the same counts and hypotheses.
 TEST(CliStats, JsonMatchesTheLibrary) {
-    const Outcome o = run("stats --penta=3,40,90,30,7 --elo0=-1 --elo1 4 --alpha 0.1 --json");
+    const CliResult o = run("stats --penta=3,40,90,30,7 --elo0=-1 --elo1 4 --alpha 0.1 --json");
     ASSERT_EQ(o.status, 0) << o.err;
     using namespace sparring::stats;
     const Pentanomial counts{{3, 40, 90, 30, 7}};
@@ -91,7 +91,7 @@ TEST(CliStats, BadInputIsOneLineAndStatusTwo) {
         "stats --wdl 1,2,3 --elo0 nan --elo1 5",
     };
     for (const char* args : bad) {
-        const Outcome o = run(args);
+        const CliResult o = run(args);
         EXPECT_EQ(o.status, 2) << args;
         EXPECT_EQ(o.out, "") << args;
         EXPECT_TRUE(o.err.starts_with("sparring stats: ")) << args << ": " << o.err;
@@ -100,7 +100,7 @@ TEST(CliStats, BadInputIsOneLineAndStatusTwo) {
 }
 
 TEST(CliStats, HelpAndDispatch) {
-    Outcome o = run("--help");
+    CliResult o = run("--help");
     EXPECT_EQ(o.status, 0);
     EXPECT_NE(o.out.find("stats"), std::string::npos);
     o = run("help stats");

@@ -37,7 +37,7 @@ TEST(CliTrain, FitsTheSelectedParametersAndWritesThem) {
     const std::string data = write_synthetic_data();
     const std::string start = temp_path("start.json"), tuned = temp_path("tuned.json");
     std::ofstream(start) << "{\"KnightValueMg\": 200, \"KnightValueEg\": 200}\n";
-    const Outcome o =
+    const CliResult o =
         run("train --data '" + data + "' --params '" + start +
             "' --select 'KnightValue*' --epochs 40 --lr 3 --k 1.1 --l2 0 --filter none "
             "--threads 2 --out '" +
@@ -58,7 +58,7 @@ TEST(CliTrain, BadDataAndBadFlagsAreOneLineErrors) {
     const std::string bad = temp_path("bad.txt");
     std::ofstream(bad)
         << "4k3/8/8/8/8/8/8/4K3 w - - 0 1 [0.5]\n\n4k3/8/8/8/8/8/8/4K3 w - - 0 1 [3]\n";
-    Outcome o = run("train --data '" + bad + "' --out " + temp_path("x.json"));
+    CliResult o = run("train --data '" + bad + "' --out " + temp_path("x.json"));
     EXPECT_EQ(o.status, 1);
     EXPECT_NE(o.err.find("bad.txt:3: bad result '3'"), std::string::npos) << o.err;
 
@@ -81,7 +81,7 @@ TEST(CliPositions, ConvertsBetweenFormatsWithoutLoss) {
     std::ofstream(epd) << "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - c9 "
                           "\"1-0\"; hmvc 2; fmvn 3;\n"
                           "4k3/8/8/3q4/8/8/3R4/4K3 w - - c9 \"0-1\"; hmvc 0; fmvn 1;\n";
-    Outcome o = run("positions convert --in '" + epd + "' --out '" + fen + "' --format fen");
+    CliResult o = run("positions convert --in '" + epd + "' --out '" + fen + "' --format fen");
     ASSERT_EQ(o.status, 0) << o.err;
     EXPECT_EQ(read_file(fen),
               "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3 [1.0]\n"
@@ -108,7 +108,7 @@ TEST(CliPositions, ConvertsBetweenFormatsWithoutLoss) {
 
 TEST(CliPositions, GeneratesScoredPositionsBySelfPlay) {
     const std::string out = temp_path("selfplay.txt");
-    const Outcome o =
+    const CliResult o =
         run("positions generate --games 2 --nodes 300 --book none --random-plies 6 "
             "--format fen-score --threads 2 --out '" +
             out + "'");
@@ -127,10 +127,10 @@ TEST(CliPositions, GeneratesScoredPositionsBySelfPlay) {
 TEST(CliPositions, GenerateWritesTheFinishedGamesWhenInterrupted) {
     const std::string out = temp_path("interrupted.epd"), err = temp_path("interrupted.err");
     // Far more games than two seconds allow; SIGINT then stops it.
-    const std::string command = std::string("timeout -s INT --preserve-status 2 '") +
-                                SPARRING_CLI +
+    const std::string command = std::string("timeout -s INT --preserve-status 2 '") + SPARRING_CLI +
                                 "' positions generate --games 100000 --nodes 300 --threads 1 "
-                                "--out '" + out + "' 2>'" + err + "'";
+                                "--out '" +
+                                out + "' 2>'" + err + "'";
     const int raw = std::system(command.c_str());
     ASSERT_TRUE(WIFEXITED(raw));
     EXPECT_EQ(WEXITSTATUS(raw), 130) << read_file(err);

@@ -44,7 +44,7 @@ TEST(Game, EndsAtOnceInAFinishedPosition) {
     };
     const Case cases[] = {
         {{std::string(START_FEN), {"f2f3", "e7e5", "g2g4", "d8h4"}},
-         Outcome::BlackWins,
+         Outcome::Loss,
          Termination::Checkmate},
         {{"7k/5Q2/6K1/8/8/8/8/8 b - - 0 1", {}}, Outcome::Draw, Termination::Stalemate},
         {{"8/8/4k3/8/8/3NK3/8/8 w - - 0 1", {}}, Outcome::Draw, Termination::InsufficientMaterial},
@@ -63,7 +63,7 @@ TEST(Game, EndsAtOnceInAFinishedPosition) {
 
 TEST(Game, TheEngineFindsAMateInOne) {
     GameResult game = play({"6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1", {}}, nodes_settings(500));
-    EXPECT_EQ(game.outcome, Outcome::WhiteWins);
+    EXPECT_EQ(game.outcome, Outcome::Win);
     EXPECT_EQ(game.termination, Termination::Checkmate);
     EXPECT_EQ(game.reason, "White mates");
     ASSERT_EQ(game.moves.size(), 1u);
@@ -88,7 +88,7 @@ TEST(Game, AdjudicatesALopsidedPositionAsResign) {
     settings.adjudication.resign = ResignRule{2, 600, false};
     GameResult game = play({"r2qk3/8/8/8/8/8/8/4K3 w - - 0 1", {}}, settings);
     EXPECT_EQ(game.termination, Termination::ResignAdjudication);
-    EXPECT_EQ(game.outcome, Outcome::BlackWins);
+    EXPECT_EQ(game.outcome, Outcome::Loss);
     EXPECT_EQ(game.reason, "Black wins by adjudication");
 }
 
@@ -229,16 +229,16 @@ TEST(MatchTally, CountsGamesAndPairsFromTheFirstPlayersSide) {
     MatchTally tally;
     // A wins with white, then draws with black: WD.
     tally.add(PairResult{0,
-                         {finished(Outcome::WhiteWins, Termination::Checkmate),
+                         {finished(Outcome::Win, Termination::Checkmate),
                           finished(Outcome::Draw, Termination::Stalemate)}});
     // A loses with white and wins with black (White wins game 2 means B won): LL.
     tally.add(PairResult{1,
-                         {finished(Outcome::BlackWins, Termination::TimeForfeit),
-                          finished(Outcome::WhiteWins, Termination::Checkmate)}});
+                         {finished(Outcome::Loss, Termination::TimeForfeit),
+                          finished(Outcome::Win, Termination::Checkmate)}});
     // A wins with black after losing with white: WL.
     tally.add(PairResult{2,
-                         {finished(Outcome::BlackWins, Termination::Crash),
-                          finished(Outcome::BlackWins, Termination::IllegalMove)}});
+                         {finished(Outcome::Loss, Termination::Crash),
+                          finished(Outcome::Loss, Termination::IllegalMove)}});
     EXPECT_EQ(tally.wins, 2);
     EXPECT_EQ(tally.draws, 1);
     EXPECT_EQ(tally.losses, 3);

@@ -47,7 +47,7 @@ PgnGame read_one(const std::string& text, int max_plies = 0) {
 
 TEST(PgnWriter, WritesStandardTagsAndSanFromStartPosition) {
     GameResult game = make_game(std::string(START_FEN), {"f2f3", "e7e5", "g2g4", "d8h4"}, 0);
-    game.outcome = Outcome::BlackWins;
+    game.outcome = Outcome::Loss;
     game.termination = Termination::Checkmate;
     game.reason = "Black mates";
     PgnContext context;
@@ -97,7 +97,7 @@ TEST(PgnWriter, StartsWithBlackMoveNumberAndWrapsLongLines) {
 TEST(PgnReader, RoundTripsWrittenGames) {
     const std::string fen = "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3";
     GameResult game = make_game(fen, {"f1b5", "a7a6", "b5c6", "d7c6", "e1g1", "f7f6"}, 2);
-    game.outcome = Outcome::WhiteWins;
+    game.outcome = Outcome::Win;
     game.termination = Termination::TimeForfeit;
     game.reason = "Black loses on time";
     for (bool comments : {true, false}) {

@@ -5,9 +5,9 @@
 #include <filesystem>
 #include <fstream>
 
+#include "common/time_control.h"
 #include "match/adjudication.h"
 #include "match/engine_spec.h"
-#include "match/time_control.h"
 
 namespace sparring::match {
 namespace {

@@ -147,7 +147,7 @@ TEST(UciPlayer, TheTimeMarginLetsALateEngineMove) {
     auto late = play_game(*strict, *black, mate_in_one, settings, stop);
     ASSERT_TRUE(late);
     EXPECT_EQ(late->termination, Termination::TimeForfeit);
-    EXPECT_EQ(late->outcome, Outcome::BlackWins);
+    EXPECT_EQ(late->outcome, Outcome::Loss);
 
     PlayerSpec lenient_spec = fake("slow", &log);
     lenient_spec.time_margin_ms = 2000;
@@ -155,7 +155,7 @@ TEST(UciPlayer, TheTimeMarginLetsALateEngineMove) {
     auto in_time = play_game(*lenient, *black, mate_in_one, settings, stop);
     ASSERT_TRUE(in_time);
     EXPECT_EQ(in_time->termination, Termination::Checkmate) << in_time->reason;
-    EXPECT_EQ(in_time->outcome, Outcome::WhiteWins);
+    EXPECT_EQ(in_time->outcome, Outcome::Win);
     ASSERT_TRUE(in_time->moves[0].score);
     EXPECT_TRUE(in_time->moves[0].score->mate);
     EXPECT_GE(in_time->moves[0].time_ms, 250);

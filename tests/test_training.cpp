@@ -126,7 +126,7 @@ TEST(FitK, RecoversTheKThatGeneratedTheResults) {
 
 TEST(FitK, AllDrawsNeedTheFlattestSigmoid) {
     auto positions = random_game_positions(11, 10, 60, 8);
-    for (LabelledPosition& p : positions) p.result = GameResult::Draw;
+    for (LabelledPosition& p : positions) p.result = Outcome::Draw;
     const TrainingSet set(positions, 1);
     EXPECT_NEAR(fit_k(set, real_values(ParamSet()), 1), K_MIN, 1e-4);
 }

@@ -30,7 +30,7 @@ std::string fen_of(const PackedPosition& packed) {
 }
 
 // Returns a labelled position from a FEN.
-LabelledPosition labelled(std::string_view fen, GameResult result,
+LabelledPosition labelled(std::string_view fen, Outcome result,
                           std::optional<std::int16_t> score = std::nullopt) {
     Board board;
     EXPECT_TRUE(board.set_fen(fen)) << fen;
@@ -88,9 +88,9 @@ TEST(PackedPosition, RejectsMoreThanThirtyTwoPiecesAndBadBytes) {
 
 TEST(PositionRecord, RoundTripsPositionsResultsAndScores) {
     const std::vector<LabelledPosition> positions = {
-        labelled(START_FEN, GameResult::WhiteWins, 35),
-        labelled("4k3/8/8/8/8/8/4P3/4K3 b - - 3 40", GameResult::Draw),
-        labelled("r3k2r/8/8/3pP3/8/8/8/R3K2R w KQkq d6 0 12", GameResult::BlackWins, -32768)};
+        labelled(START_FEN, Outcome::Win, 35),
+        labelled("4k3/8/8/8/8/8/4P3/4K3 b - - 3 40", Outcome::Draw),
+        labelled("r3k2r/8/8/3pP3/8/8/8/R3K2R w KQkq d6 0 12", Outcome::Loss, -32768)};
     const std::string bytes = encode_positions(positions);
     ASSERT_EQ(bytes.size(), 3 * POSITION_RECORD_BYTES);
     std::vector<LabelledPosition> decoded = {positions[0]};  // appended to
@@ -106,8 +106,8 @@ TEST(PositionRecord, RoundTripsPositionsResultsAndScores) {
 }
 
 TEST(PositionRecord, RejectsForgedOrDamagedRecordsAndAppendsNothing) {
-    const std::string good = encode_positions(std::vector{
-        labelled(START_FEN, GameResult::WhiteWins, 35), labelled(START_FEN, GameResult::Draw)});
+    const std::string good = encode_positions(
+        std::vector{labelled(START_FEN, Outcome::Win, 35), labelled(START_FEN, Outcome::Draw)});
     const auto refused = [&](std::string bytes, std::size_t count) {
         std::vector<LabelledPosition> out;
         std::string error;
@@ -159,8 +159,8 @@ TEST(PositionFormats, EveryFormatRoundTripsRandomPositions) {
 }
 
 TEST(PositionFormats, WritesTheLinesOtherTunersRead) {
-    const auto p = labelled("rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 2",
-                            GameResult::WhiteWins, -25);
+    const auto p =
+        labelled("rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 2", Outcome::Win, -25);
     EXPECT_EQ(*format_labelled_line(p, PositionFormat::Fen, nullptr),
               "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 2 [1.0]");
     EXPECT_EQ(*format_labelled_line(p, PositionFormat::FenScore, nullptr),
@@ -169,8 +169,8 @@ TEST(PositionFormats, WritesTheLinesOtherTunersRead) {
               "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - c9 \"1-0\"; ce 25; "
               "hmvc 0; fmvn 2;");
     std::string error;
-    EXPECT_FALSE(format_labelled_line(labelled(START_FEN, GameResult::Draw),
-                                      PositionFormat::FenScore, &error));
+    EXPECT_FALSE(
+        format_labelled_line(labelled(START_FEN, Outcome::Draw), PositionFormat::FenScore, &error));
     EXPECT_NE(error.find("no score"), std::string::npos);
 }
 
@@ -188,15 +188,15 @@ TEST(PositionFormats, ReadsForeignLineStyles) {
     std::string error;
     ASSERT_TRUE(read_positions(in, "foreign.txt", &positions, &error)) << error;
     ASSERT_EQ(positions.size(), 5u);
-    EXPECT_EQ(positions[0].result, GameResult::Draw);
-    EXPECT_EQ(positions[1].result, GameResult::WhiteWins);
-    EXPECT_EQ(positions[2].result, GameResult::BlackWins);
+    EXPECT_EQ(positions[0].result, Outcome::Draw);
+    EXPECT_EQ(positions[1].result, Outcome::Win);
+    EXPECT_EQ(positions[2].result, Outcome::Loss);
     EXPECT_FALSE(positions[2].score.has_value());
-    EXPECT_EQ(positions[3].result, GameResult::Draw);
+    EXPECT_EQ(positions[3].result, Outcome::Draw);
     EXPECT_EQ(positions[3].score, -12);
     EXPECT_EQ(fen_of(positions[3].position),
               "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3");
-    EXPECT_EQ(positions[4].result, GameResult::BlackWins);
+    EXPECT_EQ(positions[4].result, Outcome::Loss);
     EXPECT_EQ(positions[4].score, 0);
 }
 
@@ -264,11 +264,11 @@ TEST(PositionFilter, ClassifiesChecksCapturesPromotionsAndMates) {
 
 TEST(PositionFilter, FiltersADatasetInOrderAndCountsWhy) {
     std::vector<LabelledPosition> positions = {
-        labelled(START_FEN, GameResult::Draw, 10),
-        labelled("4k3/8/8/8/8/8/4r3/4K3 w - - 0 1", GameResult::BlackWins),
-        labelled("4k3/8/8/3q4/8/8/3R4/4K3 w - - 0 1", GameResult::WhiteWins),
-        labelled(START_FEN, GameResult::WhiteWins, static_cast<std::int16_t>(VALUE_MATE - 3)),
-        labelled("4k3/8/8/8/8/8/8/4K2R w K - 0 1", GameResult::WhiteWins),
+        labelled(START_FEN, Outcome::Draw, 10),
+        labelled("4k3/8/8/8/8/8/4r3/4K3 w - - 0 1", Outcome::Loss),
+        labelled("4k3/8/8/3q4/8/8/3R4/4K3 w - - 0 1", Outcome::Win),
+        labelled(START_FEN, Outcome::Win, static_cast<std::int16_t>(VALUE_MATE - 3)),
+        labelled("4k3/8/8/8/8/8/8/4K2R w K - 0 1", Outcome::Win),
     };
     const FilterCounts counts = filter_positions(&positions, FilterOptions{}, 2);
     EXPECT_EQ(counts.kept, 2u);
@@ -276,7 +276,7 @@ TEST(PositionFilter, FiltersADatasetInOrderAndCountsWhy) {
     EXPECT_EQ(counts.tactical, 1u);
     EXPECT_EQ(counts.mate_scores, 1u);
     ASSERT_EQ(positions.size(), 2u);
-    EXPECT_EQ(positions[0].result, GameResult::Draw);
+    EXPECT_EQ(positions[0].result, Outcome::Draw);
     EXPECT_EQ(fen_of(positions[1].position), "4k3/8/8/8/8/8/8/4K2R w K - 0 1");
 }
 

@@ -43,7 +43,7 @@ TEST(GamePositions, EngineScoresBecomeCentipawnsWithMateDistances) {
 TEST(GamePositions, KeepsEngineMovesWithWhiteScoresAndTheResult) {
     match::GameResult game;
     game.start_fen = std::string(START_FEN);
-    game.outcome = match::Outcome::BlackWins;
+    game.outcome = Outcome::Loss;
     Board board;
     game.moves.push_back(played(board, "e2e4", true, std::nullopt));
     game.moves.push_back(played(board, "d7d5", false, match::EngineScore{20, false}));
@@ -64,7 +64,7 @@ TEST(GamePositions, KeepsEngineMovesWithWhiteScoresAndTheResult) {
               "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1");
     EXPECT_EQ(positions[0].score, -20);  // black's +20, for white
     EXPECT_EQ(positions[1].score, 60);
-    for (const LabelledPosition& p : positions) EXPECT_EQ(p.result, GameResult::BlackWins);
+    for (const LabelledPosition& p : positions) EXPECT_EQ(p.result, Outcome::Loss);
 
     const auto all = game_positions(game, FilterOptions{false, false, false}, &counts);
     EXPECT_EQ(all.size(), 5u) << "every engine move with a score, none of the book";
@@ -87,7 +87,7 @@ TEST(GamePositions, ReadsPgnGamesAfterTheSkippedPlies) {
     EXPECT_EQ(unpacked(positions[0].position).fen(),
               "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2");
     for (const LabelledPosition& p : positions) {
-        EXPECT_EQ(p.result, GameResult::Draw);
+        EXPECT_EQ(p.result, Outcome::Draw);
         EXPECT_FALSE(p.score.has_value());
     }
     ASSERT_EQ(reader.next(&game, &error), match::PgnReader::Status::Game) << error;
@@ -97,7 +97,7 @@ TEST(GamePositions, ReadsPgnGamesAfterTheSkippedPlies) {
 TEST(SelfPlay, OpeningsDependOnlyOnSeedAndGameNumber) {
     SelfPlayOptions options;
     options.random_plies = 6;
-    const match::Opening first = self_play_opening(options, 7);
+    const Opening first = self_play_opening(options, 7);
     EXPECT_EQ(self_play_opening(options, 7), first);
     EXPECT_EQ(first.moves.size(), 6u);
     EXPECT_EQ(first.fen, START_FEN);
@@ -109,7 +109,7 @@ TEST(SelfPlay, OpeningsDependOnlyOnSeedAndGameNumber) {
 
     options.book = {{"4k3/8/8/8/8/8/4P3/4K3 w - - 0 1", {"e2e4"}}};
     options.random_plies = 2;
-    const match::Opening from_book = self_play_opening(options, 0);
+    const Opening from_book = self_play_opening(options, 0);
     ASSERT_EQ(from_book.moves.size(), 3u);
     EXPECT_EQ(from_book.moves[0], "e2e4");
 }

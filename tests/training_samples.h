@@ -33,7 +33,7 @@ inline std::vector<LabelledPosition> random_game_positions(std::uint64_t seed, i
             if (ply < opening_plies) continue;
             const auto packed = pack_position(board);
             EXPECT_TRUE(packed.has_value());
-            positions.push_back({*packed, GameResult(rng() % 3), std::nullopt});
+            positions.push_back({*packed, Outcome(rng() % 3), std::nullopt});
         }
     }
     return positions;
@@ -69,9 +69,9 @@ inline void draw_results(std::vector<LabelledPosition>* positions, const ParamSe
         const double expected = texel_sigmoid(white_evaluation(p.position, evaluator), k);
         const double draw = std::min(expected, 1 - expected);
         const double u = uniform(rng);
-        p.result = u < expected - draw / 2   ? GameResult::WhiteWins
-                   : u < expected + draw / 2 ? GameResult::Draw
-                                             : GameResult::BlackWins;
+        p.result = u < expected - draw / 2   ? Outcome::Win
+                   : u < expected + draw / 2 ? Outcome::Draw
+                                             : Outcome::Loss;
     }
 }
 

@@ -13,8 +13,8 @@ namespace {
 
 // Classifies the position before best_move and appends it to *out when it is kept; throws
 // std::invalid_argument when it cannot be packed.
-void add_position(const Board& board, std::optional<int> white_cp, Move best_move,
-                  GameResult result, const FilterOptions& filters, FilterCounts* counts,
+void add_position(const Board& board, std::optional<int> white_cp, Move best_move, Outcome result,
+                  const FilterOptions& filters, FilterCounts* counts,
                   std::vector<LabelledPosition>* out) {
     switch (classify_position(board, white_cp, best_move, filters)) {
         case FilterVerdict::InCheck:
@@ -51,18 +51,6 @@ Board start_board(const std::string& fen) {
 
 }  // namespace
 
-GameResult result_of(match::Outcome outcome) {
-    switch (outcome) {
-        case match::Outcome::WhiteWins:
-            return GameResult::WhiteWins;
-        case match::Outcome::BlackWins:
-            return GameResult::BlackWins;
-        case match::Outcome::Draw:
-            return GameResult::Draw;
-    }
-    return GameResult::Draw;
-}
-
 int engine_score_cp(const match::EngineScore& score) {
     if (!score.mate) return score.value;
     return score.value > 0 ? mate_in(2 * score.value - 1) : mated_in(-2 * score.value);
@@ -72,12 +60,11 @@ std::vector<LabelledPosition> game_positions(const match::GameResult& game,
                                              const FilterOptions& filters, FilterCounts* counts) {
     std::vector<LabelledPosition> positions;
     Board board = start_board(game.start_fen);
-    const GameResult result = result_of(game.outcome);
     for (const match::PlayedMove& played : game.moves) {
         if (!played.book && played.score) {
             const int cp = engine_score_cp(*played.score);
-            add_position(board, board.side() == WHITE ? cp : -cp, played.move, result, filters,
-                         counts, &positions);
+            add_position(board, board.side() == WHITE ? cp : -cp, played.move, game.outcome,
+                         filters, counts, &positions);
         }
         board.do_move(played.move);
     }
@@ -88,19 +75,13 @@ std::vector<LabelledPosition> pgn_game_positions(const match::PgnGame& game, int
                                                  const FilterOptions& filters,
                                                  FilterCounts* counts) {
     std::vector<LabelledPosition> positions;
-    GameResult result;
-    if (game.result == "1-0")
-        result = GameResult::WhiteWins;
-    else if (game.result == "0-1")
-        result = GameResult::BlackWins;
-    else if (game.result == "1/2-1/2")
-        result = GameResult::Draw;
-    else
-        return positions;
+    const std::optional<Outcome> result = parse_pgn_result(game.result);
+    if (!result) return positions;
     Board board = start_board(game.start_fen);
     for (std::size_t ply = 0; ply < game.moves.size(); ++ply) {
         if (static_cast<int>(ply) >= skip_plies)
-            add_position(board, std::nullopt, game.moves[ply], result, filters, counts, &positions);
+            add_position(board, std::nullopt, game.moves[ply], *result, filters, counts,
+                         &positions);
         board.do_move(game.moves[ply]);
     }
     return positions;

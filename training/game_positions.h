@@ -11,8 +11,6 @@
 
 namespace sparring::training {
 
-// Returns the result of a game from its outcome.
-GameResult result_of(match::Outcome outcome);
 // Returns the centipawn score of an engine's score (mates as VALUE_MATE minus plies).
 int engine_score_cp(const match::EngineScore& score);
 

@@ -5,22 +5,20 @@
 #include <cstdint>
 #include <optional>
 
+#include "common/outcome.h"
 #include "training/packed_position.h"
 
 namespace sparring::training {
 
-// The result of the game, from white's point of view.
-enum class GameResult : std::uint8_t { BlackWins, Draw, WhiteWins };
-
 struct LabelledPosition {
     PackedPosition position;
-    GameResult result = GameResult::Draw;
+    Outcome result = Outcome::Draw;     // white's
     std::optional<std::int16_t> score;  // centipawns from white's point of view
 };
 
 // Returns white's score in the game: 0, 0.5 or 1.
-constexpr double white_score(GameResult result) {
-    return 0.5 * static_cast<int>(result);
+constexpr double white_score(Outcome result) {
+    return 0.5 * half_points(result);
 }
 
 }  // namespace sparring::training

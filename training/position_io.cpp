@@ -31,41 +31,26 @@ std::optional<int> parse_int(std::string_view text, int min, int max) {
 }
 
 // Parses a result written as 1.0/0.5/0.0 (or 1, 0.50, ...) or as 1-0, 1/2-1/2, 0-1.
-std::optional<GameResult> parse_result(std::string_view text) {
-    if (text == "1-0") return GameResult::WhiteWins;
-    if (text == "0-1") return GameResult::BlackWins;
-    if (text == "1/2-1/2") return GameResult::Draw;
+std::optional<Outcome> parse_result(std::string_view text) {
+    if (const std::optional<Outcome> pgn = parse_pgn_result(text)) return pgn;
     double value = 0;
     const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
     if (ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
-    if (value == 1) return GameResult::WhiteWins;
-    if (value == 0.5) return GameResult::Draw;
-    if (value == 0) return GameResult::BlackWins;
+    if (value == 1) return Outcome::Win;
+    if (value == 0.5) return Outcome::Draw;
+    if (value == 0) return Outcome::Loss;
     return std::nullopt;
 }
 
 // Returns the result as 1.0, 0.5 or 0.0.
-std::string_view decimal_result(GameResult result) {
+std::string_view decimal_result(Outcome result) {
     switch (result) {
-        case GameResult::WhiteWins:
+        case Outcome::Win:
             return "1.0";
-        case GameResult::Draw:
+        case Outcome::Draw:
             return "0.5";
-        case GameResult::BlackWins:
+        case Outcome::Loss:
             return "0.0";
-    }
-    return "";
-}
-
-// Returns the result as a PGN result token.
-std::string_view pgn_result(GameResult result) {
-    switch (result) {
-        case GameResult::WhiteWins:
-            return "1-0";
-        case GameResult::Draw:
-            return "1/2-1/2";
-        case GameResult::BlackWins:
-            return "0-1";
     }
     return "";
 }

@@ -29,7 +29,7 @@ bool decode_record(std::string_view record, LabelledPosition* out, std::string* 
         *error = "bad result code " + std::to_string(byte(32));
         return false;
     }
-    out->result = static_cast<GameResult>(byte(32));
+    out->result = static_cast<Outcome>(byte(32));
     const auto score = static_cast<std::int16_t>(byte(34) | byte(35) << 8);
     if (byte(33) == HAS_SCORE) {
         out->score = score;

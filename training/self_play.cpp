@@ -3,64 +3,14 @@
 #include <algorithm>
 #include <exception>
 #include <mutex>
-#include <random>
 #include <stdexcept>
 #include <thread>
 
-#include "engine/movegen.h"
-#include "engine/notation.h"
 #include "match/game.h"
 #include "match/player.h"
 #include "training/game_positions.h"
 
 namespace sparring::training {
-
-namespace {
-
-constexpr int OPENING_ATTEMPTS = 100;
-
-// Returns a seed that mixes the run's seed with a game number (splitmix64 finalizer).
-std::uint64_t game_seed(std::uint64_t seed, std::uint64_t game) {
-    std::uint64_t z = seed + 0x9E3779B97F4A7C15ULL * (game + 1);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    return z ^ (z >> 31);
-}
-
-// Returns whether the game has ended on the board by the rules.
-bool game_over(const Board& board) {
-    return MoveList<>(board).size() == 0 || board.is_insufficient_material() ||
-           board.is_threefold_repetition() || board.is_fifty_move_draw();
-}
-
-}  // namespace
-
-match::Opening self_play_opening(const SelfPlayOptions& options, std::uint64_t game) {
-    std::mt19937_64 rng(game_seed(options.seed, game));
-    const match::Opening base = options.book.empty() ? match::Opening{std::string(START_FEN), {}}
-                                                     : options.book[rng() % options.book.size()];
-    for (int attempt = 0; attempt < OPENING_ATTEMPTS; ++attempt) {
-        Board board;
-        if (!board.set_fen(base.fen))
-            throw std::invalid_argument("bad book FEN '" + base.fen + "'");
-        match::Opening opening = base;
-        for (const std::string& text : base.moves) {
-            const Move m = parse_uci(board, text);
-            if (m.is_none()) throw std::invalid_argument("illegal book move '" + text + "'");
-            board.do_move(m);
-        }
-        for (int ply = 0; ply < options.random_plies && !game_over(board); ++ply) {
-            const MoveList<> moves(board);
-            const Move m = *(moves.begin() + rng() % moves.size());
-            opening.moves.push_back(to_uci(m));
-            board.do_move(m);
-        }
-        if (!game_over(board)) return opening;
-    }
-    throw std::invalid_argument("no unfinished opening found after " +
-                                std::to_string(OPENING_ATTEMPTS) + " attempts from '" + base.fen +
-                                "'");
-}
 
 namespace {
 
@@ -73,7 +23,7 @@ void play_games(const SelfPlayOptions& options, int count,
     if (count < 0 || options.threads < 1 || options.nodes < 1 || options.random_plies < 0)
         throw std::invalid_argument("self-play options out of range");
     match::GameSettings settings;
-    settings.time_control.kind = match::TimeControl::Kind::Nodes;
+    settings.time_control.kind = TimeControl::Kind::Nodes;
     settings.time_control.nodes = options.nodes;
     settings.adjudication.max_plies = options.max_plies;
     const match::PlayerSpec spec{"builtin", match::BuiltinSpec{options.params, options.hash_mb}, 0};
@@ -92,7 +42,7 @@ void play_games(const SelfPlayOptions& options, int count,
                 if (!game) break;
                 SelfPlayGame played;
                 played.game = job.game;
-                played.result = result_of(game->outcome);
+                played.result = game->outcome;
                 played.positions = game_positions(*game, options.filters, &played.counts);
                 const std::lock_guard lock(mutex);
                 on_game(i, std::move(played));

@@ -49,7 +49,7 @@ class TrainingSet {
     std::vector<std::uint16_t> mg_count_;
     std::vector<std::uint8_t> phase_;
     std::vector<Color> side_;
-    std::vector<GameResult> result_;
+    std::vector<Outcome> result_;
 };
 
 }  // namespace sparring::training

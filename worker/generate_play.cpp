@@ -10,13 +10,13 @@ namespace sparring::worker {
 namespace {
 
 // Returns a game's outcome from white's point of view, as generation runs report it.
-v1::GameOutcome white_outcome(training::GameResult result) {
+v1::GameOutcome white_outcome(Outcome result) {
     switch (result) {
-        case training::GameResult::WhiteWins:
+        case Outcome::Win:
             return v1::GAME_OUTCOME_WIN;
-        case training::GameResult::BlackWins:
+        case Outcome::Loss:
             return v1::GAME_OUTCOME_LOSS;
-        case training::GameResult::Draw:
+        case Outcome::Draw:
             return v1::GAME_OUTCOME_DRAW;
     }
     return v1::GAME_OUTCOME_DRAW;
@@ -55,7 +55,8 @@ std::optional<training::SelfPlayOptions> generate_options(const v1::Lease& lease
         return std::nullopt;
     }
     options.params = *params;
-    if (lease.test().builtin().hash_mb() > 0) options.hash_mb = int(lease.test().builtin().hash_mb());
+    if (lease.test().builtin().hash_mb() > 0)
+        options.hash_mb = int(lease.test().builtin().hash_mb());
     options.nodes = lease.time_control().nodes();
     const auto filters = training::parse_filter_options(g.filters(), &why);
     if (!filters) {

@@ -1,12 +1,13 @@
 // sparring-worker: plays the coordinator's games on this machine until SIGTERM or SIGINT.
 #include <CLI/CLI.hpp>
-#include <csignal>
 #include <cstdlib>
 #include <iostream>
+#include <optional>
 #include <sstream>
-#include <thread>
 
 #include "common/flags.h"
+#include "common/log.h"
+#include "common/signals.h"
 #include "worker/capabilities.h"
 #include "worker/worker.h"
 
@@ -65,23 +66,18 @@ int main(int argc, char** argv) {
     return sparring::run_command_line(app, argc, argv, [&] {
         sparring::worker::Worker::Options options = options_of(flags);
 
-        sigset_t signals;
-        sigemptyset(&signals);
-        sigaddset(&signals, SIGINT);
-        sigaddset(&signals, SIGTERM);
-        pthread_sigmask(SIG_BLOCK, &signals, nullptr);
-
-        sparring::worker::Worker worker(std::move(options));
-        std::thread watcher([&worker, signals] {
-            int signal = 0;
-            sigwait(&signals, &signal);
-            std::cerr << "sparring-worker: signal " << signal
-                      << ", reporting finished games and handing back the rest" << std::endl;
-            worker.stop();
-            sigwait(&signals, &signal);
-            std::_Exit(128 + signal);
+        std::optional<sparring::worker::Worker> worker;  // outlives the signal waiter
+        sparring::StopSignals signals;                   // before the worker starts its threads
+        worker.emplace(std::move(options));
+        signals.watch([&worker, stopping = false](int signal) mutable {
+            if (stopping) std::_Exit(128 + signal);
+            stopping = true;
+            sparring::log_event(
+                sparring::LogLevel::Info, "stopping",
+                {{"signal", std::to_string(signal)},
+                 {"message", "reporting finished games and handing back the rest"}});
+            worker->stop();
         });
-        watcher.detach();
-        return worker.run();
+        return worker->run();
     });
 }

@@ -32,24 +32,24 @@ std::optional<match::PlayerSpec> player_spec(const v1::Version& version, std::st
 }
 
 // Returns the runner time control of a lease.
-match::TimeControl time_control(const v1::TimeControl& in) {
-    match::TimeControl tc;
+TimeControl time_control(const v1::TimeControl& in) {
+    TimeControl tc;
     switch (in.limit_case()) {
         case v1::TimeControl::kDepth:
-            tc.kind = match::TimeControl::Kind::Depth;
+            tc.kind = TimeControl::Kind::Depth;
             tc.depth = int(in.depth());
             break;
         case v1::TimeControl::kMovetimeMs:
-            tc.kind = match::TimeControl::Kind::MoveTime;
+            tc.kind = TimeControl::Kind::MoveTime;
             tc.movetime_ms = int(in.movetime_ms());
             break;
         case v1::TimeControl::kClock:
-            tc.kind = match::TimeControl::Kind::Clock;
+            tc.kind = TimeControl::Kind::Clock;
             tc.base_ms = int(in.clock().base_ms());
             tc.inc_ms = int(in.clock().increment_ms());
             break;
         default:
-            tc.kind = match::TimeControl::Kind::Nodes;
+            tc.kind = TimeControl::Kind::Nodes;
             tc.nodes = in.nodes();
             break;
     }
@@ -86,7 +86,7 @@ std::vector<match::PairJob> pair_jobs(const v1::Lease& lease) {
     for (int i = 0; i < lease.openings_size(); ++i) {
         const v1::Opening& o = lease.openings(i);
         jobs.push_back({lease.first_pair() + uint64_t(i),
-                        match::Opening{o.fen(), {o.moves().begin(), o.moves().end()}}});
+                        Opening{o.fen(), {o.moves().begin(), o.moves().end()}}});
     }
     return jobs;
 }

@@ -1,9 +1,9 @@
 #include "worker/worker.h"
 
-#include <iostream>
 #include <optional>
 #include <random>
 
+#include "common/log.h"
 #include "worker/generate_play.h"
 #include "worker/match_setup.h"
 #include "worker/signature.h"
@@ -28,9 +28,11 @@ Worker::Worker(Options options)
 Worker::~Worker() = default;
 
 void Worker::log(const std::string& line) const {
-    std::cerr << "sparring-worker " << options_.name;
-    if (const int64_t id = worker_id_) std::cerr << " (worker " << id << ")";
-    std::cerr << ": " << line << std::endl;
+    if (const int64_t id = worker_id_)
+        log_event(LogLevel::Info, "worker",
+                  {{"name", options_.name}, {"worker", std::to_string(id)}, {"message", line}});
+    else
+        log_event(LogLevel::Info, "worker", {{"name", options_.name}, {"message", line}});
 }
 
 void Worker::stop() {

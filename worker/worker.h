@@ -65,7 +65,7 @@ class Worker {
     void heartbeat_loop();
     // Sleeps up to duration; returns early (false) when stopping.
     bool sleep_for(std::chrono::milliseconds duration);
-    // Logs one line to stderr with the worker's identity.
+    // Logs one line as a structured event with the worker's name and id.
     void log(const std::string& line) const;
 
     Options options_;

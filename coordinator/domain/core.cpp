@@ -2,9 +2,9 @@
 #include "coordinator/domain/core.h"
 
 #include <algorithm>
-#include <numeric>
 
 #include "coordinator/domain/auth.h"
+#include "coordinator/domain/events.h"
 #include "coordinator/domain/generate_run.h"
 #include "coordinator/domain/spsa_run.h"
 #include "coordinator/domain/training_run.h"
@@ -34,24 +34,13 @@ void refresh_statistics(Run& run) {
         run.sprt = stats::sprt(run.counts.penta, run.spec.sprt);
 }
 
-std::vector<size_t> opening_order(size_t size, bool random_order, uint64_t seed) {
-    std::vector<size_t> order(size);
-    std::iota(order.begin(), order.end(), size_t(0));
-    if (!random_order) return order;
-    // splitmix64: a fixed generator, so the order depends on the seed alone.
-    uint64_t state = seed;
-    const auto next = [&state] {
-        uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
-        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-        z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-        return z ^ (z >> 31);
-    };
-    for (size_t i = size; i > 1; --i) std::swap(order[i - 1], order[next() % i]);
-    return order;
-}
+Core::Core(Options options, std::function<int64_t()> now_ms, EventBus* events)
+    : options_(options), now_ms_(std::move(now_ms)), events_(events) {}
 
-Core::Core(Options options, std::function<int64_t()> now_ms)
-    : options_(options), now_ms_(std::move(now_ms)) {}
+void Core::publish(Storage& storage, Event event) const {
+    if (!events_) return;
+    storage.after_commit([events = events_, event = std::move(event)] { events->publish(event); });
+}
 
 std::string Core::create_token(Storage& storage, Role role, const std::string& name) const {
     const std::string secret = generate_token(role);
@@ -76,7 +65,7 @@ absl::StatusOr<Caller> Core::authenticate(Storage& storage, std::string_view tok
             "this call needs a " + std::string(*role == Role::User ? "user" : "worker") +
             " token, not a " + std::string(found->role == Role::User ? "user" : "worker") +
             " token");
-    return Caller{found->id, found->role};
+    return Caller{found->id, found->role, {}};
 }
 
 absl::StatusOr<Version> Core::add_version(Storage& storage, Version version) const {
@@ -86,6 +75,7 @@ absl::StatusOr<Version> Core::add_version(Storage& storage, Version version) con
                                         "' already exists; versions never change, pick a new name");
     version.created_ms = now_ms_();
     version.id = storage.insert_version(version);
+    publish(storage, VersionAdded{version.name, version.bench});
     return version;
 }
 
@@ -156,6 +146,8 @@ absl::StatusOr<Run> Core::submit_run(Storage& storage, RunSpec spec) const {
         train->run_id = run.id;
         storage.insert_train(*train);
     }
+    publish(storage, RunSubmitted{run.id, run.spec.kind, run.spec.test_version,
+                                  run.spec.base_version, run.spec.games});
     if (chain) start_chain(storage, *this, std::move(*chain), run);
     return get_run(storage, run.id);
 }
@@ -192,13 +184,15 @@ std::vector<Run> Core::list_runs(Storage& storage, const std::vector<RunState>& 
     return storage.list_runs(states, limit == 0 ? 100 : int(std::min(limit, 100'000u)));
 }
 
-absl::StatusOr<Run> Core::stop_run(Storage& storage, int64_t run_id) const {
+absl::StatusOr<Run> Core::stop_run(Storage& storage, int64_t run_id,
+                                   std::string_view requested_by) const {
     absl::StatusOr<Run> run = get_run(storage, run_id);
     if (!run.ok()) return run;
     if (run->state != RunState::Active)
         return absl::FailedPreconditionError(
             "run " + std::to_string(run_id) + " is already " +
             (run->state == RunState::Finished ? "finished" : "stopped"));
+    publish(storage, RunStopRequested{run_id, std::string(requested_by)});
     end_run(storage, *run, RunState::Stopped, "stopped by user");
     return run;
 }
@@ -219,6 +213,8 @@ void Core::end_run(Storage& storage, Run& run, RunState state, std::string resul
     run.active_leases = 0;
     run.active_cores = 0;
     storage.update_run(run);
+    publish(storage, RunFinished{run.id, run.spec.kind, run.state, run.result, run.counts, run.elo,
+                                 run.sprt.llr});
     if (run.spec.kind == RunKind::Chain && state == RunState::Stopped)
         stop_chain_children(storage, *this, run);
     if (const std::optional<int64_t> chain = storage.find_chain_of_child(run.id))

@@ -18,6 +18,9 @@
 
 namespace sparring::coordinator {
 
+class EventBus;
+struct Event;
+
 // A batch leased to a worker, with everything needed to play it.
 struct LeaseGrant {
     Batch batch;
@@ -89,7 +92,8 @@ class Core {
         size_t max_pgn_bytes = 256 * 1024;  // per game
     };
 
-    Core(Options options, std::function<int64_t()> now_ms);
+    // Publishes domain events to `events`, when given (see events.h).
+    Core(Options options, std::function<int64_t()> now_ms, EventBus* events = nullptr);
 
     const Options& options() const { return options_; }
 
@@ -111,8 +115,9 @@ class Core {
     // Returns runs in the given states (all when empty), newest first; limit 0 means 100.
     std::vector<Run> list_runs(Storage& storage, const std::vector<RunState>& states,
                                uint32_t limit) const;
-    // Stops an active run and ends its leases.
-    absl::StatusOr<Run> stop_run(Storage& storage, int64_t run_id) const;
+    // Stops an active run and ends its leases; requested_by says who asked (for the events).
+    absl::StatusOr<Run> stop_run(Storage& storage, int64_t run_id,
+                                 std::string_view requested_by = {}) const;
     // Ends a run: records why and stops its leases; a chain's children stop with it, and
     // the chain a run belongs to moves on.
     void end_run(Storage& storage, Run& run, RunState state, std::string result) const;
@@ -149,6 +154,8 @@ class Core {
     // Returns a page of a run's games as PGN.
     absl::StatusOr<GamesPage> export_games(Storage& storage, int64_t run_id, uint64_t start_game,
                                            uint32_t max_games) const;
+    // Publishes an event once the storage's current transaction has committed.
+    void publish(Storage& storage, Event event) const;
 
   private:
     // Returns the worker if it exists and was registered with the caller's token.
@@ -164,6 +171,7 @@ class Core {
 
     Options options_;
     std::function<int64_t()> now_ms_;
+    EventBus* events_;
     std::mutex books_mutex_;
     // Keyed by run id and creation time, so a run id reused after a rollback misses.
     std::map<std::pair<int64_t, int64_t>, std::shared_ptr<const std::vector<Opening>>> books_;
@@ -171,8 +179,5 @@ class Core {
 
 // Recomputes a run's Elo estimate and, for regression runs, its SPRT.
 void refresh_statistics(Run& run);
-
-// Returns the order in which a book's openings are played: identity, or a shuffle by seed.
-std::vector<size_t> opening_order(size_t size, bool random_order, uint64_t seed);
 
 }  // namespace sparring::coordinator

@@ -1,8 +1,9 @@
 #include "coordinator/domain/generate_run.h"
 
+#include "coordinator/domain/events.h"
 #include "training/position_filter.h"
 #include "training/position_record.h"
-#include "training/self_play.h"
+#include "training/self_play_opening.h"
 
 namespace sparring::coordinator {
 
@@ -18,13 +19,6 @@ constexpr size_t kMaxExportBytes = 2 << 20;  // well below gRPC's 4 MiB message 
 // Returns an INVALID_ARGUMENT status with the message.
 absl::Status invalid(const std::string& message) {
     return absl::InvalidArgumentError(message);
-}
-
-// Returns white's result of a game reported for a generation run (outcomes are white's).
-training::GameResult white_result(Outcome outcome) {
-    return outcome == Outcome::Win    ? training::GameResult::WhiteWins
-           : outcome == Outcome::Loss ? training::GameResult::BlackWins
-                                      : training::GameResult::Draw;
 }
 
 // Returns the filters of a canonical filter text.
@@ -69,14 +63,13 @@ absl::StatusOr<GenerateState> resolve_generate(const RunSpec& spec, const Versio
 
 void fill_generate_lease(const std::vector<Opening>& book, LeaseGrant& grant) {
     training::SelfPlayOptions options;
-    for (const Opening& o : book) options.book.push_back({o.fen, o.moves});
+    options.book = book;
     options.seed = grant.generate->seed;
     options.random_plies = grant.generate->random_plies;
     grant.openings.clear();
     for (uint64_t game = 2 * grant.batch.first_pair;
          game < 2 * (grant.batch.first_pair + grant.batch.pairs); ++game) {
-        const match::Opening o = training::self_play_opening(options, game);
-        grant.openings.push_back({o.fen, o.moves});
+        grant.openings.push_back(training::self_play_opening(options, game));
     }
 }
 
@@ -95,9 +88,9 @@ absl::Status check_report_positions(const Report& report) {
             if (!training::decode_positions(game.positions, game.position_count, &positions,
                                             &error))
                 return invalid(name + ": malformed positions: " + error);
-            const training::GameResult result = white_result(game.outcome);
+            // Generation runs report white's outcome, as positions are labelled.
             for (size_t i = 0; i < positions.size(); ++i)
-                if (positions[i].result != result)
+                if (positions[i].result != game.outcome)
                     return invalid(name + ": position " + std::to_string(i + 1) +
                                    " is labelled with another result than its game's");
         }
@@ -172,6 +165,8 @@ absl::StatusOr<ImportAck> Core::import_positions(Storage& storage,
         settings.max_plies = 0;
         settings.filters = "imported";
         storage.insert_generate(settings);
+        publish(storage,
+                RunSubmitted{created.id, RunKind::Generate, version->name, version->name, 0});
         run = storage.find_run(created.id);
     } else {
         run = storage.find_run(chunk.run_id);

@@ -1,8 +1,10 @@
 // Core, second half: workers, leases and the exactly-once accounting of their reports.
 #include <algorithm>
+#include <iterator>
 
 #include "coordinator/domain/auth.h"
 #include "coordinator/domain/core.h"
+#include "coordinator/domain/events.h"
 #include "coordinator/domain/generate_run.h"
 #include "coordinator/domain/scheduler.h"
 #include "coordinator/domain/spsa_run.h"
@@ -42,11 +44,6 @@ std::string digest_of(const Report& report) {
     return sha256_hex(text);
 }
 
-// Returns the half points of a game for the test version.
-int half_points(Outcome outcome) {
-    return int(outcome);
-}
-
 // Adds a game pair to counts.
 void count_pair(Counts& counts, const PairRecord& pair) {
     ++counts.pairs;
@@ -57,6 +54,13 @@ void count_pair(Counts& counts, const PairRecord& pair) {
     }
     ++counts.penta
           .counts[size_t(half_points(pair.games[0].outcome) + half_points(pair.games[1].outcome))];
+}
+
+// Returns the number of games a report carries.
+int64_t games_of(const Report& report) {
+    int64_t games = 0;
+    for (const PairRecord& pair : report.pairs) games += int64_t(std::size(pair.games));
+    return games;
 }
 
 // Returns "lease N" for messages.
@@ -72,6 +76,7 @@ absl::StatusOr<Worker> Core::register_worker(Storage& storage, const Caller& cal
     worker.token_id = caller.token_id;
     worker.registered_ms = worker.last_seen_ms = now_ms_();
     worker.id = storage.insert_worker(worker);
+    publish(storage, WorkerRegistered{worker, caller.peer});
     return worker;
 }
 
@@ -83,7 +88,9 @@ absl::StatusOr<Worker> Core::holder(Storage& storage, const Caller& caller,
     if (worker->token_id != caller.token_id)
         return absl::PermissionDeniedError("worker " + std::to_string(worker_id) +
                                            " was registered with another token");
-    storage.touch_worker(worker_id, now_ms_());
+    const int64_t now = now_ms_();
+    storage.touch_worker(worker_id, now);
+    publish(storage, WorkerSeen{worker_id, now});
     return *worker;
 }
 
@@ -103,6 +110,9 @@ void Core::end_lease(Storage& storage, Run& run, Batch& batch, BatchState state)
     batch.ended_ms = now_ms_();
     storage.update_batch(batch);
     storage.set_worker_lease(batch.worker_id, 0, batch.id);
+    if (state == BatchState::Expired)
+        publish(storage, LeaseExpired{batch.id, batch.worker_id, run.id,
+                                      run.state == RunState::Active ? unreported : 0});
     if (run.state != RunState::Active) return;
     run.pairs_leased -= unreported;
     run.active_leases -= 1;
@@ -130,7 +140,8 @@ std::shared_ptr<const std::vector<Opening>> Core::openings(Storage& storage, con
     }
     const Book book = storage.load_book(run.id);
     auto ordered = std::make_shared<std::vector<Opening>>();
-    for (size_t i : opening_order(book.openings.size(), book.random_order, book.seed))
+    const BookOrder order = book.random_order ? BookOrder::Random : BookOrder::Sequential;
+    for (size_t i : opening_order(book.openings.size(), order, book.seed))
         ordered->push_back(book.openings[i]);
     std::lock_guard lock(books_mutex_);
     return books_.emplace(key, std::move(ordered)).first->second;
@@ -228,6 +239,7 @@ absl::StatusOr<std::optional<LeaseGrant>> Core::request_work(Storage& storage, c
     run.active_leases += 1;
     run.active_cores += batch.cores;
     storage.update_run(run);
+    publish(storage, LeaseGranted{batch.id, worker_id, run.id, batch.pairs});
     return std::optional<LeaseGrant>(grant(storage, std::move(batch), std::move(run)));
 }
 
@@ -249,6 +261,8 @@ absl::StatusOr<ReportAck> Core::report_results(Storage& storage, const Caller& c
         if (!digest || *digest != digest_of(report))
             return absl::AlreadyExistsError(name + " was already recorded with other content");
         const bool over = batch->state != BatchState::Leased && batch->state != BatchState::Done;
+        publish(storage, ReportCounted{report.worker_id, batch->id, batch->run_id, report.sequence,
+                                       games_of(report), true});
         return ReportAck{true, over, batch->expires_ms};
     }
 
@@ -335,6 +349,9 @@ absl::StatusOr<ReportAck> Core::report_results(Storage& storage, const Caller& c
         storage.update_batch(*batch);
         storage.update_run(run);
     }
+    publish(storage, ReportCounted{report.worker_id, batch->id, run.id, report.sequence,
+                                   games_of(report), false});
+    publish(storage, RunProgressed{run.id, run.counts, run.elo, run.sprt.llr});
 
     const uint64_t done = uint64_t(run.counts.pairs);
     if (run.spec.kind == RunKind::Regression &&
@@ -410,10 +427,14 @@ absl::StatusOr<uint32_t> Core::release_lease(Storage& storage, const Caller& cal
         m.created_ms = now_ms_();
         storage.insert_bench_mismatch(m);
     }
-    if (batch->state != BatchState::Leased) return 0u;
-    const uint32_t returned = batch->pairs - batch->pairs_reported;
-    end_lease(storage, run, *batch, BatchState::Released);
-    return run.state == RunState::Active ? returned : 0u;
+    uint32_t returned = 0;
+    if (batch->state == BatchState::Leased) {
+        if (run.state == RunState::Active) returned = batch->pairs - batch->pairs_reported;
+        end_lease(storage, run, *batch, BatchState::Released);
+    }
+    publish(storage, LeaseReleased{batch->id, release.worker_id, run.id, release.reason, returned,
+                                   release.message});
+    return returned;
 }
 
 int Core::expire_leases(Storage& storage) const {

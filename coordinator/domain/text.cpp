@@ -1,7 +1,6 @@
 #include "coordinator/domain/text.h"
 
 #include <array>
-#include <charconv>
 #include <cstdio>
 
 namespace sparring::coordinator {
@@ -23,46 +22,6 @@ constexpr std::array<std::string_view, 6> kRunKinds = {"regression", "fixed_game
 constexpr std::array<std::string_view, 3> kRunStates = {"active", "finished", "stopped"};
 constexpr std::array<std::string_view, 5> kBatchStates = {"leased", "done", "expired", "released",
                                                           "stopped"};
-constexpr std::array<std::string_view, 3> kOutcomes = {"loss", "draw", "win"};
-
-// Returns milliseconds written as seconds without trailing zeros ("10", "0.1", "2.05").
-std::string seconds(int ms) {
-    std::string s = std::to_string(ms / 1000);
-    if (ms % 1000 == 0) return s;
-    char frac[8];
-    std::snprintf(frac, sizeof frac, "%03d", ms % 1000);
-    std::string f = frac;
-    while (f.back() == '0') f.pop_back();
-    return s + "." + f;
-}
-
-// Parses a non-negative decimal number of seconds with at most three decimals into ms.
-std::optional<int> parse_seconds(std::string_view text) {
-    const size_t dot = text.find('.');
-    const std::string_view whole = text.substr(0, dot);
-    std::string_view frac = dot == std::string_view::npos ? "" : text.substr(dot + 1);
-    if (whole.empty() || frac.size() > 3 || (dot != std::string_view::npos && frac.empty()))
-        return std::nullopt;
-    int w = 0;
-    if (auto [p, ec] = std::from_chars(whole.data(), whole.data() + whole.size(), w);
-        ec != std::errc() || p != whole.data() + whole.size() || w > 1'000'000)
-        return std::nullopt;
-    int f = 0;
-    for (size_t i = 0; i < 3; ++i) {
-        const char c = i < frac.size() ? frac[i] : '0';
-        if (c < '0' || c > '9') return std::nullopt;
-        f = f * 10 + (c - '0');
-    }
-    return w * 1000 + f;
-}
-
-// Parses a whole non-negative number that is all of text.
-std::optional<uint64_t> parse_uint(std::string_view text) {
-    uint64_t v = 0;
-    auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-    if (ec != std::errc() || p != text.data() + text.size() || text.empty()) return std::nullopt;
-    return v;
-}
 
 }  // namespace
 
@@ -89,58 +48,6 @@ std::string_view batch_state_name(BatchState state) {
 }
 std::optional<BatchState> parse_batch_state(std::string_view text) {
     return parse_enum<BatchState>(text, kBatchStates);
-}
-std::string_view outcome_name(Outcome outcome) {
-    return kOutcomes[size_t(outcome)];
-}
-std::optional<Outcome> parse_outcome(std::string_view text) {
-    return parse_enum<Outcome>(text, kOutcomes);
-}
-
-std::string format_time_control(const TimeControl& tc) {
-    switch (tc.kind) {
-        case TimeControl::Kind::Nodes:
-            return "nodes=" + std::to_string(tc.nodes);
-        case TimeControl::Kind::Depth:
-            return "depth=" + std::to_string(tc.depth);
-        case TimeControl::Kind::MoveTime:
-            return "movetime=" + std::to_string(tc.movetime_ms);
-        case TimeControl::Kind::Clock:
-            return seconds(tc.base_ms) + "+" + seconds(tc.inc_ms);
-    }
-    return {};
-}
-
-std::optional<TimeControl> parse_time_control(std::string_view text) {
-    TimeControl tc;
-    const size_t eq = text.find('=');
-    if (eq != std::string_view::npos) {
-        const std::string_view key = text.substr(0, eq);
-        const auto value = parse_uint(text.substr(eq + 1));
-        if (!value || *value > 1'000'000'000) return std::nullopt;
-        if (key == "nodes") {
-            tc.kind = TimeControl::Kind::Nodes;
-            tc.nodes = *value;
-        } else if (key == "depth") {
-            tc.kind = TimeControl::Kind::Depth;
-            tc.depth = int(*value);
-        } else if (key == "movetime") {
-            tc.kind = TimeControl::Kind::MoveTime;
-            tc.movetime_ms = int(*value);
-        } else {
-            return std::nullopt;
-        }
-        return tc;
-    }
-    const size_t plus = text.find('+');
-    const auto base = parse_seconds(text.substr(0, plus));
-    const auto inc = plus == std::string_view::npos ? std::optional<int>(0)
-                                                    : parse_seconds(text.substr(plus + 1));
-    if (!base || !inc) return std::nullopt;
-    tc.kind = TimeControl::Kind::Clock;
-    tc.base_ms = *base;
-    tc.inc_ms = *inc;
-    return tc;
 }
 
 std::string format_openings(const std::vector<Opening>& openings) {

@@ -20,13 +20,6 @@ std::string_view run_state_name(RunState state);
 std::optional<RunState> parse_run_state(std::string_view text);
 std::string_view batch_state_name(BatchState state);
 std::optional<BatchState> parse_batch_state(std::string_view text);
-std::string_view outcome_name(Outcome outcome);
-std::optional<Outcome> parse_outcome(std::string_view text);
-
-// Returns "nodes=N", "depth=N", "movetime=MS" or "BASE+INC" (seconds, e.g. "10+0.1").
-std::string format_time_control(const TimeControl& tc);
-// Parses the forms format_time_control writes; nullopt for anything else.
-std::optional<TimeControl> parse_time_control(std::string_view text);
 
 // Returns the book's openings as "FEN<TAB>move move ...<LF>" lines.
 std::string format_openings(const std::vector<Opening>& openings);

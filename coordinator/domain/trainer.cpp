@@ -2,7 +2,7 @@
 
 #include <future>
 
-#include "coordinator/ops/log.h"
+#include "common/log.h"
 #include "coordinator/storage/sqlite_storage.h"
 #include "coordinator/domain/training_run.h"
 #include "engine/bench.h"
@@ -16,6 +16,8 @@ namespace sparring::coordinator {
 namespace {
 
 constexpr int kGamesPerRead = 4096;
+// After a storage failure: the wait before the next attempt.
+constexpr std::chrono::seconds kRetryAfterFailure{1};
 
 // Reads a training run's settings, its base version's parameters and the positions of its
 // data runs; throws std::invalid_argument for data that does not decode.
@@ -45,12 +47,17 @@ Trainer::TrainInput read_input(Storage& storage, int64_t run_id) {
 
 }  // namespace
 
-Trainer::Trainer(const std::string& db_path, const Core& core, Executor& writer,
-                 std::chrono::milliseconds poll_interval)
-    : core_(core),
-      writer_(writer),
-      storage_(std::make_unique<SqliteStorage>(db_path)),
-      poll_interval_(poll_interval) {}
+Trainer::Trainer(const std::string& db_path, const Core& core, Executor& writer, EventBus& events)
+    : core_(core), writer_(writer), storage_(std::make_unique<SqliteStorage>(db_path)) {
+    submitted_ = events.subscribe<RunSubmitted>([this](const RunSubmitted& run) {
+        if (run.kind != RunKind::Train) return;
+        {
+            std::lock_guard lock(mutex_);
+            woken_ = true;
+        }
+        wake_.notify_all();
+    });
+}
 
 Trainer::~Trainer() {
     stop();
@@ -88,13 +95,23 @@ void Trainer::loop() {
     for (;;) {
         {
             std::unique_lock lock(mutex_);
-            if (wake_.wait_for(lock, poll_interval_, [this] { return stopping_.load(); })) return;
+            wake_.wait(lock, [this] { return stopping_ || woken_; });
+            if (stopping_) return;
+            woken_ = false;
         }
         try {
-            if (const std::optional<int64_t> run = next_run()) train(*run);
+            while (!stopping_) {
+                const std::optional<int64_t> run = next_run();
+                if (!run) break;
+                train(*run);
+            }
         } catch (const std::exception& e) {
-            // A storage failure: the run stays active and is tried again on the next poll.
+            // A storage failure: the run stays active and is tried again after a while.
             log_event(LogLevel::Error, "training_failed", {{"error", e.what()}});
+            std::unique_lock lock(mutex_);
+            if (wake_.wait_for(lock, kRetryAfterFailure, [this] { return stopping_.load(); }))
+                return;
+            woken_ = true;
         }
     }
 }
@@ -158,6 +175,7 @@ void Trainer::fit(TrainInput input) {
     const auto progress = [&](int epoch, double loss) {
         write([&](Storage& s) {
             active = record_epoch(s, state, epoch, loss);
+            if (active) core_.publish(s, TrainingEpochDone{run_id, epoch, loss});
             return absl::OkStatus();
         });
         return active && !stopping_;

@@ -1,9 +1,10 @@
-// Runs the coordinator's training runs on a thread of its own, one at a time, oldest first:
-// loads the positions of the run's generation runs through a read connection of its own,
-// fits them (training::train), and writes progress and result as writer jobs, so reports
-// and other calls never wait for a training. A training interrupted by a restart starts
-// again from its beginning (its result does not depend on when or where it ran); one whose
-// run is stopped ends at the next epoch.
+// Runs the coordinator's training runs on a thread of its own, one at a time, oldest first,
+// woken by the event of a training run being submitted (and at start, for the runs a restart
+// interrupted): loads the positions of the run's generation runs through a read connection of its
+// own, fits them (training::train), and writes progress and result as writer jobs, so reports and
+// other calls never wait for a training. A training interrupted by a restart starts again from its
+// beginning (its result does not depend on when or where it ran); one whose run is stopped ends at
+// the next epoch.
 #pragma once
 
 #include <atomic>
@@ -17,6 +18,7 @@
 #include <vector>
 
 #include "coordinator/domain/core.h"
+#include "coordinator/domain/events.h"
 #include "coordinator/storage/executor.h"
 #include "engine/params.h"
 #include "training/labelled_position.h"
@@ -25,9 +27,9 @@ namespace sparring::coordinator {
 
 class Trainer {
   public:
-    // Opens a connection of its own to the database; throws StorageError when it cannot.
-    Trainer(const std::string& db_path, const Core& core, Executor& writer,
-            std::chrono::milliseconds poll_interval);
+    // Opens a connection of its own to the database and subscribes to the submitted runs;
+    // throws StorageError when it cannot.
+    Trainer(const std::string& db_path, const Core& core, Executor& writer, EventBus& events);
     ~Trainer();
 
     void start();
@@ -42,7 +44,7 @@ class Trainer {
     };
 
   private:
-    // Looks for an active training run every poll interval and trains it.
+    // Trains the active training runs whenever woken, until stopped.
     void loop();
     // Returns the oldest active training run, if any.
     std::optional<int64_t> next_run();
@@ -57,11 +59,12 @@ class Trainer {
     const Core& core_;
     Executor& writer_;
     std::unique_ptr<Storage> storage_;  // reads of the trainer thread
-    const std::chrono::milliseconds poll_interval_;
     std::atomic<bool> stopping_{false};
     std::mutex mutex_;
     std::condition_variable wake_;
+    bool woken_ = true;  // a training run may be waiting: at start, after a restart
     std::thread thread_;
+    EventBus::Subscription submitted_;  // first to go: its handler uses the members above
 };
 
 }  // namespace sparring::coordinator

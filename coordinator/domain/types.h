@@ -8,6 +8,9 @@
 #include <string>
 #include <vector>
 
+#include "common/opening.h"
+#include "common/outcome.h"
+#include "common/time_control.h"
 #include "stats/spsa.h"
 #include "stats/stats.h"
 
@@ -19,6 +22,7 @@ enum class Role { Worker, User };
 struct Caller {
     int64_t token_id = 0;
     Role role = Role::Worker;
+    std::string peer;  // where the call came from, for the log; empty when unknown
 };
 
 struct Token {
@@ -44,24 +48,6 @@ struct Version {
     std::map<std::string, std::string> uci_options;  // uci
     uint64_t bench = 0;                              // 0: not checked (uci only)
     int64_t created_ms = 0;
-};
-
-// A time control in the match runner's syntax: "nodes=N", "depth=N", "movetime=MS" or a
-// clock "BASE+INC" in seconds.
-struct TimeControl {
-    enum class Kind { Nodes, Depth, MoveTime, Clock };
-
-    Kind kind = Kind::Nodes;
-    uint64_t nodes = 0;
-    int depth = 0;
-    int movetime_ms = 0;
-    int base_ms = 0;
-    int inc_ms = 0;
-};
-
-struct Opening {
-    std::string fen;
-    std::vector<std::string> moves;
 };
 
 struct Book {
@@ -189,7 +175,8 @@ struct RunSpec {
     RunKind kind = RunKind::Regression;
     std::string test_version;
     std::string base_version;
-    TimeControl time_control;
+    // Training runs play no games: theirs stays "nodes=0", as stored since the first of them.
+    TimeControl time_control{.kind = TimeControl::Kind::Nodes, .nodes = 0};
     Book book;
     stats::SprtParams sprt;  // regression runs
     uint64_t games = 0;      // fixed: exact; regression: maximum
@@ -245,7 +232,7 @@ struct Run {
     int64_t finished_ms = 0;
     std::vector<BenchMismatch> bench_mismatches;  // filled when a single run is read
     std::optional<TuneState> tune;                // tuning runs, when a single run is read
-    int64_t verifies_run_id = 0;  // the tuning run a regression run verifies, likewise
+    int64_t verifies_run_id = 0;            // the tuning run a regression run verifies, likewise
     std::optional<GenerateState> generate;  // generation runs, when a single run is read
     std::optional<TrainState> train;        // training runs, likewise
     std::optional<ChainState> chain;        // chains, likewise
@@ -298,8 +285,6 @@ struct Batch {
     // Records pair i of the batch as reported.
     void mark_reported(uint32_t i) { reported[i / 8] |= uint8_t(1u << (i % 8)); }
 };
-
-enum class Outcome { Loss, Draw, Win };
 
 struct GameRecord {
     Outcome outcome = Outcome::Draw;  // generation runs: white's

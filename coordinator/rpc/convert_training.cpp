@@ -1,7 +1,6 @@
 // Conversions of self-play training runs between the sparring.v1 messages and the domain
 // records: generation, training and chain specs and statuses, and generation leases.
 #include "coordinator/rpc/convert.h"
-
 #include "training/position_record.h"
 
 namespace sparring::coordinator {

@@ -1,6 +1,7 @@
 // A gRPC server interceptor that observes every call once it has its status: it feeds the
-// metrics (latency and status by method, result reports, games) and logs the calls that
-// change workers, leases and runs.
+// call metrics (latency and status by method) and logs failed calls. What the calls did
+// (reports, leases, runs) comes from the domain events instead (ops/event_log.h,
+// ops/event_metrics.h).
 #pragma once
 
 #include <grpcpp/support/server_interceptor.h>

@@ -3,13 +3,17 @@
 #include <grpcpp/ext/proto_server_reflection_plugin.h>
 #include <grpcpp/health_check_service_interface.h>
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <future>
 #include <sstream>
 #include <stdexcept>
+#include <vector>
 
-#include "coordinator/ops/log.h"
+#include "common/log.h"
+#include "coordinator/ops/event_log.h"
+#include "coordinator/ops/event_metrics.h"
 #include "coordinator/rpc/rpc_observer.h"
 #include "coordinator/storage/sqlite_storage.h"
 
@@ -47,31 +51,40 @@ std::shared_ptr<grpc::ServerCredentials> credentials(const Server::Options& opti
 }  // namespace
 
 Server::Server(Options options)
-    : options_(std::move(options)), core_(options_.core, wall_clock_ms) {
+    : options_(std::move(options)),
+      core_(options_.core, wall_clock_ms, &events_),
+      logged_(log_events(events_)),
+      counted_(count_events(events_, metrics_)) {
     auto writer_storage = std::make_unique<SqliteStorage>(options_.db_path);
     writer_storage->begin(true);
     core_.resume_leases(*writer_storage);
     writer_storage->commit();
-    writer_ = std::make_unique<Executor>(std::move(writer_storage), true, options_.max_batch,
-                                         options_.gather);
+    writer_ = std::make_unique<Executor>(
+        std::move(writer_storage), Executor::Options{true, options_.max_batch, options_.gather});
     checkpointer_ = std::make_unique<Database>(options_.db_path);
-    reader_ = std::make_unique<Executor>(std::make_unique<SqliteStorage>(options_.db_path), false,
-                                         options_.max_batch, std::chrono::microseconds(0));
+    std::vector<std::unique_ptr<Storage>> readers;
+    for (size_t i = 0; i < std::max<size_t>(1, options_.read_threads); ++i)
+        readers.push_back(std::make_unique<SqliteStorage>(options_.db_path));
+    reader_ = std::make_unique<Executor>(
+        std::move(readers),
+        Executor::Options{false, options_.max_batch, std::chrono::microseconds(0)});
     for (const bool write : {false, true})
         (write ? writer_ : reader_)
             ->observe([this, write](size_t jobs, std::chrono::nanoseconds elapsed) {
                 metrics_.observe_transaction(write, jobs,
                                              std::chrono::duration<double>(elapsed).count());
             });
-    trainer_ = std::make_unique<Trainer>(options_.db_path, core_, *writer_,
-                                         std::chrono::milliseconds(500));
+    trainer_ = std::make_unique<Trainer>(options_.db_path, core_, *writer_, events_);
     worker_service_ = std::make_unique<WorkerServiceImpl>(core_, *writer_);
     user_api_ = std::make_unique<UserApi>(core_, *writer_, *reader_);
     user_service_ = std::make_unique<UserServiceImpl>(*user_api_);
     if (!options_.http.listen.empty()) {
-        web_reader_ =
-            std::make_unique<Executor>(std::make_unique<SqliteStorage>(options_.db_path), false,
-                                       options_.max_batch, std::chrono::microseconds(0));
+        std::vector<std::unique_ptr<Storage>> web_readers;
+        for (size_t i = 0; i < std::max<size_t>(1, options_.read_threads); ++i)
+            web_readers.push_back(std::make_unique<SqliteStorage>(options_.db_path));
+        web_reader_ = std::make_unique<Executor>(
+            std::move(web_readers),
+            Executor::Options{false, options_.max_batch, std::chrono::microseconds(0)});
         web_api_ = std::make_unique<UserApi>(core_, *writer_, *web_reader_);
         if (options_.http.tls_cert_file.empty()) {
             options_.http.tls_cert_file = options_.tls_cert_file;
@@ -79,6 +92,7 @@ Server::Server(Options options)
         }
         dashboard_ = std::make_unique<web::Dashboard>(options_.http, *web_api_,
                                                       [this] { return render_metrics(); });
+        watched_ = dashboard_->follow(events_);
     }
 }
 
@@ -145,6 +159,8 @@ void Server::wait() {
     if (maintenance_thread_.joinable()) maintenance_thread_.join();
     trainer_->stop();
     http_server_.reset();
+    writer_->shutdown();
+    reader_->shutdown();
 }
 
 std::string Server::render_metrics() {
@@ -184,7 +200,7 @@ void Server::maintenance_loop() {
         std::promise<void> done;
         writer_->submit(
             [this](Storage& storage) {
-                run_events_.poll(core_, storage, core_.expire_leases(storage));
+                core_.expire_leases(storage);
                 return absl::OkStatus();
             },
             [&done](const absl::Status&) { done.set_value(); });

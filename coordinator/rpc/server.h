@@ -1,5 +1,6 @@
-// The coordinator's gRPC server: storage executors, the core, both services, health checking
-// and reflection, and the maintenance timer (lease expiry, WAL checkpoints).
+// The coordinator's gRPC server: storage executors, the core and its event bus (with the log
+// and the metrics subscribed), both services, health checking and reflection, and the
+// maintenance timer (lease expiry, WAL checkpoints).
 #pragma once
 
 #include <grpcpp/grpcpp.h>
@@ -11,7 +12,7 @@
 #include <thread>
 
 #include "coordinator/domain/core.h"
-#include "coordinator/domain/run_events.h"
+#include "coordinator/domain/events.h"
 #include "coordinator/domain/trainer.h"
 #include "coordinator/ops/http_server.h"
 #include "coordinator/ops/metrics.h"
@@ -36,6 +37,7 @@ class Server {
         int maintenance_interval_ms = 1000;      // lease expiry and WAL checkpoint period
         size_t max_batch = 512;                  // jobs per group commit, at most
         std::chrono::microseconds gather{1000};  // writer: wait for jobs to share a commit
+        size_t read_threads = 2;                 // reader: threads, each with a connection
     };
 
     // Opens the database (applying migrations) and renews outstanding leases; throws
@@ -51,7 +53,7 @@ class Server {
     int http_port() const { return http_port_; }
     // Stops accepting calls, finishes those in flight and stops the maintenance timer.
     void shutdown();
-    // Blocks until shutdown() has completed.
+    // Blocks until shutdown() has completed and every committed job has been completed.
     void wait();
 
   private:
@@ -63,9 +65,11 @@ class Server {
     void serve_metrics(httplib::Response& response);
 
     Options options_;
+    EventBus events_;  // outlives everything that publishes or subscribes
     Core core_;
     Metrics metrics_;
-    RunEvents run_events_;                    // used by the maintenance thread only
+    EventBus::Subscription logged_;           // events to the log
+    EventBus::Subscription counted_;          // events to the metrics
     std::unique_ptr<Database> checkpointer_;  // a connection of its own for checkpoints
     std::unique_ptr<Executor> writer_;
     std::unique_ptr<Executor> reader_;
@@ -76,6 +80,7 @@ class Server {
     std::unique_ptr<Executor> web_reader_;  // the dashboard's reads, on a connection of its own
     std::unique_ptr<UserApi> web_api_;
     std::unique_ptr<web::Dashboard> dashboard_;
+    EventBus::Subscription watched_;  // events to the dashboard's live pages; ends first
     int http_port_ = 0;
     std::unique_ptr<grpc::Server> server_;
     std::unique_ptr<grpc::Server> health_server_;

@@ -22,15 +22,18 @@ std::string bearer_token(const grpc::CallbackServerContext& context);
 grpc::ServerUnaryReactor* finish(grpc::CallbackServerContext* context, const absl::Status& status);
 
 // Queues fn(storage, caller) on the executor after authenticating the call (with the given
-// role, if any), and finishes the call with its status once fn has run.
+// role, if any; the caller carries the call's peer), and finishes the call with its status
+// once fn's transaction has committed.
 template <typename Fn>
 grpc::ServerUnaryReactor* run_authenticated(grpc::CallbackServerContext* context, Core& core,
                                             Executor& executor, std::optional<Role> role, Fn fn) {
     grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
     executor.submit(
-        [&core, token = bearer_token(*context), role, fn = std::move(fn)](Storage& storage) {
+        [&core, token = bearer_token(*context), peer = context->peer(), role,
+         fn = std::move(fn)](Storage& storage) {
             absl::StatusOr<Caller> caller = core.authenticate(storage, token, role);
             if (!caller.ok()) return caller.status();
+            caller->peer = peer;
             return fn(storage, *caller);
         },
         [reactor](absl::Status status) { reactor->Finish(to_grpc(status)); });

@@ -9,12 +9,14 @@
 
 namespace sparring::coordinator {
 
-void UserApi::change(const Credential& credential, Executor::Job job, Done done) {
+void UserApi::change(const Credential& credential, Change job, Done done) {
     writer_.submit(
-        [this, token = credential.token, job = std::move(job)](Storage& storage) {
+        [this, token = credential.token, peer = credential.peer,
+         job = std::move(job)](Storage& storage) {
             absl::StatusOr<Caller> caller = core_.authenticate(storage, token, Role::User);
             if (!caller.ok()) return caller.status();
-            return job(storage);
+            caller->peer = peer;
+            return job(storage, *caller);
         },
         std::move(done));
 }
@@ -38,7 +40,7 @@ void UserApi::add_version(const Credential& credential, const v1::AddVersionRequ
     if (!version.ok()) return done(version.status());
     change(
         credential,
-        [this, version = std::move(*version), response](Storage& storage) {
+        [this, version = std::move(*version), response](Storage& storage, const Caller&) {
             absl::StatusOr<Version> added = core_.add_version(storage, version);
             if (!added.ok()) return added.status();
             version_to_proto(*added, response);
@@ -78,7 +80,7 @@ void UserApi::submit_run(const Credential& credential, const v1::SubmitRunReques
     if (!spec.ok()) return done(spec.status());
     change(
         credential,
-        [this, spec = std::move(*spec), response](Storage& storage) {
+        [this, spec = std::move(*spec), response](Storage& storage, const Caller&) {
             absl::StatusOr<Run> run = core_.submit_run(storage, spec);
             if (!run.ok()) return run.status();
             run_to_proto(*run, response);
@@ -117,8 +119,8 @@ void UserApi::stop_run(const Credential& credential, const v1::StopRunRequest& r
                        v1::RunStatus* response, Done done) {
     change(
         credential,
-        [this, id = request.run_id(), response](Storage& storage) {
-            absl::StatusOr<Run> run = core_.stop_run(storage, id);
+        [this, id = request.run_id(), response](Storage& storage, const Caller& caller) {
+            absl::StatusOr<Run> run = core_.stop_run(storage, id, caller.peer);
             if (!run.ok()) return run.status();
             run_to_proto(*run, response);
             return absl::OkStatus();
@@ -195,7 +197,7 @@ void UserApi::import_positions(const Credential& credential,
     if (!chunk.ok()) return done(chunk.status());
     change(
         credential,
-        [this, chunk = std::move(*chunk), response](Storage& storage) {
+        [this, chunk = std::move(*chunk), response](Storage& storage, const Caller&) {
             absl::StatusOr<ImportAck> ack = core_.import_positions(storage, chunk);
             if (!ack.ok()) return ack.status();
             response->set_run_id(ack->run_id);

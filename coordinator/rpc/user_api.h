@@ -19,6 +19,7 @@ namespace sparring::coordinator {
 struct Credential {
     std::string token;
     bool public_queries = false;
+    std::string peer;  // where the call came from, for the log; empty when unknown
 };
 
 class UserApi {
@@ -59,8 +60,11 @@ class UserApi {
                          v1::LlrHistory* response, Done done);
 
   private:
+    // A change, given the caller (with the peer of its credential).
+    using Change = std::function<absl::Status(Storage&, const Caller&)>;
+
     // Runs a change on the writer for a caller holding a user token.
-    void change(const Credential& credential, Executor::Job job, Done done);
+    void change(const Credential& credential, Change job, Done done);
     // Runs a query on the reader for any valid token, or none when queries are public.
     void query(const Credential& credential, Executor::Job job, Done done);
 

@@ -12,7 +12,7 @@ grpc::ServerUnaryReactor* forward(grpc::CallbackServerContext* context, UserApi&
                                   UserApi::Call<Request, Response> call, const Request* request,
                                   Response* response) {
     grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-    (api.*call)(Credential{bearer_token(*context)}, *request, response,
+    (api.*call)(Credential{bearer_token(*context), false, context->peer()}, *request, response,
                 [reactor](absl::Status status) { reactor->Finish(to_grpc(status)); });
     return reactor;
 }

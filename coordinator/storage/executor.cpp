@@ -1,83 +1,154 @@
 #include "coordinator/storage/executor.h"
 
 #include <exception>
+#include <stdexcept>
 #include <string>
-#include <thread>
 
 namespace sparring::coordinator {
 
-Executor::Executor(std::unique_ptr<Storage> storage, bool write, size_t max_batch,
-                   std::chrono::microseconds gather)
-    : storage_(std::move(storage)), write_(write), max_batch_(max_batch), gather_(gather) {}
+namespace {
 
-void Executor::submit(Job job, Done done) {
-    std::unique_lock lock(mutex_);
-    queue_.push_back({std::move(job), std::move(done)});
-    if (leading_) return;  // the leader will run it
-    leading_ = true;
-    std::deque<Entry> batch;
-    while (!queue_.empty()) {
-        if (gather_.count() > 0 && queue_.size() < max_batch_) {
-            lock.unlock();
-            std::this_thread::sleep_for(gather_);
-            lock.lock();
-        }
-        while (!queue_.empty() && batch.size() < max_batch_) {
-            batch.push_back(std::move(queue_.front()));
-            queue_.pop_front();
-        }
-        lock.unlock();
-        run_batch(batch);
-        batch.clear();
-        lock.lock();
-    }
-    leading_ = false;
+// Returns a vector holding one connection.
+std::vector<std::unique_ptr<Storage>> one(std::unique_ptr<Storage> connection) {
+    std::vector<std::unique_ptr<Storage>> connections;
+    connections.push_back(std::move(connection));
+    return connections;
 }
 
-void Executor::run_batch(std::deque<Entry>& batch) {
-    std::vector<absl::Status> statuses;
-    statuses.reserve(batch.size());
+}  // namespace
+
+Executor::Executor(std::vector<std::unique_ptr<Storage>> connections, Options options)
+    : connections_(std::move(connections)), options_(options) {
+    if (connections_.empty() || (options_.write && connections_.size() != 1))
+        throw std::invalid_argument("an executor needs a connection; a write executor exactly one");
+    if (options_.max_batch == 0) throw std::invalid_argument("max_batch must be at least 1");
+    completion_thread_ = std::thread([this] { run_completions(); });
+    for (const std::unique_ptr<Storage>& connection : connections_)
+        job_threads_.emplace_back([this, storage = connection.get()] { run_jobs(*storage); });
+}
+
+Executor::Executor(std::unique_ptr<Storage> connection, Options options)
+    : Executor(one(std::move(connection)), options) {}
+
+Executor::~Executor() {
+    shutdown();
+}
+
+void Executor::submit(Job job, Done done) {
+    {
+        std::lock_guard lock(mutex_);
+        if (!stopping_) {
+            queue_.push_back({std::move(job), std::move(done)});
+            queued_.notify_one();
+            return;
+        }
+    }
+    done(absl::UnavailableError("the coordinator is shutting down"));
+}
+
+void Executor::shutdown() {
+    std::lock_guard serial(shutdown_mutex_);
+    {
+        std::lock_guard lock(mutex_);
+        stopping_ = true;
+    }
+    queued_.notify_all();
+    for (std::thread& thread : job_threads_)
+        if (thread.joinable()) thread.join();
+    {
+        std::lock_guard lock(completion_mutex_);
+        jobs_ended_ = true;
+    }
+    completed_.notify_all();
+    if (completion_thread_.joinable()) completion_thread_.join();
+}
+
+void Executor::run_jobs(Storage& storage) {
+    std::deque<Entry> batch;
+    for (;;) {
+        {
+            std::unique_lock lock(mutex_);
+            queued_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
+            if (queue_.empty()) return;  // shutting down, and every job has run
+            if (options_.gather.count() > 0 && queue_.size() < options_.max_batch && !stopping_)
+                queued_.wait_for(lock, options_.gather, [this] {
+                    return stopping_ || queue_.size() >= options_.max_batch;
+                });
+            while (!queue_.empty() && batch.size() < options_.max_batch) {
+                batch.push_back(std::move(queue_.front()));
+                queue_.pop_front();
+            }
+        }
+        Completion completion = run_batch(storage, batch);
+        batch.clear();
+        {
+            std::lock_guard lock(completion_mutex_);
+            completions_.push_back(std::move(completion));
+        }
+        completed_.notify_one();
+    }
+}
+
+Executor::Completion Executor::run_batch(Storage& storage, std::deque<Entry>& batch) {
+    Completion completion;
+    for (Entry& entry : batch) completion.dones.push_back(std::move(entry.done));
+    const auto fail_all = [&](const std::string& message) {
+        completion.statuses.assign(batch.size(), absl::UnavailableError(message));
+        return std::move(completion);
+    };
     const auto start = std::chrono::steady_clock::now();
     try {
-        storage_->begin(write_);
+        storage.begin(options_.write);
     } catch (const std::exception& e) {
-        for (Entry& entry : batch)
-            entry.done(absl::UnavailableError(std::string("storage unavailable: ") + e.what()));
-        return;
+        return fail_all(std::string("storage unavailable: ") + e.what());
     }
     // Each job runs inside a savepoint, so a failing job leaves no trace and the rest commit.
     for (Entry& entry : batch) {
         absl::Status status;
         try {
-            storage_->savepoint();
-            status = entry.job(*storage_);
+            storage.savepoint();
+            status = entry.job(storage);
             if (status.ok())
-                storage_->release_savepoint();
+                storage.release_savepoint();
             else
-                storage_->rollback_to_savepoint();
+                storage.rollback_to_savepoint();
         } catch (const std::exception& e) {
             status = absl::InternalError(std::string("storage failure: ") + e.what());
             try {
-                storage_->rollback_to_savepoint();
+                storage.rollback_to_savepoint();
             } catch (const std::exception&) {
             }
         }
-        statuses.push_back(std::move(status));
+        completion.statuses.push_back(std::move(status));
     }
     try {
-        storage_->commit();
+        storage.commit();
     } catch (const std::exception& e) {
         try {
-            storage_->rollback();
+            storage.rollback();
         } catch (const std::exception&) {
         }
-        for (Entry& entry : batch)
-            entry.done(
-                absl::UnavailableError(std::string("storage commit failed, retry: ") + e.what()));
-        return;
+        return fail_all(std::string("storage commit failed, retry: ") + e.what());
     }
     if (observer_) observer_(batch.size(), std::chrono::steady_clock::now() - start);
-    for (size_t i = 0; i < batch.size(); ++i) batch[i].done(std::move(statuses[i]));
+    completion.committed = storage.take_committed();
+    return completion;
+}
+
+void Executor::run_completions() {
+    for (;;) {
+        Completion completion;
+        {
+            std::unique_lock lock(completion_mutex_);
+            completed_.wait(lock, [this] { return jobs_ended_ || !completions_.empty(); });
+            if (completions_.empty()) return;
+            completion = std::move(completions_.front());
+            completions_.pop_front();
+        }
+        for (const std::function<void()>& fn : completion.committed) fn();
+        for (size_t i = 0; i < completion.dones.size(); ++i)
+            completion.dones[i](std::move(completion.statuses[i]));
+    }
 }
 
 }  // namespace sparring::coordinator

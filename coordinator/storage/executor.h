@@ -1,14 +1,20 @@
-// Runs storage jobs one at a time on one connection, with group commit: the thread that
-// finds the executor idle becomes the leader; it waits `gather` for more jobs to arrive, runs
-// every queued job in one transaction, and goes on until the queue is empty. Other threads
-// only queue their job. A job's completion runs after the transaction holding it commits.
+// Runs storage jobs on threads of its own, so that the threads submitting them (gRPC callback
+// threads) never wait on SQLite. Each thread owns one connection and commits batches: it
+// takes the queued jobs (waiting `gather` first for more to arrive) and runs them in one
+// transaction, one savepoint per job (group commit). A write executor has one such thread. A
+// completion thread then runs, in commit order, each committed transaction's deferred work
+// (Storage::after_commit: the domain events) and the completions of its jobs, so that the
+// threads running jobs never wait on a completion either.
 #pragma once
 
 #include <chrono>
+#include <condition_variable>
 #include <deque>
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <thread>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "coordinator/storage/storage.h"
@@ -22,35 +28,70 @@ class Executor {
     // Told of each committed transaction: its jobs and its time from begin to commit.
     using Observer = std::function<void(size_t jobs, std::chrono::nanoseconds elapsed)>;
 
-    // Takes the storage connection; write executors take the write lock per batch of jobs.
-    // Waiting `gather` before each batch lets concurrent jobs share a commit: fewer page
-    // writes and syncs per job.
-    Executor(std::unique_ptr<Storage> storage, bool write, size_t max_batch,
-             std::chrono::microseconds gather);
+    struct Options {
+        bool write = false;      // write transactions, which take the write lock at once
+        size_t max_batch = 512;  // jobs per transaction, at most
+        // Waiting before each batch lets concurrent jobs share a commit: fewer page writes
+        // and syncs per job.
+        std::chrono::microseconds gather{0};
+    };
 
-    // Runs or queues a job; done receives its status once the transaction holding it has
-    // committed (or an UNAVAILABLE status if the commit failed), on the leader's thread.
+    // Starts one thread per connection; a write executor takes exactly one connection.
+    // Throws std::invalid_argument otherwise.
+    Executor(std::vector<std::unique_ptr<Storage>> connections, Options options);
+    // Starts one thread on the connection.
+    Executor(std::unique_ptr<Storage> connection, Options options);
+    // Shuts down (see shutdown()).
+    ~Executor();
+
+    // Queues a job and returns; done receives its status on the completion thread once the
+    // transaction holding it has committed, or an UNAVAILABLE status if it could not begin or
+    // commit. After shutdown, done receives UNAVAILABLE at once, on the calling thread. A
+    // completion must not wait for another job of the same executor.
     void submit(Job job, Done done);
-    // Sets the observer of committed transactions; call it before the first submit.
+    // Sets the observer of committed transactions (called on the job threads); call it before
+    // the first submit.
     void observe(Observer observer) { observer_ = std::move(observer); }
+    // Stops taking jobs, runs every job already queued and its completion, and joins the
+    // threads. Idempotent.
+    void shutdown();
 
   private:
     struct Entry {
         Job job;
         Done done;
     };
+    // A committed (or failed) batch waiting for the completion thread.
+    struct Completion {
+        std::vector<std::function<void()>> committed;  // deferred by the transaction
+        std::vector<Done> dones;
+        std::vector<absl::Status> statuses;
+    };
 
-    // Runs one batch in one transaction and completes its jobs.
-    void run_batch(std::deque<Entry>& batch);
+    // Takes and runs batches on one connection until shut down and drained.
+    void run_jobs(Storage& storage);
+    // Runs one batch in one transaction and returns what completes it.
+    Completion run_batch(Storage& storage, std::deque<Entry>& batch);
+    // Runs completions in order until the job threads have ended and none is left.
+    void run_completions();
 
-    std::unique_ptr<Storage> storage_;
-    const bool write_;
-    const size_t max_batch_;
-    const std::chrono::microseconds gather_;
-    std::mutex mutex_;
-    std::deque<Entry> queue_;
+    std::vector<std::unique_ptr<Storage>> connections_;
+    const Options options_;
     Observer observer_;
-    bool leading_ = false;  // a thread is running batches
+
+    std::mutex mutex_;
+    std::condition_variable queued_;  // a job arrived, or shutting down
+    std::deque<Entry> queue_;
+    bool stopping_ = false;
+
+    std::mutex completion_mutex_;
+    std::condition_variable completed_;  // a completion arrived, or the job threads ended
+    std::deque<Completion> completions_;
+    bool jobs_ended_ = false;
+
+    std::mutex shutdown_mutex_;  // serialises shutdown()
+    std::vector<std::thread> job_threads_;
+    std::thread completion_thread_;
 };
 
 }  // namespace sparring::coordinator

@@ -1,5 +1,9 @@
 #include "coordinator/storage/sqlite_storage.h"
 
+#include <algorithm>
+#include <iterator>
+#include <utility>
+
 #include "coordinator/domain/text.h"
 #include "coordinator/storage/compression.h"
 #include "coordinator/storage/json_column.h"
@@ -30,6 +34,14 @@ T require(std::optional<T> value, std::string_view what) {
     return *value;
 }
 
+// Returns a stored time control: a limit games are played at, or the "nodes=0" of the runs
+// that play none (training runs, imported positions).
+TimeControl read_time_control(const std::string& text) {
+    const TimeControl none = RunSpec{}.time_control;
+    if (text == none.to_string()) return none;
+    return require(parse_time_control(text), "time control");
+}
+
 // Reads a run from the current row of a statement selecting RUN_SELECT.
 Run read_run(const Statement& s) {
     Run r;
@@ -39,7 +51,7 @@ Run read_run(const Statement& s) {
     r.result = s.text(3);
     r.test_id = s.int64(4);
     r.base_id = s.int64(5);
-    r.spec.time_control = require(parse_time_control(s.text(6)), "time control");
+    r.spec.time_control = read_time_control(s.text(6));
     r.spec.book.source = s.text(7);
     r.book_size = uint64_t(s.int64(8));
     r.spec.book.random_order = s.int64(9) != 0;
@@ -113,15 +125,19 @@ void SqliteStorage::begin(bool write) {
 void SqliteStorage::commit() {
     db_.reset_statements();
     db_.exec("COMMIT");
+    std::move(pending_.begin(), pending_.end(), std::back_inserter(committed_));
+    pending_.clear();
 }
 
 void SqliteStorage::rollback() {
+    pending_.clear();
     db_.reset_statements();
     db_.exec("ROLLBACK");
 }
 
 void SqliteStorage::savepoint() {
     db_.exec("SAVEPOINT job");
+    savepoint_mark_ = pending_.size();
 }
 
 void SqliteStorage::release_savepoint() {
@@ -129,8 +145,17 @@ void SqliteStorage::release_savepoint() {
 }
 
 void SqliteStorage::rollback_to_savepoint() {
+    pending_.resize(std::min(savepoint_mark_, pending_.size()));
     db_.reset_statements();
     db_.exec("ROLLBACK TO job; RELEASE job");
+}
+
+void SqliteStorage::after_commit(std::function<void()> fn) {
+    pending_.push_back(std::move(fn));
+}
+
+std::vector<std::function<void()>> SqliteStorage::take_committed() {
+    return std::exchange(committed_, {});
 }
 
 int64_t SqliteStorage::insert_token(const Token& token, std::string_view hash) {
@@ -239,7 +264,7 @@ int64_t SqliteStorage::insert_run(const Run& r) {
         "created_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
     const std::string book = compress(format_openings(r.spec.book.openings));
     s.bind(run_kind_name(r.spec.kind), run_state_name(r.state), r.test_id, r.base_id,
-           format_time_control(r.spec.time_control), r.spec.book.source,
+           r.spec.time_control.to_string(), r.spec.book.source,
            uint64_t(r.spec.book.openings.size()), r.spec.book.random_order, r.spec.book.seed,
            Blob{book}, r.spec.games, real_if(r.spec.sprt.elo0), real_if(r.spec.sprt.elo1),
            real_if(r.spec.sprt.alpha), real_if(r.spec.sprt.beta),

@@ -2,7 +2,9 @@
 // numbered migrations applied when the file is opened.
 #pragma once
 
+#include <functional>
 #include <string>
+#include <vector>
 
 #include "coordinator/storage/sqlite.h"
 #include "coordinator/storage/storage.h"
@@ -20,6 +22,8 @@ class SqliteStorage final : public Storage {
     void savepoint() override;
     void release_savepoint() override;
     void rollback_to_savepoint() override;
+    void after_commit(std::function<void()> fn) override;
+    std::vector<std::function<void()>> take_committed() override;
 
     int64_t insert_token(const Token& token, std::string_view hash) override;
     std::optional<Token> find_token(std::string_view hash) override;
@@ -98,6 +102,9 @@ class SqliteStorage final : public Storage {
     std::vector<Batch> read_batches(Statement& s);
 
     Database db_;
+    std::vector<std::function<void()>> pending_;    // deferred by the open transaction
+    size_t savepoint_mark_ = 0;                     // pending_ entries before the savepoint
+    std::vector<std::function<void()>> committed_;  // deferred by committed transactions
 };
 
 }  // namespace sparring::coordinator

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -24,6 +25,12 @@ class Storage {
     virtual void savepoint() = 0;
     virtual void release_savepoint() = 0;
     virtual void rollback_to_savepoint() = 0;
+    // Defers fn until the current transaction commits; rolling back the transaction, or to a
+    // savepoint marked before the call, discards it.
+    virtual void after_commit(std::function<void()> fn) = 0;
+    // Returns the deferred functions of the transactions committed since the last call, in
+    // the order they were deferred, for the caller to run.
+    virtual std::vector<std::function<void()>> take_committed() = 0;
 
     virtual int64_t insert_token(const Token& token, std::string_view hash) = 0;
     // Returns the unrevoked token with this hash.

@@ -175,6 +175,22 @@ void Dashboard::stop() {
     if (thread_.joinable()) thread_.join();
 }
 
+EventBus::Subscription Dashboard::follow(EventBus& events) {
+    return events.subscribe_all([this](const Event& event) {
+        // Every event about a run names it in run_id; the hub only marks the run, so this
+        // returns at once on the bus's thread.
+        const int64_t run_id = std::visit(
+            [](const auto& e) -> int64_t {
+                if constexpr (requires { e.run_id; })
+                    return e.run_id;
+                else
+                    return 0;
+            },
+            static_cast<const Event::variant&>(event));
+        if (run_id > 0) live_.notify(run_id);
+    });
+}
+
 Credential Dashboard::credential(const httplib::Request& request) const {
     Credential credential;
     credential.public_queries = !options_.require_token;

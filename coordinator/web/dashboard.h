@@ -8,6 +8,7 @@
 #include <string>
 #include <thread>
 
+#include "coordinator/domain/events.h"
 #include "coordinator/rpc/user_api.h"
 #include "coordinator/web/live.h"
 
@@ -40,9 +41,9 @@ class Dashboard {
     int start();
     // Stops serving: ends live pages, finishes requests in flight.
     void stop();
-    // Tells the viewers of a run's page that it changed.
-    void run_changed(int64_t run_id) { live_.notify(run_id); }
-    LiveHub& live() { return live_; }
+    // Subscribes the live pages to the events that change a run (progress, end, leases,
+    // epochs); the pages of a run read it again when one comes.
+    [[nodiscard]] EventBus::Subscription follow(EventBus& events);
 
   private:
     // Registers every route on the server.

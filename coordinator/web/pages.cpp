@@ -21,7 +21,8 @@ std::string layout(std::string_view title, std::string_view body, bool scripts) 
         "<title>";
     out += escape_html(title);
     out +=
-        " · Sparring</title><link rel=\"stylesheet\" href=\"/static/dashboard.css\">"
+        " · Sparring</title><link rel=\"stylesheet\" href=\"/static/dygraph.min.css\">"
+        "<link rel=\"stylesheet\" href=\"/static/dashboard.css\">"
         "</head><body><header><a class=\"brand\" href=\"/\">Sparring</a><nav>"
         "<a href=\"/\">Runs</a><a href=\"/workers\">Workers</a><a href=\"/versions\">Versions</a>"
         "</nav></header><main>";

@@ -217,7 +217,7 @@ TEST(Storage, BooksGamesAndBatchesRoundTrip) {
     EXPECT_TRUE(book.random_order);
     EXPECT_EQ(book.seed, 99u);
     const coordinator::Run r = *s.find_run(run_id);
-    EXPECT_EQ(format_time_control(r.spec.time_control), "10+0.1");
+    EXPECT_EQ(r.spec.time_control.to_string(), "10+0.1");
     EXPECT_EQ(r.book_size, 2u);
     const Batch b = *s.find_batch(batch.id);
     EXPECT_TRUE(b.is_reported(9));
@@ -239,6 +239,24 @@ TEST(Storage, BooksGamesAndBatchesRoundTrip) {
     EXPECT_TRUE(s.find_token(sha256_hex("secret")));
     EXPECT_FALSE(s.find_token(sha256_hex("guess")));
     s.commit();
+}
+
+TEST(Storage, RunsThatPlayNoGamesKeepTheirNodesZero) {
+    TempDatabase db;
+    SqliteStorage s(db.path());
+    s.begin(true);
+    coordinator::Run run;
+    run.test_id = run.base_id = s.insert_version(uci_version());
+    run.spec.kind = RunKind::Train;
+    const int64_t run_id = s.insert_run(run);
+    s.commit();
+    s.begin(false);
+    const coordinator::Run r = *s.find_run(run_id);
+    s.commit();
+    // "nodes=0" is no limit a game is played at, yet it is what such runs have always stored.
+    EXPECT_FALSE(parse_time_control("nodes=0"));
+    EXPECT_EQ(r.spec.time_control.kind, TimeControl::Kind::Nodes);
+    EXPECT_EQ(r.spec.time_control.nodes, 0u);
 }
 
 TEST(Storage, TokensAreStoredHashedAndRevocable) {
@@ -285,7 +303,7 @@ TEST(Storage, CompressionRoundTripsAndRejectsDamage) {
 TEST(Storage, TimeControlsRoundTrip) {
     for (const char* text :
          {"nodes=1000", "depth=8", "movetime=250", "10+0.1", "60+0", "2.05+0.01"})
-        EXPECT_EQ(format_time_control(*parse_time_control(text)), text);
+        EXPECT_EQ(parse_time_control(text)->to_string(), text);
     for (const char* text : {"", "nodes=", "nodes=x", "speed=3", "1.2345+0", "+1", "10+"})
         EXPECT_FALSE(parse_time_control(text)) << text;
 }

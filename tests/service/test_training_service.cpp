@@ -74,9 +74,9 @@ v1::GamePair pair_entry(uint32_t index, const training::SelfPlayGame& first,
     pair.set_index(index);
     for (const auto& [game, out] :
          {std::pair{&first, pair.mutable_first()}, std::pair{&second, pair.mutable_second()}}) {
-        out->set_outcome(game->result == training::GameResult::WhiteWins   ? v1::GAME_OUTCOME_WIN
-                         : game->result == training::GameResult::BlackWins ? v1::GAME_OUTCOME_LOSS
-                                                                           : v1::GAME_OUTCOME_DRAW);
+        out->set_outcome(game->result == Outcome::Win    ? v1::GAME_OUTCOME_WIN
+                         : game->result == Outcome::Loss ? v1::GAME_OUTCOME_LOSS
+                                                         : v1::GAME_OUTCOME_DRAW);
         out->set_test_white(true);
         out->set_positions(training::encode_positions(game->positions));
         out->set_position_count(uint32_t(game->positions.size()));

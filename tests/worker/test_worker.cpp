@@ -74,7 +74,7 @@ TEST(WorkerMatchSetup, LeaseBecomesRunnerConfigurationAndJobs) {
     EXPECT_EQ(uci.command, "/usr/games/stockfish");
     ASSERT_EQ(uci.options.size(), 1u);
     EXPECT_EQ(uci.options[0], (std::pair<std::string, std::string>{"Hash", "32"}));
-    EXPECT_EQ(config->time_control.kind, match::TimeControl::Kind::Clock);
+    EXPECT_EQ(config->time_control.kind, TimeControl::Kind::Clock);
     EXPECT_EQ(config->time_control.base_ms, 10000);
     EXPECT_EQ(config->time_control.inc_ms, 100);
     EXPECT_TRUE(config->pgn.record);
@@ -95,9 +95,9 @@ TEST(WorkerMatchSetup, LeaseBecomesRunnerConfigurationAndJobs) {
 TEST(WorkerMatchSetup, FinishedPairBecomesAReportEntry) {
     match::PairResult pair;
     pair.index = 41;
-    pair.games[0].outcome = match::Outcome::WhiteWins;  // test had white: a win
+    pair.games[0].outcome = Outcome::Win;  // test had white: a win
     pair.games[0].pgn = "game one";
-    pair.games[1].outcome = match::Outcome::WhiteWins;  // base had white: a loss
+    pair.games[1].outcome = Outcome::Win;  // base had white: a loss
     pair.games[1].pgn = "game two";
     v1::GamePair out;
     pair_to_proto(pair, 40, &out);
@@ -107,7 +107,7 @@ TEST(WorkerMatchSetup, FinishedPairBecomesAReportEntry) {
     EXPECT_EQ(out.first().pgn(), "game one");
     EXPECT_EQ(out.second().outcome(), v1::GAME_OUTCOME_LOSS);
     EXPECT_FALSE(out.second().test_white());
-    pair.games[1].outcome = match::Outcome::Draw;
+    pair.games[1].outcome = Outcome::Draw;
     pair_to_proto(pair, 40, &out);
     EXPECT_EQ(out.second().outcome(), v1::GAME_OUTCOME_DRAW);
 }

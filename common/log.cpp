@@ -1,4 +1,4 @@
-#include "coordinator/ops/log.h"
+#include "common/log.h"
 
 #include <atomic>
 #include <chrono>
@@ -6,7 +6,7 @@
 #include <ctime>
 #include <mutex>
 
-namespace sparring::coordinator {
+namespace sparring {
 
 namespace {
 
@@ -88,4 +88,4 @@ void log_event(LogLevel level, std::string_view event, std::initializer_list<Log
     std::fflush(stderr);
 }
 
-}  // namespace sparring::coordinator
+}  // namespace sparring

@@ -1,4 +1,4 @@
-// The coordinator's structured log: one logfmt line per event on stderr
+// The structured log of the coordinator and the worker: one logfmt line per event on stderr
 // (`ts=... level=info event=run_submitted run=3 test=new base=master`), filtered by level.
 #pragma once
 
@@ -8,7 +8,7 @@
 #include <string_view>
 #include <utility>
 
-namespace sparring::coordinator {
+namespace sparring {
 
 enum class LogLevel { Debug, Info, Warn, Error };
 
@@ -23,4 +23,4 @@ using LogField = std::pair<std::string_view, std::string>;
 // Writes an event with its fields as one line, values quoted when they need it.
 void log_event(LogLevel level, std::string_view event, std::initializer_list<LogField> fields = {});
 
-}  // namespace sparring::coordinator
+}  // namespace sparring

@@ -1,16 +1,18 @@
-#include "match/time_control.h"
+#include "common/time_control.h"
 
 #include <charconv>
-#include <cmath>
 #include <cstdio>
 #include <limits>
 
-namespace sparring::match {
+namespace sparring {
 
 namespace {
 
-// Parses a whole string as a positive integer no larger than max.
+constexpr int kMaxSeconds = 1'000'000;
+
+// Parses a whole string of decimal digits as a positive integer no larger than max.
 std::optional<std::uint64_t> parse_positive(std::string_view text, std::uint64_t max) {
+    if (text.empty() || text.front() < '0' || text.front() > '9') return std::nullopt;
     std::uint64_t value = 0;
     auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
     if (ec != std::errc() || end != text.data() + text.size() || value == 0 || value > max)
@@ -18,29 +20,37 @@ std::optional<std::uint64_t> parse_positive(std::string_view text, std::uint64_t
     return value;
 }
 
-// Parses a non-negative decimal number of seconds ("10", "0.1", "2.5") into milliseconds.
+// Parses a non-negative decimal number of seconds with at most three decimals ("10", "0.1",
+// "2.05") into milliseconds.
 std::optional<int> parse_seconds(std::string_view text) {
-    if (text.empty() || text.front() == '-' || text.front() == '+') return std::nullopt;
-    double seconds = 0;
-    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), seconds);
-    if (ec != std::errc() || end != text.data() + text.size() || !std::isfinite(seconds) ||
-        seconds * 1000 > std::numeric_limits<int>::max())
+    const std::size_t dot = text.find('.');
+    const std::string_view whole = text.substr(0, dot);
+    const std::string_view frac = dot == std::string_view::npos ? "" : text.substr(dot + 1);
+    if (whole.empty() || frac.size() > 3 || (dot != std::string_view::npos && frac.empty()))
         return std::nullopt;
-    return static_cast<int>(std::lround(seconds * 1000));
+    int ms = 0;
+    for (const char c : whole) {
+        if (c < '0' || c > '9') return std::nullopt;
+        ms = ms * 10 + (c - '0');
+        if (ms > kMaxSeconds) return std::nullopt;
+    }
+    for (std::size_t i = 0; i < 3; ++i) {
+        const char c = i < frac.size() ? frac[i] : '0';
+        if (c < '0' || c > '9') return std::nullopt;
+        ms = ms * 10 + (c - '0');
+    }
+    return ms;
 }
 
-// Formats milliseconds as seconds without trailing zeros ("10", "0.1").
+// Formats milliseconds as seconds without trailing zeros ("10", "0.1", "2.05").
 std::string seconds_text(int ms) {
-    char buffer[32];
-    if (ms % 1000 == 0)
-        std::snprintf(buffer, sizeof buffer, "%d", ms / 1000);
-    else if (ms % 100 == 0)
-        std::snprintf(buffer, sizeof buffer, "%.1f", ms / 1000.0);
-    else if (ms % 10 == 0)
-        std::snprintf(buffer, sizeof buffer, "%.2f", ms / 1000.0);
-    else
-        std::snprintf(buffer, sizeof buffer, "%.3f", ms / 1000.0);
-    return buffer;
+    std::string text = std::to_string(ms / 1000);
+    if (ms % 1000 == 0) return text;
+    char frac[8];
+    std::snprintf(frac, sizeof frac, "%03d", ms % 1000);
+    std::string digits = frac;
+    while (digits.back() == '0') digits.pop_back();
+    return text + "." + digits;
 }
 
 }  // namespace
@@ -83,11 +93,10 @@ std::optional<TimeControl> parse_time_control(std::string_view text, std::string
                      " (expected nodes=N, depth=N, movetime=MS or BASE+INC in seconds)";
         return std::nullopt;
     };
-    constexpr int MaxMs = std::numeric_limits<int>::max();
     TimeControl tc;
     if (auto eq = text.find('='); eq != std::string_view::npos) {
-        std::string_view key = text.substr(0, eq);
-        std::string_view value = text.substr(eq + 1);
+        const std::string_view key = text.substr(0, eq);
+        const std::string_view value = text.substr(eq + 1);
         if (key == "nodes") {
             auto n = parse_positive(value, std::numeric_limits<std::uint64_t>::max());
             if (!n) return fail("nodes must be a positive integer");
@@ -99,7 +108,7 @@ std::optional<TimeControl> parse_time_control(std::string_view text, std::string
             tc.kind = TimeControl::Kind::Depth;
             tc.depth = static_cast<int>(*n);
         } else if (key == "movetime") {
-            auto n = parse_positive(value, MaxMs);
+            auto n = parse_positive(value, std::numeric_limits<int>::max());
             if (!n) return fail("movetime must be a positive number of milliseconds");
             tc.kind = TimeControl::Kind::MoveTime;
             tc.movetime_ms = static_cast<int>(*n);
@@ -108,15 +117,13 @@ std::optional<TimeControl> parse_time_control(std::string_view text, std::string
         }
         return tc;
     }
-    std::string_view base = text;
-    std::string_view inc = "0";
-    if (auto plus = text.find('+'); plus != std::string_view::npos) {
-        base = text.substr(0, plus);
-        inc = text.substr(plus + 1);
-    }
-    auto base_ms = parse_seconds(base);
-    auto inc_ms = parse_seconds(inc);
-    if (!base_ms || !inc_ms) return fail("not a number of seconds");
+    const std::size_t plus = text.find('+');
+    const auto base_ms = parse_seconds(text.substr(0, plus));
+    const auto inc_ms = plus == std::string_view::npos ? std::optional<int>(0)
+                                                       : parse_seconds(text.substr(plus + 1));
+    if (!base_ms || !inc_ms)
+        return fail("not a number of seconds (at most " + std::to_string(kMaxSeconds) +
+                    ", with at most three decimals)");
     if (*base_ms == 0) return fail("the base time must be positive");
     tc.kind = TimeControl::Kind::Clock;
     tc.base_ms = *base_ms;
@@ -124,4 +131,4 @@ std::optional<TimeControl> parse_time_control(std::string_view text, std::string
     return tc;
 }
 
-}  // namespace sparring::match
+}  // namespace sparring

@@ -1,0 +1,112 @@
+#include "coordinator/ops/event_log.h"
+
+#include <cstdio>
+#include <string>
+
+#include "coordinator/domain/text.h"
+#include "common/log.h"
+
+namespace sparring::coordinator {
+
+namespace {
+
+// Returns a real number with two decimals.
+std::string fixed2(double value) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.2f", value);
+    return text;
+}
+
+// Returns the name of a lease release reason as the log shows it.
+std::string reason_name(Release::Reason reason) {
+    switch (reason) {
+        case Release::Reason::Shutdown:
+            return "shutdown";
+        case Release::Reason::BenchMismatch:
+            return "bench_mismatch";
+        case Release::Reason::EngineFailure:
+            return "engine_failure";
+    }
+    return "unspecified";
+}
+
+// Writes the log line of each kind of event; events without one are not logged.
+struct LogLine {
+    void operator()(const VersionAdded& e) const {
+        log_event(LogLevel::Info, "version_added",
+                  {{"version", e.name}, {"bench", std::to_string(e.bench)}});
+    }
+    void operator()(const RunSubmitted& e) const {
+        log_event(LogLevel::Info, "run_submitted",
+                  {{"run", std::to_string(e.run_id)},
+                   {"test", e.test},
+                   {"base", e.base},
+                   {"games", std::to_string(e.games)}});
+    }
+    void operator()(const RunStopRequested& e) const {
+        log_event(LogLevel::Info, "run_stop_requested",
+                  {{"run", std::to_string(e.run_id)}, {"peer", e.requested_by}});
+    }
+    void operator()(const RunFinished& e) const {
+        log_event(LogLevel::Info, "run_ended",
+                  {{"run", std::to_string(e.run_id)},
+                   {"state", std::string(run_state_name(e.state))},
+                   {"result", e.result},
+                   {"games", std::to_string(e.counts.wins + e.counts.draws + e.counts.losses)},
+                   {"elo", fixed2(e.elo.elo)},
+                   {"llr", fixed2(e.llr)}});
+    }
+    void operator()(const WorkerRegistered& e) const {
+        log_event(LogLevel::Info, "worker_registered",
+                  {{"worker", std::to_string(e.worker.id)},
+                   {"name", e.worker.name},
+                   {"concurrency", std::to_string(e.worker.concurrency)},
+                   {"cores", std::to_string(e.worker.cores)},
+                   {"memory_mb", std::to_string(e.worker.memory_mb)},
+                   {"build", e.worker.build},
+                   {"peer", e.peer}});
+    }
+    void operator()(const LeaseGranted& e) const {
+        log_event(LogLevel::Debug, "lease_granted",
+                  {{"worker", std::to_string(e.worker_id)},
+                   {"lease", std::to_string(e.lease_id)},
+                   {"run", std::to_string(e.run_id)},
+                   {"pairs", std::to_string(e.pairs)}});
+    }
+    void operator()(const LeaseExpired& e) const {
+        log_event(LogLevel::Warn, "leases_expired",
+                  {{"count", "1"},
+                   {"lease", std::to_string(e.lease_id)},
+                   {"worker", std::to_string(e.worker_id)},
+                   {"run", std::to_string(e.run_id)},
+                   {"why", "no heartbeat or report within the lease time"}});
+    }
+    void operator()(const LeaseReleased& e) const {
+        log_event(e.reason == Release::Reason::Shutdown ? LogLevel::Info : LogLevel::Warn,
+                  "lease_released",
+                  {{"worker", std::to_string(e.worker_id)},
+                   {"lease", std::to_string(e.lease_id)},
+                   {"reason", reason_name(e.reason)},
+                   {"pairs_returned", std::to_string(e.pairs_returned)},
+                   {"message", e.message}});
+    }
+    void operator()(const ReportCounted& e) const {
+        log_event(LogLevel::Debug, "report",
+                  {{"worker", std::to_string(e.worker_id)},
+                   {"lease", std::to_string(e.lease_id)},
+                   {"sequence", std::to_string(e.sequence)},
+                   {"games", std::to_string(e.games)},
+                   {"duplicate", e.duplicate ? "true" : "false"}});
+    }
+    void operator()(const RunProgressed&) const {}
+    void operator()(const WorkerSeen&) const {}
+    void operator()(const TrainingEpochDone&) const {}
+};
+
+}  // namespace
+
+EventBus::Subscription log_events(EventBus& bus) {
+    return bus.subscribe_all([](const Event& event) { std::visit(LogLine{}, event); });
+}
+
+}  // namespace sparring::coordinator

@@ -1,0 +1,363 @@
+// The domain events: what the core publishes, only for committed work, and the bus that
+// delivers them in order, alone and behind the write executor.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <functional>
+#include <future>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "coordinator/domain/events.h"
+#include "coordinator/storage/executor.h"
+#include "fixture.h"
+
+namespace sparring::coordinator::testing {
+namespace {
+
+using namespace std::chrono_literals;
+
+// Returns a short text naming an event and what identifies it.
+struct Label {
+    std::string operator()(const VersionAdded& e) const { return "version " + e.name; }
+    std::string operator()(const RunSubmitted& e) const {
+        return "submitted " + std::to_string(e.run_id);
+    }
+    std::string operator()(const RunProgressed& e) const {
+        return "progressed " + std::to_string(e.run_id) + " pairs " +
+               std::to_string(e.counts.pairs);
+    }
+    std::string operator()(const RunStopRequested& e) const {
+        return "stop requested " + std::to_string(e.run_id) + " by " + e.requested_by;
+    }
+    std::string operator()(const RunFinished& e) const {
+        return "finished " + std::to_string(e.run_id) + " " + e.result;
+    }
+    std::string operator()(const WorkerRegistered& e) const {
+        return "registered " + std::to_string(e.worker.id);
+    }
+    std::string operator()(const WorkerSeen& e) const {
+        return "seen " + std::to_string(e.worker_id);
+    }
+    std::string operator()(const LeaseGranted& e) const {
+        return "granted " + std::to_string(e.lease_id) + " pairs " + std::to_string(e.pairs);
+    }
+    std::string operator()(const LeaseExpired& e) const {
+        return "expired " + std::to_string(e.lease_id) + " returned " +
+               std::to_string(e.pairs_returned);
+    }
+    std::string operator()(const LeaseReleased& e) const {
+        return "released " + std::to_string(e.lease_id) + " returned " +
+               std::to_string(e.pairs_returned);
+    }
+    std::string operator()(const ReportCounted& e) const {
+        return "report " + std::to_string(e.sequence) + " games " + std::to_string(e.games) +
+               (e.duplicate ? " duplicate" : "");
+    }
+    std::string operator()(const TrainingEpochDone& e) const {
+        return "epoch " + std::to_string(e.epoch);
+    }
+};
+
+// Records the labels of the events a bus delivers.
+class Recorder {
+  public:
+    explicit Recorder(EventBus& bus)
+        : subscription_(bus.subscribe_all([this](const Event& event) {
+              std::lock_guard lock(mutex_);
+              labels_.push_back(std::visit(Label{}, event));
+          })) {}
+
+    // Returns the labels recorded so far and forgets them.
+    std::vector<std::string> take() {
+        std::lock_guard lock(mutex_);
+        return std::exchange(labels_, {});
+    }
+
+  private:
+    std::mutex mutex_;
+    std::vector<std::string> labels_;
+    EventBus::Subscription subscription_;
+};
+
+class CoreEventTest : public CoreFixture {
+  protected:
+    CoreEventTest() {
+        Core::Options options;
+        options.lease_ms = 10'000;
+        options.pairs_per_thread = 2;
+        core = std::make_unique<Core>(
+            options, [this] { return now.load(); }, &bus);
+    }
+
+    // Runs what the committed transactions deferred, as the write executor does after a
+    // commit, and returns the labels of the events delivered.
+    std::vector<std::string> deliver() {
+        for (const std::function<void()>& fn : storage->take_committed()) fn();
+        return recorder.take();
+    }
+
+    EventBus bus;
+    Recorder recorder{bus};
+};
+
+TEST_F(CoreEventTest, CoreReportsWhatARunGoesThrough) {
+    add_version("test");
+    add_version("base", 250);
+    const coordinator::Run run = submit(spec(RunKind::FixedGames, 4));  // 2 pairs
+    auto [caller, worker] = add_worker(1);
+    const std::string w = std::to_string(worker);
+    EXPECT_EQ(deliver(),
+              (std::vector<std::string>{"version test", "version base",
+                                        "submitted " + std::to_string(run.id), "registered " + w}));
+
+    auto lease = transact([&](Storage& s) { return core->request_work(s, caller, worker); });
+    ASSERT_TRUE(lease.ok() && lease->has_value());
+    const std::string l = std::to_string((*lease)->batch.id);
+    EXPECT_EQ(deliver(), (std::vector<std::string>{"seen " + w, "granted " + l + " pairs 2"}));
+    // A repeated request re-sends the lease: no new grant.
+    ASSERT_TRUE(transact([&](Storage& s) { return core->request_work(s, caller, worker); }).ok());
+    EXPECT_EQ(deliver(), std::vector<std::string>{"seen " + w});
+
+    const Report first = report(**lease, 1, {0});
+    ASSERT_TRUE(transact([&](Storage& s) { return core->report_results(s, caller, first); }).ok());
+    EXPECT_EQ(deliver(),
+              (std::vector<std::string>{"seen " + w, "report 1 games 2",
+                                        "progressed " + std::to_string(run.id) + " pairs 1"}));
+    const Report last = report(**lease, 2, {1});
+    ASSERT_TRUE(transact([&](Storage& s) { return core->report_results(s, caller, last); }).ok());
+    EXPECT_EQ(deliver(),
+              (std::vector<std::string>{"seen " + w, "report 2 games 2",
+                                        "progressed " + std::to_string(run.id) + " pairs 2",
+                                        "finished " + std::to_string(run.id) + " completed"}));
+    ASSERT_TRUE(transact([&](Storage& s) { return core->report_results(s, caller, last); }).ok());
+    EXPECT_EQ(deliver(), (std::vector<std::string>{"seen " + w, "report 2 games 2 duplicate"}));
+}
+
+TEST_F(CoreEventTest, LeasesExpiredReleasedAndRunsStoppedArePublished) {
+    add_version("test");
+    add_version("base", 250);
+    const coordinator::Run run = submit(spec(RunKind::FixedGames, 20));
+    auto [caller, worker] = add_worker(1);
+    auto lease = transact([&](Storage& s) { return core->request_work(s, caller, worker); });
+    ASSERT_TRUE(lease.ok() && lease->has_value());
+    deliver();
+
+    now += 10'001;
+    transact([&](Storage& s) {
+        core->expire_leases(s);
+        return absl::OkStatus();
+    }).IgnoreError();
+    EXPECT_EQ(deliver(), std::vector<std::string>{"expired " + std::to_string((*lease)->batch.id) +
+                                                  " returned 2"});
+
+    lease = transact([&](Storage& s) { return core->request_work(s, caller, worker); });
+    ASSERT_TRUE(lease.ok() && lease->has_value());
+    deliver();
+    Release release;
+    release.worker_id = worker;
+    release.lease_id = (*lease)->batch.id;
+    ASSERT_TRUE(transact([&](Storage& s) { return core->release_lease(s, caller, release); }).ok());
+    EXPECT_EQ(deliver(), (std::vector<std::string>{
+                             "seen " + std::to_string(worker),
+                             "released " + std::to_string((*lease)->batch.id) + " returned 2"}));
+
+    ASSERT_TRUE(
+        transact([&](Storage& s) { return core->stop_run(s, run.id, "ipv4:127.0.0.1:5"); }).ok());
+    EXPECT_EQ(deliver(), (std::vector<std::string>{
+                             "stop requested " + std::to_string(run.id) + " by ipv4:127.0.0.1:5",
+                             "finished " + std::to_string(run.id) + " stopped by user"}));
+}
+
+TEST_F(CoreEventTest, NothingIsPublishedBeforeTheCommitOrAfterARollback) {
+    add_version("test");
+    add_version("base", 250);
+    deliver();
+
+    storage->begin(true);
+    ASSERT_TRUE(core->submit_run(*storage, spec(RunKind::FixedGames, 20)).ok());
+    EXPECT_TRUE(storage->take_committed().empty()) << "deferred until the commit";
+    storage->rollback();
+    EXPECT_TRUE(deliver().empty()) << "a rolled-back transaction publishes nothing";
+
+    // A job that fails after doing work is rolled back to its savepoint: nothing of it goes.
+    auto failed = transact([&](Storage& s) -> absl::StatusOr<coordinator::Run> {
+        auto run = core->submit_run(s, spec(RunKind::FixedGames, 20));
+        if (!run.ok()) return run;
+        return absl::AbortedError("changed its mind");
+    });
+    EXPECT_FALSE(failed.ok());
+    EXPECT_TRUE(deliver().empty());
+
+    const coordinator::Run run = submit(spec(RunKind::FixedGames, 20));
+    EXPECT_EQ(deliver(), std::vector<std::string>{"submitted " + std::to_string(run.id)});
+}
+
+class ExecutorEventTest : public ::testing::Test {
+  protected:
+    ExecutorEventTest()
+        : core(
+              Core::Options{}, [] { return int64_t(1'000'000); }, &bus),
+          writer(std::make_unique<SqliteStorage>(db.path()),
+                 Executor::Options{true, 512, std::chrono::microseconds(0)}) {}
+
+    // Returns a job adding a built-in version named name.
+    Executor::Job add(const std::string& name) {
+        return [this, name](Storage& storage) {
+            Version v;
+            v.name = name;
+            v.preset = "default";
+            v.bench = 123456;
+            return core.add_version(storage, v).status();
+        };
+    }
+
+    TempDatabase db;
+    EventBus bus;
+    Core core;
+    Executor writer;
+};
+
+TEST_F(ExecutorEventTest, EventsFollowTheCommitAndPrecedeTheCompletion) {
+    // The subscriber reads through a connection of its own: it sees the version committed.
+    SqliteStorage reader(db.path());
+    std::vector<std::string> seen_committed;
+    auto subscription = bus.subscribe<VersionAdded>([&](const VersionAdded& added) {
+        reader.begin(false);
+        if (reader.find_version(added.name)) seen_committed.push_back(added.name);
+        reader.commit();
+    });
+    std::promise<size_t> done;
+    writer.submit(add("v1"), [&](absl::Status status) {
+        EXPECT_TRUE(status.ok()) << status;
+        done.set_value(seen_committed.size());
+    });
+    ASSERT_EQ(done.get_future().wait_for(10s), std::future_status::ready);
+    writer.shutdown();
+    EXPECT_EQ(seen_committed, std::vector<std::string>{"v1"});
+}
+
+TEST_F(ExecutorEventTest, FailedJobsAndFailedCommitsPublishNothing) {
+    Recorder recorder(bus);
+    std::mutex mutex;
+    std::vector<absl::Status> statuses;
+    const auto record = [&](absl::Status status) {
+        std::lock_guard lock(mutex);
+        statuses.push_back(std::move(status));
+    };
+    // Runs the jobs in one batch, behind a job that holds the writer until all are queued.
+    const auto run_batch = [&](std::vector<Executor::Job> jobs) {
+        std::promise<void> started, release, done;
+        std::shared_future<void> released = release.get_future().share();
+        writer.submit(
+            [&](Storage&) {
+                started.set_value();
+                released.wait();
+                return absl::OkStatus();
+            },
+            record);
+        started.get_future().wait();
+        for (size_t i = 0; i < jobs.size(); ++i)
+            writer.submit(std::move(jobs[i]),
+                          [&, last = i + 1 == jobs.size()](absl::Status status) {
+                              record(std::move(status));
+                              if (last) done.set_value();
+                          });
+        release.set_value();
+        ASSERT_EQ(done.get_future().wait_for(10s), std::future_status::ready);
+    };
+    // A job that fails after adding a version, then one that commits.
+    run_batch({[this](Storage& storage) {
+                   Version v;
+                   v.name = "refused";
+                   v.preset = "default";
+                   v.bench = 123456;
+                   if (!core.add_version(storage, v).ok()) return absl::InternalError("not added");
+                   return absl::InvalidArgumentError("refused after adding");
+               },
+               add("kept")});
+    // A batch that fails to commit: the job ending the transaction makes COMMIT fail.
+    run_batch({add("lost"), [](Storage& storage) {
+                   storage.rollback();
+                   return absl::OkStatus();
+               }});
+    writer.shutdown();
+    ASSERT_EQ(statuses.size(), 6u);
+    EXPECT_EQ(statuses[1].code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_TRUE(statuses[2].ok()) << statuses[2];
+    EXPECT_EQ(statuses[4].code(), absl::StatusCode::kUnavailable) << statuses[4];
+    EXPECT_EQ(recorder.take(), std::vector<std::string>{"version kept"});
+}
+
+TEST_F(ExecutorEventTest, SubscribersGetEventsInCommitOrder) {
+    Recorder all(bus);
+    std::vector<std::string> versions;
+    auto by_type = bus.subscribe<VersionAdded>(
+        [&](const VersionAdded& added) { versions.push_back(added.name); });
+    int runs = 0;
+    auto other_type = bus.subscribe<RunSubmitted>([&](const RunSubmitted&) { ++runs; });
+    std::vector<std::string> expected;
+    for (int i = 0; i < 100; ++i) {
+        expected.push_back("v" + std::to_string(i));
+        writer.submit(add(expected.back()),
+                      [](absl::Status status) { EXPECT_TRUE(status.ok()) << status; });
+    }
+    writer.shutdown();
+    EXPECT_EQ(versions, expected);
+    std::vector<std::string> labels;
+    for (const std::string& name : expected) labels.push_back("version " + name);
+    EXPECT_EQ(all.take(), labels);
+    EXPECT_EQ(runs, 0);
+}
+
+TEST(EventBusTest, AResetSubscriptionIsNeverCalledAgain) {
+    EventBus bus;
+    int calls = 0;
+    EventBus::Subscription subscription =
+        bus.subscribe<WorkerSeen>([&calls](const WorkerSeen&) { ++calls; });
+    bus.publish(WorkerSeen{1, 2});
+    bus.publish(LeaseGranted{});
+    EXPECT_EQ(calls, 1);
+    EventBus::Subscription moved = std::move(subscription);
+    bus.publish(WorkerSeen{1, 3});
+    EXPECT_EQ(calls, 2);
+    moved.reset();
+    bus.publish(WorkerSeen{1, 4});
+    EXPECT_EQ(calls, 2);
+}
+
+TEST(EventBusTest, SubscribersComeAndGoWhileEventsAreDelivered) {
+    EventBus bus;
+    std::atomic<bool> stop{false};
+    std::thread publisher([&] {
+        for (int64_t i = 0; !stop; ++i) bus.publish(WorkerSeen{1, i});
+    });
+    for (int round = 0; round < 100; ++round) {
+        std::atomic<int64_t> last{-1};
+        std::atomic<int> delivered{0};
+        std::atomic<bool> ordered{true}, unsubscribed{false}, called_after{false};
+        EventBus::Subscription subscription =
+            bus.subscribe<WorkerSeen>([&](const WorkerSeen& seen) {
+                if (unsubscribed) called_after = true;
+                if (seen.time_ms <= last) ordered = false;
+                last = seen.time_ms;
+                ++delivered;
+            });
+        for (int i = 0; i < 100'000 && delivered < 3; ++i) std::this_thread::yield();
+        subscription.reset();
+        unsubscribed = true;
+        for (int i = 0; i < 100; ++i) std::this_thread::yield();
+        EXPECT_GE(delivered.load(), 3);
+        EXPECT_TRUE(ordered);
+        EXPECT_FALSE(called_after);
+    }
+    stop = true;
+    publisher.join();
+}
+
+}  // namespace
+}  // namespace sparring::coordinator::testing
