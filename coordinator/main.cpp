@@ -37,6 +37,9 @@ constexpr Flag kServeFlags[] = {
     {"port-file", "FILE", "write the bound port to FILE once serving"},
     {"metrics-listen", "HOST:PORT", "serve Prometheus metrics at http://HOST:PORT/metrics"},
     {"health-listen", "HOST:PORT", "also serve gRPC health checking alone, in plaintext"},
+    {"http-listen", "HOST:PORT", "serve the web dashboard, /api/v1 and /metrics over HTTP"},
+    {"http-port-file", "FILE", "write the dashboard's bound port to FILE once serving"},
+    {"http-require-token", "", "the dashboard's pages and queries need a token too"},
     {"log-level", "LEVEL", "debug, info, warn or error", "info"},
 };
 
@@ -74,6 +77,10 @@ int serve(const Flags& args) {
     options.tls_key_file = args.get_string("tls-key", "");
     options.metrics_listen = args.get_string("metrics-listen", "");
     options.health_listen = args.get_string("health-listen", "");
+    options.http.listen = args.get_string("http-listen", "");
+    options.http.require_token = args.has("http-require-token");
+    if (args.has("http-port-file") && options.http.listen.empty())
+        throw UsageError("--http-port-file needs --http-listen");
     const auto level = parse_log_level(args.get_string("log-level"));
     if (!level) throw UsageError("--log-level must be debug, info, warn or error");
     set_log_level(*level);
@@ -98,8 +105,11 @@ int serve(const Flags& args) {
               {{"port", std::to_string(port)},
                {"tls", options.tls_cert_file.empty() ? "false" : "true"},
                {"db", options.db_path},
-               {"metrics_port", std::to_string(server->metrics_port())}});
+               {"metrics_port", std::to_string(server->metrics_port())},
+               {"http_port", std::to_string(server->http_port())}});
     if (args.has("port-file")) write_port_file(args.get_string("port-file"), port);
+    if (args.has("http-port-file"))
+        write_port_file(args.get_string("http-port-file"), server->http_port());
 
     signals.watch([&server](int signal) {
         log_event(LogLevel::Info, "shutting_down", {{"signal", std::to_string(signal)}});

@@ -4,9 +4,12 @@
 # from the `seed` preset, then verifies the result with an SPRT match against `seed`, and
 # leaves the database behind for sqlite3.
 #
+# The coordinator also serves the web dashboard; the demo prints its URL.
+#
 # Settings (environment): SPARRING_DEMO_DB (default ./sparring-demo.db), SPARRING_DEMO_GAMES
 # (tuning games), SPARRING_DEMO_NODES (nodes per move), SPARRING_DEMO_VERIFY_GAMES (most games
-# of the verification), SPARRING_DEMO_R_END (SPSA learning rate at the last step).
+# of the verification), SPARRING_DEMO_R_END (SPSA learning rate at the last step),
+# SPARRING_DEMO_HTTP (the dashboard's address, default 127.0.0.1:0: a free port, printed).
 set -euo pipefail
 build=$(cd "${1:?usage: demo.sh BUILD_DIR}" && pwd)
 engine="$build/engine/sparring-engine"
@@ -18,6 +21,7 @@ games=${SPARRING_DEMO_GAMES:-6000}
 nodes=${SPARRING_DEMO_NODES:-1000}
 verify_games=${SPARRING_DEMO_VERIFY_GAMES:-2000}
 r_end=${SPARRING_DEMO_R_END:-0.01}
+http=${SPARRING_DEMO_HTTP:-127.0.0.1:0}
 logs=$(mktemp -d "${TMPDIR:-/tmp}/sparring-demo.XXXXXX")
 started=$(date +%s)
 coordinator_pid=
@@ -51,6 +55,7 @@ fi
 user_token=$("$coordinator" token create --db "$db" --role user --name demo-user)
 worker_token=$("$coordinator" token create --db "$db" --role worker --name demo-workers)
 "$coordinator" serve --db "$db" --listen 127.0.0.1:0 --port-file "$logs/port" \
+    --http-listen "$http" --http-port-file "$logs/http-port" \
     --heartbeat-seconds 2 >"$logs/coordinator.log" 2>&1 &
 coordinator_pid=$!
 for _ in $(seq 100); do
@@ -59,6 +64,7 @@ for _ in $(seq 100); do
     sleep 0.1
 done
 [ -s "$logs/port" ] || { echo "demo: the coordinator did not start" >&2; exit 1; }
+for _ in $(seq 100); do [ -s "$logs/http-port" ] && break; sleep 0.1; done
 export SPARRING_COORDINATOR="127.0.0.1:$(cat "$logs/port")" SPARRING_TOKEN="$user_token"
 for i in 1 2; do
     "$worker" --coordinator "$SPARRING_COORDINATOR" --token "$worker_token" --concurrency 1 \
@@ -67,6 +73,7 @@ for i in 1 2; do
 done
 echo "   coordinator $SPARRING_COORDINATOR (pid $coordinator_pid), workers ${worker_pids[*]}," \
     "logs in $logs"
+echo "   dashboard: http://${http%:*}:$(cat "$logs/http-port")/ (every run, live)"
 
 echo
 echo "== version 'seed': the built-in engine with the seed's piece values"
@@ -79,6 +86,8 @@ submitted=$("$cli" submit tune seed --params Material --games "$games" --tc "nod
     --description "demo: piece values from the seed preset")
 echo "$submitted"
 run=$(echo "$submitted" | awk '{print $2}')
+dashboard="http://${http%:*}:$(cat "$logs/http-port")"
+echo "   live in the browser: $dashboard/runs/$run"
 "$cli" show "$run" --watch
 verify=$("$cli" show "$run" | sed -n 's/^verification: run \([0-9]*\),.*/\1/p')
 if [ -z "$verify" ]; then

@@ -14,11 +14,11 @@ packages=(cmake g++ make pkg-config
           libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler libabsl-dev
           libsqlite3-dev sqlite3 zlib1g-dev libssl-dev openssl libgtest-dev libgmock-dev libbenchmark-dev
           python3 stockfish
-          prometheus-cpp-dev libcpp-httplib-dev nlohmann-json3-dev libcli11-dev)
+          prometheus-cpp-dev libcpp-httplib-dev nlohmann-json3-dev libcli11-dev libjs-dygraphs)
 # Only the test job needs these: they check the deploy recipes, the metrics format and the
-# C++ formatting.
+# C++ formatting, and chromium opens the dashboard in the browser test.
 # (prometheus brings promtool; on a machine running systemd it also starts a server on :9090.)
-test_packages=(python3-yaml docker-compose prometheus clang-format)
+test_packages=(python3-yaml docker-compose prometheus clang-format chromium)
 
 # Installs the Debian packages that are not installed yet; apt-get runs only when needed.
 install_missing() {

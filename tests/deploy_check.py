@@ -211,9 +211,16 @@ def check_kubernetes_objects(objects, variant, uid, binaries):
     if tls:
         require(health_port != grpc_port,
                 f"{variant}: kubelet gRPC probes are plaintext; with TLS they need --health-listen")
+    http = flag_value(argv, "--http-listen")
+    http_port = int(http.rsplit(":", 1)[1]) if http else None
+    if http:
+        require(http_port in ports.values(), f"{variant}: the dashboard port is no containerPort")
     for port in service["spec"]["ports"]:
         target = port["targetPort"]
         resolved = ports.get(target) if isinstance(target, str) else target
+        if port.get("name") == "http":
+            require(resolved == http_port, f"{variant}: the Service does not reach the dashboard")
+            continue
         require(resolved == grpc_port, f"{variant}: the Service does not reach the gRPC port")
     for key, value in service["spec"]["selector"].items():
         require(sts["spec"]["template"]["metadata"]["labels"].get(key) == value,

@@ -327,4 +327,18 @@ absl::StatusOr<Release> release_from_proto(const v1::ReleaseLeaseRequest& in) {
     return r;
 }
 
+void llr_history_to_proto(const RunHistory& in, v1::LlrHistory* out) {
+    out->set_llr_lower(in.llr_lower);
+    out->set_llr_upper(in.llr_upper);
+    for (const HistoryPoint& point : in.points) {
+        v1::LlrPoint* p = out->add_points();
+        p->set_games(uint64_t(point.games));
+        p->set_unix_ms(point.unix_ms);
+        p->set_llr(point.llr);
+        p->set_elo(point.elo.elo);
+        p->set_elo_low(point.elo.elo_low);
+        p->set_elo_high(point.elo.elo_high);
+    }
+}
+
 }  // namespace sparring::coordinator

@@ -7,6 +7,7 @@
 
 #include "absl/status/statusor.h"
 #include "coordinator/domain/core.h"
+#include "coordinator/domain/run_history.h"
 #include "coordinator/kinds/spsa_run.h"
 #include "sparring/v1/user.pb.h"
 #include "sparring/v1/worker.pb.h"
@@ -21,6 +22,7 @@ void version_to_proto(const Version& in, v1::Version* out);
 absl::StatusOr<RunSpec> run_spec_from_proto(const v1::RunSpec& in);
 // Writes a run's status; the book's openings are left out.
 void run_to_proto(const Run& in, v1::RunStatus* out);
+void llr_history_to_proto(const RunHistory& in, v1::LlrHistory* out);
 std::vector<RunState> run_states_from_proto(const google::protobuf::RepeatedField<int>& states);
 
 Worker worker_from_proto(const v1::RegisterRequest& in);

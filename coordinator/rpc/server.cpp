@@ -76,7 +76,24 @@ Server::Server(Options options)
             });
     trainer_ = std::make_unique<Trainer>(options_.db_path, core_, *writer_, events_);
     worker_service_ = std::make_unique<WorkerServiceImpl>(core_, *writer_);
-    user_service_ = std::make_unique<UserServiceImpl>(core_, *writer_, *reader_);
+    user_api_ = std::make_unique<UserApi>(core_, *writer_, *reader_);
+    user_service_ = std::make_unique<UserServiceImpl>(*user_api_);
+    if (!options_.http.listen.empty()) {
+        std::vector<std::unique_ptr<Storage>> web_readers;
+        for (size_t i = 0; i < std::max<size_t>(1, options_.read_threads); ++i)
+            web_readers.push_back(std::make_unique<SqliteStorage>(options_.db_path));
+        web_reader_ = std::make_unique<Executor>(
+            std::move(web_readers),
+            Executor::Options{false, options_.max_batch, std::chrono::microseconds(0)});
+        web_api_ = std::make_unique<UserApi>(core_, *writer_, *web_reader_);
+        if (options_.http.tls_cert_file.empty()) {
+            options_.http.tls_cert_file = options_.tls_cert_file;
+            options_.http.tls_key_file = options_.tls_key_file;
+        }
+        dashboard_ = std::make_unique<web::Dashboard>(options_.http, *web_api_,
+                                                      [this] { return render_metrics(); });
+        watched_ = dashboard_->follow(events_);
+    }
 }
 
 Server::~Server() {
@@ -118,6 +135,7 @@ int Server::start() {
         });
         http_server_->start();
     }
+    if (dashboard_) http_port_ = dashboard_->start();
     maintenance_thread_ = std::thread([this] { maintenance_loop(); });
     trainer_->start();
     return port;
@@ -131,6 +149,7 @@ void Server::shutdown() {
     }
     stop_.notify_all();
     if (health_server_) health_server_->Shutdown();
+    if (dashboard_) dashboard_->stop();
     if (server_) server_->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(5));
 }
 

@@ -19,6 +19,7 @@
 #include "coordinator/rpc/services.h"
 #include "coordinator/storage/executor.h"
 #include "coordinator/storage/sqlite.h"
+#include "coordinator/web/dashboard.h"
 
 namespace sparring::coordinator {
 
@@ -31,6 +32,7 @@ class Server {
         std::string tls_key_file;
         std::string metrics_listen;  // HOST:PORT of the HTTP endpoint (/metrics); empty: none
         std::string health_listen;   // HOST:PORT of a plaintext health-only gRPC port; empty: none
+        web::Dashboard::Options http;  // http.listen: HOST:PORT of the dashboard; empty: none
         Core::Options core;
         int maintenance_interval_ms = 1000;      // lease expiry and WAL checkpoint period
         size_t max_batch = 512;                  // jobs per group commit, at most
@@ -47,6 +49,8 @@ class Server {
     int start();
     // Returns the port of the HTTP endpoint, 0 when there is none.
     int metrics_port() const { return http_server_ ? http_server_->port() : 0; }
+    // Returns the port of the dashboard, 0 when there is none.
+    int http_port() const { return http_port_; }
     // Stops accepting calls, finishes those in flight and stops the maintenance timer.
     void shutdown();
     // Blocks until shutdown() has completed and every committed job has been completed.
@@ -71,7 +75,13 @@ class Server {
     std::unique_ptr<Executor> reader_;
     std::unique_ptr<Trainer> trainer_;  // training runs, on a thread of its own
     std::unique_ptr<WorkerServiceImpl> worker_service_;
+    std::unique_ptr<UserApi> user_api_;
     std::unique_ptr<UserServiceImpl> user_service_;
+    std::unique_ptr<Executor> web_reader_;  // the dashboard's reads, on a connection of its own
+    std::unique_ptr<UserApi> web_api_;
+    std::unique_ptr<web::Dashboard> dashboard_;
+    EventBus::Subscription watched_;  // events to the dashboard's live pages; ends first
+    int http_port_ = 0;
     std::unique_ptr<grpc::Server> server_;
     std::unique_ptr<grpc::Server> health_server_;
     std::unique_ptr<HttpServer> http_server_;

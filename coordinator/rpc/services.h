@@ -6,8 +6,9 @@
 
 #include <optional>
 
-#include "coordinator/rpc/convert.h"
 #include "coordinator/domain/core.h"
+#include "coordinator/rpc/convert.h"
+#include "coordinator/rpc/user_api.h"
 #include "coordinator/storage/executor.h"
 #include "sparring/v1/user.grpc.pb.h"
 #include "sparring/v1/worker.grpc.pb.h"
@@ -66,8 +67,7 @@ class WorkerServiceImpl final : public v1::WorkerService::CallbackService {
 
 class UserServiceImpl final : public v1::UserService::CallbackService {
   public:
-    UserServiceImpl(Core& core, Executor& writer, Executor& reader)
-        : core_(core), writer_(writer), reader_(reader) {}
+    explicit UserServiceImpl(UserApi& api) : api_(api) {}
 
     grpc::ServerUnaryReactor* AddVersion(grpc::CallbackServerContext* context,
                                          const v1::AddVersionRequest* request,
@@ -105,11 +105,12 @@ class UserServiceImpl final : public v1::UserService::CallbackService {
     grpc::ServerUnaryReactor* ImportPositions(grpc::CallbackServerContext* context,
                                               const v1::ImportPositionsRequest* request,
                                               v1::ImportPositionsResponse* response) override;
+    grpc::ServerUnaryReactor* GetLlrHistory(grpc::CallbackServerContext* context,
+                                            const v1::GetLlrHistoryRequest* request,
+                                            v1::LlrHistory* response) override;
 
   private:
-    Core& core_;
-    Executor& writer_;
-    Executor& reader_;
+    UserApi& api_;
 };
 
 }  // namespace sparring::coordinator

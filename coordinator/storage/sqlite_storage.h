@@ -61,6 +61,7 @@ class SqliteStorage final : public Storage {
 
     std::optional<std::string> find_report_digest(int64_t batch_id, uint32_t sequence) override;
     void insert_report(const ReportRecord& report) override;
+    std::vector<ReportRecord> list_reports(int64_t run_id) override;
     void insert_game(const StoredGame& game) override;
     std::vector<StoredGame> list_games(int64_t run_id, uint64_t start_game, int max_games) override;
 

@@ -188,6 +188,28 @@ void SqliteStorage::insert_report(const ReportRecord& r) {
         .run();
 }
 
+std::vector<ReportRecord> SqliteStorage::list_reports(int64_t run_id) {
+    Statement& s = db_.prepare(
+        "SELECT batch_id, sequence, worker_id, pairs, wins, draws, losses, ll, ld, dd_wl, wd, "
+        "ww, received_ms FROM results WHERE run_id = ? ORDER BY id");
+    s.bind(run_id);
+    std::vector<ReportRecord> reports;
+    while (s.step()) {
+        ReportRecord& r = reports.emplace_back();
+        r.batch_id = s.int64(0);
+        r.sequence = uint32_t(s.int64(1));
+        r.run_id = run_id;
+        r.worker_id = s.int64(2);
+        r.counts.pairs = s.int64(3);
+        r.counts.wins = s.int64(4);
+        r.counts.draws = s.int64(5);
+        r.counts.losses = s.int64(6);
+        for (int i = 0; i < 5; ++i) r.counts.penta.counts[size_t(i)] = s.int64(7 + i);
+        r.received_ms = s.int64(12);
+    }
+    return reports;
+}
+
 void SqliteStorage::insert_game(const StoredGame& g) {
     const std::string pgn = compress(g.pgn);
     db_.prepare(

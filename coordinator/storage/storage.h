@@ -79,6 +79,8 @@ class Storage {
     // Returns the digest of a recorded report, if recorded.
     virtual std::optional<std::string> find_report_digest(int64_t batch_id, uint32_t sequence) = 0;
     virtual void insert_report(const ReportRecord& report) = 0;
+    // Returns a run's counted reports in the order they were counted, without digests.
+    virtual std::vector<ReportRecord> list_reports(int64_t run_id) = 0;
     virtual void insert_game(const StoredGame& game) = 0;
     // Returns up to max_games of a run's games numbered from start_game on, in order.
     virtual std::vector<StoredGame> list_games(int64_t run_id, uint64_t start_game,

@@ -1,0 +1,226 @@
+#include "coordinator/rpc/user_api.h"
+
+#include <algorithm>
+
+#include "coordinator/kinds/generate_run.h"
+#include "coordinator/domain/run_history.h"
+#include "coordinator/kinds/spsa_run.h"
+#include "coordinator/rpc/convert.h"
+
+namespace sparring::coordinator {
+
+void UserApi::change(const Credential& credential, Change job, Done done) {
+    writer_.submit(
+        [this, token = credential.token, peer = credential.peer,
+         job = std::move(job)](Storage& storage) {
+            absl::StatusOr<Caller> caller = core_.authenticate(storage, token, Role::User);
+            if (!caller.ok()) return caller.status();
+            caller->peer = peer;
+            return job(storage, *caller);
+        },
+        std::move(done));
+}
+
+void UserApi::query(const Credential& credential, Executor::Job job, Done done) {
+    reader_.submit(
+        [this, credential, job = std::move(job)](Storage& storage) {
+            if (!credential.public_queries) {
+                absl::StatusOr<Caller> caller =
+                    core_.authenticate(storage, credential.token, std::nullopt);
+                if (!caller.ok()) return caller.status();
+            }
+            return job(storage);
+        },
+        std::move(done));
+}
+
+void UserApi::add_version(const Credential& credential, const v1::AddVersionRequest& request,
+                          v1::Version* response, Done done) {
+    absl::StatusOr<Version> version = version_from_proto(request.version());
+    if (!version.ok()) return done(version.status());
+    change(
+        credential,
+        [this, version = std::move(*version), response](Storage& storage, const Caller&) {
+            absl::StatusOr<Version> added = core_.add_version(storage, version);
+            if (!added.ok()) return added.status();
+            version_to_proto(*added, response);
+            return absl::OkStatus();
+        },
+        std::move(done));
+}
+
+void UserApi::list_versions(const Credential& credential, const v1::ListVersionsRequest&,
+                            v1::ListVersionsResponse* response, Done done) {
+    query(
+        credential,
+        [this, response](Storage& storage) {
+            for (const Version& v : core_.list_versions(storage))
+                version_to_proto(v, response->add_versions());
+            return absl::OkStatus();
+        },
+        std::move(done));
+}
+
+void UserApi::get_version(const Credential& credential, const v1::GetVersionRequest& request,
+                          v1::Version* response, Done done) {
+    query(
+        credential,
+        [this, name = request.name(), response](Storage& storage) {
+            absl::StatusOr<Version> version = core_.get_version(storage, name);
+            if (!version.ok()) return version.status();
+            version_to_proto(*version, response);
+            return absl::OkStatus();
+        },
+        std::move(done));
+}
+
+void UserApi::submit_run(const Credential& credential, const v1::SubmitRunRequest& request,
+                         v1::RunStatus* response, Done done) {
+    absl::StatusOr<RunSpec> spec = run_spec_from_proto(request.spec());
+    if (!spec.ok()) return done(spec.status());
+    change(
+        credential,
+        [this, spec = std::move(*spec), response](Storage& storage, const Caller&) {
+            absl::StatusOr<Run> run = core_.submit_run(storage, spec);
+            if (!run.ok()) return run.status();
+            run_to_proto(*run, response);
+            return absl::OkStatus();
+        },
+        std::move(done));
+}
+
+void UserApi::list_runs(const Credential& credential, const v1::ListRunsRequest& request,
+                        v1::ListRunsResponse* response, Done done) {
+    query(
+        credential,
+        [this, states = run_states_from_proto(request.states()), limit = request.limit(),
+         response](Storage& storage) {
+            for (const Run& run : core_.list_runs(storage, states, limit))
+                run_to_proto(run, response->add_runs());
+            return absl::OkStatus();
+        },
+        std::move(done));
+}
+
+void UserApi::get_run(const Credential& credential, const v1::GetRunRequest& request,
+                      v1::RunStatus* response, Done done) {
+    query(
+        credential,
+        [this, id = request.run_id(), response](Storage& storage) {
+            absl::StatusOr<Run> run = core_.get_run(storage, id);
+            if (!run.ok()) return run.status();
+            run_to_proto(*run, response);
+            return absl::OkStatus();
+        },
+        std::move(done));
+}
+
+void UserApi::stop_run(const Credential& credential, const v1::StopRunRequest& request,
+                       v1::RunStatus* response, Done done) {
+    change(
+        credential,
+        [this, id = request.run_id(), response](Storage& storage, const Caller& caller) {
+            absl::StatusOr<Run> run = core_.stop_run(storage, id, caller.peer);
+            if (!run.ok()) return run.status();
+            run_to_proto(*run, response);
+            return absl::OkStatus();
+        },
+        std::move(done));
+}
+
+void UserApi::list_workers(const Credential& credential, const v1::ListWorkersRequest& request,
+                           v1::ListWorkersResponse* response, Done done) {
+    query(
+        credential,
+        [this, all = request.include_inactive(), response](Storage& storage) {
+            for (const WorkerSummary& w : core_.list_workers(storage, all))
+                worker_to_proto(w, core_.is_active(w.worker.last_seen_ms), response->add_workers());
+            return absl::OkStatus();
+        },
+        std::move(done));
+}
+
+void UserApi::export_games(const Credential& credential, const v1::ExportGamesRequest& request,
+                           v1::ExportGamesResponse* response, Done done) {
+    query(
+        credential,
+        [this, request, response](Storage& storage) {
+            absl::StatusOr<GamesPage> page = core_.export_games(
+                storage, request.run_id(), request.start_game(), request.max_games());
+            if (!page.ok()) return page.status();
+            response->set_pgn(std::move(page->pgn));
+            response->set_games(page->games);
+            response->set_next_start_game(page->next_start_game);
+            response->set_done(page->done);
+            return absl::OkStatus();
+        },
+        std::move(done));
+}
+
+void UserApi::get_tune_history(const Credential& credential,
+                               const v1::GetTuneHistoryRequest& request, v1::TuneHistory* response,
+                               Done done) {
+    query(
+        credential,
+        [run_id = request.run_id(), response](Storage& storage) {
+            absl::StatusOr<TuneHistory> history = tune_history(storage, run_id);
+            if (!history.ok()) return history.status();
+            tune_history_to_proto(*history, response);
+            return absl::OkStatus();
+        },
+        std::move(done));
+}
+
+void UserApi::export_positions(const Credential& credential,
+                               const v1::ExportPositionsRequest& request,
+                               v1::ExportPositionsResponse* response, Done done) {
+    query(
+        credential,
+        [request, response](Storage& storage) {
+            absl::StatusOr<PositionsPage> page = coordinator::export_positions(
+                storage, request.run_id(), request.start_game(), request.max_games());
+            if (!page.ok()) return page.status();
+            response->set_positions(std::move(page->data));
+            response->set_count(page->count);
+            response->set_games(page->games);
+            response->set_next_start_game(page->next_start_game);
+            response->set_done(page->done);
+            return absl::OkStatus();
+        },
+        std::move(done));
+}
+
+void UserApi::import_positions(const Credential& credential,
+                               const v1::ImportPositionsRequest& request,
+                               v1::ImportPositionsResponse* response, Done done) {
+    absl::StatusOr<ImportChunk> chunk = import_chunk_from_proto(request);
+    if (!chunk.ok()) return done(chunk.status());
+    change(
+        credential,
+        [this, chunk = std::move(*chunk), response](Storage& storage, const Caller&) {
+            absl::StatusOr<ImportAck> ack = core_.import_positions(storage, chunk);
+            if (!ack.ok()) return ack.status();
+            response->set_run_id(ack->run_id);
+            response->set_positions(ack->positions);
+            response->set_duplicate(ack->duplicate);
+            return absl::OkStatus();
+        },
+        std::move(done));
+}
+
+void UserApi::get_llr_history(const Credential& credential, const v1::GetLlrHistoryRequest& request,
+                              v1::LlrHistory* response, Done done) {
+    query(
+        credential,
+        [run_id = request.run_id(),
+         max = request.max_points() ? std::min(request.max_points(), 10'000u) : 500u,
+         response](Storage& storage) {
+            absl::StatusOr<RunHistory> history = run_history(storage, run_id, max);
+            if (!history.ok()) return history.status();
+            llr_history_to_proto(*history, response);
+            return absl::OkStatus();
+        },
+        std::move(done));
+}
+
+}  // namespace sparring::coordinator

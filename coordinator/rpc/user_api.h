@@ -1,0 +1,76 @@
+// The UserService's calls apart from any transport: each authenticates its caller, runs on
+// the writer (changes) or the reader (queries), fills a response message and reports its
+// status to `done`. The gRPC service and the dashboard's REST API both call these, so the
+// two answer alike.
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include "absl/status/status.h"
+#include "coordinator/domain/core.h"
+#include "coordinator/storage/executor.h"
+#include "sparring/v1/user.pb.h"
+
+namespace sparring::coordinator {
+
+// Who calls: a bearer token, and whether queries may go without one (the dashboard's
+// public pages). Changes always need a valid user token.
+struct Credential {
+    std::string token;
+    bool public_queries = false;
+    std::string peer;  // where the call came from, for the log; empty when unknown
+};
+
+class UserApi {
+  public:
+    using Done = std::function<void(absl::Status)>;
+    // A call, as the gRPC service and the REST API name it.
+    template <typename Request, typename Response>
+    using Call = void (UserApi::*)(const Credential&, const Request&, Response*, Done);
+
+    UserApi(Core& core, Executor& writer, Executor& reader)
+        : core_(core), writer_(writer), reader_(reader) {}
+
+    void add_version(const Credential& credential, const v1::AddVersionRequest& request,
+                     v1::Version* response, Done done);
+    void list_versions(const Credential& credential, const v1::ListVersionsRequest& request,
+                       v1::ListVersionsResponse* response, Done done);
+    void get_version(const Credential& credential, const v1::GetVersionRequest& request,
+                     v1::Version* response, Done done);
+    void submit_run(const Credential& credential, const v1::SubmitRunRequest& request,
+                    v1::RunStatus* response, Done done);
+    void list_runs(const Credential& credential, const v1::ListRunsRequest& request,
+                   v1::ListRunsResponse* response, Done done);
+    void get_run(const Credential& credential, const v1::GetRunRequest& request,
+                 v1::RunStatus* response, Done done);
+    void stop_run(const Credential& credential, const v1::StopRunRequest& request,
+                  v1::RunStatus* response, Done done);
+    void list_workers(const Credential& credential, const v1::ListWorkersRequest& request,
+                      v1::ListWorkersResponse* response, Done done);
+    void export_games(const Credential& credential, const v1::ExportGamesRequest& request,
+                      v1::ExportGamesResponse* response, Done done);
+    void get_tune_history(const Credential& credential, const v1::GetTuneHistoryRequest& request,
+                          v1::TuneHistory* response, Done done);
+    void export_positions(const Credential& credential, const v1::ExportPositionsRequest& request,
+                          v1::ExportPositionsResponse* response, Done done);
+    void import_positions(const Credential& credential, const v1::ImportPositionsRequest& request,
+                          v1::ImportPositionsResponse* response, Done done);
+    void get_llr_history(const Credential& credential, const v1::GetLlrHistoryRequest& request,
+                         v1::LlrHistory* response, Done done);
+
+  private:
+    // A change, given the caller (with the peer of its credential).
+    using Change = std::function<absl::Status(Storage&, const Caller&)>;
+
+    // Runs a change on the writer for a caller holding a user token.
+    void change(const Credential& credential, Change job, Done done);
+    // Runs a query on the reader for any valid token, or none when queries are public.
+    void query(const Credential& credential, Executor::Job job, Done done);
+
+    Core& core_;
+    Executor& writer_;
+    Executor& reader_;
+};
+
+}  // namespace sparring::coordinator

@@ -1,0 +1,434 @@
+#include "coordinator/web/dashboard.h"
+
+#include <httplib.h>
+
+#include <future>
+#include <stdexcept>
+
+#include "coordinator/web/assets.h"
+#include "coordinator/web/json.h"
+#include "coordinator/web/pages.h"
+
+namespace sparring::coordinator::web {
+
+namespace {
+
+constexpr std::string_view kTokenCookie = "sparring_token";
+constexpr auto kKeepAlive = std::chrono::seconds(15);
+
+// Runs a UserApi call and waits for its status (HTTP threads may block; gRPC's may not).
+template <typename Request, typename Response>
+absl::Status call(UserApi& api, UserApi::Call<Request, Response> method,
+                  const Credential& credential, const Request& request, Response* response) {
+    std::promise<absl::Status> done;
+    std::future<absl::Status> status = done.get_future();
+    (api.*method)(credential, request, response,
+                  [&done](absl::Status s) { done.set_value(std::move(s)); });
+    return status.get();
+}
+
+// Answers a request with a JSON error.
+void reply_error(httplib::Response& response, const absl::Status& status) {
+    response.status = http_status(status.code());
+    response.set_content(error_json(status), "application/json");
+}
+
+// Answers a page request with an error page.
+void reply_error_page(httplib::Response& response, const absl::Status& status) {
+    response.status = http_status(status.code());
+    std::string message(status.message());
+    if (status.code() == absl::StatusCode::kUnauthenticated)
+        message += " — this dashboard asks for a token: open /login?token=YOUR_TOKEN once.";
+    response.set_content(error_page(response.status, message), "text/html; charset=utf-8");
+}
+
+// Returns the first capture of a route's pattern as a run id; INVALID_ARGUMENT if too big.
+absl::StatusOr<int64_t> run_id_of(const httplib::Request& request) {
+    try {
+        return std::stoll(request.matches[1].str());
+    } catch (const std::exception&) {
+        return absl::InvalidArgumentError("run id out of range");
+    }
+}
+
+// Returns the value of a cookie of a request, or an empty string.
+std::string cookie(const httplib::Request& request, std::string_view name) {
+    const std::string header = request.get_header_value("Cookie");
+    size_t start = 0;
+    while (start < header.size()) {
+        size_t end = header.find(';', start);
+        if (end == std::string::npos) end = header.size();
+        std::string_view pair(header.data() + start, end - start);
+        while (!pair.empty() && pair.front() == ' ') pair.remove_prefix(1);
+        if (pair.substr(0, name.size()) == name && pair.size() > name.size() &&
+            pair[name.size()] == '=')
+            return std::string(pair.substr(name.size() + 1));
+        start = end + 1;
+    }
+    return {};
+}
+
+// A REST route: the UserApi call behind it, and the request field its path capture fills.
+using RestHandler =
+    std::function<void(UserApi&, const Credential&, const httplib::Request&, httplib::Response&)>;
+
+// Returns the handler of a REST route: the request comes from the URL parameters (GET) or
+// the JSON body (POST), plus the path capture; the response is the message as JSON.
+template <typename Request, typename Response>
+RestHandler rest(UserApi::Call<Request, Response> method, const char* path_field) {
+    return [method, path_field](UserApi& api, const Credential& credential,
+                                const httplib::Request& http, httplib::Response& reply) {
+        Request request;
+        absl::Status status = http.method == "GET"
+                                  ? from_params(http.params, &request)
+                                  : from_json(http.body.empty() ? "{}" : http.body, &request);
+        if (status.ok() && path_field)
+            status = set_field(path_field, http.matches[1].str(), &request);
+        Response response;
+        if (status.ok()) status = call(api, method, credential, request, &response);
+        if (!status.ok()) return reply_error(reply, status);
+        reply.set_content(to_json(response), "application/json");
+    };
+}
+
+struct RestRoute {
+    const char* method;
+    const char* pattern;
+    RestHandler handler;
+};
+
+// Returns the REST API's routes: one entry per UserService call it offers.
+const std::vector<RestRoute>& rest_routes() {
+    static const std::vector<RestRoute> routes = {
+        {"GET", R"(/api/v1/runs)", rest(&UserApi::list_runs, nullptr)},
+        {"POST", R"(/api/v1/runs)", rest(&UserApi::submit_run, nullptr)},
+        {"GET", R"(/api/v1/runs/(\d+))", rest(&UserApi::get_run, "run_id")},
+        {"POST", R"(/api/v1/runs/(\d+):stop)", rest(&UserApi::stop_run, "run_id")},
+        {"GET", R"(/api/v1/runs/(\d+)/pgn)", rest(&UserApi::export_games, "run_id")},
+        {"GET", R"(/api/v1/runs/(\d+)/llr)", rest(&UserApi::get_llr_history, "run_id")},
+        {"GET", R"(/api/v1/runs/(\d+)/tune-history)", rest(&UserApi::get_tune_history, "run_id")},
+        {"GET", R"(/api/v1/workers)", rest(&UserApi::list_workers, nullptr)},
+        {"GET", R"(/api/v1/versions)", rest(&UserApi::list_versions, nullptr)},
+        {"POST", R"(/api/v1/versions)", rest(&UserApi::add_version, nullptr)},
+        {"GET", R"(/api/v1/versions/([^/]+))", rest(&UserApi::get_version, "name")},
+    };
+    return routes;
+}
+
+}  // namespace
+
+Dashboard::Dashboard(Options options, UserApi& api, std::function<std::string()> metrics)
+    : options_(std::move(options)),
+      api_(api),
+      metrics_(std::move(metrics)),
+      live_([this](int64_t run_id) { return read_update(run_id); }, options_.live_interval) {
+    if (options_.tls_cert_file.empty() != options_.tls_key_file.empty())
+        throw std::runtime_error("HTTPS needs both --tls-cert and --tls-key");
+    if (options_.tls_cert_file.empty()) {
+        server_ = std::make_unique<httplib::Server>();
+    } else {
+        auto secure = std::make_unique<httplib::SSLServer>(options_.tls_cert_file.c_str(),
+                                                           options_.tls_key_file.c_str());
+        if (!secure->is_valid())
+            throw std::runtime_error("cannot load the TLS certificate or key for HTTPS");
+        server_ = std::move(secure);
+    }
+    // Each live page holds a thread while it watches; the rest serve requests.
+    const size_t threads = size_t(options_.max_viewers) + 16;
+    server_->new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
+    server_->set_payload_max_length(options_.max_body_bytes);
+    server_->set_read_timeout(std::chrono::seconds(10));
+    server_->set_write_timeout(std::chrono::seconds(10));
+    route();
+}
+
+Dashboard::~Dashboard() {
+    stop();
+}
+
+int Dashboard::start() {
+    const size_t colon = options_.listen.rfind(':');
+    int port = -1;
+    try {
+        if (colon != std::string::npos) port = std::stoi(options_.listen.substr(colon + 1));
+    } catch (const std::exception&) {
+    }
+    if (port < 0 || port > 65535)
+        throw std::runtime_error("--http-listen must be HOST:PORT, not '" + options_.listen + "'");
+    std::string host = options_.listen.substr(0, colon);
+    if (host.size() > 1 && host.front() == '[' && host.back() == ']')
+        host = host.substr(1, host.size() - 2);
+    if (port == 0) {
+        port = server_->bind_to_any_port(host);
+        if (port < 0) port = 0;
+    } else if (!server_->bind_to_port(host, port)) {
+        port = 0;
+    }
+    if (port == 0) throw std::runtime_error("cannot listen on " + options_.listen);
+    thread_ = std::thread([this] { server_->listen_after_bind(); });
+    return port;
+}
+
+void Dashboard::stop() {
+    live_.close();
+    if (server_) server_->stop();
+    if (thread_.joinable()) thread_.join();
+}
+
+EventBus::Subscription Dashboard::follow(EventBus& events) {
+    return events.subscribe_all([this](const Event& event) {
+        // Every event about a run names it in run_id; the hub only marks the run, so this
+        // returns at once on the bus's thread.
+        const int64_t run_id = std::visit(
+            [](const auto& e) -> int64_t {
+                if constexpr (requires { e.run_id; })
+                    return e.run_id;
+                else
+                    return 0;
+            },
+            static_cast<const Event::variant&>(event));
+        if (run_id > 0) live_.notify(run_id);
+    });
+}
+
+Credential Dashboard::credential(const httplib::Request& request) const {
+    Credential credential;
+    credential.public_queries = !options_.require_token;
+    const std::string header = request.get_header_value("Authorization");
+    constexpr std::string_view prefix = "Bearer ";
+    if (header.compare(0, prefix.size(), prefix) == 0)
+        credential.token = header.substr(prefix.size());
+    else if (request.method == "GET")
+        // The cookie set by /login stands in for the header on pages, never on changes: a
+        // form on another site could otherwise make a browser post with it.
+        credential.token = cookie(request, kTokenCookie);
+    return credential;
+}
+
+void Dashboard::route() {
+    for (const RestRoute& route : rest_routes()) {
+        const RestHandler& handler = route.handler;
+        auto serve = [this, &handler](const httplib::Request& request,
+                                      httplib::Response& response) {
+            handler(api_, credential(request), request, response);
+        };
+        if (std::string_view(route.method) == "GET")
+            server_->Get(route.pattern, serve);
+        else
+            server_->Post(route.pattern, serve);
+    }
+    server_->Get("/",
+                 [this](const auto& request, auto& response) { runs_list(request, response); });
+    server_->Get(R"(/runs/(\d+))",
+                 [this](const auto& request, auto& response) { run(request, response); });
+    server_->Get(R"(/runs/(\d+)/pgn)",
+                 [this](const auto& request, auto& response) { run_pgn(request, response); });
+    server_->Get(R"(/runs/(\d+)/events)",
+                 [this](const auto& request, auto& response) { run_events(request, response); });
+    server_->Get("/workers",
+                 [this](const auto& request, auto& response) { workers(request, response); });
+    server_->Get("/versions",
+                 [this](const auto& request, auto& response) { versions(request, response); });
+    // Before /versions/NAME, which would take "compare" for a name.
+    server_->Get("/versions/compare",
+                 [this](const auto& request, auto& response) { compare(request, response); });
+    server_->Get(R"(/versions/([^/]+))",
+                 [this](const auto& request, auto& response) { version(request, response); });
+    server_->Get(R"(/static/([A-Za-z0-9._-]+))", [](const auto& request, auto& response) {
+        const Asset* asset = find_asset(request.matches[1].str());
+        if (!asset) return reply_error_page(response, absl::NotFoundError("no such file"));
+        response.set_header("Cache-Control", "public, max-age=86400");
+        response.set_content(asset->body.data(), asset->body.size(),
+                             (std::string(asset->content_type) + "; charset=utf-8").c_str());
+    });
+    server_->Get("/login", [](const httplib::Request& request, httplib::Response& response) {
+        const std::string token = request.get_param_value("token");
+        response.set_header("Set-Cookie", std::string(kTokenCookie) + "=" + token +
+                                              "; Path=/; HttpOnly; SameSite=Strict");
+        response.set_redirect("/");
+    });
+    if (metrics_)
+        server_->Get("/metrics", [this](const httplib::Request&, httplib::Response& response) {
+            try {
+                response.set_content(metrics_(), "text/plain; version=0.0.4; charset=utf-8");
+            } catch (const std::exception& e) {
+                response.status = 503;
+                response.set_content(std::string("metrics unavailable: ") + e.what() + "\n",
+                                     "text/plain");
+            }
+        });
+    server_->set_error_handler(httplib::Server::HandlerWithResponse(
+        [](const httplib::Request& request, httplib::Response& response) {
+            if (!response.body.empty()) return httplib::Server::HandlerResponse::Unhandled;
+            const absl::Status status =
+                response.status == 413   ? absl::ResourceExhaustedError("request body too large")
+                : response.status == 404 ? absl::NotFoundError("no such page: " + request.path)
+                : response.status == 405 ? absl::UnimplementedError("method not allowed here")
+                                         : absl::InvalidArgumentError("bad request");
+            const int code = response.status;
+            if (request.path.rfind("/api/", 0) == 0)
+                reply_error(response, status);
+            else
+                reply_error_page(response, status);
+            response.status = code;
+            return httplib::Server::HandlerResponse::Handled;
+        }));
+}
+
+void Dashboard::runs_list(const httplib::Request& request, httplib::Response& response) {
+    const RunsQuery query = parse_runs_query(request.params);
+    v1::ListRunsRequest list;
+    if (!query.state.empty()) {
+        v1::RunState state{};
+        v1::RunState_Parse("RUN_STATE_" + std::string(query.state == "active"     ? "ACTIVE"
+                                                      : query.state == "finished" ? "FINISHED"
+                                                                                  : "STOPPED"),
+                           &state);
+        list.add_states(state);
+    }
+    list.set_limit(5000);
+    v1::ListRunsResponse runs;
+    const absl::Status status = call(api_, &UserApi::list_runs, credential(request), list, &runs);
+    if (!status.ok()) return reply_error_page(response, status);
+    response.set_content(runs_page(runs, query), "text/html; charset=utf-8");
+}
+
+void Dashboard::run(const httplib::Request& request, httplib::Response& response) {
+    const absl::StatusOr<int64_t> id = run_id_of(request);
+    if (!id.ok()) return reply_error_page(response, id.status());
+    const Credential who = credential(request);
+    v1::GetRunRequest get;
+    get.set_run_id(*id);
+    v1::RunStatus run;
+    absl::Status status = call(api_, &UserApi::get_run, who, get, &run);
+    v1::GetLlrHistoryRequest series;
+    series.set_run_id(*id);
+    RunExtras extras;
+    if (status.ok()) status = call(api_, &UserApi::get_llr_history, who, series, &extras.history);
+    if (status.ok() && run.has_tune() && run.tune().params_size() > 0) {
+        v1::GetTuneHistoryRequest tune;
+        tune.set_run_id(*id);
+        status = call(api_, &UserApi::get_tune_history, who, tune, &extras.tune);
+    }
+    if (status.ok() && run.has_train()) {
+        v1::GetVersionRequest start;
+        start.set_name(run.spec().test_version());
+        status = call(api_, &UserApi::get_version, who, start, &extras.start);
+    }
+    if (!status.ok()) return reply_error_page(response, status);
+    response.set_content(run_page(run, extras), "text/html; charset=utf-8");
+}
+
+void Dashboard::run_pgn(const httplib::Request& request, httplib::Response& response) {
+    const absl::StatusOr<int64_t> id = run_id_of(request);
+    if (!id.ok()) return reply_error_page(response, id.status());
+    const Credential who = credential(request);
+    v1::ExportGamesRequest page;
+    page.set_run_id(*id);
+    v1::ExportGamesResponse first;
+    const absl::Status status = call(api_, &UserApi::export_games, who, page, &first);
+    if (!status.ok()) return reply_error_page(response, status);
+    response.set_header("Content-Disposition",
+                        "attachment; filename=\"run" + std::to_string(*id) + ".pgn\"");
+    // The games go out a page at a time, so a large run is never held in memory whole.
+    response.set_chunked_content_provider(
+        "application/x-chess-pgn",
+        [this, who, page, next = std::optional<v1::ExportGamesResponse>(std::move(first))](
+            size_t, httplib::DataSink& sink) mutable {
+            if (!next) {
+                sink.done();
+                return true;
+            }
+            if (!sink.write(next->pgn().data(), next->pgn().size())) return false;
+            if (next->done() || next->games() == 0) {
+                next.reset();
+                return true;
+            }
+            page.set_start_game(next->next_start_game());
+            v1::ExportGamesResponse more;
+            if (!call(api_, &UserApi::export_games, who, page, &more).ok()) return false;
+            next = std::move(more);
+            return true;
+        });
+}
+
+void Dashboard::run_events(const httplib::Request& request, httplib::Response& response) {
+    const absl::StatusOr<int64_t> id = run_id_of(request);
+    if (!id.ok()) return reply_error(response, id.status());
+    if (live_.viewers() >= size_t(options_.max_viewers))
+        return reply_error(response, absl::UnavailableError("too many live viewers"));
+    v1::GetRunRequest get;
+    get.set_run_id(*id);
+    v1::RunStatus run;
+    const absl::Status status = call(api_, &UserApi::get_run, credential(request), get, &run);
+    if (!status.ok()) return reply_error(response, status);
+    if (!live_.join(*id)) return reply_error(response, absl::UnavailableError("shutting down"));
+    response.set_header("Cache-Control", "no-cache");
+    response.set_chunked_content_provider(
+        "text/event-stream",
+        [this, run_id = *id, seen = uint64_t(0)](size_t, httplib::DataSink& sink) mutable {
+            const std::optional<LiveHub::Update> update = live_.wait(run_id, seen, kKeepAlive);
+            if (live_.closed()) return false;
+            std::string chunk = ": keep-alive\n\n";
+            if (update) {
+                seen = update->sequence;
+                chunk = "data: " + update->data + "\n\n";
+            }
+            return sink.write(chunk.data(), chunk.size());
+        },
+        [this, run_id = *id](bool) { live_.leave(run_id); });
+}
+
+void Dashboard::workers(const httplib::Request& request, httplib::Response& response) {
+    v1::ListWorkersRequest list;
+    list.set_include_inactive(request.get_param_value("all") == "true");
+    v1::ListWorkersResponse workers;
+    const absl::Status status =
+        call(api_, &UserApi::list_workers, credential(request), list, &workers);
+    if (!status.ok()) return reply_error_page(response, status);
+    response.set_content(workers_page(workers), "text/html; charset=utf-8");
+}
+
+void Dashboard::versions(const httplib::Request& request, httplib::Response& response) {
+    v1::ListVersionsResponse versions;
+    const absl::Status status = call(api_, &UserApi::list_versions, credential(request),
+                                     v1::ListVersionsRequest{}, &versions);
+    if (!status.ok()) return reply_error_page(response, status);
+    response.set_content(versions_page(versions), "text/html; charset=utf-8");
+}
+
+void Dashboard::version(const httplib::Request& request, httplib::Response& response) {
+    v1::GetVersionRequest get;
+    get.set_name(request.matches[1].str());
+    v1::Version version;
+    const absl::Status status =
+        call(api_, &UserApi::get_version, credential(request), get, &version);
+    if (!status.ok()) return reply_error_page(response, status);
+    response.set_content(version_page(version), "text/html; charset=utf-8");
+}
+
+void Dashboard::compare(const httplib::Request& request, httplib::Response& response) {
+    const Credential who = credential(request);
+    v1::Version versions[2];
+    for (int i = 0; i < 2; ++i) {
+        v1::GetVersionRequest get;
+        get.set_name(request.get_param_value(i == 0 ? "a" : "b"));
+        if (get.name().empty())
+            return reply_error_page(
+                response, absl::InvalidArgumentError("compare needs ?a=VERSION&b=VERSION"));
+        const absl::Status status = call(api_, &UserApi::get_version, who, get, &versions[i]);
+        if (!status.ok()) return reply_error_page(response, status);
+    }
+    response.set_content(compare_page(versions[0], versions[1]), "text/html; charset=utf-8");
+}
+
+std::optional<std::string> Dashboard::read_update(int64_t run_id) {
+    v1::GetRunRequest get;
+    get.set_run_id(run_id);
+    v1::RunStatus run;
+    // The viewers were authorised when they joined; the hub reads on their behalf.
+    if (!call(api_, &UserApi::get_run, Credential{"", true}, get, &run).ok()) return std::nullopt;
+    return live_update_json(run);
+}
+
+}  // namespace sparring::coordinator::web

@@ -1,0 +1,75 @@
+// The coordinator's HTTP server: the dashboard's pages, its static files, live updates of
+// run pages (server-sent events), the REST API /api/v1 and, when given, /metrics — all over
+// the same UserApi as the gRPC UserService.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <thread>
+
+#include "coordinator/domain/events.h"
+#include "coordinator/rpc/user_api.h"
+#include "coordinator/web/live.h"
+
+namespace httplib {
+class Server;
+struct Request;
+struct Response;
+}  // namespace httplib
+
+namespace sparring::coordinator::web {
+
+class Dashboard {
+  public:
+    struct Options {
+        std::string listen;          // HOST:PORT; port 0 picks a free port
+        bool require_token = false;  // pages and queries need a token too
+        std::string tls_cert_file;   // with tls_key_file: serve HTTPS
+        std::string tls_key_file;
+        size_t max_body_bytes = 1 << 20;               // larger request bodies get 413
+        int max_viewers = 500;                         // live pages watched at once; more get 503
+        std::chrono::milliseconds live_interval{250};  // a run's viewers get one update per
+    };
+
+    // Serves the API; metrics, when set, renders the Prometheus text of /metrics.
+    Dashboard(Options options, UserApi& api, std::function<std::string()> metrics);
+    ~Dashboard();
+
+    // Binds and starts serving on a thread of its own; returns the port. Throws
+    // std::runtime_error if it cannot listen.
+    int start();
+    // Stops serving: ends live pages, finishes requests in flight.
+    void stop();
+    // Subscribes the live pages to the events that change a run (progress, end, leases,
+    // epochs); the pages of a run read it again when one comes.
+    [[nodiscard]] EventBus::Subscription follow(EventBus& events);
+
+  private:
+    // Registers every route on the server.
+    void route();
+    // Returns the caller of a request: its bearer token (header or cookie) and whether
+    // queries may go without one.
+    Credential credential(const httplib::Request& request) const;
+    // Answers a page request from the runs list, a run page or its games.
+    void runs_list(const httplib::Request& request, httplib::Response& response);
+    void run(const httplib::Request& request, httplib::Response& response);
+    void run_pgn(const httplib::Request& request, httplib::Response& response);
+    void run_events(const httplib::Request& request, httplib::Response& response);
+    // Answers the workers list, the versions list, a version and a comparison of two.
+    void workers(const httplib::Request& request, httplib::Response& response);
+    void versions(const httplib::Request& request, httplib::Response& response);
+    void version(const httplib::Request& request, httplib::Response& response);
+    void compare(const httplib::Request& request, httplib::Response& response);
+    // Returns the live update of a run, read through the API.
+    std::optional<std::string> read_update(int64_t run_id);
+
+    Options options_;
+    UserApi& api_;
+    std::function<std::string()> metrics_;
+    std::unique_ptr<httplib::Server> server_;
+    LiveHub live_;
+    std::thread thread_;
+};
+
+}  // namespace sparring::coordinator::web

@@ -1,0 +1,78 @@
+// The dashboard's pages, rendered on the server from the UserService's messages: pure
+// functions from messages to HTML, readable without JavaScript (script only draws the
+// interactive plots and applies live updates). Every supplied string is escaped.
+#pragma once
+
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sparring/v1/user.pb.h"
+
+namespace sparring::coordinator::web {
+
+// What the runs list shows, as the URL's query gives it, so that a view can be shared.
+struct RunsQuery {
+    std::string state;    // "", "active", "finished" or "stopped"
+    std::string kind;     // "" or a kind name ("regression", "tune", ...)
+    std::string version;  // "" or the name of the test or base version
+    std::string text;     // "" or text found in the description or a version name
+    int page = 1;         // 1-based
+    int per_page = 50;
+};
+
+// Reads a runs query from URL parameters (state, kind, version, q, page, per_page); values
+// out of range fall back to the defaults.
+RunsQuery parse_runs_query(const std::multimap<std::string, std::string>& params);
+// Returns the query as URL parameters ("?state=active&page=2"), with page replaced.
+std::string runs_query_url(const RunsQuery& query, int page);
+
+// Returns the runs a query selects, in the list's order (active runs first, by priority,
+// then the others, newest first), and sets *matching to how many match before paging.
+std::vector<const v1::RunStatus*> select_runs(const v1::ListRunsResponse& runs,
+                                              const RunsQuery& query, size_t* matching);
+
+// Returns the live numbers of a run page by field name, formatted as the page shows them.
+std::map<std::string, std::string> run_fields(const v1::RunStatus& run);
+// Returns what a live run page receives on a change: {"fields": run_fields, "llr": [games,
+// llr, lower, upper] (SPRT runs), "elo": [games, [low, elo, high]] (once there are games),
+// "active": bool}.
+std::string live_update_json(const v1::RunStatus& run);
+// Returns the LLR plot's data as a JSON array of [games, llr, lower, upper] rows.
+std::string llr_series_json(const v1::LlrHistory& history);
+// Returns the Elo plot's data as a JSON array of [games, [low, elo, high]] rows.
+std::string elo_series_json(const v1::LlrHistory& history);
+// Returns an SVG drawing of the LLR against games with its bounds, for pages without script.
+std::string llr_svg(const v1::LlrHistory& history);
+
+// Returns the page `/`: the runs a query selects, with filters and paging.
+std::string runs_page(const v1::ListRunsResponse& runs, const RunsQuery& query);
+// What a run page shows beyond the run itself, each read only for the runs that have it.
+struct RunExtras {
+    v1::LlrHistory history;  // every run
+    v1::TuneHistory tune;    // tuning runs
+    v1::Version start;       // training runs: the version they start from
+};
+
+// Returns the tuning plot's data: {"names": [...], "raw": [[games, v...]], "share": [[games,
+// (v - start) / c...]]}, games being twice the pairs.
+std::string tune_series_json(const v1::RunStatus& run, const v1::TuneHistory& history);
+// Returns the page of one run, with its history plotted and its kind's section.
+std::string run_page(const v1::RunStatus& run, const RunExtras& extras);
+// Returns the page `/workers`: every worker, active ones first.
+std::string workers_page(const v1::ListWorkersResponse& workers);
+// Returns the page `/versions`: every version, newest first, with the compare form.
+std::string versions_page(const v1::ListVersionsResponse& versions);
+// Returns the page of one version: its engine and every parameter.
+std::string version_page(const v1::Version& version);
+// Returns the parameters of a version by name: a built-in version's resolved parameter set,
+// a UCI version's options.
+std::map<std::string, std::string> version_parameters(const v1::Version& version);
+// Returns the page `/versions/compare`: two versions' parameters side by side, differences
+// first and marked.
+std::string compare_page(const v1::Version& a, const v1::Version& b);
+// Returns a page explaining an error.
+std::string error_page(int http_status, std::string_view message);
+
+}  // namespace sparring::coordinator::web

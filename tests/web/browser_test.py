@@ -1,0 +1,272 @@
+#!/usr/bin/env python3
+"""The dashboard in a real browser: headless Chromium opens `/` and the page of a live SPRT run
+played by a real worker, waits until the LLR plot has drawn, checks that the games count on
+the page grows without a reload (server-sent events), and saves a screenshot.
+
+usage: browser_test.py BUILD_DIR [--screenshot FILE]; exits 77 (skipped) without Chromium.
+"""
+import argparse
+import base64
+import html
+import json
+import os
+import re
+import select
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+
+SKIP = 77
+
+
+def chromium():
+    """Returns the Chromium binary, or None."""
+    for name in ("chromium", "chromium-browser", "google-chrome"):
+        path = shutil.which(name)
+        if path:
+            return path
+    return None
+
+
+def browse(browser, profile, url, *extra, wait_ms=6000):
+    """Runs headless Chromium on a URL for wait_ms and returns its standard output."""
+    argv = [browser, "--headless", "--no-sandbox", "--disable-gpu",
+            "--disable-background-networking", "--disable-component-update", "--disable-sync",
+            "--no-first-run", "--user-data-dir=" + profile, "--window-size=1280,1500",
+            "--timeout=%d" % wait_ms, *extra, url]
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=120)
+    if done.returncode != 0:
+        raise RuntimeError("chromium failed: " + done.stderr[-2000:])
+    return done.stdout
+
+
+class Browser:
+    """Headless Chromium driven over the DevTools protocol on a pipe (--remote-debugging-pipe):
+    one page, JavaScript evaluated in it, screenshots."""
+
+    def __init__(self, binary, profile):
+        to_browser_r, self.to_browser = os.pipe()
+        self.from_browser, from_browser_w = os.pipe()
+        # Chromium reads commands from fd 3 and writes replies and events to fd 4; the shell
+        # puts the pipes' ends there.
+        argv = [binary, "--headless", "--no-sandbox", "--disable-gpu",
+                "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                "--no-first-run", "--user-data-dir=" + profile, "--remote-debugging-pipe",
+                "about:blank"]
+        self.process = subprocess.Popen(
+            ["sh", "-c", 'exec "$@" 3<&%d 4>&%d' % (to_browser_r, from_browser_w), "sh", *argv],
+            pass_fds=(to_browser_r, from_browser_w), stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL)
+        os.close(to_browser_r)
+        os.close(from_browser_w)
+        self.buffer = b""
+        self.next_id = 0
+        self.session = None
+
+    def call(self, method, params=None, timeout=60):
+        """Sends a command (to the page once opened) and returns its result."""
+        self.next_id += 1
+        message = {"id": self.next_id, "method": method, "params": params or {}}
+        if self.session:
+            message["sessionId"] = self.session
+        os.write(self.to_browser, json.dumps(message).encode() + b"\0")
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            while b"\0" in self.buffer:
+                raw, self.buffer = self.buffer.split(b"\0", 1)
+                reply = json.loads(raw)
+                if reply.get("id") == self.next_id:
+                    if "error" in reply:
+                        raise RuntimeError("%s: %s" % (method, reply["error"]))
+                    return reply["result"]
+            ready, _, _ = select.select([self.from_browser], [], [], 1)
+            if ready:
+                chunk = os.read(self.from_browser, 1 << 20)
+                if not chunk:
+                    raise RuntimeError("chromium exited")
+                self.buffer += chunk
+        raise RuntimeError(method + ": no answer")
+
+    def open(self, url, width=1280, height=1500):
+        """Opens a page at a size and waits for it to load."""
+        target = self.call("Target.createTarget", {"url": "about:blank"})["targetId"]
+        self.session = self.call("Target.attachToTarget",
+                                 {"targetId": target, "flatten": True})["sessionId"]
+        self.call("Emulation.setDeviceMetricsOverride",
+                  {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False})
+        self.call("Page.navigate", {"url": url})
+        self.until("document.readyState === 'complete'", 30)
+
+    def evaluate(self, expression):
+        """Returns the value of a JavaScript expression in the page."""
+        result = self.call("Runtime.evaluate", {"expression": expression, "returnByValue": True})
+        return result["result"].get("value")
+
+    def until(self, expression, seconds):
+        """Waits until an expression is true in the page; returns whether it became true."""
+        deadline = time.time() + seconds
+        while time.time() < deadline:
+            if self.evaluate(expression):
+                return True
+            time.sleep(0.1)
+        return False
+
+    def screenshot(self, path):
+        """Saves the page as a PNG."""
+        data = self.call("Page.captureScreenshot", {"format": "png"})["data"]
+        with open(path, "wb") as out:
+            out.write(base64.b64decode(data))
+
+    def close(self):
+        """Ends the browser."""
+        try:
+            self.session = None
+            self.call("Browser.close", timeout=10)
+        except (RuntimeError, OSError):
+            pass
+        try:
+            self.process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+
+
+def wait_for_file(path, process, seconds=20):
+    """Waits until a file has content; returns it."""
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        if os.path.exists(path) and os.path.getsize(path) > 0:
+            return open(path).read().strip()
+        if process.poll() is not None:
+            raise RuntimeError("the coordinator exited")
+        time.sleep(0.05)
+    raise RuntimeError("no " + path)
+
+
+def field(dom, name):
+    """Returns the text of the element marked data-field=NAME in a dumped DOM."""
+    match = re.search(r'data-field="%s">([^<]*)<' % name, dom)
+    if not match:
+        raise AssertionError("no field " + name)
+    return html.unescape(match.group(1))
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("build")
+    parser.add_argument("--screenshot", default="")
+    args = parser.parse_args()
+    browser = chromium()
+    if not browser:
+        print("SKIPPED: no chromium (apt-get install chromium)")
+        return SKIP
+    build = os.path.abspath(args.build)
+    coordinator = os.path.join(build, "coordinator", "sparring-coordinator")
+    worker = os.path.join(build, "worker", "sparring-worker")
+    cli = os.path.join(build, "cli", "sparring")
+    work = tempfile.mkdtemp(prefix="sparring-browser-")
+    db = os.path.join(work, "db")
+    processes = []
+    try:
+        tokens = {role: subprocess.run([coordinator, "token", "create", "--db", db, "--role", role],
+                                       check=True, capture_output=True, text=True).stdout.strip()
+                  for role in ("user", "worker")}
+        log = open(os.path.join(work, "coordinator.log"), "w")
+        server = subprocess.Popen(
+            [coordinator, "serve", "--db", db, "--listen", "127.0.0.1:0", "--port-file",
+             os.path.join(work, "port"), "--http-listen", "127.0.0.1:0", "--http-port-file",
+             os.path.join(work, "http-port"), "--heartbeat-seconds", "2"],
+            stdout=log, stderr=subprocess.STDOUT)
+        processes.append(server)
+        grpc_port = wait_for_file(os.path.join(work, "port"), server)
+        http_port = wait_for_file(os.path.join(work, "http-port"), server)
+        env = dict(os.environ, SPARRING_COORDINATOR="127.0.0.1:" + grpc_port,
+                   SPARRING_TOKEN=tokens["user"])
+        sparring = lambda *a: subprocess.run([cli, *a], check=True, env=env, capture_output=True,
+                                             text=True).stdout
+        sparring("versions", "add", "base", "--description", "the default parameters")
+        sparring("versions", "add", "knight-330", "--set", "KnightValueMg=330",
+                 "--description", "<script>alert(1)</script> knights up")
+        submitted = sparring("submit", "knight-330", "base", "--games", "20000", "--tc",
+                             "nodes=300", "--elo0", "0", "--elo1", "5",
+                             "--description", "browser test: a live SPRT run")
+        run = re.search(r"run (\d+)", submitted).group(1)
+        for i in (1, 2):
+            processes.append(subprocess.Popen(
+                [worker, "--coordinator", "127.0.0.1:" + grpc_port, "--token", tokens["worker"],
+                 "--concurrency", "1", "--name", "browser-worker-%d" % i],
+                stdout=open(os.path.join(work, "worker-%d.log" % i), "w"),
+                stderr=subprocess.STDOUT))
+        base = "http://127.0.0.1:" + http_port
+        deadline = time.time() + 120
+        while True:
+            with urllib.request.urlopen(base + "/api/v1/runs/" + run) as answer:
+                games = int(json.load(answer)["games"])
+            if games > 0:
+                break
+            if time.time() > deadline:
+                raise AssertionError("no games after 120 s")
+            time.sleep(0.5)
+
+        profile = os.path.join(work, "profile")
+        listing = browse(browser, profile, base + "/", "--dump-dom", wait_ms=3000)
+        assert 'href="/runs/%s"' % run in listing, listing[:2000]
+        assert "<script>alert(1)" not in listing
+
+        page = Browser(browser, os.path.join(work, "profile-live"))
+        try:
+            page.open(base + "/runs/" + run)
+            assert page.until("document.getElementById('llr-plot').dataset.drawn === 'true'", 20), \
+                "the LLR plot did not draw"
+            assert page.evaluate("document.querySelector('#llr-plot canvas') !== null"), "no canvas"
+            games = "Number(document.querySelector('[data-field=games]').textContent" \
+                    ".replace(/\\D/g, ''))"
+            rendered = page.evaluate("Number(document.getElementById('run').dataset.games)")
+            # Past the page as rendered and past the first live update (the one a new viewer
+            # gets at once): the count must grow again while the page stays loaded.
+            first = page.evaluate(games)
+            started = time.time()
+            updates = "Number(document.getElementById('run').dataset.updates || 0)"
+            grew = page.until("%s > %d && %s >= 2" % (games, max(first, rendered), updates), 20)
+            waited = time.time() - started
+            live = page.evaluate(games)
+            updates = page.evaluate(updates)
+            points = page.evaluate("document.getElementById('llr-plot') && "
+                                   "JSON.parse(document.getElementById('llr-data').textContent)"
+                                   ".length")
+            print("games: %d as rendered, %d when the plot drew, %d %.1f s later; %d live "
+                  "updates, %d LLR points" % (rendered, first, live, waited, updates, points))
+            assert grew, "the games count did not grow without a reload"
+            # The page was loaded once: the navigation entry is still the first one.
+            assert page.evaluate("performance.getEntriesByType('navigation').length === 1 && "
+                                 "performance.getEntriesByType('navigation')[0].type === 'navigate'")
+            if args.screenshot:
+                time.sleep(3)  # a few more points on the plots
+                page.screenshot(os.path.abspath(args.screenshot))
+                assert os.path.getsize(args.screenshot) > 10000
+                print("screenshot:", args.screenshot)
+        finally:
+            page.close()
+        return 0
+    except Exception:
+        for name in sorted(os.listdir(work)):
+            if name.endswith(".log"):
+                sys.stderr.write("== %s\n%s\n" % (name, open(os.path.join(work, name)).read()[-3000:]))
+        raise
+    finally:
+        for process in reversed(processes):
+            process.send_signal(signal.SIGTERM)
+        for process in reversed(processes):
+            try:
+                process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                process.kill()
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

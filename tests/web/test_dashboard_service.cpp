@@ -1,0 +1,235 @@
+// The dashboard and REST API end to end: a real coordinator serving --http-listen and a real
+// worker playing an SPRT run; every REST answer equals the gRPC answer for the same call,
+// mutations need a user token, and bad requests change nothing.
+#include <gtest/gtest.h>
+#include <httplib.h>
+
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "cluster.h"
+#include "coordinator/web/json.h"
+
+namespace sparring::testing {
+namespace {
+
+using namespace std::chrono_literals;
+using coordinator::web::to_json;
+
+class DashboardTest : public ::testing::Test {
+  protected:
+    void SetUp() override {
+        port_file = ::testing::TempDir() + "sparring-http-" + std::to_string(getpid()) + ".port";
+        std::filesystem::remove(port_file);
+        cluster = std::make_unique<Cluster>(std::vector<std::string>{
+            "--http-listen", "127.0.0.1:0", "--http-port-file", port_file});
+        for (int i = 0; i < 500 && !std::filesystem::exists(port_file); ++i)
+            std::this_thread::sleep_for(10ms);
+        std::ifstream in(port_file);
+        int port = 0;
+        in >> port;
+        ASSERT_GT(port, 0) << "no port in " << port_file;
+        http = std::make_unique<httplib::Client>("127.0.0.1", port);
+        http->set_read_timeout(10s);
+    }
+
+    void TearDown() override {
+        if (HasFailure() && cluster) cluster->dump_logs();
+        std::filesystem::remove(port_file);
+    }
+
+    // Returns the body of a GET that must answer 200.
+    std::string get(const std::string& path) {
+        const httplib::Result result = http->Get(path.c_str());
+        if (!result) {
+            ADD_FAILURE() << "GET " << path << ": no answer";
+            return {};
+        }
+        EXPECT_EQ(result->status, 200) << path << ": " << result->body;
+        return result->body;
+    }
+
+    // Posts a JSON body with a token (none when empty); returns the answer.
+    httplib::Result post(const std::string& path, const std::string& body,
+                         const std::string& token) {
+        httplib::Headers headers;
+        if (!token.empty()) headers.emplace("Authorization", "Bearer " + token);
+        return http->Post(path.c_str(), headers, body, "application/json");
+    }
+
+    std::string port_file;
+    std::unique_ptr<Cluster> cluster;
+    std::unique_ptr<httplib::Client> http;
+};
+
+// Returns an SPRT run of version a against b, at most `games` games, in JSON.
+v1::RunSpec sprt_spec(uint64_t games) {
+    v1::RunSpec spec = fixed_games_spec(games);
+    spec.set_kind(v1::RUN_KIND_REGRESSION);
+    spec.mutable_sprt()->set_elo0(0);
+    spec.mutable_sprt()->set_elo1(10);
+    spec.mutable_sprt()->set_alpha(0.05);
+    spec.mutable_sprt()->set_beta(0.05);
+    spec.set_description("<script>alert(1)</script>");
+    return spec;
+}
+
+TEST_F(DashboardTest, RestAnswersEqualTheGrpcAnswersOfAPlayedSprtRun) {
+    cluster->add_version("a", "KnightValueMg=400");
+    cluster->add_version("b");
+    auto users = cluster->users();
+    v1::SubmitRunRequest submit;
+    *submit.mutable_spec() = sprt_spec(40);
+    v1::RunStatus submitted;
+    ASSERT_TRUE(
+        users->SubmitRun(Cluster::context(cluster->user_token).get(), submit, &submitted).ok());
+    Process& worker = cluster->start_worker("w1", 2);
+    const v1::RunStatus finished = cluster->wait_for_run(submitted.id(), 180s);
+    ASSERT_EQ(finished.state(), v1::RUN_STATE_FINISHED);
+    ASSERT_EQ(finished.games(), 40u);
+    worker.signal(SIGTERM);
+    ASSERT_TRUE(worker.wait_exit(30s));
+
+    const std::string id = std::to_string(submitted.id());
+    const auto context = [this] { return Cluster::context(cluster->user_token); };
+    v1::GetRunRequest get_run;
+    get_run.set_run_id(submitted.id());
+    v1::RunStatus run;
+    ASSERT_TRUE(users->GetRun(context().get(), get_run, &run).ok());
+    EXPECT_EQ(get("/api/v1/runs/" + id), to_json(run));
+
+    v1::ListRunsResponse runs;
+    ASSERT_TRUE(users->ListRuns(context().get(), {}, &runs).ok());
+    EXPECT_EQ(get("/api/v1/runs"), to_json(runs));
+    v1::ListRunsRequest finished_only;
+    finished_only.add_states(v1::RUN_STATE_FINISHED);
+    finished_only.set_limit(5);
+    ASSERT_TRUE(users->ListRuns(context().get(), finished_only, &runs).ok());
+    EXPECT_EQ(get("/api/v1/runs?states=RUN_STATE_FINISHED&limit=5"), to_json(runs));
+
+    v1::GetLlrHistoryRequest get_llr;
+    get_llr.set_run_id(submitted.id());
+    v1::LlrHistory llr;
+    ASSERT_TRUE(users->GetLlrHistory(context().get(), get_llr, &llr).ok());
+    EXPECT_EQ(get("/api/v1/runs/" + id + "/llr"), to_json(llr));
+    ASSERT_GE(llr.points_size(), 2);
+    EXPECT_EQ(llr.points(llr.points_size() - 1).games(), 40u);
+    EXPECT_DOUBLE_EQ(llr.points(llr.points_size() - 1).llr(), run.llr());
+
+    v1::ExportGamesRequest export_games;
+    export_games.set_run_id(submitted.id());
+    export_games.set_max_games(7);
+    v1::ExportGamesResponse games;
+    ASSERT_TRUE(users->ExportGames(context().get(), export_games, &games).ok());
+    EXPECT_EQ(get("/api/v1/runs/" + id + "/pgn?max_games=7"), to_json(games));
+
+    v1::ListVersionsResponse versions;
+    ASSERT_TRUE(users->ListVersions(context().get(), {}, &versions).ok());
+    EXPECT_EQ(get("/api/v1/versions"), to_json(versions));
+    v1::GetVersionRequest get_version;
+    get_version.set_name("a");
+    v1::Version version;
+    ASSERT_TRUE(users->GetVersion(context().get(), get_version, &version).ok());
+    EXPECT_EQ(get("/api/v1/versions/a"), to_json(version));
+
+    v1::ListWorkersRequest all_workers;
+    all_workers.set_include_inactive(true);
+    v1::ListWorkersResponse workers;
+    ASSERT_TRUE(users->ListWorkers(context().get(), all_workers, &workers).ok());
+    EXPECT_EQ(get("/api/v1/workers?include_inactive=true"), to_json(workers));
+
+    // The pages: the run in the list and on its own page, its description escaped.
+    const std::string list = get("/");
+    EXPECT_NE(list.find("href=\"/runs/" + id + "\""), std::string::npos);
+    const std::string page = get("/runs/" + id);
+    EXPECT_NE(page.find("id=\"llr-plot\""), std::string::npos);
+    EXPECT_EQ(page.find("<script>alert(1)"), std::string::npos);
+    EXPECT_NE(page.find("&lt;script&gt;alert(1)&lt;/script&gt;"), std::string::npos);
+    EXPECT_NE(page.find("maximum games reached"), std::string::npos);
+    const std::string pgn = get("/runs/" + id + "/pgn");
+    EXPECT_EQ(size_t(std::count(pgn.begin(), pgn.end(), '\n') > 0), 1u);
+    size_t events = 0;
+    for (size_t at = pgn.find("[Event "); at != std::string::npos; at = pgn.find("[Event ", at + 1))
+        ++events;
+    EXPECT_EQ(events, 40u);
+
+    // Errors: JSON with the gRPC status name and the HTTP code.
+    const httplib::Result missing = http->Get("/api/v1/runs/999999");
+    ASSERT_TRUE(missing);
+    EXPECT_EQ(missing->status, 404);
+    EXPECT_NE(missing->body.find("\"status\":\"NOT_FOUND\""), std::string::npos) << missing->body;
+    const httplib::Result unknown = http->Get("/api/v1/runs?colour=blue");
+    ASSERT_TRUE(unknown);
+    EXPECT_EQ(unknown->status, 400);
+    EXPECT_NE(unknown->body.find("INVALID_ARGUMENT"), std::string::npos);
+    const httplib::Result stop_finished =
+        post("/api/v1/runs/" + id + ":stop", "", cluster->user_token);
+    ASSERT_TRUE(stop_finished);
+    EXPECT_EQ(stop_finished->status, 409) << stop_finished->body;
+    EXPECT_NE(stop_finished->body.find("FAILED_PRECONDITION"), std::string::npos);
+}
+
+TEST_F(DashboardTest, MutationsNeedAUserTokenAndBadRequestsChangeNothing) {
+    cluster->add_version("a", "KnightValueMg=400");
+    cluster->add_version("b");
+    v1::SubmitRunRequest submit;
+    *submit.mutable_spec() = sprt_spec(40);
+    const std::string run_json = to_json(submit);
+    v1::AddVersionRequest add;
+    add.mutable_version()->set_name("c");
+    add.mutable_version()->mutable_uci()->set_command("/bin/true");
+    const std::string version_json = to_json(add);
+    const auto state = [this] {
+        return std::to_string(cluster->query("SELECT count(*) FROM runs")) + " runs, " +
+               std::to_string(cluster->query("SELECT count(*) FROM versions")) + " versions";
+    };
+    const std::string before = state();
+
+    struct Case {
+        std::string path, body, token;
+        int status;
+        std::string grpc_status;
+    };
+    const std::vector<Case> cases = {
+        {"/api/v1/runs", run_json, "", 401, "UNAUTHENTICATED"},
+        {"/api/v1/runs", run_json, "spu_forged", 401, "UNAUTHENTICATED"},
+        {"/api/v1/runs", run_json, cluster->worker_token, 403, "PERMISSION_DENIED"},
+        {"/api/v1/versions", version_json, "", 401, "UNAUTHENTICATED"},
+        {"/api/v1/versions", version_json, cluster->worker_token, 403, "PERMISSION_DENIED"},
+        {"/api/v1/runs/1:stop", "", cluster->worker_token, 403, "PERMISSION_DENIED"},
+        {"/api/v1/runs", "{\"spec\": {", cluster->user_token, 400, "INVALID_ARGUMENT"},
+        {"/api/v1/runs", R"({"spec": {"test_version": "a", "colour": "blue"}})",
+         cluster->user_token, 400, "INVALID_ARGUMENT"},
+        {"/api/v1/runs", R"({"spec": {"test_version": "a", "base_version": "b"}})",
+         cluster->user_token, 400, "INVALID_ARGUMENT"},
+        {"/api/v1/runs", std::string(2 << 20, ' '), cluster->user_token, 413, "RESOURCE_EXHAUSTED"},
+    };
+    for (const Case& c : cases) {
+        const httplib::Result result = post(c.path, c.body, c.token);
+        ASSERT_TRUE(result) << c.path;
+        EXPECT_EQ(result->status, c.status) << c.path << " " << c.body.substr(0, 60);
+        EXPECT_NE(result->body.find("\"status\":\"" + c.grpc_status + "\""), std::string::npos)
+            << result->body;
+        EXPECT_EQ(state(), before) << c.path;
+    }
+
+    // With a user token the same requests go through, as over gRPC.
+    const httplib::Result version = post("/api/v1/versions", version_json, cluster->user_token);
+    ASSERT_TRUE(version);
+    EXPECT_EQ(version->status, 200) << version->body;
+    EXPECT_NE(version->body.find("\"name\":\"c\""), std::string::npos);
+    const httplib::Result run = post("/api/v1/runs", run_json, cluster->user_token);
+    ASSERT_TRUE(run);
+    ASSERT_EQ(run->status, 200) << run->body;
+    v1::RunStatus submitted;
+    ASSERT_TRUE(coordinator::web::from_json(run->body, &submitted).ok());
+    const httplib::Result stopped =
+        post("/api/v1/runs/" + std::to_string(submitted.id()) + ":stop", "", cluster->user_token);
+    ASSERT_TRUE(stopped);
+    EXPECT_EQ(stopped->status, 200) << stopped->body;
+    EXPECT_EQ(cluster->query("SELECT count(*) FROM runs WHERE state = 'stopped'"), 1);
+}
+
+}  // namespace
+}  // namespace sparring::testing
