@@ -263,8 +263,12 @@ void Dashboard::route() {
             const absl::Status status =
                 response.status == 413   ? absl::ResourceExhaustedError("request body too large")
                 : response.status == 404 ? absl::NotFoundError("no such page: " + request.path)
-                : response.status == 405 ? absl::UnimplementedError("method not allowed here")
-                                         : absl::InvalidArgumentError("bad request");
+                : response.status == 405
+                    ? absl::UnimplementedError("method not allowed here")
+                    : absl::InvalidArgumentError(
+                          request.method == "POST"
+                              ? "bad request: a POST needs a Content-Length (curl -d '')"
+                              : "bad request");
             const int code = response.status;
             if (request.path.rfind("/api/", 0) == 0)
                 reply_error(response, status);

@@ -1,0 +1,262 @@
+#!/usr/bin/env python3
+"""Dashboard benchmark (BENCHMARKS.md): page render times on a database of 100 runs and
+1,000,000 games, and what 200 live viewers cost the result reports of a loaded coordinator.
+
+  bench/dashboard.py BUILD_DIR [--viewers 200] [--rate 2000] [--duration 30]
+
+1. A coordinator serves a fresh database with --http-listen. 100 regression runs are submitted
+   over the REST API; their results (1,000,000 games in reports of 4 pairs, one run holding
+   200,000) are written into the results table with SQL, and each run's counters set to match.
+2. `/`, the page of the largest run and of a small run are fetched 300 times each, one after
+   another on 127.0.0.1; the latencies' p50 and p99 are printed.
+3. sparring-loadgen reports at --rate for --duration seconds twice on the same coordinator:
+   once alone, once while --viewers clients hold the live page (server-sent events) of the run
+   it loads. The report p99 of both and their ratio are printed.
+"""
+import argparse
+import json
+import os
+import random
+import re
+import signal
+import socket
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.error
+import urllib.request
+
+
+START = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
+
+
+def wait_for_file(path, seconds=30):
+    """Waits until a file has content; returns it."""
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        if os.path.exists(path) and os.path.getsize(path) > 0:
+            return open(path).read().strip()
+        time.sleep(0.05)
+    raise RuntimeError("no " + path)
+
+
+def request(base, path, body=None, token=""):
+    """Sends a GET (or a POST with a JSON body) and returns the decoded JSON answer."""
+    headers = {"Content-Type": "application/json"}
+    if token:
+        headers["Authorization"] = "Bearer " + token
+    data = json.dumps(body).encode() if body is not None else None
+    try:
+        with urllib.request.urlopen(urllib.request.Request(base + path, data, headers)) as answer:
+            return json.load(answer)
+    except urllib.error.HTTPError as error:
+        raise RuntimeError("%s %s: %s" % (path, error.code, error.read().decode())) from None
+
+
+def quantile(values, q):
+    """Returns the q-quantile of values (nearest rank)."""
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def seed(base, db, token, runs, games, big_games):
+    """Submits the runs over REST and writes their reports with SQL; returns the run ids."""
+    for name in ("bench-a", "bench-b"):
+        request(base, "/api/v1/versions",
+                {"version": {"name": name, "builtin": {"preset": "default"}, "bench": "1"}}, token)
+    ids = []
+    for i in range(runs):
+        spec = {"kind": "RUN_KIND_REGRESSION", "test_version": "bench-a", "base_version": "bench-b",
+                "time_control": {"nodes": "1000"}, "games": str(2 * big_games),
+                "sprt": {"elo0": 0, "elo1": 5, "alpha": 0.05, "beta": 0.05},
+                "book": {"openings": [{"fen": START, "moves": ["e2e4"]}], "source": "bench"},
+                "priority": i % 3, "description": "benchmark run %d" % i}
+        ids.append(int(request(base, "/api/v1/runs", {"spec": spec}, token)["id"]))
+    sql = sqlite3.connect(db, timeout=60)
+    sql.execute("PRAGMA busy_timeout = 60000")
+    now = int(time.time() * 1000)
+    worker = sql.execute(
+        "INSERT INTO workers (token_id, name, cores, memory_mb, concurrency, uci_engines, build, "
+        "registered_ms, last_seen_ms) VALUES (1, 'bench', 2, 1024, 2, '[]', 'bench', ?, ?)",
+        (now, now)).lastrowid
+    small = (games - big_games) // (runs - 1)
+    rng = random.Random(1)
+    for index, run in enumerate(ids):
+        run_games = big_games if index == 0 else small
+        pairs = run_games // 2
+        batch = sql.execute(
+            "INSERT INTO batches (run_id, worker_id, first_pair, pairs, cores, state, reported, "
+            "created_ms, expires_ms) VALUES (?, ?, 0, ?, 2, 'done', x'', ?, ?)",
+            (run, worker, pairs, now, now)).lastrowid
+        totals = [0] * 5
+        rows = []
+        for sequence in range(pairs // 4):
+            penta = [0] * 5
+            for _ in range(4):
+                penta[min(4, max(0, int(rng.gauss(2.05, 0.9) + 0.5)))] += 1
+            totals = [a + b for a, b in zip(totals, penta)]
+            wins = penta[3] + 2 * penta[4] + penta[2] // 2
+            losses = penta[1] + 2 * penta[0] + penta[2] // 2
+            rows.append((batch, sequence + 1, run, worker, 4, wins, 8 - wins - losses, losses,
+                         *penta, "seed", now - (pairs // 4 - sequence) * 100))
+        sql.executemany(
+            "INSERT INTO results (batch_id, sequence, run_id, worker_id, pairs, wins, draws, "
+            "losses, ll, ld, dd_wl, wd, ww, digest, received_ms) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+        wins = sum(r[5] for r in rows)
+        draws = sum(r[6] for r in rows)
+        losses = sum(r[7] for r in rows)
+        sql.execute(
+            "UPDATE runs SET pairs_done = ?, next_pair = ?, wins = ?, draws = ?, losses = ?, "
+            "ll = ?, ld = ?, dd_wl = ?, wd = ?, ww = ?, state = ?, result = ?, finished_ms = ?, "
+            "priority = ? WHERE id = ?",
+            (pairs, pairs, wins, draws, losses, *totals,
+             "active" if index % 10 == 0 else "finished",
+             "" if index % 10 == 0 else "maximum games reached",
+             0 if index % 10 == 0 else now,
+             # Below the load generator's run, which the scheduler then serves alone.
+             -1 if index % 10 == 0 else index % 3, run))
+    sql.commit()
+    total = sql.execute("SELECT 2 * sum(pairs) FROM results").fetchone()[0]
+    sql.close()
+    return ids, total
+
+
+def time_page(base, path, count):
+    """Fetches a page count times; returns (p50, p99, bytes) in milliseconds."""
+    latencies = []
+    size = 0
+    for _ in range(count):
+        start = time.perf_counter()
+        with urllib.request.urlopen(base + path) as answer:
+            size = len(answer.read())
+        latencies.append(1000 * (time.perf_counter() - start))
+    return quantile(latencies, 0.5), quantile(latencies, 0.99), size
+
+
+class Viewers:
+    """Holds live pages open: each viewer reads a run's event stream on its own socket."""
+
+    def __init__(self, port, run, count):
+        self.events = 0
+        self.sockets = []
+        self.lock = threading.Lock()
+        self.stop = False
+        for _ in range(count):
+            s = socket.create_connection(("127.0.0.1", port))
+            s.sendall(("GET /runs/%d/events HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                       "Accept: text/event-stream\r\n\r\n" % run).encode())
+            self.sockets.append(s)
+        self.thread = threading.Thread(target=self.read)
+        self.thread.start()
+
+    def read(self):
+        """Reads every socket until stopped, counting the events received."""
+        import selectors
+        selector = selectors.DefaultSelector()
+        for s in self.sockets:
+            s.setblocking(False)
+            selector.register(s, selectors.EVENT_READ)
+        while not self.stop:
+            for key, _ in selector.select(timeout=0.2):
+                try:
+                    data = key.fileobj.recv(65536)
+                except BlockingIOError:
+                    continue
+                with self.lock:
+                    self.events += data.count(b"data: ")
+
+    def close(self):
+        """Stops reading and closes every socket."""
+        self.stop = True
+        self.thread.join()
+        for s in self.sockets:
+            s.close()
+
+
+def loadgen(build, address, user, worker, db, rate, duration, on_run=None):
+    """Runs sparring-loadgen; calls on_run(run_id) once its run exists; returns its output."""
+    process = subprocess.Popen(
+        [os.path.join(build, "bench", "sparring-loadgen"), "--coordinator", address,
+         "--user-token", user, "--worker-token", worker, "--db", db, "--workers", "1000",
+         "--rate", str(rate), "--duration", str(duration)],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    if on_run:
+        sql = sqlite3.connect(db, timeout=60)
+        before = sql.execute("SELECT max(id) FROM runs").fetchone()[0]
+        while True:
+            latest = sql.execute("SELECT max(id) FROM runs").fetchone()[0]
+            if latest != before:
+                break
+            time.sleep(0.1)
+        sql.close()
+        on_run(latest)
+    out, _ = process.communicate()
+    if process.returncode != 0:
+        raise RuntimeError("loadgen failed:\n" + out)
+    return out
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("build")
+    parser.add_argument("--viewers", type=int, default=200)
+    parser.add_argument("--rate", type=int, default=2000)
+    parser.add_argument("--duration", type=int, default=30)
+    args = parser.parse_args()
+    build = os.path.abspath(args.build)
+    tool = os.path.join(build, "coordinator", "sparring-coordinator")
+    work = tempfile.mkdtemp(prefix="sparring-dashboard-bench-")
+    db = os.path.join(work, "bench.db")
+    user = subprocess.run([tool, "token", "create", "--db", db, "--role", "user"], check=True,
+                          capture_output=True, text=True).stdout.strip()
+    worker = subprocess.run([tool, "token", "create", "--db", db, "--role", "worker"], check=True,
+                            capture_output=True, text=True).stdout.strip()
+    coordinator = subprocess.Popen(
+        [tool, "serve", "--db", db, "--listen", "127.0.0.1:0", "--port-file",
+         os.path.join(work, "port"), "--http-listen", "127.0.0.1:0", "--http-port-file",
+         os.path.join(work, "http-port")],
+        stdout=open(os.path.join(work, "coordinator.log"), "w"), stderr=subprocess.STDOUT)
+    try:
+        address = "127.0.0.1:" + wait_for_file(os.path.join(work, "port"))
+        http_port = int(wait_for_file(os.path.join(work, "http-port")))
+        base = "http://127.0.0.1:%d" % http_port
+        started = time.time()
+        ids, total = seed(base, db, user, 100, 1_000_000, 200_000)
+        print("seeded:          %d runs, %d games in %.0f s" % (len(ids), total,
+                                                                time.time() - started))
+        for label, path in (("/", "/"), ("run, 200,000 games", "/runs/%d" % ids[0]),
+                            ("run, 8,080 games", "/runs/%d" % ids[1]),
+                            ("REST run", "/api/v1/runs/%d" % ids[0])):
+            p50, p99, size = time_page(base, path, 300)
+            print("%-20s p50 %6.2f ms, p99 %6.2f ms, %d bytes" % (label + ":", p50, p99, size))
+
+        alone = loadgen(build, address, user, worker, db, args.rate, args.duration)
+        holder = {}
+
+        def attach(run):
+            holder["viewers"] = Viewers(http_port, run, args.viewers)
+
+        watched = loadgen(build, address, user, worker, db, args.rate, args.duration, attach)
+        viewers = holder["viewers"]
+        events = viewers.events
+        viewers.close()
+        p99 = []
+        for label, out in (("without viewers", alone), ("with %d viewers" % args.viewers, watched)):
+            print("== loadgen %s" % label)
+            print(out.strip())
+            p99.append(float(re.search(r"report latency: p50 [\d.]+ ms, p99 ([\d.]+) ms", out)[1]))
+        print("live events received by the viewers: %d (%.1f per viewer per second)" %
+              (events, events / args.viewers / (args.duration + 10)))
+        print("report p99: %.2f ms alone, %.2f ms with %d viewers: ratio %.3f" %
+              (p99[0], p99[1], args.viewers, p99[1] / p99[0]))
+    finally:
+        coordinator.send_signal(signal.SIGTERM)
+        coordinator.wait(timeout=30)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
