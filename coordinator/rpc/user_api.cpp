@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
-#include "coordinator/kinds/generate_run.h"
 #include "coordinator/domain/run_history.h"
+#include "coordinator/kinds/generate_run.h"
 #include "coordinator/kinds/spsa_run.h"
 #include "coordinator/rpc/convert.h"
 
