@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Installs what is missing (Debian 12), builds Sparring, and runs one job:
-#   demo   the main job (see README)          test   every test (ctest)
+#   demo   the main job (see README)          test   every test (ctest), then the sanitizer stage
 #   build  build only                         bench  the benchmarks in bench/
+# The sanitizer stage builds the quick tests and the fuzz targets with clang under ASan and
+# UBSan (the debug-sanitize preset, in build-asan/) and runs them; SPARRING_SANITIZER_STAGE=0
+# leaves it out.
 set -euo pipefail
 
 job=${1:-demo}
@@ -18,7 +21,9 @@ packages=(cmake g++ make pkg-config
 # Only the test job needs these: they check the deploy recipes, the metrics format and the
 # C++ formatting, and chromium opens the dashboard in the browser test.
 # (prometheus brings promtool; on a machine running systemd it also starts a server on :9090.)
-test_packages=(python3-yaml docker-compose prometheus clang-format chromium)
+# clang, libFuzzer and the sanitizer runtimes build the sanitizer stage and the fuzz targets.
+test_packages=(python3-yaml docker-compose prometheus clang-format chromium
+               clang-14 libfuzzer-14-dev libclang-rt-14-dev)
 
 # Installs the Debian packages that are not installed yet; apt-get runs only when needed.
 install_missing() {
@@ -40,6 +45,16 @@ build_all() {
     cmake --build "$build" -j "$jobs"
 }
 
+# Builds the quick tests and the fuzz targets under ASan and UBSan and runs them: the quick
+# label, and each fuzz target over its corpus plus a few seconds (ctest label fuzz).
+sanitizer_stage() {
+    [ "${SPARRING_SANITIZER_STAGE:-1}" = 0 ] && return 0
+    cd "$root"
+    cmake --preset debug-sanitize >/dev/null
+    cmake --build --preset debug-sanitize -j "$jobs"
+    ctest --preset debug-sanitize -j "$jobs"
+}
+
 case "$job" in
     demo|test|build|bench) ;;
     *) echo "usage: setup.sh demo|test|build|bench" >&2; exit 2 ;;
@@ -50,7 +65,8 @@ install_missing
 build_all
 case "$job" in
     build) ;;
-    test)  ctest --test-dir "$build" --output-on-failure -j "$jobs" "$@" ;;
+    test)  ctest --test-dir "$build" --output-on-failure -j "$jobs" "$@"
+           sanitizer_stage ;;
     bench) "$root/bench/run_all.sh" "$build" "$@" ;;
     demo)  "$root/deploy/demo.sh" "$build" "$@" ;;
 esac

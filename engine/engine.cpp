@@ -46,6 +46,10 @@ void Engine::set_hash_mb(int megabytes) {
     impl_->tt.resize(megabytes);
 }
 
+int Engine::hash_mb() const {
+    return impl_->tt.megabytes();
+}
+
 void Engine::new_game() {
     impl_->tt.clear();
     impl_->history->clear();

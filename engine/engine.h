@@ -70,6 +70,8 @@ class Engine {
     const ParamSet& params() const;
     // Resizes the transposition table (clears it).
     void set_hash_mb(int megabytes);
+    // Returns the transposition table's size in MiB.
+    int hash_mb() const;
     // Forgets everything learnt from earlier searches (hash table, histories).
     void new_game();
     // Sets the position to search; its move history counts for repetition draws.

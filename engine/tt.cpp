@@ -34,6 +34,7 @@ void TranspositionTable::resize(int megabytes) {
     std::memset(memory, 0, count * sizeof(Bucket));  // empty buckets, all of epoch 0
     buckets_.reset(static_cast<Bucket*>(memory));
     bucket_count_ = count;
+    megabytes_ = std::max(1, megabytes);
     epoch_ = 0;
     generation_ = 0;
 }

@@ -43,6 +43,8 @@ class TranspositionTable {
     void store(Key key, Move move, int score, int eval, int depth, Bound bound);
     // Returns the permille of sampled entries written during the current search.
     int hashfull() const;
+    // Returns the size in MiB the table was last given (at least 1).
+    int megabytes() const { return megabytes_; }
 
   private:
     struct Entry {
@@ -80,6 +82,7 @@ class TranspositionTable {
 
     std::unique_ptr<Bucket[], FreeBuckets> buckets_;
     std::size_t bucket_count_ = 0;
+    int megabytes_ = 0;
     std::uint32_t epoch_ = 0;
     std::uint8_t generation_ = 0;
 };

@@ -63,7 +63,7 @@ std::string format_info(const SearchInfo& info) {
 
 class UciSession {
   public:
-    UciSession(std::istream& in, std::ostream& out) : in_(in), out_(out) {}
+    UciSession(std::istream& in, std::ostream& out, Engine& engine);
     ~UciSession() { finish_search(); }
 
     // Reads and answers commands until quit or end of input.
@@ -82,7 +82,7 @@ class UciSession {
     std::istream& in_;
     std::ostream& out_;
     std::mutex out_mutex_;
-    Engine engine_;
+    Engine& engine_;
     ParamSet params_;
     Board board_;
     int move_overhead_ms_ = OVERHEAD_DEFAULT_MS;
@@ -90,6 +90,14 @@ class UciSession {
     std::atomic<bool> stop_signal_{false};
     std::atomic<bool> searching_{false};
 };
+
+// Takes the engine back to the state of a new one, doing only what differs.
+UciSession::UciSession(std::istream& in, std::ostream& out, Engine& engine)
+    : in_(in), out_(out), engine_(engine) {
+    if (engine_.hash_mb() != HASH_DEFAULT_MB) engine_.set_hash_mb(HASH_DEFAULT_MB);
+    if (engine_.params() != params_) engine_.set_params(params_);
+    engine_.new_game();
+}
 
 // Writes one line and flushes it, so match runners see it at once.
 void UciSession::send(const std::string& line) {
@@ -332,7 +340,12 @@ void UciSession::cmd_setoption(const std::vector<std::string>& words) {
 }  // namespace
 
 int uci_loop(std::istream& in, std::ostream& out) {
-    UciSession session(in, out);
+    Engine engine;
+    return uci_loop(in, out, engine);
+}
+
+int uci_loop(std::istream& in, std::ostream& out, Engine& engine) {
+    UciSession session(in, out, engine);
     return session.run();
 }
 

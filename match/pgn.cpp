@@ -15,14 +15,28 @@ namespace {
 
 constexpr std::size_t LineWidth = 80;
 
-// Escapes quotes and backslashes for a PGN tag value.
+// Returns whether c is an ASCII control character, which PGN text may not hold.
+bool is_control(char c) {
+    return static_cast<unsigned char>(c) < 0x20 || c == 0x7f;
+}
+
+// Escapes quotes and backslashes for a PGN tag value; control characters (a newline would end
+// the tag) become spaces.
 std::string escape_tag(std::string_view value) {
     std::string out;
     for (char c : value) {
         if (c == '"' || c == '\\') out += '\\';
-        out += c;
+        out += is_control(c) ? ' ' : c;
     }
     return out;
+}
+
+// Returns text as a {comment}: a '}' in it (an engine's reply quoted in a reason) would end the
+// comment early, so it becomes ')', and control characters become spaces.
+std::string comment(std::string_view text) {
+    std::string out = "{";
+    for (char c : text) out += c == '}' ? ')' : is_control(c) ? ' ' : c;
+    return out + "}";
 }
 
 // Returns "{+0.25/9 12ms}", "{-M3/20 5ms}" or "{12ms}" for an engine move.
@@ -122,7 +136,7 @@ std::string write_pgn(const GameResult& game, const PgnContext& context) {
         if (context.comments)
             writer.token(played.book ? std::string("{book}") : move_comment(played));
     }
-    if (!game.reason.empty()) writer.token("{" + game.reason + "}");
+    if (!game.reason.empty()) writer.token(comment(game.reason));
     writer.token(result);
     out += "\n\n";
     return out;

@@ -115,6 +115,22 @@ TEST(PgnReader, RoundTripsWrittenGames) {
     }
 }
 
+// Found by fuzz_pgn_round_trip: a newline in a name ended its tag, and an engine's reply quoted
+// in the reason ("illegal move '}x'") ended the comment early; both made unreadable PGN.
+TEST(PgnReader, RoundTripsNamesWithControlCharactersAndReasonsWithBraces) {
+    GameResult game = make_game(std::string(START_FEN), {"e2e4", "e7e5"}, 0);
+    game.white = "line\nbreak\ttab";
+    game.outcome = Outcome::Loss;
+    game.termination = Termination::IllegalMove;
+    game.reason = "White makes an illegal move '}Nf3 {x'\n";
+    const std::string pgn = write_pgn(game, PgnContext{});
+    PgnGame read = read_one(pgn);
+    EXPECT_EQ(read.tag("White"), "line break tab");
+    EXPECT_EQ(read.result, "0-1");
+    EXPECT_EQ(read.moves.size(), 2u);
+    EXPECT_NE(pgn.find("{White makes an illegal move ')Nf3 {x' }"), std::string::npos) << pgn;
+}
+
 TEST(PgnReader, SkipsCommentsVariationsNagsAndEscapes) {
     const std::string text =
         "% an escaped line\n"

@@ -15,9 +15,11 @@
 #include <vector>
 
 #include "engine/board.h"
+#include "engine/engine.h"
 #include "engine/movegen.h"
 #include "engine/notation.h"
 #include "engine/params.h"
+#include "engine/uci.h"
 
 extern char** environ;
 
@@ -294,6 +296,39 @@ TEST(Uci, EndOfInputEndsTheEngine) {
     engine.send("go infinite");
     engine.close_input();
     EXPECT_EQ(engine.wait_exit(), 0);
+}
+
+// Returns the result of a depth-6 search of Kiwipete, the way every session leaves it.
+SearchResult search_kiwipete(Engine& engine) {
+    Board board;
+    board.set_fen("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1");
+    engine.set_position(board);
+    SearchLimits limits;
+    limits.depth = 6;
+    return engine.search(limits);
+}
+
+TEST(Uci, SessionOnAKeptEngineStartsItAsNew) {
+    Engine kept;
+    const ParamSpec& spec = param_registry()[0];
+    std::istringstream first("setoption name Hash value 2\nsetoption name " +
+                             std::string(spec.name) + " value " + std::to_string(spec.min) + "\n");
+    std::ostringstream out;
+    EXPECT_EQ(uci_loop(first, out, kept), 0);
+    EXPECT_EQ(kept.hash_mb(), 2);
+    EXPECT_NE(kept.params(), ParamSet());
+    search_kiwipete(kept);  // fills the table and the histories
+
+    std::istringstream second("isready\n");
+    EXPECT_EQ(uci_loop(second, out, kept), 0);
+    EXPECT_EQ(kept.hash_mb(), 16);
+    EXPECT_EQ(kept.params(), ParamSet());
+    Engine fresh;
+    const SearchResult again = search_kiwipete(kept);
+    const SearchResult expected = search_kiwipete(fresh);
+    EXPECT_EQ(again.best_move, expected.best_move);
+    EXPECT_EQ(again.nodes, expected.nodes);
+    EXPECT_EQ(again.score, expected.score);
 }
 
 // Runs `sparring-engine bench DEPTH` and returns the node count it reports.
