@@ -5,6 +5,7 @@
 
 #include "coordinator/domain/auth.h"
 #include "coordinator/domain/events.h"
+#include "coordinator/domain/text.h"
 #include "coordinator/domain/validation.h"
 #include "coordinator/kinds/run_kind.h"
 #include "coordinator/kinds/training_run.h"
@@ -78,9 +79,10 @@ absl::StatusOr<Version> Core::add_version(Storage& storage, Version version) con
 }
 
 absl::StatusOr<Version> Core::get_version(Storage& storage, std::string_view name) const {
+    if (absl::Status status = check_lookup_name(name); !status.ok()) return status;
     std::optional<Version> version = storage.find_version(name);
     if (!version)
-        return absl::NotFoundError("no version '" + std::string(name) +
+        return absl::NotFoundError("no version '" + excerpt(name) +
                                    "' (see `sparring versions list`)");
     return *version;
 }
@@ -89,11 +91,11 @@ absl::StatusOr<Run> Core::submit_run(Storage& storage, RunSpec spec) const {
     if (absl::Status status = check_run_spec(spec); !status.ok()) return status;
     const std::optional<Version> test = storage.find_version(spec.test_version);
     if (!test)
-        return absl::NotFoundError("unknown test version '" + spec.test_version +
+        return absl::NotFoundError("unknown test version '" + excerpt(spec.test_version) +
                                    "' (add it with `sparring versions add`)");
     const std::optional<Version> base = storage.find_version(spec.base_version);
     if (!base)
-        return absl::NotFoundError("unknown base version '" + spec.base_version +
+        return absl::NotFoundError("unknown base version '" + excerpt(spec.base_version) +
                                    "' (add it with `sparring versions add`)");
     absl::StatusOr<RecordKindState> record = run_kind(spec.kind).prepare(storage, spec, *base);
     if (!record.ok()) return record.status();

@@ -5,7 +5,9 @@
 #include "coordinator/domain/auth.h"
 #include "coordinator/domain/core.h"
 #include "coordinator/domain/events.h"
+#include "coordinator/domain/limits.h"
 #include "coordinator/domain/scheduler.h"
+#include "coordinator/domain/text.h"
 #include "coordinator/domain/validation.h"
 #include "coordinator/kinds/run_kind.h"
 
@@ -15,16 +17,16 @@ namespace {
 
 constexpr int kDefaultHashMb = 16;
 
-// Returns the memory an engine of a version uses for its hash table, in MiB.
+// Returns the memory an engine of a version uses for its hash table, in MiB, at most
+// kMaxHashMb (versions stored before the bound may ask for more).
 int64_t hash_of(const Version& v) {
-    if (v.kind == Version::Kind::Builtin) return v.hash_mb > 0 ? v.hash_mb : kDefaultHashMb;
+    if (v.kind == Version::Kind::Builtin)
+        return std::min<int64_t>(v.hash_mb > 0 ? v.hash_mb : kDefaultHashMb, kMaxHashMb);
     const auto it = v.uci_options.find("Hash");
     if (it == v.uci_options.end()) return kDefaultHashMb;
-    try {
-        return std::max<int64_t>(0, std::stoll(it->second));
-    } catch (const std::exception&) {
-        return kDefaultHashMb;
-    }
+    const std::optional<int64_t> mb = parse_int(it->second);
+    if (!mb) return it->second.empty() ? kDefaultHashMb : kMaxHashMb;
+    return std::clamp<int64_t>(*mb, 0, kMaxHashMb);
 }
 
 // Returns the digest that identifies a report's content, for telling retries from forgeries.

@@ -13,7 +13,11 @@ std::string incapability(const RunCandidate& run, const WorkerProfile& worker) {
         if (std::find(worker.refused_versions.begin(), worker.refused_versions.end(), version) !=
             worker.refused_versions.end())
             return "refused version " + std::to_string(version) + " (bench mismatch)";
-    const int64_t needed = run.memory_mb_per_game * worker.concurrency;
+    // Checked: stored figures predate their bounds, and an overflow must not wrap to "fits".
+    int64_t needed = 0;
+    if (run.memory_mb_per_game < 0 ||
+        __builtin_mul_overflow(run.memory_mb_per_game, int64_t(worker.concurrency), &needed))
+        return "needs more memory than can be counted";
     if (needed > worker.memory_mb)
         return "has " + std::to_string(worker.memory_mb) + " MiB, needs " + std::to_string(needed) +
                " MiB";

@@ -1,6 +1,7 @@
 #include "coordinator/domain/text.h"
 
 #include <array>
+#include <charconv>
 #include <cstdio>
 
 #include "coordinator/kinds/run_kind.h"
@@ -24,6 +25,30 @@ constexpr std::array<std::string_view, 5> kBatchStates = {"leased", "done", "exp
                                                           "stopped"};
 
 }  // namespace
+
+std::string excerpt(std::string_view text, size_t max) {
+    std::string out;
+    for (size_t i = 0; i < text.size() && i < max; ++i) {
+        const auto c = static_cast<unsigned char>(text[i]);
+        if (c < 0x20 || c == 0x7f) {
+            char escaped[5];
+            std::snprintf(escaped, sizeof escaped, "\\x%02x", c);
+            out += escaped;
+        } else {
+            out += char(c);
+        }
+    }
+    if (text.size() > max) out += "... (" + std::to_string(text.size()) + " bytes)";
+    return out;
+}
+
+std::optional<int64_t> parse_int(std::string_view text) {
+    int64_t value = 0;
+    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (error != std::errc() || end != text.data() + text.size() || text.empty())
+        return std::nullopt;
+    return value;
+}
 
 std::string_view role_name(Role role) {
     return kRoles[size_t(role)];

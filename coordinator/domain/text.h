@@ -21,6 +21,12 @@ std::optional<RunState> parse_run_state(std::string_view text);
 std::string_view batch_state_name(BatchState state);
 std::optional<BatchState> parse_batch_state(std::string_view text);
 
+// Returns text as it may be echoed in a message or a log line: at most max bytes (with the
+// full size named when cut), control characters escaped as \xNN.
+std::string excerpt(std::string_view text, size_t max = 64);
+// Returns the decimal integer text holds entirely, or nullopt (also on overflow).
+std::optional<int64_t> parse_int(std::string_view text);
+
 // Returns the book's openings as "FEN<TAB>move move ...<LF>" lines.
 std::string format_openings(const std::vector<Opening>& openings);
 // Parses the lines format_openings writes.

@@ -4,7 +4,11 @@
 #include <cctype>
 #include <string>
 
+#include "coordinator/domain/limits.h"
+#include "coordinator/domain/text.h"
 #include "coordinator/kinds/run_kind.h"
+#include "engine/board.h"
+#include "engine/notation.h"
 #include "engine/params.h"
 
 namespace sparring::coordinator {
@@ -27,7 +31,82 @@ bool is_plain_name(std::string_view name) {
     });
 }
 
+// Returns whether text has a control character (C0, DEL); `allowed` lists those let through.
+bool has_control(std::string_view text, std::string_view allowed = {}) {
+    return std::any_of(text.begin(), text.end(), [allowed](char c) {
+        const auto u = static_cast<unsigned char>(c);
+        return (u < 0x20 || u == 0x7f) && allowed.find(c) == std::string_view::npos;
+    });
+}
+
+// Returns whether an option name, lowercased, contains the text.
+bool name_contains(std::string_view name, std::string_view text) {
+    std::string lower(name);
+    std::transform(lower.begin(), lower.end(), lower.begin(),
+                   [](unsigned char c) { return char(std::tolower(c)); });
+    return lower.find(text) != std::string::npos;
+}
+
+// Checks a UCI version's engine command and options: each becomes one line on the engine's
+// stdin (`setoption name N value V`), so none may hold a line break or split that line.
+absl::Status check_uci(const Version& v) {
+    if (v.uci_command.size() > kMaxUciCommandBytes)
+        return invalid("UCI command is over 1024 bytes");
+    if (has_control(v.uci_command)) return invalid("UCI command holds a control character");
+    if (v.uci_options.size() > kMaxUciOptions)
+        return invalid("a UCI version takes at most " + std::to_string(kMaxUciOptions) +
+                       " options, got " + std::to_string(v.uci_options.size()));
+    for (const auto& [name, value] : v.uci_options) {
+        const std::string which = "UCI option " + excerpt(name);
+        if (name.empty() || name.size() > kMaxUciOptionNameBytes)
+            return invalid("UCI option names must be 1-" + std::to_string(kMaxUciOptionNameBytes) +
+                           " bytes, got " + std::to_string(name.size()));
+        if (value.size() > kMaxUciOptionValueBytes)
+            return invalid(which + ": the value is over " +
+                           std::to_string(kMaxUciOptionValueBytes) + " bytes");
+        if (has_control(name) || has_control(value))
+            return invalid(which +
+                           ": names and values may not hold control characters "
+                           "(line breaks would reach the engine as commands)");
+        if (name.front() == ' ' || name.back() == ' ' || name_contains(name, " value "))
+            return invalid(which + ": a name may not start or end with a space or hold ' value '");
+        // The engine would write a file wherever the value points, on every worker.
+        if (name_contains(name, "log file"))
+            return invalid(which + ": options that make the engine write files are refused");
+        if (name == "Hash") {
+            const std::optional<int64_t> mb = parse_int(value);
+            if (!mb || *mb < 0 || *mb > kMaxHashMb)
+                return invalid("UCI option Hash must be a number of MiB in 0.." +
+                               std::to_string(kMaxHashMb) + ", got " + excerpt(value));
+        }
+    }
+    return absl::OkStatus();
+}
+
 }  // namespace
+
+absl::Status check_opening(const Opening& o, size_t number) {
+    const std::string which = "opening " + std::to_string(number) + " of the book";
+    if (o.fen.empty()) return invalid(which + " has no FEN");
+    if (o.fen.size() > kMaxFenBytes)
+        return invalid(which + ": its FEN is " + std::to_string(o.fen.size()) +
+                       " bytes, over the limit of " + std::to_string(kMaxFenBytes));
+    if (o.moves.size() > kMaxOpeningMoves)
+        return invalid(which + " has " + std::to_string(o.moves.size()) + " moves, over " +
+                       std::to_string(kMaxOpeningMoves));
+    Board board;
+    std::string error;
+    if (!board.set_fen(o.fen, &error))
+        return invalid(which + ": bad FEN '" + excerpt(o.fen) + "': " + error);
+    for (size_t i = 0; i < o.moves.size(); ++i) {
+        const Move move = o.moves[i].size() <= 5 ? parse_uci(board, o.moves[i]) : Move::none();
+        if (move == Move::none())
+            return invalid(which + ": move " + std::to_string(i + 1) + " '" + excerpt(o.moves[i]) +
+                           "' is not legal in " + board.fen());
+        board.do_move(move);
+    }
+    return absl::OkStatus();
+}
 
 // Checks that a time control's limit is set and sensible.
 absl::Status check_time_control(const TimeControl& tc) {
@@ -60,19 +139,33 @@ absl::Status check_train_run(RunSpec& spec) {
     if (spec.priority < -1000 || spec.priority > 1000)
         return invalid("priority must be in -1000..1000");
     if (spec.throughput == 0) spec.throughput = 100;
-    if (spec.description.size() > 4096) return invalid("run description is over 4096 bytes");
+    return check_description(spec.description);
+}
+
+absl::Status check_description(const std::string& description) {
+    if (description.size() > 4096) return invalid("run description is over 4096 bytes");
+    if (has_control(description, "\n\t"))
+        return invalid("run description holds a control character (only line breaks and tabs)");
+    return absl::OkStatus();
+}
+
+absl::Status check_lookup_name(std::string_view name) {
+    if (name.size() > kMaxVersionNameBytes)
+        return invalid("a version name is at most " + std::to_string(kMaxVersionNameBytes) +
+                       " bytes; this one has " + std::to_string(name.size()));
     return absl::OkStatus();
 }
 
 absl::Status check_version(Version& v) {
-    if (v.name.empty() || v.name.size() > 64 || !is_plain_name(v.name))
-        return invalid("version name '" + v.name +
+    if (v.name.empty() || v.name.size() > kMaxVersionNameBytes || !is_plain_name(v.name))
+        return invalid("version name '" + excerpt(v.name) +
                        "' must be 1-64 letters, digits or . _ - + (e.g. knight-290)");
     if (v.description.size() > 4096) return invalid("version description is over 4096 bytes");
+    if (has_control(v.description, "\n\t"))
+        return invalid("version description holds a control character");
     if (v.kind == Version::Kind::Uci) {
         if (v.uci_command.empty()) return invalid("a UCI version needs the engine's command");
-        if (v.uci_command.size() > 1024) return invalid("UCI command is over 1024 bytes");
-        return absl::OkStatus();
+        return check_uci(v);
     }
     if (v.preset.empty()) v.preset = "default";
     std::optional<ParamSet> params = ParamSet::preset(v.preset);
@@ -110,16 +203,9 @@ absl::Status check_game_run(RunSpec& spec) {
         return invalid("the run has no openings: give a book (EPD or PGN file)");
     if (spec.book.openings.size() > kMaxOpenings)
         return invalid("the book has over 1000000 openings");
-    for (size_t i = 0; i < spec.book.openings.size(); ++i) {
-        const Opening& o = spec.book.openings[i];
-        const bool tidy = std::none_of(o.fen.begin(), o.fen.end(),
-                                       [](char c) { return c == '\t' || c == '\n'; }) &&
-                          std::all_of(o.moves.begin(), o.moves.end(), [](const std::string& m) {
-                              return !m.empty() && m.size() <= 5 && is_plain_name(m);
-                          });
-        if (o.fen.empty() || !tidy)
-            return invalid("opening " + std::to_string(i + 1) + " of the book is malformed");
-    }
+    for (size_t i = 0; i < spec.book.openings.size(); ++i)
+        if (absl::Status status = check_opening(spec.book.openings[i], i + 1); !status.ok())
+            return status;
     if (spec.priority < -1000 || spec.priority > 1000)
         return invalid("priority must be in -1000..1000");
     if (spec.throughput == 0) spec.throughput = 100;
@@ -127,8 +213,7 @@ absl::Status check_game_run(RunSpec& spec) {
         return invalid("throughput must be in 1..10000 percent");
     if (spec.pairs_per_thread < 0 || spec.pairs_per_thread > 256)
         return invalid("pairs per thread must be in 0..256");
-    if (spec.description.size() > 4096) return invalid("run description is over 4096 bytes");
-    return absl::OkStatus();
+    return check_description(spec.description);
 }
 
 absl::Status check_no_tune(const RunSpec& spec) {
@@ -146,12 +231,20 @@ absl::Status check_sprt(const stats::SprtParams& sprt) {
 
 absl::Status check_worker(const Worker& w) {
     if (w.name.empty() || w.name.size() > 128) return invalid("worker name must be 1-128 bytes");
+    if (has_control(w.name)) return invalid("worker name holds a control character");
     if (w.concurrency < 1 || w.concurrency > 1024)
         return invalid("worker concurrency must be in 1..1024");
     if (w.cores < 1 || w.cores > 65536) return invalid("worker cores must be in 1..65536");
-    if (w.memory_mb < 0) return invalid("worker memory must not be negative");
+    if (w.memory_mb < 0 || w.memory_mb > kMaxMemoryMb)
+        return invalid("worker memory must be in 0.." + std::to_string(kMaxMemoryMb) + " MiB");
     if (w.uci_engines.size() > 64) return invalid("a worker may offer at most 64 UCI engines");
+    for (const std::string& engine : w.uci_engines)
+        if (engine.size() > kMaxUciCommandBytes || has_control(engine))
+            return invalid(
+                "a worker's UCI engine command is over 1024 bytes or holds a control "
+                "character");
     if (w.build.size() > 256) return invalid("worker build string is over 256 bytes");
+    if (has_control(w.build)) return invalid("worker build string holds a control character");
     return absl::OkStatus();
 }
 

@@ -1,6 +1,8 @@
 // Checks of what users and workers send, with messages that say what to fix.
 #pragma once
 
+#include <string_view>
+
 #include "absl/status/status.h"
 #include "coordinator/domain/types.h"
 
@@ -24,6 +26,13 @@ absl::Status check_no_tune(const RunSpec& spec);
 absl::Status check_sprt(const stats::SprtParams& sprt);
 // Checks that a time control's limit is set and sensible.
 absl::Status check_time_control(const TimeControl& tc);
+// Checks an opening as the engine reads it: a FEN within the size limit that parses, and
+// moves legal in turn; number names it in the message (1-based).
+absl::Status check_opening(const Opening& opening, size_t number);
+// Checks a run's description: size, and no control characters but line breaks and tabs.
+absl::Status check_description(const std::string& description);
+// Checks a version name given to look one up: INVALID_ARGUMENT when it is too long to exist.
+absl::Status check_lookup_name(std::string_view name);
 // Checks a worker's self-description; INVALID_ARGUMENT explains the first problem.
 absl::Status check_worker(const Worker& worker);
 

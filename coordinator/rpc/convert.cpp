@@ -1,5 +1,6 @@
 #include "coordinator/rpc/convert.h"
 
+#include "coordinator/domain/limits.h"
 #include "coordinator/kinds/generate_run.h"
 #include "coordinator/kinds/run_kind.h"
 
@@ -91,8 +92,11 @@ absl::StatusOr<GameRecord> game_from_proto(const v1::Game& in, uint32_t pair) {
 
 grpc::Status to_grpc(const absl::Status& status) {
     if (status.ok()) return grpc::Status::OK;
-    return grpc::Status(static_cast<grpc::StatusCode>(status.code()),
-                        std::string(status.message()));
+    // A message echoing a user's input must stay far below gRPC's metadata limit.
+    const std::string message(status.message());
+    return grpc::Status(
+        static_cast<grpc::StatusCode>(status.code()),
+        message.size() <= kMaxStatusBytes ? message : message.substr(0, kMaxStatusBytes) + "...");
 }
 
 absl::StatusOr<Version> version_from_proto(const v1::Version& in) {

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "common/log.h"
+#include "coordinator/domain/text.h"
 
 namespace sparring::coordinator {
 
@@ -70,7 +71,7 @@ class RpcObserver final : public grpc::experimental::Interceptor {
         log_event(level, "rpc_failed",
                   {{"method", method_},
                    {"code", std::string(status_name(code))},
-                   {"message", status.error_message()},
+                   {"message", excerpt(status.error_message(), 256)},
                    {"peer", info_->server_context()->peer()}});
     }
 

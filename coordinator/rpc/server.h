@@ -16,6 +16,7 @@
 #include "coordinator/kinds/trainer.h"
 #include "coordinator/ops/http_server.h"
 #include "coordinator/ops/metrics.h"
+#include "coordinator/rpc/gate.h"
 #include "coordinator/rpc/services.h"
 #include "coordinator/storage/executor.h"
 #include "coordinator/storage/sqlite.h"
@@ -74,6 +75,7 @@ class Server {
     std::unique_ptr<Executor> writer_;
     std::unique_ptr<Executor> reader_;
     std::unique_ptr<Trainer> trainer_;  // training runs, on a thread of its own
+    std::unique_ptr<Gate> gate_;        // checks every gRPC call's token first, on the reader
     std::unique_ptr<WorkerServiceImpl> worker_service_;
     std::unique_ptr<UserApi> user_api_;
     std::unique_ptr<UserServiceImpl> user_service_;

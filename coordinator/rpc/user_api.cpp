@@ -9,16 +9,39 @@
 
 namespace sparring::coordinator {
 
-void UserApi::change(const Credential& credential, Change job, Done done) {
-    writer_.submit(
-        [this, token = credential.token, peer = credential.peer,
-         job = std::move(job)](Storage& storage) {
-            absl::StatusOr<Caller> caller = core_.authenticate(storage, token, Role::User);
-            if (!caller.ok()) return caller.status();
-            caller->peer = peer;
-            return job(storage, *caller);
+void UserApi::authenticate(const Credential& credential, std::optional<Role> role, Done done) {
+    reader_.submit(
+        [this, credential, role](Storage& storage) {
+            if (!role && credential.public_queries && credential.token.empty())
+                return absl::OkStatus();
+            return core_.authenticate(storage, credential.token, role).status();
         },
         std::move(done));
+}
+
+void UserApi::change(const Credential& credential, Prepare prepare, Done done) {
+    auto prepared = std::make_shared<Change>();
+    reader_.submit(
+        [this, token = credential.token, prepare = std::move(prepare), prepared](Storage& storage) {
+            absl::StatusOr<Caller> caller = core_.authenticate(storage, token, Role::User);
+            if (!caller.ok()) return caller.status();
+            absl::StatusOr<Change> job = prepare();
+            if (!job.ok()) return job.status();
+            *prepared = std::move(*job);
+            return absl::OkStatus();
+        },
+        [this, token = credential.token, peer = credential.peer, prepared,
+         done = std::move(done)](absl::Status status) mutable {
+            if (!status.ok()) return done(std::move(status));
+            writer_.submit(
+                [this, token, peer, prepared](Storage& storage) {
+                    absl::StatusOr<Caller> caller = core_.authenticate(storage, token, Role::User);
+                    if (!caller.ok()) return caller.status();
+                    caller->peer = peer;
+                    return (*prepared)(storage, *caller);
+                },
+                std::move(done));
+        });
 }
 
 void UserApi::query(const Credential& credential, Executor::Job job, Done done) {
@@ -36,15 +59,18 @@ void UserApi::query(const Credential& credential, Executor::Job job, Done done) 
 
 void UserApi::add_version(const Credential& credential, const v1::AddVersionRequest& request,
                           v1::Version* response, Done done) {
-    absl::StatusOr<Version> version = version_from_proto(request.version());
-    if (!version.ok()) return done(version.status());
     change(
         credential,
-        [this, version = std::move(*version), response](Storage& storage, const Caller&) {
-            absl::StatusOr<Version> added = core_.add_version(storage, version);
-            if (!added.ok()) return added.status();
-            version_to_proto(*added, response);
-            return absl::OkStatus();
+        [this, &request, response]() -> absl::StatusOr<Change> {
+            absl::StatusOr<Version> version = version_from_proto(request.version());
+            if (!version.ok()) return version.status();
+            return Change(
+                [this, version = std::move(*version), response](Storage& storage, const Caller&) {
+                    absl::StatusOr<Version> added = core_.add_version(storage, version);
+                    if (!added.ok()) return added.status();
+                    version_to_proto(*added, response);
+                    return absl::OkStatus();
+                });
         },
         std::move(done));
 }
@@ -76,15 +102,18 @@ void UserApi::get_version(const Credential& credential, const v1::GetVersionRequ
 
 void UserApi::submit_run(const Credential& credential, const v1::SubmitRunRequest& request,
                          v1::RunStatus* response, Done done) {
-    absl::StatusOr<RunSpec> spec = run_spec_from_proto(request.spec());
-    if (!spec.ok()) return done(spec.status());
     change(
         credential,
-        [this, spec = std::move(*spec), response](Storage& storage, const Caller&) {
-            absl::StatusOr<Run> run = core_.submit_run(storage, spec);
-            if (!run.ok()) return run.status();
-            run_to_proto(*run, response);
-            return absl::OkStatus();
+        [this, &request, response]() -> absl::StatusOr<Change> {
+            absl::StatusOr<RunSpec> spec = run_spec_from_proto(request.spec());
+            if (!spec.ok()) return spec.status();
+            return Change(
+                [this, spec = std::move(*spec), response](Storage& storage, const Caller&) {
+                    absl::StatusOr<Run> run = core_.submit_run(storage, spec);
+                    if (!run.ok()) return run.status();
+                    run_to_proto(*run, response);
+                    return absl::OkStatus();
+                });
         },
         std::move(done));
 }
@@ -119,11 +148,14 @@ void UserApi::stop_run(const Credential& credential, const v1::StopRunRequest& r
                        v1::RunStatus* response, Done done) {
     change(
         credential,
-        [this, id = request.run_id(), response](Storage& storage, const Caller& caller) {
-            absl::StatusOr<Run> run = core_.stop_run(storage, id, caller.peer);
-            if (!run.ok()) return run.status();
-            run_to_proto(*run, response);
-            return absl::OkStatus();
+        [this, &request, response]() -> absl::StatusOr<Change> {
+            return Change(
+                [this, id = request.run_id(), response](Storage& storage, const Caller& caller) {
+                    absl::StatusOr<Run> run = core_.stop_run(storage, id, caller.peer);
+                    if (!run.ok()) return run.status();
+                    run_to_proto(*run, response);
+                    return absl::OkStatus();
+                });
         },
         std::move(done));
 }
@@ -193,17 +225,20 @@ void UserApi::export_positions(const Credential& credential,
 void UserApi::import_positions(const Credential& credential,
                                const v1::ImportPositionsRequest& request,
                                v1::ImportPositionsResponse* response, Done done) {
-    absl::StatusOr<ImportChunk> chunk = import_chunk_from_proto(request);
-    if (!chunk.ok()) return done(chunk.status());
     change(
         credential,
-        [this, chunk = std::move(*chunk), response](Storage& storage, const Caller&) {
-            absl::StatusOr<ImportAck> ack = core_.import_positions(storage, chunk);
-            if (!ack.ok()) return ack.status();
-            response->set_run_id(ack->run_id);
-            response->set_positions(ack->positions);
-            response->set_duplicate(ack->duplicate);
-            return absl::OkStatus();
+        [this, &request, response]() -> absl::StatusOr<Change> {
+            absl::StatusOr<ImportChunk> chunk = import_chunk_from_proto(request);
+            if (!chunk.ok()) return chunk.status();
+            return Change(
+                [this, chunk = std::move(*chunk), response](Storage& storage, const Caller&) {
+                    absl::StatusOr<ImportAck> ack = core_.import_positions(storage, chunk);
+                    if (!ack.ok()) return ack.status();
+                    response->set_run_id(ack->run_id);
+                    response->set_positions(ack->positions);
+                    response->set_duplicate(ack->duplicate);
+                    return absl::OkStatus();
+                });
         },
         std::move(done));
 }

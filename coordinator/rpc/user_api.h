@@ -1,10 +1,12 @@
-// The UserService's calls apart from any transport: each authenticates its caller, runs on
-// the writer (changes) or the reader (queries), fills a response message and reports its
-// status to `done`. The gRPC service and the dashboard's REST API both call these, so the
-// two answer alike.
+// The UserService's calls apart from any transport: each authenticates its caller before it
+// looks at the request, runs on the writer (changes, converted and checked on the reader
+// first) or the reader (queries), fills a response message and reports its status to `done`.
+// The request and the response must live until `done` is called. The gRPC service and the
+// dashboard's REST API both call these, so the two answer alike.
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 
 #include "absl/status/status.h"
@@ -31,6 +33,10 @@ class UserApi {
 
     UserApi(Core& core, Executor& writer, Executor& reader)
         : core_(core), writer_(writer), reader_(reader) {}
+
+    // Checks a credential on the reader: a token of the role (nullopt: any valid token, or
+    // none when queries are public), for transports that must parse a request first.
+    void authenticate(const Credential& credential, std::optional<Role> role, Done done);
 
     void add_version(const Credential& credential, const v1::AddVersionRequest& request,
                      v1::Version* response, Done done);
@@ -62,9 +68,12 @@ class UserApi {
   private:
     // A change, given the caller (with the peer of its credential).
     using Change = std::function<absl::Status(Storage&, const Caller&)>;
+    // Makes a change from the request, converting and checking it (off the writer).
+    using Prepare = std::function<absl::StatusOr<Change>()>;
 
-    // Runs a change on the writer for a caller holding a user token.
-    void change(const Credential& credential, Change job, Done done);
+    // Authenticates a user token on the reader, prepares the change there, and runs it on
+    // the writer (authenticating again in its transaction).
+    void change(const Credential& credential, Prepare prepare, Done done);
     // Runs a query on the reader for any valid token, or none when queries are public.
     void query(const Credential& credential, Executor::Job job, Done done);
 

@@ -6,111 +6,41 @@ namespace sparring::coordinator {
 
 namespace {
 
-// Runs a UserApi call with the call's bearer token and finishes the call with its status.
+// Returns a gated method running a UserApi call with the call's bearer token; changes need a
+// user token, queries any valid one.
 template <typename Request, typename Response>
-grpc::ServerUnaryReactor* forward(grpc::CallbackServerContext* context, UserApi& api,
-                                  UserApi::Call<Request, Response> call, const Request* request,
-                                  Response* response) {
-    grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-    (api.*call)(Credential{bearer_token(*context), false, context->peer()}, *request, response,
-                [reactor](absl::Status status) { reactor->Finish(to_grpc(status)); });
-    return reactor;
+GatedMethod forward(UserApi& api, UserApi::Call<Request, Response> call, bool change) {
+    return {change ? std::optional<Role>(Role::User) : std::nullopt,
+            typed<Request, Response>([&api, call](grpc::CallbackServerContext* context,
+                                                  const Request& request, Response* response,
+                                                  Done done) {
+                (api.*call)(Credential{bearer_token(*context), false, context->peer()}, request,
+                            response, std::move(done));
+            })};
 }
 
 }  // namespace
 
-grpc::ServerUnaryReactor* finish(grpc::CallbackServerContext* context, const absl::Status& status) {
-    grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-    reactor->Finish(to_grpc(status));
-    return reactor;
-}
-
-std::string bearer_token(const grpc::CallbackServerContext& context) {
-    const auto& metadata = context.client_metadata();
-    const auto it = metadata.find("authorization");
-    if (it == metadata.end()) return {};
-    const std::string_view value(it->second.data(), it->second.size());
-    constexpr std::string_view prefix = "Bearer ";
-    if (value.substr(0, prefix.size()) != prefix) return {};
-    return std::string(value.substr(prefix.size()));
-}
-
-grpc::ServerUnaryReactor* UserServiceImpl::AddVersion(grpc::CallbackServerContext* context,
-                                                      const v1::AddVersionRequest* request,
-                                                      v1::Version* response) {
-    return forward(context, api_, &UserApi::add_version, request, response);
-}
-
-grpc::ServerUnaryReactor* UserServiceImpl::ListVersions(grpc::CallbackServerContext* context,
-                                                        const v1::ListVersionsRequest* request,
-                                                        v1::ListVersionsResponse* response) {
-    return forward(context, api_, &UserApi::list_versions, request, response);
-}
-
-grpc::ServerUnaryReactor* UserServiceImpl::GetVersion(grpc::CallbackServerContext* context,
-                                                      const v1::GetVersionRequest* request,
-                                                      v1::Version* response) {
-    return forward(context, api_, &UserApi::get_version, request, response);
-}
-
-grpc::ServerUnaryReactor* UserServiceImpl::SubmitRun(grpc::CallbackServerContext* context,
-                                                     const v1::SubmitRunRequest* request,
-                                                     v1::RunStatus* response) {
-    return forward(context, api_, &UserApi::submit_run, request, response);
-}
-
-grpc::ServerUnaryReactor* UserServiceImpl::ListRuns(grpc::CallbackServerContext* context,
-                                                    const v1::ListRunsRequest* request,
-                                                    v1::ListRunsResponse* response) {
-    return forward(context, api_, &UserApi::list_runs, request, response);
-}
-
-grpc::ServerUnaryReactor* UserServiceImpl::GetRun(grpc::CallbackServerContext* context,
-                                                  const v1::GetRunRequest* request,
-                                                  v1::RunStatus* response) {
-    return forward(context, api_, &UserApi::get_run, request, response);
-}
-
-grpc::ServerUnaryReactor* UserServiceImpl::StopRun(grpc::CallbackServerContext* context,
-                                                   const v1::StopRunRequest* request,
-                                                   v1::RunStatus* response) {
-    return forward(context, api_, &UserApi::stop_run, request, response);
-}
-
-grpc::ServerUnaryReactor* UserServiceImpl::ListWorkers(grpc::CallbackServerContext* context,
-                                                       const v1::ListWorkersRequest* request,
-                                                       v1::ListWorkersResponse* response) {
-    return forward(context, api_, &UserApi::list_workers, request, response);
-}
-
-grpc::ServerUnaryReactor* UserServiceImpl::ExportGames(grpc::CallbackServerContext* context,
-                                                       const v1::ExportGamesRequest* request,
-                                                       v1::ExportGamesResponse* response) {
-    return forward(context, api_, &UserApi::export_games, request, response);
-}
-
-grpc::ServerUnaryReactor* UserServiceImpl::GetTuneHistory(grpc::CallbackServerContext* context,
-                                                          const v1::GetTuneHistoryRequest* request,
-                                                          v1::TuneHistory* response) {
-    return forward(context, api_, &UserApi::get_tune_history, request, response);
-}
-
-grpc::ServerUnaryReactor* UserServiceImpl::ExportPositions(
-    grpc::CallbackServerContext* context, const v1::ExportPositionsRequest* request,
-    v1::ExportPositionsResponse* response) {
-    return forward(context, api_, &UserApi::export_positions, request, response);
-}
-
-grpc::ServerUnaryReactor* UserServiceImpl::ImportPositions(
-    grpc::CallbackServerContext* context, const v1::ImportPositionsRequest* request,
-    v1::ImportPositionsResponse* response) {
-    return forward(context, api_, &UserApi::import_positions, request, response);
-}
-
-grpc::ServerUnaryReactor* UserServiceImpl::GetLlrHistory(grpc::CallbackServerContext* context,
-                                                         const v1::GetLlrHistoryRequest* request,
-                                                         v1::LlrHistory* response) {
-    return forward(context, api_, &UserApi::get_llr_history, request, response);
+UserServiceImpl::UserServiceImpl(UserApi& api, Gate& gate) : api_(api) {
+    const std::map<std::string, GatedMethod> methods = {
+        {"AddVersion", forward(api_, &UserApi::add_version, true)},
+        {"ListVersions", forward(api_, &UserApi::list_versions, false)},
+        {"GetVersion", forward(api_, &UserApi::get_version, false)},
+        {"SubmitRun", forward(api_, &UserApi::submit_run, true)},
+        {"ListRuns", forward(api_, &UserApi::list_runs, false)},
+        {"GetRun", forward(api_, &UserApi::get_run, false)},
+        {"StopRun", forward(api_, &UserApi::stop_run, true)},
+        {"ListWorkers", forward(api_, &UserApi::list_workers, false)},
+        {"ExportGames", forward(api_, &UserApi::export_games, false)},
+        {"GetTuneHistory", forward(api_, &UserApi::get_tune_history, false)},
+        {"ExportPositions", forward(api_, &UserApi::export_positions, false)},
+        {"ImportPositions", forward(api_, &UserApi::import_positions, true)},
+        {"GetLlrHistory", forward(api_, &UserApi::get_llr_history, false)},
+    };
+    gate.install(v1::UserService::service_full_name(), methods,
+                 [this](int index, grpc::internal::MethodHandler* handler) {
+                     MarkMethodRawCallback(index, handler);
+                 });
 }
 
 }  // namespace sparring::coordinator

@@ -6,36 +6,56 @@ namespace sparring::coordinator {
 
 namespace {
 
-// Runs fn(storage, caller) for a caller holding a worker token.
-template <typename Fn>
-grpc::ServerUnaryReactor* run_as_worker(grpc::CallbackServerContext* context, Core& core,
-                                        Executor& executor, Fn fn) {
-    return run_authenticated(context, core, executor, Role::Worker, std::move(fn));
+// Returns a gated method that needs a worker token and runs (service->*fn)(...).
+template <typename Request, typename Response, typename Service>
+GatedMethod as_worker(Service* service, void (Service::*fn)(grpc::CallbackServerContext*,
+                                                            const Request&, Response*, Done)) {
+    return {Role::Worker, typed<Request, Response>(
+                              [service, fn](grpc::CallbackServerContext* context,
+                                            const Request& request, Response* response, Done done) {
+                                  (service->*fn)(context, request, response, std::move(done));
+                              })};
 }
 
 }  // namespace
 
-grpc::ServerUnaryReactor* WorkerServiceImpl::Register(grpc::CallbackServerContext* context,
-                                                      const v1::RegisterRequest* request,
-                                                      v1::RegisterResponse* response) {
-    return run_as_worker(
-        context, core_, writer_,
-        [this, worker = worker_from_proto(*request), response](Storage& storage,
-                                                               const Caller& caller) {
+WorkerServiceImpl::WorkerServiceImpl(Core& core, Executor& writer, Gate& gate)
+    : core_(core), writer_(writer) {
+    const std::map<std::string, GatedMethod> methods = {
+        {"Register", as_worker(this, &WorkerServiceImpl::register_worker)},
+        {"RequestWork", as_worker(this, &WorkerServiceImpl::request_work)},
+        {"ReportResults", as_worker(this, &WorkerServiceImpl::report_results)},
+        {"Heartbeat", as_worker(this, &WorkerServiceImpl::heartbeat)},
+        {"ReleaseLease", as_worker(this, &WorkerServiceImpl::release_lease)},
+    };
+    gate.install(v1::WorkerService::service_full_name(), methods,
+                 [this](int index, grpc::internal::MethodHandler* handler) {
+                     MarkMethodRawCallback(index, handler);
+                 });
+}
+
+void WorkerServiceImpl::register_worker(grpc::CallbackServerContext* context,
+                                        const v1::RegisterRequest& request,
+                                        v1::RegisterResponse* response, Done done) {
+    run_authenticated(
+        context, core_, writer_, Role::Worker,
+        [this, worker = worker_from_proto(request), response](Storage& storage,
+                                                              const Caller& caller) {
             absl::StatusOr<Worker> registered = core_.register_worker(storage, caller, worker);
             if (!registered.ok()) return registered.status();
             response->set_worker_id(registered->id);
             response->set_heartbeat_interval_ms(uint32_t(core_.options().heartbeat_interval_ms));
             return absl::OkStatus();
-        });
+        },
+        std::move(done));
 }
 
-grpc::ServerUnaryReactor* WorkerServiceImpl::RequestWork(grpc::CallbackServerContext* context,
-                                                         const v1::RequestWorkRequest* request,
-                                                         v1::RequestWorkResponse* response) {
-    return run_as_worker(
-        context, core_, writer_,
-        [this, worker_id = request->worker_id(), response](Storage& storage, const Caller& caller) {
+void WorkerServiceImpl::request_work(grpc::CallbackServerContext* context,
+                                     const v1::RequestWorkRequest& request,
+                                     v1::RequestWorkResponse* response, Done done) {
+    run_authenticated(
+        context, core_, writer_, Role::Worker,
+        [this, worker_id = request.worker_id(), response](Storage& storage, const Caller& caller) {
             auto lease = core_.request_work(storage, caller, worker_id);
             if (!lease.ok()) return lease.status();
             if (*lease)
@@ -43,16 +63,18 @@ grpc::ServerUnaryReactor* WorkerServiceImpl::RequestWork(grpc::CallbackServerCon
             else
                 response->set_retry_after_ms(uint32_t(core_.options().retry_after_ms));
             return absl::OkStatus();
-        });
+        },
+        std::move(done));
 }
 
-grpc::ServerUnaryReactor* WorkerServiceImpl::ReportResults(grpc::CallbackServerContext* context,
-                                                           const v1::ReportResultsRequest* request,
-                                                           v1::ReportResultsResponse* response) {
-    absl::StatusOr<Report> report = report_from_proto(*request);
-    if (!report.ok()) return finish(context, report.status());
-    return run_as_worker(
-        context, core_, writer_,
+void WorkerServiceImpl::report_results(grpc::CallbackServerContext* context,
+                                       const v1::ReportResultsRequest& request,
+                                       v1::ReportResultsResponse* response, Done done) {
+    // Converted and checked here, on the gate's reader thread, not on the writer.
+    absl::StatusOr<Report> report = report_from_proto(request);
+    if (!report.ok()) return done(report.status());
+    run_authenticated(
+        context, core_, writer_, Role::Worker,
         [this, report = std::move(*report), response](Storage& storage, const Caller& caller) {
             auto ack = core_.report_results(storage, caller, report);
             if (!ack.ok()) return ack.status();
@@ -60,38 +82,41 @@ grpc::ServerUnaryReactor* WorkerServiceImpl::ReportResults(grpc::CallbackServerC
             response->set_stop(ack->stop);
             response->set_expires_unix_ms(ack->expires_ms);
             return absl::OkStatus();
-        });
+        },
+        std::move(done));
 }
 
-grpc::ServerUnaryReactor* WorkerServiceImpl::Heartbeat(grpc::CallbackServerContext* context,
-                                                       const v1::HeartbeatRequest* request,
-                                                       v1::HeartbeatResponse* response) {
-    return run_as_worker(
-        context, core_, writer_,
-        [this, worker_id = request->worker_id(),
-         leases = std::vector<int64_t>(request->lease_ids().begin(), request->lease_ids().end()),
+void WorkerServiceImpl::heartbeat(grpc::CallbackServerContext* context,
+                                  const v1::HeartbeatRequest& request,
+                                  v1::HeartbeatResponse* response, Done done) {
+    run_authenticated(
+        context, core_, writer_, Role::Worker,
+        [this, worker_id = request.worker_id(),
+         leases = std::vector<int64_t>(request.lease_ids().begin(), request.lease_ids().end()),
          response](Storage& storage, const Caller& caller) {
             auto ack = core_.heartbeat(storage, caller, worker_id, leases);
             if (!ack.ok()) return ack.status();
             for (int64_t id : ack->stop_leases) response->add_stop_lease_ids(id);
             response->set_expires_unix_ms(ack->expires_ms);
             return absl::OkStatus();
-        });
+        },
+        std::move(done));
 }
 
-grpc::ServerUnaryReactor* WorkerServiceImpl::ReleaseLease(grpc::CallbackServerContext* context,
-                                                          const v1::ReleaseLeaseRequest* request,
-                                                          v1::ReleaseLeaseResponse* response) {
-    absl::StatusOr<Release> release = release_from_proto(*request);
-    if (!release.ok()) return finish(context, release.status());
-    return run_as_worker(
-        context, core_, writer_,
+void WorkerServiceImpl::release_lease(grpc::CallbackServerContext* context,
+                                      const v1::ReleaseLeaseRequest& request,
+                                      v1::ReleaseLeaseResponse* response, Done done) {
+    absl::StatusOr<Release> release = release_from_proto(request);
+    if (!release.ok()) return done(release.status());
+    run_authenticated(
+        context, core_, writer_, Role::Worker,
         [this, release = std::move(*release), response](Storage& storage, const Caller& caller) {
             auto returned = core_.release_lease(storage, caller, release);
             if (!returned.ok()) return returned.status();
             response->set_pairs_returned(*returned);
             return absl::OkStatus();
-        });
+        },
+        std::move(done));
 }
 
 }  // namespace sparring::coordinator

@@ -78,10 +78,17 @@ template <typename Request, typename Response>
 RestHandler rest(UserApi::Call<Request, Response> method, const char* path_field) {
     return [method, path_field](UserApi& api, const Credential& credential,
                                 const httplib::Request& http, httplib::Response& reply) {
+        // The caller first: a request is parsed only for a token that may make it.
+        std::promise<absl::Status> known;
+        api.authenticate(credential,
+                         http.method == "GET" ? std::nullopt : std::optional<Role>(Role::User),
+                         [&known](absl::Status s) { known.set_value(std::move(s)); });
+        absl::Status status = known.get_future().get();
         Request request;
-        absl::Status status = http.method == "GET"
-                                  ? from_params(http.params, &request)
-                                  : from_json(http.body.empty() ? "{}" : http.body, &request);
+        if (status.ok())
+            status = http.method == "GET"
+                         ? from_params(http.params, &request)
+                         : from_json(http.body.empty() ? "{}" : http.body, &request);
         if (status.ok() && path_field)
             status = set_field(path_field, http.matches[1].str(), &request);
         Response response;

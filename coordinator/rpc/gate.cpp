@@ -1,0 +1,64 @@
+#include "coordinator/rpc/gate.h"
+
+#include <google/protobuf/descriptor.h>
+#include <grpcpp/impl/codegen/server_callback_handlers.h>
+#include <grpcpp/support/server_callback.h>
+
+#include <atomic>
+#include <memory>
+#include <stdexcept>
+
+namespace sparring::coordinator {
+
+std::string bearer_token(const grpc::CallbackServerContext& context) {
+    const auto& metadata = context.client_metadata();
+    const auto it = metadata.find("authorization");
+    if (it == metadata.end()) return {};
+    const std::string_view value(it->second.data(), it->second.size());
+    constexpr std::string_view prefix = "Bearer ";
+    if (value.substr(0, prefix.size()) != prefix) return {};
+    return std::string(value.substr(prefix.size()));
+}
+
+grpc::internal::MethodHandler* Gate::handler(GatedMethod method) {
+    return new grpc::internal::CallbackUnaryHandler<grpc::ByteBuffer, grpc::ByteBuffer>(
+        [this, method = std::move(method)](grpc::CallbackServerContext* context,
+                                           const grpc::ByteBuffer* request,
+                                           grpc::ByteBuffer* response) {
+            grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+            // Once the method runs, it alone finishes the call: the request and response it
+            // holds live until then.
+            auto served = std::make_shared<std::atomic<bool>>(false);
+            reader_.submit(
+                [this, &method, token = bearer_token(*context), context, request, response, reactor,
+                 served](Storage& storage) {
+                    absl::StatusOr<Caller> caller = core_.authenticate(storage, token, method.role);
+                    if (!caller.ok()) return caller.status();
+                    served->store(true);
+                    method.serve(context, *request, response, [reactor](absl::Status status) {
+                        reactor->Finish(to_grpc(status));
+                    });
+                    return absl::OkStatus();
+                },
+                [reactor, served](absl::Status status) {
+                    if (!served->load()) reactor->Finish(to_grpc(status));
+                });
+            return reactor;
+        });
+}
+
+void Gate::install(const std::string& service, const std::map<std::string, GatedMethod>& methods,
+                   const std::function<void(int, grpc::internal::MethodHandler*)>& mark) {
+    const google::protobuf::ServiceDescriptor* descriptor =
+        google::protobuf::DescriptorPool::generated_pool()->FindServiceByName(service);
+    if (!descriptor) throw std::logic_error("no service " + service);
+    for (int i = 0; i < descriptor->method_count(); ++i) {
+        const auto it = methods.find(descriptor->method(i)->name());
+        if (it == methods.end())
+            throw std::logic_error(service + "/" + descriptor->method(i)->name() +
+                                   " has no gated handler");
+        mark(i, handler(it->second));
+    }
+}
+
+}  // namespace sparring::coordinator

@@ -1,0 +1,78 @@
+// Authentication before anything else: the gRPC services are served from raw bytes, so a
+// call's token is checked (on the reader) before its request is even parsed, and a caller
+// without a valid token of the right role learns nothing but that.
+#pragma once
+
+#include <grpcpp/grpcpp.h>
+#include <grpcpp/support/byte_buffer.h>
+
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+
+#include "absl/status/status.h"
+#include "coordinator/domain/core.h"
+#include "coordinator/rpc/convert.h"
+#include "coordinator/storage/executor.h"
+
+namespace sparring::coordinator {
+
+// Returns the bearer token of a call's `authorization` metadata, or an empty string.
+std::string bearer_token(const grpc::CallbackServerContext& context);
+
+// What a method does once its caller is known: parse the request, run, write the response.
+using Serve = std::function<void(grpc::CallbackServerContext*, const grpc::ByteBuffer&,
+                                 grpc::ByteBuffer*, std::function<void(absl::Status)>)>;
+
+// A method behind the gate: the role its caller needs (none: any valid token) and its work.
+struct GatedMethod {
+    std::optional<Role> role;
+    Serve serve;
+};
+
+// Returns a Serve that parses the bytes as a Request (INVALID_ARGUMENT when they are not
+// one), runs fn(context, request, &response, done) and writes the response when it succeeds.
+template <typename Request, typename Response, typename Fn>
+Serve typed(Fn fn) {
+    return [fn](grpc::CallbackServerContext* context, const grpc::ByteBuffer& bytes,
+                grpc::ByteBuffer* out, std::function<void(absl::Status)> done) {
+        struct Messages {
+            Request request;
+            Response response;
+        };
+        auto messages = std::make_shared<Messages>();
+        grpc::ByteBuffer copy(bytes);
+        if (!grpc::SerializationTraits<Request>::Deserialize(&copy, &messages->request).ok())
+            return done(absl::InvalidArgumentError("malformed request: not a " +
+                                                   Request::descriptor()->full_name()));
+        fn(context, messages->request, &messages->response,
+           [messages, out, done = std::move(done)](absl::Status status) {
+               bool own = false;
+               if (status.ok() &&
+                   !grpc::SerializationTraits<Response>::Serialize(messages->response, out, &own)
+                        .ok())
+                   status = absl::InternalError("cannot serialize the response");
+               done(std::move(status));
+           });
+    };
+}
+
+class Gate {
+  public:
+    // Checks tokens with the core on the reader's connections.
+    Gate(Core& core, Executor& reader) : core_(core), reader_(reader) {}
+
+    // Returns a raw handler serving a method after its caller's token passed.
+    grpc::internal::MethodHandler* handler(GatedMethod method);
+    // Calls mark(index, handler) for every method of a service, in the service's order;
+    // throws std::logic_error naming a method the table lacks.
+    void install(const std::string& service, const std::map<std::string, GatedMethod>& methods,
+                 const std::function<void(int, grpc::internal::MethodHandler*)>& mark);
+
+  private:
+    Core& core_;
+    Executor& reader_;
+};
+
+}  // namespace sparring::coordinator

@@ -1,0 +1,366 @@
+// Security of a real coordinator on 127.0.0.1 (issue 16): every gRPC method, listed through
+// server reflection, authenticates before it looks at the request and changes nothing for a
+// caller without the right token; and what users and workers send is bounded where it enters.
+#include <google/protobuf/descriptor.pb.h>
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/wire_format_lite.h>
+#include <grpcpp/generic/generic_stub.h>
+#include <grpcpp/grpcpp.h>
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+#include <future>
+#include <sstream>
+
+#include "cluster.h"
+
+namespace sparring::testing {
+namespace {
+
+using namespace std::chrono_literals;
+using google::protobuf::internal::WireFormatLite;
+
+// Returns the length-delimited fields numbered `number` of an encoded message.
+std::vector<std::string> fields(const std::string& bytes, int number) {
+    google::protobuf::io::CodedInputStream in(reinterpret_cast<const uint8_t*>(bytes.data()),
+                                              int(bytes.size()));
+    std::vector<std::string> out;
+    while (const uint32_t tag = in.ReadTag()) {
+        if (WireFormatLite::GetTagFieldNumber(tag) == number &&
+            WireFormatLite::GetTagWireType(tag) == WireFormatLite::WIRETYPE_LENGTH_DELIMITED) {
+            std::string value;
+            uint32_t size = 0;
+            if (!in.ReadVarint32(&size) || !in.ReadString(&value, int(size))) break;
+            out.push_back(std::move(value));
+        } else if (!WireFormatLite::SkipField(&in, tag)) {
+            break;
+        }
+    }
+    return out;
+}
+
+// Returns a length-delimited field encoded.
+std::string field(int number, const std::string& value) {
+    std::string out;
+    out += char(number << 3 | 2);
+    for (size_t size = value.size();; size >>= 7) {
+        out += char((size & 0x7f) | (size > 0x7f ? 0x80 : 0));
+        if (size <= 0x7f) break;
+    }
+    return out + value;
+}
+
+// Returns the bytes of a byte buffer.
+std::string bytes_of(const grpc::ByteBuffer& buffer) {
+    std::vector<grpc::Slice> slices;
+    std::string out;
+    if (!buffer.Dump(&slices).ok()) return out;
+    for (const grpc::Slice& slice : slices)
+        out.append(reinterpret_cast<const char*>(slice.begin()), slice.size());
+    return out;
+}
+
+// A byte buffer holding the bytes.
+grpc::ByteBuffer buffer_of(const std::string& bytes) {
+    const grpc::Slice slice(bytes);
+    return grpc::ByteBuffer(&slice, 1);
+}
+
+// Asks the server's reflection service one question per request; returns the answers.
+std::vector<std::string> reflect(const std::string& address,
+                                 const std::vector<std::string>& requests) {
+    grpc::GenericStub stub(grpc::CreateChannel(address, grpc::InsecureChannelCredentials()));
+    grpc::CompletionQueue queue;
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() + 10s);
+    auto call = stub.PrepareCall(
+        &context, "/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo", &queue);
+    void* tag = nullptr;
+    bool ok = false;
+    const auto wait = [&] { return queue.Next(&tag, &ok) && ok; };
+    call->StartCall(nullptr);
+    std::vector<std::string> answers;
+    if (!wait()) return answers;
+    for (const std::string& request : requests) {
+        call->Write(buffer_of(request), nullptr);
+        if (!wait()) return answers;
+        grpc::ByteBuffer answer;
+        call->Read(&answer, nullptr);
+        if (!wait()) return answers;
+        answers.push_back(bytes_of(answer));
+    }
+    call->WritesDone(nullptr);
+    wait();
+    grpc::Status status;
+    call->Finish(&status, nullptr);
+    wait();
+    return answers;
+}
+
+struct Method {
+    std::string path;  // "/sparring.v1.UserService/AddVersion"
+};
+
+// Returns every method of the sparring services the server offers, found by reflection.
+std::vector<Method> sparring_methods(const std::string& address) {
+    // ServerReflectionRequest.list_services = 7; ListServiceResponse = 6, its services 1.
+    const std::vector<std::string> listed = reflect(address, {field(7, "*")});
+    std::vector<std::string> services;
+    if (listed.size() == 1)
+        for (const std::string& list : fields(listed[0], 6))
+            for (const std::string& service : fields(list, 1))
+                for (const std::string& name : fields(service, 1))
+                    if (name.rfind("sparring.", 0) == 0) services.push_back(name);
+    std::vector<std::string> questions;
+    // file_containing_symbol = 4; FileDescriptorResponse = 4, its files 1.
+    for (const std::string& service : services) questions.push_back(field(4, service));
+    const std::vector<std::string> answers = reflect(address, questions);
+    std::vector<Method> methods;
+    for (size_t i = 0; i < answers.size(); ++i)
+        for (const std::string& response : fields(answers[i], 4))
+            for (const std::string& file_bytes : fields(response, 1)) {
+                google::protobuf::FileDescriptorProto file;
+                if (!file.ParseFromString(file_bytes)) continue;
+                for (const auto& service : file.service()) {
+                    if (file.package() + "." + service.name() != services[i]) continue;
+                    for (const auto& method : service.method())
+                        methods.push_back({"/" + services[i] + "/" + method.name()});
+                }
+            }
+    return methods;
+}
+
+// Returns every row of every table of the database file, as text.
+std::string dump(const std::string& path) {
+    sqlite3* db = nullptr;
+    std::string out;
+    if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) {
+        sqlite3_close(db);
+        return "cannot open " + path;
+    }
+    std::vector<std::string> tables;
+    sqlite3_stmt* s = nullptr;
+    sqlite3_prepare_v2(db, "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name", -1,
+                       &s, nullptr);
+    while (sqlite3_step(s) == SQLITE_ROW)
+        tables.emplace_back(reinterpret_cast<const char*>(sqlite3_column_text(s, 0)));
+    sqlite3_finalize(s);
+    for (const std::string& table : tables) {
+        out += "[" + table + "]\n";
+        sqlite3_prepare_v2(db, ("SELECT * FROM \"" + table + "\"").c_str(), -1, &s, nullptr);
+        while (sqlite3_step(s) == SQLITE_ROW) {
+            for (int c = 0; c < sqlite3_column_count(s); ++c) {
+                const auto* text = sqlite3_column_blob(s, c);
+                out.append(text ? static_cast<const char*>(text) : "NULL",
+                           text ? size_t(sqlite3_column_bytes(s, c)) : 4);
+                out += '|';
+            }
+            out += '\n';
+        }
+        sqlite3_finalize(s);
+    }
+    sqlite3_close(db);
+    return out;
+}
+
+// Calls a method with raw request bytes and a token (none when empty); returns the status.
+grpc::Status call_raw(const std::string& address, const std::string& path,
+                      const std::string& request, const std::string& token) {
+    grpc::GenericStub stub(grpc::CreateChannel(address, grpc::InsecureChannelCredentials()));
+    const std::unique_ptr<grpc::ClientContext> context = Cluster::context(token);
+    const grpc::ByteBuffer bytes = buffer_of(request);
+    grpc::ByteBuffer response;
+    std::promise<grpc::Status> done;
+    stub.UnaryCall(context.get(), path, grpc::StubOptions(), &bytes, &response,
+                   [&done](grpc::Status status) { done.set_value(status); });
+    return done.get_future().get();
+}
+
+// Returns the longest line of a file.
+size_t longest_line(const std::string& path) {
+    std::ifstream in(path);
+    size_t longest = 0;
+    for (std::string line; std::getline(in, line);) longest = std::max(longest, line.size());
+    return longest;
+}
+
+class SecurityTest : public ::testing::Test {
+  protected:
+    void TearDown() override {
+        if (HasFailure() && cluster) cluster->dump_logs();
+    }
+
+    // Adds a UCI version over gRPC with options; returns the status.
+    grpc::Status add_uci(const std::string& name,
+                         const std::map<std::string, std::string>& options) {
+        v1::AddVersionRequest request;
+        request.mutable_version()->set_name(name);
+        request.mutable_version()->mutable_uci()->set_command("/bin/engine");
+        request.mutable_version()->mutable_uci()->mutable_options()->insert(options.begin(),
+                                                                            options.end());
+        v1::Version version;
+        return cluster->users()->AddVersion(Cluster::context(cluster->user_token).get(), request,
+                                            &version);
+    }
+
+    std::unique_ptr<Cluster> cluster;
+};
+
+TEST_F(SecurityTest, EveryMethodAuthenticatesBeforeItLooksAtTheRequest) {
+    cluster = std::make_unique<Cluster>();
+    const std::vector<Method> methods = sparring_methods(cluster->address);
+    ASSERT_GE(methods.size(), 18u) << "reflection listed too few methods";
+    const std::string before = dump(cluster->db);
+    // An empty request, one of invalid wire bytes, and one that parses but means nothing.
+    const std::vector<std::string> bodies = {"", std::string("\xff\xff\xff\x07garbage", 11),
+                                             std::string("\x08\x01\x12\x03xyz", 7)};
+    for (const Method& method : methods) {
+        const bool worker_method = method.path.find("WorkerService") != std::string::npos;
+        // A token of the other role: refused for every worker method and every user change.
+        const std::string wrong_role = worker_method ? cluster->user_token : cluster->worker_token;
+        for (const std::string& body : bodies) {
+            for (const std::string& token :
+                 {std::string(), std::string("spu_forged_0000"), std::string("spw_forged_0000")}) {
+                const grpc::Status status = call_raw(cluster->address, method.path, body, token);
+                EXPECT_EQ(status.error_code(), grpc::StatusCode::UNAUTHENTICATED)
+                    << method.path << " with token '" << token << "', body of " << body.size()
+                    << " bytes: " << status.error_message();
+                EXPECT_EQ(status.error_message().find("malformed"), std::string::npos);
+            }
+            const grpc::Status status = call_raw(cluster->address, method.path, body, wrong_role);
+            const bool query = !worker_method && (method.path.find("/List") != std::string::npos ||
+                                                  method.path.find("/Get") != std::string::npos ||
+                                                  method.path.find("/Export") != std::string::npos);
+            if (!query)
+                EXPECT_EQ(status.error_code(), grpc::StatusCode::PERMISSION_DENIED)
+                    << method.path << " with a token of the wrong role: " << status.error_message();
+        }
+    }
+    EXPECT_EQ(dump(cluster->db), before);
+    // The issue's three calls, by their typed stubs: empty requests without a token.
+    v1::Version version;
+    EXPECT_EQ(cluster->users()->AddVersion(Cluster::context("").get(), {}, &version).error_code(),
+              grpc::StatusCode::UNAUTHENTICATED);
+    v1::RunStatus run;
+    EXPECT_EQ(cluster->users()->SubmitRun(Cluster::context("").get(), {}, &run).error_code(),
+              grpc::StatusCode::UNAUTHENTICATED);
+    v1::ReleaseLeaseResponse released;
+    EXPECT_EQ(
+        cluster->workers()->ReleaseLease(Cluster::context("").get(), {}, &released).error_code(),
+        grpc::StatusCode::UNAUTHENTICATED);
+    // With the right token, a request that is not one is refused as such.
+    const grpc::Status garbage = call_raw(cluster->address, "/sparring.v1.UserService/SubmitRun",
+                                          bodies[1], cluster->user_token);
+    EXPECT_EQ(garbage.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+    EXPECT_NE(garbage.error_message().find("malformed request"), std::string::npos);
+    EXPECT_EQ(dump(cluster->db), before);
+}
+
+TEST_F(SecurityTest, UciOptionsCannotSmuggleCommandsOrWriteFiles) {
+    cluster = std::make_unique<Cluster>();
+    struct Case {
+        std::map<std::string, std::string> options;
+        std::string message;
+    };
+    const std::vector<Case> cases = {
+        {{{"Hash", "16\nsetoption name Debug Log File value /tmp/x\nquit"}}, "control character"},
+        {{{"Threads\r", "1"}}, "control character"},
+        {{{"Hash", std::string("16\0quit", 7)}}, "control character"},
+        {{{"Debug Log File", "/tmp/engine.log"}}, "write files"},
+        {{{"Style value x", "1"}}, "' value '"},
+        {{{"Hash", "9223372036854775807"}}, "Hash must be"},
+        {{{"Hash", "lots"}}, "Hash must be"},
+        {{{"Contempt", std::string(2000, '1')}}, "over 1024 bytes"},
+        {{{std::string(100, 'N'), "1"}}, "names must be 1-64 bytes"},
+    };
+    for (const Case& c : cases) {
+        const grpc::Status status = add_uci("uci-bad", c.options);
+        EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT)
+            << c.options.begin()->first;
+        EXPECT_NE(status.error_message().find(c.message), std::string::npos)
+            << status.error_message();
+    }
+    std::map<std::string, std::string> many;
+    for (int i = 0; i < 65; ++i) many["Option" + std::to_string(i)] = "1";
+    EXPECT_EQ(add_uci("uci-bad", many).error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+    EXPECT_EQ(cluster->query("SELECT count(*) FROM versions"), 0);
+    EXPECT_TRUE(add_uci("uci-good", {{"Hash", "64"}, {"Threads", "1"}}).ok());
+    EXPECT_EQ(cluster->query("SELECT count(*) FROM versions"), 1);
+}
+
+TEST_F(SecurityTest, OpeningsAreParsedAtSubmission) {
+    cluster = std::make_unique<Cluster>();
+    for (const char* name : {"a", "b"})
+        ASSERT_EQ(cluster->cli({"versions", "add", name, "--bench", "1"}).status, 0);
+    struct Case {
+        std::string fen;
+        std::vector<std::string> moves;
+        std::string message;
+    };
+    const std::string start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+    const std::vector<Case> cases = {
+        {std::string(3'500'000, 'p'), {}, "over the limit of 128"},
+        {"rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0", {}, "bad FEN"},
+        {"8/8/8/8/8/8/8/8 w - - 0 1", {}, "bad FEN"},
+        {start, {"e2e5"}, "move 1 'e2e5' is not legal"},
+        {start, {"e2e4", "e2e4"}, "move 2 'e2e4' is not legal"},
+        {start, std::vector<std::string>(300, "e2e4"), "moves, over 256"},
+    };
+    for (const Case& c : cases) {
+        v1::SubmitRunRequest request;
+        *request.mutable_spec() = fixed_games_spec(4);
+        v1::Opening* opening = request.mutable_spec()->mutable_book()->add_openings();
+        opening->set_fen(c.fen);
+        for (const std::string& move : c.moves) opening->add_moves(move);
+        v1::RunStatus run;
+        const grpc::Status status =
+            cluster->users()->SubmitRun(Cluster::context(cluster->user_token).get(), request, &run);
+        EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << c.message;
+        EXPECT_NE(status.error_message().find("opening 3 of the book"), std::string::npos)
+            << status.error_message();
+        EXPECT_NE(status.error_message().find(c.message), std::string::npos)
+            << status.error_message();
+        EXPECT_LT(status.error_message().size(), 400u);
+    }
+    EXPECT_EQ(cluster->query("SELECT count(*) FROM runs"), 0);
+}
+
+TEST_F(SecurityTest, EchoedStringsAreShortInErrorsAndLogs) {
+    cluster = std::make_unique<Cluster>();
+    v1::GetVersionRequest request;
+    request.set_name(std::string(3'900'000, 'v'));
+    v1::Version version;
+    const grpc::Status status = cluster->users()->GetVersion(
+        Cluster::context(cluster->user_token).get(), request, &version);
+    EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << status.error_message();
+    EXPECT_LT(status.error_message().size(), 200u);
+    request.set_name("no-such\x1b[31m-version");
+    const grpc::Status missing = cluster->users()->GetVersion(
+        Cluster::context(cluster->user_token).get(), request, &version);
+    EXPECT_EQ(missing.error_code(), grpc::StatusCode::NOT_FOUND);
+    EXPECT_EQ(missing.error_message().find('\x1b'), std::string::npos);
+
+    // A worker name with a terminal escape and a line break is refused.
+    v1::RegisterRequest worker;
+    worker.set_name("evil\x1b]0;owned\x07\nname");
+    worker.set_cores(1);
+    worker.set_concurrency(1);
+    v1::RegisterResponse registered;
+    const grpc::Status refused = cluster->workers()->Register(
+        Cluster::context(cluster->worker_token).get(), worker, &registered);
+    EXPECT_EQ(refused.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+    EXPECT_EQ(cluster->query("SELECT count(*) FROM workers"), 0);
+
+    cluster->stop_coordinator(SIGTERM);
+    size_t longest = 0;
+    for (const auto& entry : std::filesystem::directory_iterator(cluster->dir))
+        if (entry.path().extension() == ".log")
+            longest = std::max(longest, longest_line(entry.path().string()));
+    EXPECT_LT(longest, 2000u);
+}
+
+}  // namespace
+}  // namespace sparring::testing
