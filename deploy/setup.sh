@@ -19,6 +19,10 @@ packages=(cmake g++ make pkg-config
 # C++ formatting, and chromium opens the dashboard in the browser test.
 # (prometheus brings promtool; on a machine running systemd it also starts a server on :9090.)
 test_packages=(python3-yaml docker-compose prometheus clang-format chromium)
+# The deploy checks run these tools; each package is installed unless the tool is already on
+# the PATH (from whatever package): kubectl renders the Kubernetes manifests, systemd-analyze
+# verifies the units.
+test_tools=(kubectl:kubernetes-client systemd-analyze:systemd)
 
 # Installs the Debian packages that are not installed yet; apt-get runs only when needed.
 install_missing() {
@@ -45,7 +49,12 @@ case "$job" in
     *) echo "usage: setup.sh demo|test|build|bench" >&2; exit 2 ;;
 esac
 
-[ "$job" = test ] && packages+=("${test_packages[@]}")
+if [ "$job" = test ]; then
+    packages+=("${test_packages[@]}")
+    for entry in "${test_tools[@]}"; do
+        command -v "${entry%%:*}" >/dev/null || packages+=("${entry#*:}")
+    done
+fi
 install_missing
 build_all
 case "$job" in
