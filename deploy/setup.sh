@@ -24,6 +24,10 @@ packages=(cmake g++ make pkg-config
 # clang, libFuzzer and the sanitizer runtimes build the sanitizer stage and the fuzz targets.
 test_packages=(python3-yaml docker-compose prometheus clang-format chromium
                clang-14 libfuzzer-14-dev libclang-rt-14-dev)
+# The deploy checks run these tools; each package is installed unless the tool is already on
+# the PATH (from whatever package): kubectl renders the Kubernetes manifests, systemd-analyze
+# verifies the units.
+test_tools=(kubectl:kubernetes-client systemd-analyze:systemd)
 
 # Installs the Debian packages that are not installed yet; apt-get runs only when needed.
 install_missing() {
@@ -60,7 +64,12 @@ case "$job" in
     *) echo "usage: setup.sh demo|test|build|bench" >&2; exit 2 ;;
 esac
 
-[ "$job" = test ] && packages+=("${test_packages[@]}")
+if [ "$job" = test ]; then
+    packages+=("${test_packages[@]}")
+    for entry in "${test_tools[@]}"; do
+        command -v "${entry%%:*}" >/dev/null || packages+=("${entry#*:}")
+    done
+fi
 install_missing
 build_all
 case "$job" in
