@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <fstream>
+#include <functional>
 #include <future>
 #include <sstream>
 #include <stdexcept>
@@ -21,11 +22,19 @@ namespace sparring::coordinator {
 
 namespace {
 
-// Returns milliseconds since the Unix epoch.
-int64_t wall_clock_ms() {
-    return std::chrono::duration_cast<std::chrono::milliseconds>(
-               std::chrono::system_clock::now().time_since_epoch())
-        .count();
+// Returns a clock of milliseconds since the Unix epoch that reads the wall clock once and
+// then advances with the steady clock: a system clock set forward or back while the
+// coordinator runs neither expires leases early nor keeps a dead worker's lease for the size
+// of the jump.
+std::function<int64_t()> lease_clock() {
+    const auto wall = std::chrono::system_clock::now();
+    const auto steady = std::chrono::steady_clock::now();
+    return [wall, steady] {
+        const auto now = wall + std::chrono::duration_cast<std::chrono::system_clock::duration>(
+                                    std::chrono::steady_clock::now() - steady);
+        return int64_t(
+            std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count());
+    };
 }
 
 // Returns a file's contents; throws std::runtime_error naming it if it cannot be read.
@@ -52,9 +61,10 @@ std::shared_ptr<grpc::ServerCredentials> credentials(const Server::Options& opti
 
 Server::Server(Options options)
     : options_(std::move(options)),
-      core_(options_.core, wall_clock_ms, &events_),
+      core_(options_.core, lease_clock(), &events_),
       logged_(log_events(events_)),
       counted_(count_events(events_, metrics_)) {
+    check_database(options_.db_path);
     auto writer_storage = std::make_unique<SqliteStorage>(options_.db_path);
     writer_storage->begin(true);
     core_.resume_leases(*writer_storage);

@@ -1,12 +1,52 @@
 #include "coordinator/storage/executor.h"
 
+#include <sqlite3.h>
+
 #include <exception>
 #include <stdexcept>
 #include <string>
 
+#include "coordinator/storage/sqlite.h"
+
 namespace sparring::coordinator {
 
 namespace {
+
+// Returns whether an SQLite failure is of the storage itself (disk full, read-only or
+// failing file system, lock held too long) rather than of one job: SQLite may then have
+// rolled back the whole transaction, and every job of it must be retried.
+bool storage_fault(const StorageError& e) {
+    switch (e.code) {
+        case SQLITE_FULL:
+        case SQLITE_IOERR:
+        case SQLITE_READONLY:
+        case SQLITE_CANTOPEN:
+        case SQLITE_PERM:
+        case SQLITE_BUSY:
+        case SQLITE_LOCKED:
+        case SQLITE_NOMEM:
+        case SQLITE_PROTOCOL:
+            return true;
+        default:
+            return false;
+    }
+}
+
+// Returns the status a call gets for a storage fault: RESOURCE_EXHAUSTED for a full disk,
+// UNAVAILABLE otherwise; both tell clients to retry, and the message what an operator fixes.
+absl::Status fault_status(const std::string& what, const std::exception& e) {
+    const auto* storage = dynamic_cast<const StorageError*>(&e);
+    if (storage && storage->code == SQLITE_FULL)
+        return absl::ResourceExhaustedError(
+            what + ": the database's file system is full (" + e.what() +
+            "); nothing of this call was stored: retry once space is freed");
+    if (storage && (storage->code == SQLITE_READONLY || storage->code == SQLITE_IOERR ||
+                    storage->code == SQLITE_CANTOPEN || storage->code == SQLITE_PERM))
+        return absl::UnavailableError(
+            what + ": the database cannot be written (" + e.what() +
+            "); nothing of this call was stored: retry once it is writable again");
+    return absl::UnavailableError(what + ": " + e.what() + "; retry");
+}
 
 // Returns a vector holding one connection.
 std::vector<std::unique_ptr<Storage>> one(std::unique_ptr<Storage> connection) {
@@ -92,15 +132,22 @@ void Executor::run_jobs(Storage& storage) {
 Executor::Completion Executor::run_batch(Storage& storage, std::deque<Entry>& batch) {
     Completion completion;
     for (Entry& entry : batch) completion.dones.push_back(std::move(entry.done));
-    const auto fail_all = [&](const std::string& message) {
-        completion.statuses.assign(batch.size(), absl::UnavailableError(message));
+    const auto fail_all = [&](const absl::Status& status) {
+        completion.statuses.assign(batch.size(), status);
         return std::move(completion);
+    };
+    const auto abandon = [&](const absl::Status& status) {
+        try {
+            storage.rollback();
+        } catch (const std::exception&) {
+        }
+        return fail_all(status);
     };
     const auto start = std::chrono::steady_clock::now();
     try {
         storage.begin(options_.write);
     } catch (const std::exception& e) {
-        return fail_all(std::string("storage unavailable: ") + e.what());
+        return fail_all(fault_status("storage unavailable", e));
     }
     // Each job runs inside a savepoint, so a failing job leaves no trace and the rest commit.
     for (Entry& entry : batch) {
@@ -112,6 +159,13 @@ Executor::Completion Executor::run_batch(Storage& storage, std::deque<Entry>& ba
                 storage.release_savepoint();
             else
                 storage.rollback_to_savepoint();
+        } catch (const StorageError& e) {
+            if (storage_fault(e)) return abandon(fault_status("storage failure", e));
+            status = absl::InternalError(std::string("storage failure: ") + e.what());
+            try {
+                storage.rollback_to_savepoint();
+            } catch (const std::exception&) {
+            }
         } catch (const std::exception& e) {
             status = absl::InternalError(std::string("storage failure: ") + e.what());
             try {
@@ -124,11 +178,7 @@ Executor::Completion Executor::run_batch(Storage& storage, std::deque<Entry>& ba
     try {
         storage.commit();
     } catch (const std::exception& e) {
-        try {
-            storage.rollback();
-        } catch (const std::exception&) {
-        }
-        return fail_all(std::string("storage commit failed, retry: ") + e.what());
+        return abandon(fault_status("storage commit failed", e));
     }
     if (observer_) observer_(batch.size(), std::chrono::steady_clock::now() - start);
     completion.committed = storage.take_committed();

@@ -8,7 +8,8 @@ namespace {
 
 // Throws a StorageError naming the operation and SQLite's message.
 [[noreturn]] void fail(sqlite3* db, std::string_view what) {
-    throw StorageError("sqlite: " + std::string(what) + ": " + sqlite3_errmsg(db));
+    throw StorageError("sqlite: " + std::string(what) + ": " + sqlite3_errmsg(db),
+                       sqlite3_errcode(db) & 0xff);
 }
 
 }  // namespace
@@ -83,8 +84,9 @@ Database::Database(const std::string& path) {
                         SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
                         nullptr) != SQLITE_OK) {
         const std::string message = db_ ? sqlite3_errmsg(db_) : "out of memory";
+        const int code = db_ ? sqlite3_errcode(db_) & 0xff : SQLITE_NOMEM;
         sqlite3_close(db_);
-        throw StorageError("cannot open database " + path + ": " + message);
+        throw StorageError("cannot open database " + path + ": " + message, code);
     }
     sqlite3_busy_timeout(db_, 5000);
     exec(
@@ -99,10 +101,11 @@ Database::~Database() {
 
 void Database::exec(std::string_view sql) {
     char* message = nullptr;
-    if (sqlite3_exec(db_, std::string(sql).c_str(), nullptr, nullptr, &message) != SQLITE_OK) {
+    if (const int rc = sqlite3_exec(db_, std::string(sql).c_str(), nullptr, nullptr, &message);
+        rc != SQLITE_OK) {
         const std::string text = message ? message : sqlite3_errmsg(db_);
         sqlite3_free(message);
-        throw StorageError("sqlite: " + text);
+        throw StorageError("sqlite: " + text, rc & 0xff);
     }
 }
 

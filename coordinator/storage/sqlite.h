@@ -17,7 +17,9 @@ namespace sparring::coordinator {
 
 // An SQLite failure the caller cannot fix by changing its input (I/O error, corruption, busy).
 struct StorageError : std::runtime_error {
-    using std::runtime_error::runtime_error;
+    explicit StorageError(const std::string& message, int sqlite_code = 0)
+        : std::runtime_error(message), code(sqlite_code) {}
+    int code;  // SQLite's primary result code (SQLITE_FULL, ...); 0 when SQLite gave none
 };
 
 // Marks a byte string to be bound as a BLOB rather than TEXT.

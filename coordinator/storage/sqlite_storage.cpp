@@ -1,5 +1,7 @@
 #include "coordinator/storage/sqlite_storage.h"
 
+#include <sqlite3.h>
+
 #include <algorithm>
 #include <iterator>
 #include <utility>
@@ -114,6 +116,32 @@ Token read_token(const Statement& s) {
 }
 
 }  // namespace
+
+void check_database(const std::string& path) {
+    std::string problems;
+    try {
+        Database db(path);
+        Statement& check = db.prepare("PRAGMA quick_check(5)");
+        check.bind();
+        while (check.step()) problems += (problems.empty() ? "" : "; ") + check.text(0);
+        check.reset();
+    } catch (const StorageError& e) {
+        if (e.code != SQLITE_CORRUPT && e.code != SQLITE_NOTADB) throw;
+        problems = e.what();
+    }
+    if (problems == "ok") return;
+    throw StorageError(
+        "the database " + path + " is damaged (" + problems +
+            "); refusing to serve it. Restore the last backup: with the coordinator stopped, "
+            "remove " +
+            path + "-wal and " + path +
+            "-shm, copy the backup made by "
+            "`sparring-coordinator backup` to " +
+            path +
+            " and start again (docs/operations.md, \"Backup and restore\"); keep the damaged "
+            "file for inspection",
+        SQLITE_CORRUPT);
+}
 
 SqliteStorage::SqliteStorage(const std::string& path) : db_(path) {
     migrate(db_);

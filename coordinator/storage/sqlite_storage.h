@@ -11,6 +11,11 @@
 
 namespace sparring::coordinator {
 
+// Checks a database file before it is served (PRAGMA quick_check: every page and index
+// readable and consistent); throws StorageError saying how to restore a damaged one from a
+// backup. A missing file passes: it is created empty.
+void check_database(const std::string& path);
+
 class SqliteStorage final : public Storage {
   public:
     // Opens or creates the database file and brings its schema up to date.

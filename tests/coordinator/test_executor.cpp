@@ -1,6 +1,7 @@
 // The storage executor on temporary SQLite files: its own threads, order, group commit, failed
 // commits, the read pool and shutdown.
 #include <gtest/gtest.h>
+#include <sqlite3.h>
 
 #include <algorithm>
 #include <chrono>
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "coordinator/storage/executor.h"
+#include "coordinator/storage/sqlite.h"
 #include "fixture.h"
 
 namespace sparring::coordinator::testing {
@@ -200,6 +202,51 @@ TEST_F(ExecutorTest, FailingJobLeavesNoTraceAndTheOthersCommit) {
     EXPECT_TRUE(statuses[1].ok());
     EXPECT_EQ(statuses[2].code(), absl::StatusCode::kInvalidArgument);
     EXPECT_EQ(committed_versions(db.path()), std::vector<std::string>{"kept"});
+}
+
+TEST_F(ExecutorTest, StorageFaultFailsTheWholeBatchWithARetryableStatus) {
+    auto executor = writer();
+    std::promise<void> started, release;
+    std::shared_future<void> released = release.get_future().share();
+    Completions completions;
+    executor->submit(
+        [&](Storage&) {
+            started.set_value();
+            released.wait();
+            return absl::OkStatus();
+        },
+        completions.done());
+    started.get_future().wait();
+    // One batch: a job that succeeds, then one that meets a full disk, then one never run.
+    executor->submit(insert("before"), completions.done());
+    executor->submit(
+        [](Storage&) -> absl::Status {
+            throw StorageError("sqlite: database or disk is full", SQLITE_FULL);
+        },
+        completions.done());
+    executor->submit(insert("after"), completions.done());
+    release.set_value();
+    const std::vector<absl::Status> statuses = completions.wait(4);
+    ASSERT_EQ(statuses.size(), 4u);
+    for (size_t i = 1; i < 4; ++i) {
+        EXPECT_EQ(statuses[i].code(), absl::StatusCode::kResourceExhausted) << statuses[i];
+        EXPECT_NE(statuses[i].message().find("file system is full"), std::string::npos);
+    }
+    // An I/O error answers UNAVAILABLE; the executor then goes on with the next batch.
+    executor->submit(
+        [](Storage&) -> absl::Status {
+            throw StorageError("sqlite: disk I/O error", SQLITE_IOERR);
+        },
+        completions.done());
+    const std::vector<absl::Status> failed = completions.wait(5);
+    ASSERT_EQ(failed.size(), 5u);
+    EXPECT_EQ(failed[4].code(), absl::StatusCode::kUnavailable) << failed[4];
+    executor->submit(insert("later"), completions.done());
+    const std::vector<absl::Status> after = completions.wait(6);
+    ASSERT_EQ(after.size(), 6u);
+    EXPECT_TRUE(after[5].ok()) << after[5];
+    executor->shutdown();
+    EXPECT_EQ(committed_versions(db.path()), std::vector<std::string>{"later"});
 }
 
 TEST_F(ExecutorTest, FailedCommitFailsEveryJobOfItsBatchAsUnavailable) {

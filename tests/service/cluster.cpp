@@ -50,16 +50,21 @@ std::vector<char*> exec_args(const std::vector<std::string>& argv) {
 
 }  // namespace
 
-Process::Process(const std::vector<std::string>& argv, const std::string& log_path)
+Process::Process(const std::vector<std::string>& argv, const std::string& log_path,
+                 const std::vector<std::string>& environment)
     : log_path_(log_path) {
     std::vector<char*> args = exec_args(argv);
+    std::vector<char*> env;
+    for (char** e = environ; *e; ++e) env.push_back(*e);
+    for (const std::string& e : environment) env.push_back(const_cast<char*>(e.c_str()));
+    env.push_back(nullptr);
     pid_ = fork();
     if (pid_ < 0) throw std::runtime_error("fork failed");
     if (pid_ == 0) {
         const int fd = open(log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
         dup2(fd, STDOUT_FILENO);
         dup2(fd, STDERR_FILENO);
-        execv(args[0], args.data());
+        execve(args[0], args.data(), env.data());
         _exit(127);
     }
 }
@@ -123,7 +128,8 @@ void Cluster::start_coordinator() {
         "127.0.0.1:" + std::to_string(port_),       "--port-file", port_file};
     argv.insert(argv.end(), coordinator_flags_.begin(), coordinator_flags_.end());
     coordinator_ = std::make_unique<Process>(
-        argv, dir + "/coordinator-" + std::to_string(++coordinator_starts_) + ".log");
+        argv, dir + "/coordinator-" + std::to_string(++coordinator_starts_) + ".log",
+        coordinator_environment);
     for (int i = 0; i < 1000 && !std::filesystem::exists(port_file); ++i) {
         if (coordinator_->wait_exit(10ms)) break;
     }

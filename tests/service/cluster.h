@@ -19,7 +19,9 @@ namespace sparring::testing {
 // A child process with its output in a log file; killed (SIGKILL) if still running at the end.
 class Process {
   public:
-    Process(const std::vector<std::string>& argv, const std::string& log_path);
+    // Starts argv[0] with the environment of this process plus `environment` ("NAME=value").
+    Process(const std::vector<std::string>& argv, const std::string& log_path,
+            const std::vector<std::string>& environment = {});
     ~Process();
     Process(const Process&) = delete;
     Process& operator=(const Process&) = delete;
@@ -53,6 +55,8 @@ class Cluster {
     void start_coordinator();
     // Sends a signal to the coordinator and waits for it to exit.
     void stop_coordinator(int signal);
+    // Sends a signal to the coordinator without waiting (SIGSTOP, SIGCONT).
+    void signal_coordinator(int signal) const { coordinator_->signal(signal); }
     // Starts a worker process with the worker token.
     Process& start_worker(const std::string& name, int concurrency,
                           const std::vector<std::string>& extra = {});
@@ -82,6 +86,8 @@ class Cluster {
     std::string user_token;
     std::string worker_token;
     std::string tls_ca;  // CA file for clients when the coordinator serves TLS
+    // Added to the coordinator's environment ("NAME=value") from its next start.
+    std::vector<std::string> coordinator_environment;
 
   private:
     std::vector<std::string> coordinator_flags_;

@@ -1,0 +1,314 @@
+// Faults a coordinator meets in production, made real on 127.0.0.1: its database's file system
+// fills up, its database file stops being writable, the process is stopped for longer than the
+// lease time, the wall clock jumps, and the file is damaged before a start. Each test checks
+// the calls' status and message during the fault, that nothing acknowledged is lost, and that
+// the service recovers by itself (workers keep retrying; the run ends with the right count).
+#include <fcntl.h>
+#include <grpcpp/grpcpp.h>
+#include <gtest/gtest.h>
+#include <linux/fs.h>
+#include <signal.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <thread>
+
+#include "service/cluster.h"
+
+namespace sparring::testing {
+namespace {
+
+using namespace std::chrono_literals;
+namespace fs = std::filesystem;
+
+constexpr const char* kFaketime = "/usr/lib/x86_64-linux-gnu/faketime/libfaketimeMT.so.1";
+
+// Waits until the condition holds, up to timeout; returns whether it did.
+bool wait_until(const std::function<bool()>& condition, std::chrono::seconds timeout) {
+    const auto until = std::chrono::steady_clock::now() + timeout;
+    while (!condition()) {
+        if (std::chrono::steady_clock::now() > until) return false;
+        std::this_thread::sleep_for(100ms);
+    }
+    return true;
+}
+
+// Sets or clears a file's immutable attribute (chattr +i / -i); returns false where the file
+// system or the process's privileges do not allow it.
+bool set_immutable(const std::string& path, bool on) {
+    const int fd = open(path.c_str(), O_RDONLY);
+    if (fd < 0) return false;
+    int flags = 0;
+    bool ok = ioctl(fd, FS_IOC_GETFLAGS, &flags) == 0;
+    flags = on ? flags | FS_IMMUTABLE_FL : flags & ~FS_IMMUTABLE_FL;
+    ok = ok && ioctl(fd, FS_IOC_SETFLAGS, &flags) == 0;
+    close(fd);
+    return ok;
+}
+
+// Fills a file system: writes zeros to `path` until the disk is full.
+void fill(const std::string& path) {
+    const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    ASSERT_GE(fd, 0);
+    const std::string block(64 * 1024, '\0');
+    while (write(fd, block.data(), block.size()) > 0) {
+    }
+    // The last partial block: byte by byte to the very end.
+    while (write(fd, block.data(), 1) > 0) {
+    }
+    EXPECT_EQ(errno, ENOSPC);
+    close(fd);
+}
+
+class FaultTest : public ::testing::Test {
+  protected:
+    void TearDown() override {
+        if (HasFailure() && cluster) cluster->dump_logs();
+    }
+
+    // Starts a cluster with short leases: a second's heartbeat, a lease of `lease` seconds.
+    void start_cluster(int lease = 5) {
+        cluster = std::make_unique<Cluster>(
+            std::vector<std::string>{"--heartbeat-seconds", "1", "--lease-seconds",
+                                     std::to_string(lease), "--pairs-per-thread", "2"});
+        cluster->add_version("a");
+        cluster->add_version("b", "KnightValueMg=200,KnightValueEg=200");
+    }
+
+    // Submits a fixed-games run of a against b through the CLI.
+    void submit_fixed(int games, const std::string& tc = "nodes=300") {
+        const CommandResult r = cluster->cli(
+            {"submit", "a", "b", "--kind", "fixed", "--games", std::to_string(games), "--tc", tc});
+        ASSERT_EQ(r.status, 0) << r.err;
+    }
+
+    // Starts two workers that report every second.
+    void start_workers() {
+        workers.push_back(&cluster->start_worker("one", 1, {"--report-seconds", "1"}));
+        workers.push_back(&cluster->start_worker("two", 1, {"--report-seconds", "1"}));
+    }
+
+    // Returns the status of submitting a run over gRPC (a write the database must take).
+    grpc::Status try_submit(std::string* message) const {
+        v1::SubmitRunRequest request;
+        *request.mutable_spec() = fixed_games_spec(2);
+        v1::RunStatus run;
+        const grpc::Status status =
+            cluster->users()->SubmitRun(Cluster::context(cluster->user_token).get(), request, &run);
+        *message = status.error_message();
+        return status;
+    }
+
+    // Checks that run 1 finished with exactly `games` games, each stored once, and that the
+    // run's counts equal the games table's.
+    void expect_finished_exactly(int games) {
+        const v1::RunStatus run = cluster->wait_for_run(1, 600s);
+        ASSERT_EQ(run.state(), v1::RUN_STATE_FINISHED) << run.DebugString();
+        EXPECT_EQ(cluster->query("SELECT count(*) FROM games WHERE run_id = 1"), games);
+        EXPECT_EQ(cluster->query("SELECT count(DISTINCT game) FROM games WHERE run_id = 1"), games);
+        EXPECT_EQ(cluster->query("SELECT 2 * pairs_done FROM runs WHERE id = 1"), games);
+        EXPECT_EQ(cluster->query("SELECT wins + draws + losses FROM runs WHERE id = 1"), games);
+        EXPECT_EQ(cluster->query("SELECT 2 * sum(pairs) FROM results WHERE run_id = 1"), games);
+    }
+
+    // Checks that every worker is still running (none gave up during the fault).
+    void expect_workers_running() {
+        for (Process* worker : workers) EXPECT_FALSE(worker->wait_exit(0ms)) << worker->log_path();
+    }
+
+    std::unique_ptr<Cluster> cluster;
+    std::vector<Process*> workers;
+};
+
+TEST_F(FaultTest, FullDiskIsResourceExhaustedAndRecovers) {
+    start_cluster();
+    // The database moves onto a 16 MB tmpfs of its own.
+    const std::string disk = cluster->dir + "/disk";
+    fs::create_directories(disk);
+    if (mount("tmpfs", disk.c_str(), "tmpfs", 0, "size=16m") != 0)
+        GTEST_SKIP() << "cannot mount a tmpfs here (needs root): " << std::strerror(errno);
+    struct Unmount {
+        std::string path;
+        ~Unmount() { umount2(path.c_str(), MNT_DETACH); }
+    } unmount{disk};
+    cluster->stop_coordinator(SIGTERM);
+    for (const char* suffix : {"", "-wal", "-shm"})
+        if (fs::exists(cluster->db + suffix))
+            fs::copy_file(cluster->db + suffix, disk + "/coordinator.db" + suffix);
+    cluster->db = disk + "/coordinator.db";
+    cluster->start_coordinator();
+
+    submit_fixed(60);
+    start_workers();
+    ASSERT_TRUE(
+        wait_until([&] { return cluster->query("SELECT count(*) FROM results") > 0; }, 120s));
+    fill(disk + "/ballast");
+    const int64_t acknowledged = cluster->query("SELECT pairs_done FROM runs WHERE id = 1");
+
+    // Writes fail with RESOURCE_EXHAUSTED once SQLite needs a page the disk cannot give.
+    std::string message;
+    grpc::StatusCode code = grpc::StatusCode::OK;
+    ASSERT_TRUE(wait_until(
+        [&] {
+            code = try_submit(&message).error_code();
+            return code != grpc::StatusCode::OK;
+        },
+        60s));
+    EXPECT_EQ(code, grpc::StatusCode::RESOURCE_EXHAUSTED) << message;
+    EXPECT_NE(message.find("file system is full"), std::string::npos) << message;
+    EXPECT_NE(message.find("retry"), std::string::npos) << message;
+    std::this_thread::sleep_for(5s);  // workers meet the fault too, and keep retrying
+    EXPECT_GE(cluster->query("SELECT pairs_done FROM runs WHERE id = 1"), acknowledged);
+    expect_workers_running();
+
+    fs::remove(disk + "/ballast");
+    expect_finished_exactly(60);
+    EXPECT_TRUE(try_submit(&message).ok()) << message;
+}
+
+TEST_F(FaultTest, UnwritableDatabaseIsUnavailableAndRecovers) {
+    start_cluster();
+    submit_fixed(60);
+    start_workers();
+    ASSERT_TRUE(
+        wait_until([&] { return cluster->query("SELECT count(*) FROM results") > 0; }, 120s));
+    // The file and its write-ahead log refuse every write, even from root, as on a file
+    // system remounted read-only after an error.
+    const std::vector<std::string> files = {cluster->db, cluster->db + "-wal"};
+    if (!set_immutable(files[0], true))
+        GTEST_SKIP() << "cannot make a file immutable here (needs root and ext4, xfs or btrfs)";
+    ASSERT_TRUE(set_immutable(files[1], true));
+    struct Writable {
+        std::vector<std::string> files;
+        ~Writable() {
+            for (const std::string& f : files) set_immutable(f, false);
+        }
+    } writable{files};
+    const int64_t acknowledged = cluster->query("SELECT pairs_done FROM runs WHERE id = 1");
+
+    std::string message;
+    const grpc::Status status = try_submit(&message);
+    EXPECT_EQ(status.error_code(), grpc::StatusCode::UNAVAILABLE) << message;
+    EXPECT_NE(message.find("cannot be written"), std::string::npos) << message;
+    std::this_thread::sleep_for(5s);
+    EXPECT_EQ(cluster->query("SELECT pairs_done FROM runs WHERE id = 1"), acknowledged);
+    expect_workers_running();
+
+    for (const std::string& f : files) ASSERT_TRUE(set_immutable(f, false));
+    expect_finished_exactly(60);
+    EXPECT_TRUE(try_submit(&message).ok()) << message;
+}
+
+TEST_F(FaultTest, CoordinatorStoppedLongerThanTheLeaseRecovers) {
+    start_cluster();
+    submit_fixed(40);
+    start_workers();
+    ASSERT_TRUE(
+        wait_until([&] { return cluster->query("SELECT count(*) FROM results") > 0; }, 120s));
+    cluster->signal_coordinator(SIGSTOP);
+    const int64_t acknowledged = cluster->query("SELECT pairs_done FROM runs WHERE id = 1");
+    std::this_thread::sleep_for(12s);  // well past the five-second lease
+    // While it is stopped, calls end at their deadline: a transient failure.
+    std::string message;
+    auto context = std::make_unique<grpc::ClientContext>();
+    context->AddMetadata("authorization", "Bearer " + cluster->user_token);
+    context->set_deadline(std::chrono::system_clock::now() + 1s);
+    v1::GetRunRequest request;
+    request.set_run_id(1);
+    v1::RunStatus run;
+    EXPECT_EQ(cluster->users()->GetRun(context.get(), request, &run).error_code(),
+              grpc::StatusCode::DEADLINE_EXCEEDED);
+    cluster->signal_coordinator(SIGCONT);
+
+    EXPECT_GE(cluster->query("SELECT pairs_done FROM runs WHERE id = 1"), acknowledged);
+    expect_finished_exactly(40);
+    expect_workers_running();
+}
+
+TEST_F(FaultTest, WallClockJumpsNeitherExpireLeasesEarlyNorKeepThemForever) {
+    if (access(kFaketime, R_OK) != 0) GTEST_SKIP() << "needs Debian's faketime package";
+    // Leases of 20 s: longer than a worker's set-up on a loaded machine, far shorter than the
+    // jumps.
+    start_cluster(20);
+    // The coordinator's wall clock reads an offset from a file (libfaketime); its steady clock
+    // stays true, as on a machine whose clock is set by hand or by a bad time server.
+    const std::string offset = cluster->dir + "/clock-offset";
+    std::ofstream(offset) << "+0\n";
+    cluster->stop_coordinator(SIGTERM);
+    cluster->coordinator_environment = {std::string("LD_PRELOAD=") + kFaketime,
+                                        "FAKETIME_TIMESTAMP_FILE=" + offset, "FAKETIME_NO_CACHE=1",
+                                        "FAKETIME_DONT_FAKE_MONOTONIC=1"};
+    cluster->start_coordinator();
+    const auto set_offset = [&](const char* text) {
+        std::ofstream(offset + ".tmp") << text << "\n";
+        fs::rename(offset + ".tmp", offset);
+    };
+
+    // Leases of eight pairs: the victim is sure to die holding one.
+    const CommandResult r = cluster->cli({"submit", "a", "b", "--kind", "fixed", "--games", "24",
+                                          "--tc", "nodes=3000", "--pairs-per-thread", "8"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    Process& victim = cluster->start_worker("victim", 1, {"--report-seconds", "1"});
+    ASSERT_TRUE(
+        wait_until([&] { return cluster->query("SELECT count(*) FROM results") > 0; }, 120s));
+
+    // Forward an hour: the live worker's lease must not expire.
+    set_offset("+1h");
+    std::this_thread::sleep_for(5s);
+    EXPECT_EQ(cluster->query("SELECT count(*) FROM batches WHERE state = 'expired'"), 0);
+    EXPECT_FALSE(victim.wait_exit(0ms));
+
+    // Back two hours, and the worker dies: its lease must still expire in 20 seconds.
+    victim.signal(SIGKILL);
+    ASSERT_EQ(victim.wait_exit(10s), 128 + SIGKILL);
+    set_offset("-1h");
+    cluster->start_worker("rescuer", 1, {"--report-seconds", "1"});
+    ASSERT_TRUE(wait_until(
+        [&] { return cluster->query("SELECT count(*) FROM batches WHERE state = 'expired'") > 0; },
+        60s));
+    expect_finished_exactly(24);
+}
+
+TEST_F(FaultTest, DamagedDatabaseIsRefusedWithHowToRestore) {
+    start_cluster();
+    submit_fixed(20);
+    start_workers();
+    ASSERT_EQ(cluster->wait_for_run(1, 300s).state(), v1::RUN_STATE_FINISHED);
+    const std::string coordinator = binary("coordinator/sparring-coordinator");
+    const std::string backup = cluster->dir + "/backup.db";
+    ASSERT_EQ(cluster->run({coordinator, "backup", "--db", cluster->db, "--to", backup}).status, 0);
+    cluster->stop_coordinator(SIGTERM);
+
+    // A page of the games table is overwritten, as by a failing disk.
+    const int64_t page_size = cluster->query("PRAGMA page_size");
+    const int64_t root = cluster->query("SELECT rootpage FROM sqlite_master WHERE name = 'games'");
+    ASSERT_GT(root, 1);
+    {
+        std::fstream file(cluster->db, std::ios::in | std::ios::out | std::ios::binary);
+        file.seekp((root - 1) * page_size);
+        const std::string garbage(size_t(page_size), '\x5a');
+        file.write(garbage.data(), std::streamsize(garbage.size()));
+    }
+    const CommandResult refused =
+        cluster->run({coordinator, "serve", "--db", cluster->db, "--listen", "127.0.0.1:0"});
+    EXPECT_EQ(refused.status, 1);
+    EXPECT_NE(refused.err.find("is damaged"), std::string::npos) << refused.err;
+    EXPECT_NE(refused.err.find("Restore the last backup"), std::string::npos) << refused.err;
+
+    // The message's recipe brings the service back with every game.
+    for (const char* suffix : {"-wal", "-shm"}) fs::remove(cluster->db + suffix);
+    fs::copy_file(backup, cluster->db, fs::copy_options::overwrite_existing);
+    cluster->start_coordinator();
+    EXPECT_EQ(cluster->wait_for_run(1, 30s).state(), v1::RUN_STATE_FINISHED);
+    EXPECT_EQ(cluster->query("SELECT count(*) FROM games WHERE run_id = 1"), 20);
+}
+
+}  // namespace
+}  // namespace sparring::testing
