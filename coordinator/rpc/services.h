@@ -18,6 +18,11 @@ namespace sparring::coordinator {
 // Returns the bearer token of a call's `authorization` metadata, or an empty string.
 std::string bearer_token(const grpc::CallbackServerContext& context);
 
+// Finishes a call with a status; a shed call's retry-after goes in the trailing metadata
+// (client/connection.h's kRetryAfterKey).
+void finish_call(grpc::CallbackServerContext* context, grpc::ServerUnaryReactor* reactor,
+                 const absl::Status& status);
+
 // Finishes a call at once with a status.
 grpc::ServerUnaryReactor* finish(grpc::CallbackServerContext* context, const absl::Status& status);
 
@@ -28,7 +33,7 @@ template <typename Fn>
 grpc::ServerUnaryReactor* run_authenticated(grpc::CallbackServerContext* context, Core& core,
                                             Executor& executor, std::optional<Role> role, Fn fn) {
     grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-    executor.submit(
+    executor.offer(
         [&core, token = bearer_token(*context), peer = context->peer(), role,
          fn = std::move(fn)](Storage& storage) {
             absl::StatusOr<Caller> caller = core.authenticate(storage, token, role);
@@ -36,7 +41,7 @@ grpc::ServerUnaryReactor* run_authenticated(grpc::CallbackServerContext* context
             caller->peer = peer;
             return fn(storage, *caller);
         },
-        [reactor](absl::Status status) { reactor->Finish(to_grpc(status)); });
+        [context, reactor](absl::Status status) { finish_call(context, reactor, status); });
     return reactor;
 }
 
@@ -108,6 +113,9 @@ class UserServiceImpl final : public v1::UserService::CallbackService {
     grpc::ServerUnaryReactor* GetLlrHistory(grpc::CallbackServerContext* context,
                                             const v1::GetLlrHistoryRequest* request,
                                             v1::LlrHistory* response) override;
+    grpc::ServerUnaryReactor* PurgeWorker(grpc::CallbackServerContext* context,
+                                          const v1::PurgeWorkerRequest* request,
+                                          v1::RunStatus* response) override;
 
   private:
     UserApi& api_;

@@ -10,7 +10,7 @@
 namespace sparring::coordinator {
 
 void UserApi::change(const Credential& credential, Change job, Done done) {
-    writer_.submit(
+    writer_.offer(
         [this, token = credential.token, peer = credential.peer,
          job = std::move(job)](Storage& storage) {
             absl::StatusOr<Caller> caller = core_.authenticate(storage, token, Role::User);
@@ -22,7 +22,7 @@ void UserApi::change(const Credential& credential, Change job, Done done) {
 }
 
 void UserApi::query(const Credential& credential, Executor::Job job, Done done) {
-    reader_.submit(
+    reader_.offer(
         [this, credential, job = std::move(job)](Storage& storage) {
             if (!credential.public_queries) {
                 absl::StatusOr<Caller> caller =
@@ -203,6 +203,7 @@ void UserApi::import_positions(const Credential& credential,
             response->set_run_id(ack->run_id);
             response->set_positions(ack->positions);
             response->set_duplicate(ack->duplicate);
+            response->set_next_chunk(ack->next_chunk);
             return absl::OkStatus();
         },
         std::move(done));
@@ -218,6 +219,20 @@ void UserApi::get_llr_history(const Credential& credential, const v1::GetLlrHist
             absl::StatusOr<RunHistory> history = run_history(storage, run_id, max);
             if (!history.ok()) return history.status();
             llr_history_to_proto(*history, response);
+            return absl::OkStatus();
+        },
+        std::move(done));
+}
+
+void UserApi::purge_worker(const Credential& credential, const v1::PurgeWorkerRequest& request,
+                           v1::RunStatus* response, Done done) {
+    change(
+        credential,
+        [this, run_id = request.run_id(), worker_id = request.worker_id(), response](
+            Storage& storage, const Caller& caller) {
+            absl::StatusOr<Run> run = core_.purge_worker(storage, caller, run_id, worker_id);
+            if (!run.ok()) return run.status();
+            run_to_proto(*run, response);
             return absl::OkStatus();
         },
         std::move(done));

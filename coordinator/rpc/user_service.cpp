@@ -1,5 +1,6 @@
 // The UserService handlers: each hands its call to the UserApi (changes need a user token
 // and run on the writer; queries accept any valid token and run on the reader).
+#include "client/connection.h"
 #include "coordinator/rpc/services.h"
 
 namespace sparring::coordinator {
@@ -13,15 +14,22 @@ grpc::ServerUnaryReactor* forward(grpc::CallbackServerContext* context, UserApi&
                                   Response* response) {
     grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
     (api.*call)(Credential{bearer_token(*context), false, context->peer()}, *request, response,
-                [reactor](absl::Status status) { reactor->Finish(to_grpc(status)); });
+                [context, reactor](absl::Status status) { finish_call(context, reactor, status); });
     return reactor;
 }
 
 }  // namespace
 
+void finish_call(grpc::CallbackServerContext* context, grpc::ServerUnaryReactor* reactor,
+                 const absl::Status& status) {
+    if (const std::optional<std::chrono::milliseconds> wait = Executor::retry_after(status))
+        context->AddTrailingMetadata(rpc::kRetryAfterKey, std::to_string(wait->count()));
+    reactor->Finish(to_grpc(status));
+}
+
 grpc::ServerUnaryReactor* finish(grpc::CallbackServerContext* context, const absl::Status& status) {
     grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-    reactor->Finish(to_grpc(status));
+    finish_call(context, reactor, status);
     return reactor;
 }
 
@@ -111,6 +119,12 @@ grpc::ServerUnaryReactor* UserServiceImpl::GetLlrHistory(grpc::CallbackServerCon
                                                          const v1::GetLlrHistoryRequest* request,
                                                          v1::LlrHistory* response) {
     return forward(context, api_, &UserApi::get_llr_history, request, response);
+}
+
+grpc::ServerUnaryReactor* UserServiceImpl::PurgeWorker(grpc::CallbackServerContext* context,
+                                                       const v1::PurgeWorkerRequest* request,
+                                                       v1::RunStatus* response) {
+    return forward(context, api_, &UserApi::purge_worker, request, response);
 }
 
 }  // namespace sparring::coordinator
