@@ -46,9 +46,10 @@ const std::vector<Flag> PositionsFlags = with_remote_flags({
     {"preset", "NAME", "generate: the engine's preset", "default"},
     {"version", "V", "import: the coordinator's version to record the run with", "default"},
     {"name", "TEXT", "import: where the positions came from (default: the file names)"},
+    {"chunk-positions", "N", "import: positions sent per call (1-65536)", "50000"},
 });
 
-constexpr std::string_view IMPORT_ONLY[] = {"version", "name"};
+constexpr std::string_view IMPORT_ONLY[] = {"version", "name", "chunk-positions"};
 constexpr std::string_view CONVERT_ONLY[] = {"in", "skip-plies"};
 constexpr std::string_view GENERATE_ONLY[] = {"games", "nodes",  "book",  "random-plies",
                                               "seed",  "params", "preset"};

@@ -6,6 +6,7 @@
 #include <ctime>
 #include <fstream>
 #include <iostream>
+#include <limits>
 #include <sstream>
 
 #include "cli/client.h"
@@ -265,17 +266,43 @@ int workers(const Flags& args) {
         std::cout << to_json(response) << "\n";
         return 0;
     }
-    std::vector<std::vector<std::string>> rows = {
-        {"ID", "NAME", "STATE", "CONCURRENCY", "CORES", "MEMORY", "RUNS", "GAMES", "LAST SEEN"}};
+    std::vector<std::vector<std::string>> rows = {{"ID", "NAME", "STATE", "CONCURRENCY", "CORES",
+                                                   "MEMORY", "RUNS", "GAMES", "LAST SEEN",
+                                                   "FIT (RUN)"}};
     for (const v1::WorkerStatus& w : response.workers()) {
         std::string runs;
         for (int64_t id : w.run_ids()) runs += (runs.empty() ? "" : ",") + std::to_string(id);
         rows.push_back({std::to_string(w.id()), w.name(), w.active() ? "active" : "gone",
                         std::to_string(w.concurrency()), std::to_string(w.cores()),
                         std::to_string(w.memory_mb()) + " MiB", runs.empty() ? "-" : runs,
-                        std::to_string(w.games()), utc(w.last_seen_unix_ms())});
+                        std::to_string(w.games()), utc(w.last_seen_unix_ms()),
+                        w.has_fit()
+                            ? fit_text(w.fit()) + " (" + std::to_string(w.fit().run_id()) + ")"
+                            : "-"});
     }
     print_table(rows);
+    return 0;
+}
+
+// Runs `purge RUN --worker W`.
+int purge(const Flags& args) {
+    v1::PurgeWorkerRequest request;
+    request.set_run_id(run_id_argument(args));
+    if (!args.has("worker")) throw UsageError("--worker is required: the worker to purge");
+    request.set_worker_id(args.get_int_in("worker", 1, std::numeric_limits<int64_t>::max()));
+    RemoteClient client(args);
+    v1::RunStatus run;
+    client.call(&v1::UserService::Stub::PurgeWorker, request, &run);
+    if (args.has("json")) {
+        std::cout << to_json(run) << "\n";
+        return 0;
+    }
+    for (const v1::Purge& p : run.purges())
+        if (p.worker_id() == request.worker_id())
+            std::cout << "run " << run.id() << ": " << p.games() << " games of worker "
+                      << p.worker_id() << " (" << p.worker_name() << ") purged; the run counts "
+                      << run.games() << " games now (" << state_name(run.state())
+                      << (run.result().empty() ? "" : ", " + run.result()) << ")\n";
     return 0;
 }
 
@@ -362,6 +389,17 @@ Command workers_command() {
         {"json", "", "print JSON"},
     });
     return {"workers", "list the workers of the coordinator", "", flags, workers};
+}
+
+Command purge_command() {
+    static const std::vector<Flag> flags = with_remote_flags({
+        {"worker", "W", "the worker whose games to remove (see `sparring workers --all`)"},
+        {"json", "", "print JSON"},
+    });
+    return {"purge",
+            "remove a worker's games from a run's totals and bar it from the run; the "
+            "statistics are recomputed and others play the pairs again",
+            "RUN --worker W", flags, purge};
 }
 
 Command export_command() {

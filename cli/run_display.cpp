@@ -22,7 +22,48 @@ std::string with_interval(double value, double low, double high) {
     return fixed(value, 1) + " [" + fixed(low, 1) + ", " + fixed(high, 1) + "]";
 }
 
+// Returns a p-value readably: three decimals, or two significant digits when small.
+std::string p_text(double p) {
+    if (p >= 0.001) return fixed(p, 3);
+    char text[32];
+    std::snprintf(text, sizeof text, "%.1e", p);
+    return text;
+}
+
+// Prints each worker's fit in the run and the purges, below the run's table.
+void print_workers(const v1::RunStatus& run) {
+    if (run.workers_size() > 0) {
+        std::cout << "\nworkers (each against the rest of the run; chi-squared test of the "
+                     "pentanomial counts):\n";
+        std::vector<std::vector<std::string>> rows = {
+            {"WORKER", "NAME", "GAMES", "PENTANOMIAL", "CHI2", "DF", "FIT"}};
+        for (const v1::WorkerFit& w : run.workers()) {
+            const auto& p = w.pentanomial();
+            rows.push_back({std::to_string(w.worker_id()), w.name(), std::to_string(w.games()),
+                            std::to_string(p.ll()) + "," + std::to_string(p.ld()) + "," +
+                                std::to_string(p.dd_wl()) + "," + std::to_string(p.wd()) + "," +
+                                std::to_string(p.ww()),
+                            fixed(w.chi2(), 1), std::to_string(w.df()), fit_text(w)});
+        }
+        print_table(rows);
+    }
+    for (const v1::Purge& p : run.purges())
+        std::cout << "purged: worker " << p.worker_id() << " (" << p.worker_name() << "), "
+                  << p.games() << " games (W/D/L " << p.wins() << "/" << p.draws() << "/"
+                  << p.losses() << "), by '" << p.purged_by() << "' at " << utc(p.unix_ms())
+                  << "\n";
+}
+
 }  // namespace
+
+std::string fit_text(const v1::WorkerFit& fit) {
+    std::string text = fit.df() == 0
+                           ? "too few pairs"
+                           : "p " + p_text(fit.p_value()) + ", residual " +
+                                 (fit.residual() >= 0 ? "+" : "") + fixed(fit.residual(), 1);
+    if (fit.quarantined()) text += " QUARANTINED";
+    return text;
+}
 
 void print_table(const std::vector<std::vector<std::string>>& rows) {
     std::vector<size_t> widths;
@@ -141,6 +182,7 @@ void print_game_run(const v1::RunStatus& run, const GameRunLayout& layout) {
                                               " (expected " + std::to_string(m.expected()) + ")"});
     for (auto& row : rows) row[0] += ":";
     print_table(rows);
+    print_workers(run);
 }
 
 }  // namespace sparring::cli

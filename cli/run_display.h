@@ -32,5 +32,8 @@ struct GameRunLayout {
 
 // Prints every field of a run of game pairs for a person.
 void print_game_run(const v1::RunStatus& run, const GameRunLayout& layout);
+// Returns a worker's fit in its run in one cell: "p 0.421, residual +1.2", "too few pairs",
+// with " QUARANTINED" when the coordinator leases it no more of the run.
+std::string fit_text(const v1::WorkerFit& fit);
 
 }  // namespace sparring::cli

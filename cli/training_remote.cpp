@@ -1,10 +1,14 @@
 #include "cli/training_remote.h"
 
+#include <openssl/evp.h>
+
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <limits>
+#include <memory>
 
 #include "cli/run_display.h"
 #include "cli/training_flags.h"
@@ -20,6 +24,33 @@ namespace sparring::cli {
 namespace {
 
 constexpr int64_t kMaxSeed = std::numeric_limits<int64_t>::max();
+
+// Returns the hex SHA-256 of an import's version, chunk size and encoded chunks: the same
+// positions imported the same way give the same key, so a rerun after an interruption
+// continues the import's run instead of starting another.
+std::string import_key(const std::string& version, size_t chunk_size, size_t count,
+                       const std::function<std::string(size_t start)>& chunk_of) {
+    std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> context(EVP_MD_CTX_new(),
+                                                                    EVP_MD_CTX_free);
+    const std::string head = version + "\n" + std::to_string(chunk_size) + "\n";
+    bool ok = context && EVP_DigestInit_ex(context.get(), EVP_sha256(), nullptr) == 1 &&
+              EVP_DigestUpdate(context.get(), head.data(), head.size()) == 1;
+    for (size_t start = 0; ok && start < count; start += chunk_size) {
+        const std::string chunk = chunk_of(start);
+        ok = EVP_DigestUpdate(context.get(), chunk.data(), chunk.size()) == 1;
+    }
+    unsigned char digest[EVP_MAX_MD_SIZE];
+    unsigned int size = 0;
+    if (!ok || EVP_DigestFinal_ex(context.get(), digest, &size) != 1)
+        throw std::runtime_error("openssl: SHA-256 failed");
+    static constexpr char kHex[] = "0123456789abcdef";
+    std::string key;
+    for (unsigned int i = 0; i < size; ++i) {
+        key += kHex[digest[i] >> 4];
+        key += kHex[digest[i] & 15];
+    }
+    return key;
+}
 
 // Returns a number in its shortest form: "1", "1e-07".
 std::string general(double value) {
@@ -312,22 +343,27 @@ std::pair<std::string, std::map<std::string, int>> version_of_train_run(const v1
 }
 
 int import_positions(const Flags& args) {
-    constexpr size_t kChunk = 50'000;  // 1.8 MB a call, under gRPC's 4 MiB limit
+    // 50,000 positions are 1.8 MB a call, under gRPC's 4 MiB limit.
+    const size_t chunk_size = size_t(args.get_int_in("chunk-positions", 1, 65536));
     if (args.positional().size() != 2)
         throw UsageError("positions import takes the files to read: FILE[,FILE...]");
     const std::string files = args.positional()[1];
     const PositionInput input = position_input_flags(args, "all");
     const std::vector<training::LabelledPosition> positions = read_position_files(files, input);
     if (positions.empty()) throw std::runtime_error("no positions to import in " + files);
+    const auto chunk_of = [&](size_t start) {
+        return training::encode_positions(
+            std::span(positions).subspan(start, std::min(chunk_size, positions.size() - start)));
+    };
     RemoteClient client(args);
     v1::ImportPositionsRequest request;
     request.set_version(args.get_string("version"));
     request.set_source(args.get_string("name", files));
+    request.set_import_key(import_key(request.version(), chunk_size, positions.size(), chunk_of));
     v1::ImportPositionsResponse response;
-    for (size_t start = 0; start < positions.size(); start += kChunk) {
-        const size_t count = std::min(kChunk, positions.size() - start);
-        request.set_positions(
-            training::encode_positions(std::span(positions).subspan(start, count)));
+    for (size_t start = 0; start < positions.size(); start += chunk_size) {
+        const size_t count = std::min(chunk_size, positions.size() - start);
+        request.set_positions(chunk_of(start));
         request.set_count(uint32_t(count));
         request.set_done(start + count == positions.size());
         try {
@@ -335,13 +371,19 @@ int import_positions(const Flags& args) {
         } catch (const std::runtime_error& e) {
             if (request.run_id() == 0) throw;
             // The chunks stored so far stay in the run, which stays active until it is
-            // finished or stopped: say which run that is and how to end it.
+            // finished or stopped: say which run that is, how to go on and how to end it.
             const std::string run = std::to_string(request.run_id());
             throw std::runtime_error(std::string(e.what()) + "; run " + run + " keeps the first " +
                                      std::to_string(start) +
-                                     " positions of this import and "
-                                     "stays active (`sparring stop " +
+                                     " positions of this import and stays active (the same "
+                                     "command continues it; `sparring stop " +
                                      run + "` ends it)");
+        }
+        if (request.run_id() == 0 && response.next_chunk() > 1) {
+            std::cerr << "continuing the import in run " << response.run_id() << ": "
+                      << response.positions() << " positions were stored before\n";
+            start = size_t(response.next_chunk() - 1) * chunk_size;
+            request.set_chunk(response.next_chunk() - 1);
         }
         request.set_run_id(response.run_id());
         request.set_chunk(request.chunk() + 1);

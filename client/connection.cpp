@@ -1,8 +1,10 @@
 #include "client/connection.h"
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
+#include <string_view>
 
 namespace sparring::rpc {
 
@@ -27,6 +29,18 @@ void prepare(grpc::ClientContext& context, const std::string& token,
              std::chrono::milliseconds timeout) {
     if (!token.empty()) context.AddMetadata("authorization", "Bearer " + token);
     context.set_deadline(std::chrono::system_clock::now() + timeout);
+}
+
+std::chrono::milliseconds retry_after(const grpc::ClientContext& context) {
+    const auto& trailers = context.GetServerTrailingMetadata();
+    const auto it = trailers.find(kRetryAfterKey);
+    if (it == trailers.end()) return std::chrono::milliseconds(0);
+    int64_t ms = 0;
+    for (char c : std::string_view(it->second.data(), it->second.size())) {
+        if (c < '0' || c > '9') return std::chrono::milliseconds(0);
+        ms = std::min<int64_t>(ms * 10 + (c - '0'), 600'000);
+    }
+    return std::chrono::milliseconds(ms);
 }
 
 bool is_transient(const grpc::Status& status) {

@@ -26,6 +26,13 @@ void prepare(grpc::ClientContext& context, const std::string& token,
 // Returns whether a failed call may succeed later unchanged (coordinator down or busy).
 bool is_transient(const grpc::Status& status);
 
+// The trailing metadata key of a busy coordinator's RESOURCE_EXHAUSTED answer: how many
+// milliseconds to wait before trying again.
+inline constexpr char kRetryAfterKey[] = "retry-after-ms";
+
+// Returns the wait a finished call's trailing metadata asks for (0 when none).
+std::chrono::milliseconds retry_after(const grpc::ClientContext& context);
+
 // Returns a failed call as one line: "unavailable: connection refused".
 std::string describe(const grpc::Status& status);
 

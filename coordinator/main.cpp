@@ -34,6 +34,12 @@ constexpr Flag kServeFlags[] = {
     {"lease-seconds", "N", "a lease expires N seconds after the last heartbeat", "60"},
     {"heartbeat-seconds", "N", "heartbeat interval asked of workers", "10"},
     {"pairs-per-thread", "N", "default game pairs per worker thread in a lease", "4"},
+    {"max-queued-calls", "N",
+     "calls waiting for the database at most; past it RESOURCE_EXHAUSTED with retry-after-ms "
+     "(0: no bound)",
+     "256"},
+    {"quarantine-p", "P",
+     "lease no more of a run to a worker whose results fit the rest at p < P (0: off)", "0"},
     {"port-file", "FILE", "write the bound port to FILE once serving"},
     {"metrics-listen", "HOST:PORT", "serve Prometheus metrics at http://HOST:PORT/metrics"},
     {"health-listen", "HOST:PORT", "also serve gRPC health checking alone, in plaintext"},
@@ -93,6 +99,10 @@ int serve(const Flags& args) {
     options.core.lease_ms = lease_s * 1000;
     options.core.heartbeat_interval_ms = int(heartbeat_s * 1000);
     options.core.pairs_per_thread = int(pairs);
+    options.max_queued_calls = size_t(args.get_int_in("max-queued-calls", 0, 1'000'000));
+    options.core.quarantine_p = args.get_double("quarantine-p");
+    if (!(options.core.quarantine_p >= 0 && options.core.quarantine_p < 1))
+        throw UsageError("--quarantine-p must be in [0, 1): 0 turns quarantine off");
 
     // Debian's abseil checks every mutex acquisition for lock-order cycles; gRPC takes many.
     absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);

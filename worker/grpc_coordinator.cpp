@@ -4,10 +4,11 @@
 
 namespace sparring::worker {
 
-CallOutcome outcome_of(const grpc::Status& status) {
+CallOutcome outcome_of(const grpc::Status& status, const grpc::ClientContext* context) {
     if (status.ok()) return {};
     CallOutcome outcome;
     outcome.error = rpc::describe(status);
+    if (context) outcome.retry_after = rpc::retry_after(*context);
     // The coordinator answers a report or release for a lease that has ended (expired,
     // released, complete, its run stopped) with a failed precondition.
     outcome.kind = rpc::is_transient(status) ? CallOutcome::Kind::Transient
@@ -25,21 +26,24 @@ CallOutcome GrpcCoordinator::report(const v1::ReportResultsRequest& request,
                                     v1::ReportResultsResponse* response) {
     grpc::ClientContext context;
     rpc::prepare(context, token_, timeout_);
-    return outcome_of(stub_.ReportResults(&context, request, response));
+    const grpc::Status status = stub_.ReportResults(&context, request, response);
+    return outcome_of(status, &context);
 }
 
 CallOutcome GrpcCoordinator::heartbeat(const v1::HeartbeatRequest& request,
                                        v1::HeartbeatResponse* response) {
     grpc::ClientContext context;
     rpc::prepare(context, token_, timeout_);
-    return outcome_of(stub_.Heartbeat(&context, request, response));
+    const grpc::Status status = stub_.Heartbeat(&context, request, response);
+    return outcome_of(status, &context);
 }
 
 CallOutcome GrpcCoordinator::release(const v1::ReleaseLeaseRequest& request,
                                      v1::ReleaseLeaseResponse* response) {
     grpc::ClientContext context;
     rpc::prepare(context, token_, timeout_);
-    return outcome_of(stub_.ReleaseLease(&context, request, response));
+    const grpc::Status status = stub_.ReleaseLease(&context, request, response);
+    return outcome_of(status, &context);
 }
 
 }  // namespace sparring::worker

@@ -11,8 +11,9 @@
 
 namespace sparring::worker {
 
-// Returns how a finished gRPC call ended, as the worker's retry logic sees it.
-CallOutcome outcome_of(const grpc::Status& status);
+// Returns how a finished gRPC call ended, as the worker's retry logic sees it, with the wait
+// a busy coordinator asked for in the call's trailing metadata (when context is given).
+CallOutcome outcome_of(const grpc::Status& status, const grpc::ClientContext* context = nullptr);
 
 class GrpcCoordinator final : public LeaseCoordinator {
   public:

@@ -113,7 +113,7 @@ void LeaseSession::send_report() {
         if (response.stop()) end_ = End::Stopped;
     } else if (outcome.kind == CallOutcome::Kind::Transient) {
         log_(report + " not acknowledged (" + outcome.error + "), retrying");
-        retry_at_ = clock_.now() + backoff_.next();
+        retry_at_ = clock_.now() + wait_after(outcome, backoff_);
     } else {
         log_(report + " refused: " + outcome.error + "; abandoning lease " +
              std::to_string(lease_.lease_id()));

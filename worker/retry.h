@@ -20,6 +20,8 @@ struct CallOutcome {
     };
     Kind kind = Kind::Ok;
     std::string error;  // one line, e.g. "unavailable: connection refused"; empty when ok
+    // How long a busy coordinator asked to be left alone (its retry-after-ms); 0: no hint.
+    std::chrono::milliseconds retry_after{0};
 
     bool ok() const { return kind == Kind::Ok; }
 };
@@ -41,12 +43,16 @@ class Backoff {
     std::mt19937_64 random_;
 };
 
+// Returns the wait before retrying a transient failure: the backoff's next delay, but never
+// less than the coordinator asked for.
+std::chrono::milliseconds wait_after(const CallOutcome& failure, Backoff& backoff);
+
 // Waits a delay after a transient failure; returns false to give up instead (stopping, or the
 // delay would end past a deadline).
 using Pause = std::function<bool(const CallOutcome& failure, std::chrono::milliseconds delay)>;
 
-// Calls until the call succeeds or fails other than transiently, pausing for the backoff's
-// next delay after each transient failure; returns the last outcome.
+// Calls until the call succeeds or fails other than transiently, pausing for wait_after()
+// after each transient failure; returns the last outcome.
 CallOutcome retry_transient(const std::function<CallOutcome()>& call, Backoff& backoff,
                             const Pause& pause);
 

@@ -58,7 +58,7 @@ grpc::Status Worker::with_retry(Call call) {
             grpc::ClientContext context;
             rpc::prepare(context, options_.endpoint.token, options_.rpc_timeout);
             status = call(context);
-            return outcome_of(status);
+            return outcome_of(status, &context);
         },
         backoff,
         [&](const CallOutcome& failure, milliseconds delay) {

@@ -1,6 +1,6 @@
 // sparring-loadgen: simulates many workers against a real coordinator, measures result
-// reports per second and their latency, and checks the database against what was
-// acknowledged.
+// reports per second, their latency and the share of calls shed, and checks the database
+// against what was sent and acknowledged.
 #include <CLI/CLI.hpp>
 #include <chrono>
 #include <cstdio>
@@ -141,13 +141,26 @@ int run(const Flags& args) {
                 result.work_latency.quantile(0.99));
     for (const auto& [what, count] : result.errors)
         std::printf("failed calls:   %lld x %s\n", (long long)count, what.c_str());
-    std::printf("duplicates:     %lld retried reports recognised\n", (long long)result.duplicates);
-    const bool intact = stored_pairs == result.pairs_acknowledged &&
-                        counted_pairs == result.pairs_acknowledged &&
-                        stored_games == 2 * result.pairs_acknowledged;
     std::printf(
-        "database:       %lld pairs acknowledged; %lld in results, %lld counted, "
-        "%lld games stored: %s\n",
+        "shed:           %.1f%% of %lld calls answered in the window were "
+        "RESOURCE_EXHAUSTED\n",
+        result.calls_in_window
+            ? 100.0 * double(result.shed_in_window) / double(result.calls_in_window)
+            : 0.0,
+        (long long)result.calls_in_window);
+    std::printf(
+        "duplicates:     %lld retried reports recognised (their first attempt was "
+        "counted)\n",
+        (long long)result.duplicates);
+    // What is stored must equal what was sent (less what was refused for good), and what was
+    // acknowledged: nothing lost, nothing counted twice.
+    const int64_t expected = result.pairs_sent - result.pairs_rejected;
+    const bool intact = stored_pairs == expected && counted_pairs == expected &&
+                        stored_games == 2 * expected && result.pairs_acknowledged == expected;
+    std::printf(
+        "database:       %lld pairs sent (%lld refused for good), %lld acknowledged; %lld in "
+        "results, %lld counted, %lld games stored: %s\n",
+        (long long)result.pairs_sent, (long long)result.pairs_rejected,
         (long long)result.pairs_acknowledged, (long long)stored_pairs, (long long)counted_pairs,
         (long long)stored_games, intact ? "nothing lost, nothing counted twice" : "MISMATCH");
     return intact ? 0 : 1;

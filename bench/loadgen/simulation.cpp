@@ -184,15 +184,30 @@ class Simulation {
         Clock::time_point next = now;
         std::lock_guard lock(mutex_);
         --in_flight_;
+        if (measured) ++result_.calls_in_window;
         if (!status.ok()) {
-            ++result_.errors[rpc::describe(status).substr(0, 60)];
-            if (w.step == SimWorker::Step::Report) {
-                next = now + std::chrono::milliseconds(200);  // retry the same report
+            const bool busy = status.error_code() == grpc::StatusCode::RESOURCE_EXHAUSTED;
+            if (busy && measured) ++result_.shed_in_window;
+            ++result_.errors[busy ? "resource exhausted (shed, retried after retry-after-ms)"
+                                  : rpc::describe(status).substr(0, 60)];
+            // A busy coordinator says when to come back; the jitter spreads the retries.
+            const auto asked = rpc::retry_after(*w.context);
+            thread_local std::mt19937 random(std::random_device{}());
+            const auto jitter = std::chrono::milliseconds(std::uniform_int_distribution<int>(
+                0, int(std::max<int64_t>(1, asked.count() / 2)))(random));
+            if (w.step == SimWorker::Step::Report && !rpc::is_transient(status)) {
+                // Refused for good (the lease ended): nothing of it is stored.
+                --pending_reports_;
+                result_.pairs_rejected += w.report_request.pairs_size();
+                w.step = SimWorker::Step::RequestWork;
+                next = now;
+            } else if (w.step == SimWorker::Step::Report) {
+                next = now + (asked.count() ? asked + jitter : std::chrono::milliseconds(200));
             } else if (!rpc::is_transient(status)) {
                 w.step = SimWorker::Step::Done;
                 return;
             } else {
-                next = now + std::chrono::milliseconds(500);
+                next = now + (asked.count() ? asked + jitter : std::chrono::milliseconds(500));
             }
             due_.push({next, &w});
             wake_.notify_one();
@@ -213,6 +228,7 @@ class Simulation {
                 build_report(w);
                 w.step = SimWorker::Step::Report;
                 ++pending_reports_;
+                result_.pairs_sent += w.report_request.pairs_size();
                 next = now + think();
                 break;
             case SimWorker::Step::Report:
@@ -222,10 +238,8 @@ class Simulation {
                     ++result_.reports_in_window;
                 }
                 ++result_.reports_total;
-                if (w.report_response.duplicate())
-                    ++result_.duplicates;
-                else
-                    result_.pairs_acknowledged += w.report_request.pairs_size();
+                if (w.report_response.duplicate()) ++result_.duplicates;
+                result_.pairs_acknowledged += w.report_request.pairs_size();
                 w.step = SimWorker::Step::RequestWork;
                 break;
             case SimWorker::Step::Done:

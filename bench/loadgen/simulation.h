@@ -30,10 +30,16 @@ struct Latencies {
 
 struct LoadResult {
     double window_s = 0;
-    int64_t reports_in_window = 0;   // acknowledged reports started in the window
-    int64_t reports_total = 0;       // acknowledged reports, whole run
-    int64_t duplicates = 0;          // retries the coordinator had already counted
-    int64_t pairs_acknowledged = 0;  // game pairs in acknowledged reports (first time)
+    int64_t reports_in_window = 0;  // acknowledged reports started in the window
+    int64_t reports_total = 0;      // acknowledged reports, whole run
+    int64_t duplicates = 0;         // retries the coordinator had already counted
+    // Game pairs in acknowledged reports: a duplicate answer acknowledges the earlier attempt
+    // that timed out, so its pairs count too (once: the report is not sent again).
+    int64_t pairs_acknowledged = 0;
+    int64_t pairs_sent = 0;       // game pairs in every report built and sent
+    int64_t pairs_rejected = 0;   // in reports refused for good (their lease had ended)
+    int64_t calls_in_window = 0;  // calls started in the measured window, answered
+    int64_t shed_in_window = 0;   // of them, answered RESOURCE_EXHAUSTED (busy, retry later)
     int64_t workers_registered = 0;
     Latencies report_latency;
     Latencies work_latency;

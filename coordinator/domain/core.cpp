@@ -125,6 +125,8 @@ absl::StatusOr<Run> Core::get_run(Storage& storage, int64_t run_id) const {
     run->verifies_run_id = storage.find_tune_of_verification(run_id).value_or(0);
     run_kind(run->spec.kind).load(storage, *run);
     run->chain_run_id = storage.find_chain_of_child(run_id).value_or(0);
+    run->workers = worker_fits(storage, *run);
+    run->purges = storage.list_purges(run_id);
     return *run;
 }
 
@@ -171,7 +173,17 @@ void Core::end_run(Storage& storage, Run& run, RunState state, std::string resul
 
 std::vector<WorkerSummary> Core::list_workers(Storage& storage, bool include_inactive) const {
     const int64_t since = include_inactive ? 0 : now_ms_() - 3 * options_.heartbeat_interval_ms;
-    return storage.list_workers(since);
+    std::vector<WorkerSummary> workers = storage.list_workers(since);
+    // The run it plays now, else the one it reported to last: a quarantined worker shows
+    // why it gets no lease.
+    for (WorkerSummary& w : workers) {
+        const std::optional<int64_t> run_id =
+            w.run_id ? std::optional(w.run_id) : storage.last_reported_run(w.worker.id);
+        if (!run_id) continue;
+        if (std::optional<Run> run = storage.find_run(*run_id))
+            w.fit = worker_fit(storage, *run, w.worker.id);
+    }
+    return workers;
 }
 
 bool Core::is_active(int64_t last_seen_ms) const {

@@ -73,12 +73,14 @@ struct ImportChunk {
     std::string data;  // count records (training/position_record.h), already checked
     uint32_t count = 0;
     bool done = false;
+    std::string key;  // first chunk: identifies the import, so that a rerun continues it
 };
 
 struct ImportAck {
     int64_t run_id = 0;
     uint64_t positions = 0;
     bool duplicate = false;
+    uint32_t next_chunk = 0;  // chunks the run holds
 };
 
 class Core {
@@ -90,6 +92,9 @@ class Core {
         uint32_t max_pairs_per_lease = 1024;
         int retry_after_ms = 5'000;         // asked of workers when there is no work
         size_t max_pgn_bytes = 256 * 1024;  // per game
+        // A worker whose pairs in a run fit the rest of it with p below this is leased no
+        // more of the run (stats/homogeneity.h); 0 turns quarantine off.
+        double quarantine_p = 0;
     };
 
     // Publishes domain events to `events`, when given (see events.h).
@@ -144,12 +149,25 @@ class Core {
     // Gives every lease a full lease time from now, so a restart expires none at once.
     void resume_leases(Storage& storage) const;
 
+    // Removes a worker's games from a run's totals (they are kept in purged_games), records
+    // who did it, bars the worker from the run, recomputes the statistics and verdict, and
+    // returns the pairs to the pool of an active run (or reopens a finished one its verdict
+    // no longer holds for) so that other workers play them again.
+    absl::StatusOr<Run> purge_worker(Storage& storage, const Caller& caller, int64_t run_id,
+                                     int64_t worker_id) const;
+    // Returns each worker's fit in a run, against the rest of the run's counted pairs.
+    std::vector<WorkerFit> worker_fits(Storage& storage, const Run& run) const;
+    // Returns the fit of one worker's pairs in a run; nullopt when it has none counted.
+    std::optional<WorkerFit> worker_fit(Storage& storage, const Run& run,
+                                        int64_t worker_id) const;
+
     // Returns the workers seen lately (or all), with their runs and games.
     std::vector<WorkerSummary> list_workers(Storage& storage, bool include_inactive) const;
     // Returns whether a worker last seen at that time counts as active.
     bool is_active(int64_t last_seen_ms) const;
     // Stores a chunk of imported positions in a generation run without games (made by the
-    // first chunk, finished by the last); a retried chunk stores nothing twice.
+    // first chunk, finished by the last); a retried chunk stores nothing twice, and a first
+    // chunk whose key an active import run holds continues that run.
     absl::StatusOr<ImportAck> import_positions(Storage& storage, const ImportChunk& chunk) const;
     // Returns a page of a run's games as PGN.
     absl::StatusOr<GamesPage> export_games(Storage& storage, int64_t run_id, uint64_t start_game,

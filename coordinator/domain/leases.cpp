@@ -183,9 +183,14 @@ absl::StatusOr<std::optional<LeaseGrant>> Core::request_work(Storage& storage, c
     profile.memory_mb = worker->memory_mb;
     profile.uci_engines = worker->uci_engines;
     profile.refused_versions = storage.refused_versions(worker_id);
+    profile.barred_runs = storage.purged_runs(worker_id);
     std::vector<RunCandidate> candidates;
     for (const Run& run : storage.list_runs({RunState::Active}, 1'000'000)) {
         if (run.pairs_available() == 0) continue;
+        if (options_.quarantine_p > 0)
+            if (std::optional<WorkerFit> fit = worker_fit(storage, run, worker_id);
+                fit && fit->quarantined)
+                continue;
         RunCandidate c;
         c.run_id = run.id;
         c.priority = run.spec.priority;

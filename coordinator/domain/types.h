@@ -11,6 +11,7 @@
 #include "common/opening.h"
 #include "common/outcome.h"
 #include "common/time_control.h"
+#include "stats/homogeneity.h"
 #include "stats/spsa.h"
 #include "stats/stats.h"
 
@@ -200,6 +201,8 @@ struct Counts {
 
     // Adds another set of counts.
     void add(const Counts& other);
+    // Takes another set of counts away.
+    void subtract(const Counts& other);
 };
 
 struct BenchMismatch {
@@ -210,6 +213,29 @@ struct BenchMismatch {
     uint64_t computed = 0;
     std::string message;
     int64_t created_ms = 0;
+};
+
+// One worker's counted pairs in a run, tested against the rest of the run's.
+struct WorkerFit {
+    int64_t run_id = 0;
+    int64_t worker_id = 0;
+    std::string name;
+    Counts counts;
+    stats::Homogeneity fit;
+    bool quarantined = false;  // p below the coordinator's quarantine threshold
+};
+
+// A worker's games removed from a run's totals: by whom, when, and what they counted.
+struct Purge {
+    int64_t id = 0;
+    int64_t run_id = 0;
+    int64_t worker_id = 0;
+    std::string worker_name;
+    int64_t token_id = 0;
+    std::string token_name;  // who purged (the user token's name)
+    std::string peer;        // where the call came from
+    int64_t purged_ms = 0;
+    Counts counts;
 };
 
 struct Run {
@@ -237,6 +263,8 @@ struct Run {
     std::optional<TrainState> train;        // training runs, likewise
     std::optional<ChainState> chain;        // chains, likewise
     int64_t chain_run_id = 0;               // the chain that started the run, likewise
+    std::vector<WorkerFit> workers;         // each worker's fit, likewise
+    std::vector<Purge> purges;              // workers purged from the run, likewise
 
     // Returns the number of game pairs workers play for the run at most (none for the kinds
     // the coordinator runs itself); defined with the run kinds (coordinator/kinds/).
@@ -338,6 +366,7 @@ struct StoredPositions {
 struct WorkerSummary {
     Worker worker;
     int64_t run_id = 0;
+    std::optional<WorkerFit> fit;  // in that run, else the run it reported to last
 };
 
 // A contiguous range of a run's game pairs.

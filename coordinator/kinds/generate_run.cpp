@@ -145,8 +145,14 @@ absl::StatusOr<PositionsPage> export_positions(Storage& storage, int64_t run_id,
 
 absl::StatusOr<ImportAck> Core::import_positions(Storage& storage, const ImportChunk& chunk) const {
     std::optional<Run> run;
-    if (chunk.run_id == 0) {
-        if (chunk.chunk != 0) return invalid("an import starts with chunk 0");
+    if (chunk.run_id == 0 && chunk.key.size() > 128)
+        return invalid("an import's key is over 128 bytes");
+    if (chunk.run_id == 0 && chunk.chunk != 0) return invalid("an import starts with chunk 0");
+    // An interrupted import of the same positions continues in its run.
+    if (chunk.run_id == 0 && !chunk.key.empty())
+        if (const std::optional<int64_t> resumed = storage.find_active_import(chunk.key))
+            run = storage.find_run(*resumed);
+    if (!run && chunk.run_id == 0) {
         const std::optional<Version> version = storage.find_version(chunk.version);
         if (!version)
             return absl::NotFoundError("unknown version '" + chunk.version +
@@ -166,10 +172,11 @@ absl::StatusOr<ImportAck> Core::import_positions(Storage& storage, const ImportC
         settings.max_plies = 0;
         settings.filters = "imported";
         storage.insert_generate(settings);
+        if (!chunk.key.empty()) storage.insert_import_key(created.id, chunk.key);
         publish(storage,
                 RunSubmitted{created.id, RunKind::Generate, version->name, version->name, 0});
         run = storage.find_run(created.id);
-    } else {
+    } else if (!run) {
         run = storage.find_run(chunk.run_id);
         if (!run) return absl::NotFoundError("no run " + std::to_string(chunk.run_id));
         if (run->spec.kind != RunKind::Generate || run->spec.games != 0)
@@ -182,7 +189,8 @@ absl::StatusOr<ImportAck> Core::import_positions(Storage& storage, const ImportC
             return absl::AlreadyExistsError("chunk " + std::to_string(chunk.chunk) + " of run " +
                                             std::to_string(run->id) +
                                             " was already stored with other positions");
-        return ImportAck{run->id, storage.find_generate(run->id)->positions, true};
+        return ImportAck{run->id, storage.find_generate(run->id)->positions, true,
+                         uint32_t(storage.count_position_games(run->id))};
     }
     if (run->state != RunState::Active)
         return absl::FailedPreconditionError("run " + std::to_string(run->id) +
@@ -192,7 +200,7 @@ absl::StatusOr<ImportAck> Core::import_positions(Storage& storage, const ImportC
     if (chunk.done)
         end_run(storage, *run, RunState::Finished,
                 "imported " + std::to_string(positions) + " positions");
-    return ImportAck{run->id, positions, false};
+    return ImportAck{run->id, positions, false, uint32_t(storage.count_position_games(run->id))};
 }
 
 }  // namespace sparring::coordinator

@@ -49,6 +49,9 @@ class RunKindModule {
 
     // Leases: whether workers play the run's game pairs (else the coordinator runs it).
     virtual bool plays_games() const { return true; }
+    // Returns whether a worker's pairs can be taken out of the run's totals again (a purge):
+    // not when they have changed more than counts (tuned values, stored positions).
+    virtual bool purgeable() const { return plays_games(); }
     // Returns the most pairs one lease holds, given the coordinator's own limit.
     virtual uint32_t max_pairs_per_lease(uint32_t limit) const { return limit; }
     // Records what a new batch needs before it is granted.

@@ -21,6 +21,7 @@ void param_to_proto(const spsa::Param& in, v1::TuneParam* out) {
 
 class TuneKind final : public RunKindModule {
   public:
+    bool purgeable() const override { return false; }
     RunKind kind() const override { return RunKind::Tune; }
     std::string_view name() const override { return "tune"; }
     std::string_view label() const override { return "tune (SPSA)"; }

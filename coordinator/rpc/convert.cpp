@@ -236,7 +236,38 @@ void run_to_proto(const Run& in, v1::RunStatus* out) {
     out->set_finished_unix_ms(in.finished_ms);
     out->set_verifies_run_id(in.verifies_run_id);
     out->set_chain_run_id(in.chain_run_id);
+    for (const WorkerFit& w : in.workers) worker_fit_to_proto(w, out->add_workers());
+    for (const Purge& p : in.purges) {
+        v1::Purge* purge = out->add_purges();
+        purge->set_worker_id(p.worker_id);
+        purge->set_worker_name(p.worker_name);
+        purge->set_games(uint64_t(2 * p.counts.pairs));
+        purge->set_wins(uint64_t(p.counts.wins));
+        purge->set_draws(uint64_t(p.counts.draws));
+        purge->set_losses(uint64_t(p.counts.losses));
+        purge->set_purged_by(p.token_name);
+        purge->set_unix_ms(p.purged_ms);
+    }
     kind.status_to_proto(in, out);
+}
+
+void worker_fit_to_proto(const WorkerFit& in, v1::WorkerFit* out) {
+    out->set_run_id(in.run_id);
+    out->set_worker_id(in.worker_id);
+    out->set_name(in.name);
+    out->set_games(uint64_t(2 * in.counts.pairs));
+    const auto& p = in.counts.penta.counts;
+    v1::Pentanomial* penta = out->mutable_pentanomial();
+    penta->set_ll(uint64_t(p[0]));
+    penta->set_ld(uint64_t(p[1]));
+    penta->set_dd_wl(uint64_t(p[2]));
+    penta->set_wd(uint64_t(p[3]));
+    penta->set_ww(uint64_t(p[4]));
+    out->set_chi2(in.fit.chi2);
+    out->set_df(uint32_t(in.fit.df));
+    out->set_p_value(in.fit.p_value);
+    out->set_residual(in.fit.residual);
+    out->set_quarantined(in.quarantined);
 }
 
 std::vector<RunState> run_states_from_proto(const google::protobuf::RepeatedField<int>& states) {
@@ -274,6 +305,7 @@ void worker_to_proto(const WorkerSummary& in, bool active, v1::WorkerStatus* out
     out->set_active(active);
     if (in.run_id) out->add_run_ids(in.run_id);
     out->set_games(uint64_t(w.games));
+    if (in.fit) worker_fit_to_proto(*in.fit, out->mutable_fit());
 }
 
 void lease_to_proto(const LeaseGrant& in, v1::Lease* out) {

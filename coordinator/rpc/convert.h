@@ -27,6 +27,7 @@ std::vector<RunState> run_states_from_proto(const google::protobuf::RepeatedFiel
 
 Worker worker_from_proto(const v1::RegisterRequest& in);
 void worker_to_proto(const WorkerSummary& in, bool active, v1::WorkerStatus* out);
+void worker_fit_to_proto(const WorkerFit& in, v1::WorkerFit* out);
 void lease_to_proto(const LeaseGrant& in, v1::Lease* out);
 absl::StatusOr<Report> report_from_proto(const v1::ReportResultsRequest& in);
 absl::StatusOr<Release> release_from_proto(const v1::ReleaseLeaseRequest& in);

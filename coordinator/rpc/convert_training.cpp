@@ -22,6 +22,7 @@ absl::StatusOr<ImportChunk> import_chunk_from_proto(const v1::ImportPositionsReq
     chunk.data = in.positions();
     chunk.count = in.count();
     chunk.done = in.done();
+    chunk.key = in.import_key();
     return chunk;
 }
 

@@ -5,8 +5,11 @@
 #include <grpcpp/support/server_callback.h>
 
 #include <atomic>
+#include <chrono>
 #include <memory>
 #include <stdexcept>
+
+#include "client/connection.h"
 
 namespace sparring::coordinator {
 
@@ -18,6 +21,13 @@ std::string bearer_token(const grpc::CallbackServerContext& context) {
     constexpr std::string_view prefix = "Bearer ";
     if (value.substr(0, prefix.size()) != prefix) return {};
     return std::string(value.substr(prefix.size()));
+}
+
+void finish_call(grpc::CallbackServerContext* context, grpc::ServerUnaryReactor* reactor,
+                 const absl::Status& status) {
+    if (const std::optional<std::chrono::milliseconds> wait = Executor::retry_after(status))
+        context->AddTrailingMetadata(rpc::kRetryAfterKey, std::to_string(wait->count()));
+    reactor->Finish(to_grpc(status));
 }
 
 grpc::internal::MethodHandler* Gate::handler(GatedMethod method) {
@@ -35,13 +45,14 @@ grpc::internal::MethodHandler* Gate::handler(GatedMethod method) {
                     absl::StatusOr<Caller> caller = core_.authenticate(storage, token, method.role);
                     if (!caller.ok()) return caller.status();
                     served->store(true);
-                    method.serve(context, *request, response, [reactor](absl::Status status) {
-                        reactor->Finish(to_grpc(status));
-                    });
+                    method.serve(context, *request, response,
+                                 [context, reactor](absl::Status status) {
+                                     finish_call(context, reactor, status);
+                                 });
                     return absl::OkStatus();
                 },
-                [reactor, served](absl::Status status) {
-                    if (!served->load()) reactor->Finish(to_grpc(status));
+                [context, reactor, served](absl::Status status) {
+                    if (!served->load()) finish_call(context, reactor, status);
                 });
             return reactor;
         });

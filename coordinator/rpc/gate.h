@@ -21,6 +21,11 @@ namespace sparring::coordinator {
 // Returns the bearer token of a call's `authorization` metadata, or an empty string.
 std::string bearer_token(const grpc::CallbackServerContext& context);
 
+// Finishes a call with a status; a shed call's retry-after goes in the trailing metadata
+// (client/connection.h's kRetryAfterKey).
+void finish_call(grpc::CallbackServerContext* context, grpc::ServerUnaryReactor* reactor,
+                 const absl::Status& status);
+
 // What a method does once its caller is known: parse the request, run, write the response.
 using Serve = std::function<void(grpc::CallbackServerContext*, const grpc::ByteBuffer&,
                                  grpc::ByteBuffer*, std::function<void(absl::Status)>)>;

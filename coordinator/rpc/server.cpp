@@ -70,14 +70,16 @@ Server::Server(Options options)
     core_.resume_leases(*writer_storage);
     writer_storage->commit();
     writer_ = std::make_unique<Executor>(
-        std::move(writer_storage), Executor::Options{true, options_.max_batch, options_.gather});
+        std::move(writer_storage),
+        Executor::Options{true, options_.max_batch, options_.gather, options_.max_queued_calls});
     checkpointer_ = std::make_unique<Database>(options_.db_path);
     std::vector<std::unique_ptr<Storage>> readers;
     for (size_t i = 0; i < std::max<size_t>(1, options_.read_threads); ++i)
         readers.push_back(std::make_unique<SqliteStorage>(options_.db_path));
     reader_ = std::make_unique<Executor>(
         std::move(readers),
-        Executor::Options{false, options_.max_batch, std::chrono::microseconds(0)});
+        Executor::Options{false, options_.max_batch, std::chrono::microseconds(0),
+                          options_.max_queued_calls});
     for (const bool write : {false, true})
         (write ? writer_ : reader_)
             ->observe([this, write](size_t jobs, std::chrono::nanoseconds elapsed) {
@@ -95,7 +97,8 @@ Server::Server(Options options)
             web_readers.push_back(std::make_unique<SqliteStorage>(options_.db_path));
         web_reader_ = std::make_unique<Executor>(
             std::move(web_readers),
-            Executor::Options{false, options_.max_batch, std::chrono::microseconds(0)});
+            Executor::Options{false, options_.max_batch, std::chrono::microseconds(0),
+                              options_.max_queued_calls});
         web_api_ = std::make_unique<UserApi>(core_, *writer_, *web_reader_);
         if (options_.http.tls_cert_file.empty()) {
             options_.http.tls_cert_file = options_.tls_cert_file;

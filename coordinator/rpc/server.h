@@ -39,6 +39,7 @@ class Server {
         size_t max_batch = 512;                  // jobs per group commit, at most
         std::chrono::microseconds gather{1000};  // writer: wait for jobs to share a commit
         size_t read_threads = 2;                 // reader: threads, each with a connection
+        size_t max_queued_calls = 0;  // per executor; past it calls are shed (0: no bound)
     };
 
     // Opens the database (applying migrations) and renews outstanding leases; throws

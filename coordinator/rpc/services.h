@@ -20,13 +20,14 @@ namespace sparring::coordinator {
 
 using Done = std::function<void(absl::Status)>;
 
-// Queues fn(storage, caller) on the executor after authenticating the call again inside the
-// transaction (with the given role, if any; the caller carries the call's peer), and passes
-// the status to done once fn's transaction has committed.
+// Queues fn(storage, caller) on the executor (shed with a retry-after when its queue is full)
+// after authenticating the call again inside the transaction (with the given role, if any; the
+// caller carries the call's peer), and passes the status to done once fn's transaction has
+// committed.
 template <typename Fn>
 void run_authenticated(grpc::CallbackServerContext* context, Core& core, Executor& executor,
                        std::optional<Role> role, Fn fn, Done done) {
-    executor.submit(
+    executor.offer(
         [&core, token = bearer_token(*context), peer = context->peer(), role,
          fn = std::move(fn)](Storage& storage) {
             absl::StatusOr<Caller> caller = core.authenticate(storage, token, role);

@@ -33,7 +33,7 @@ void UserApi::change(const Credential& credential, Prepare prepare, Done done) {
         [this, token = credential.token, peer = credential.peer, prepared,
          done = std::move(done)](absl::Status status) mutable {
             if (!status.ok()) return done(std::move(status));
-            writer_.submit(
+            writer_.offer(
                 [this, token, peer, prepared](Storage& storage) {
                     absl::StatusOr<Caller> caller = core_.authenticate(storage, token, Role::User);
                     if (!caller.ok()) return caller.status();
@@ -45,7 +45,7 @@ void UserApi::change(const Credential& credential, Prepare prepare, Done done) {
 }
 
 void UserApi::query(const Credential& credential, Executor::Job job, Done done) {
-    reader_.submit(
+    reader_.offer(
         [this, credential, job = std::move(job)](Storage& storage) {
             if (!credential.public_queries) {
                 absl::StatusOr<Caller> caller =
@@ -253,6 +253,20 @@ void UserApi::get_llr_history(const Credential& credential, const v1::GetLlrHist
             absl::StatusOr<RunHistory> history = run_history(storage, run_id, max);
             if (!history.ok()) return history.status();
             llr_history_to_proto(*history, response);
+            return absl::OkStatus();
+        },
+        std::move(done));
+}
+
+void UserApi::purge_worker(const Credential& credential, const v1::PurgeWorkerRequest& request,
+                           v1::RunStatus* response, Done done) {
+    change(
+        credential,
+        [this, run_id = request.run_id(), worker_id = request.worker_id(), response](
+            Storage& storage, const Caller& caller) {
+            absl::StatusOr<Run> run = core_.purge_worker(storage, caller, run_id, worker_id);
+            if (!run.ok()) return run.status();
+            run_to_proto(*run, response);
             return absl::OkStatus();
         },
         std::move(done));

@@ -64,6 +64,8 @@ class UserApi {
                           v1::ImportPositionsResponse* response, Done done);
     void get_llr_history(const Credential& credential, const v1::GetLlrHistoryRequest& request,
                          v1::LlrHistory* response, Done done);
+    void purge_worker(const Credential& credential, const v1::PurgeWorkerRequest& request,
+                      v1::RunStatus* response, Done done);
 
   private:
     // A change, given the caller (with the peer of its credential).

@@ -1,5 +1,6 @@
 // The UserService handlers: each hands its call to the UserApi (changes need a user token
 // and run on the writer; queries accept any valid token and run on the reader).
+#include "client/connection.h"
 #include "coordinator/rpc/services.h"
 
 namespace sparring::coordinator {
@@ -36,6 +37,7 @@ UserServiceImpl::UserServiceImpl(UserApi& api, Gate& gate) : api_(api) {
         {"ExportPositions", forward(api_, &UserApi::export_positions, false)},
         {"ImportPositions", forward(api_, &UserApi::import_positions, true)},
         {"GetLlrHistory", forward(api_, &UserApi::get_llr_history, false)},
+        {"PurgeWorker", forward(api_, &UserApi::purge_worker, true)},
     };
     gate.install(v1::UserService::service_full_name(), methods,
                  [this](int index, grpc::internal::MethodHandler* handler) {

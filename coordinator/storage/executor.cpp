@@ -2,10 +2,12 @@
 
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <exception>
 #include <stdexcept>
 #include <string>
 
+#include "absl/strings/cord.h"
 #include "coordinator/storage/sqlite.h"
 
 namespace sparring::coordinator {
@@ -75,15 +77,50 @@ Executor::~Executor() {
 }
 
 void Executor::submit(Job job, Done done) {
+    enqueue(std::move(job), std::move(done), false);
+}
+
+void Executor::offer(Job job, Done done) {
+    enqueue(std::move(job), std::move(done), true);
+}
+
+void Executor::enqueue(Job job, Done done, bool bounded) {
+    absl::Status refused = absl::UnavailableError("the coordinator is shutting down");
     {
         std::lock_guard lock(mutex_);
-        if (!stopping_) {
+        if (!stopping_ && bounded && options_.max_queued > 0 &&
+            queue_.size() >= options_.max_queued) {
+            refused = busy();
+        } else if (!stopping_) {
             queue_.push_back({std::move(job), std::move(done)});
             queued_.notify_one();
             return;
         }
     }
-    done(absl::UnavailableError("the coordinator is shutting down"));
+    done(std::move(refused));
+}
+
+absl::Status Executor::busy() const {
+    // The time the queue takes to drain, within bounds: long enough for the excess to go
+    // away, short enough that a burst does not leave the coordinator idle.
+    const int64_t drain_ms = int64_t(queue_.size()) * job_ns_.load() / 1'000'000;
+    const int64_t wait_ms = std::clamp<int64_t>(drain_ms, 20, 5'000);
+    absl::Status status =
+        absl::ResourceExhaustedError("the coordinator is busy (" + std::to_string(queue_.size()) +
+                                     " calls queued); retry in " + std::to_string(wait_ms) + " ms");
+    status.SetPayload(kRetryAfterPayload, absl::Cord(std::to_string(wait_ms)));
+    return status;
+}
+
+std::optional<std::chrono::milliseconds> Executor::retry_after(const absl::Status& status) {
+    const auto payload = status.GetPayload(kRetryAfterPayload);
+    if (!payload) return std::nullopt;
+    int64_t ms = 0;
+    for (char c : std::string(*payload)) {
+        if (c < '0' || c > '9') return std::nullopt;
+        ms = ms * 10 + (c - '0');
+    }
+    return std::chrono::milliseconds(ms);
 }
 
 void Executor::shutdown() {
@@ -180,7 +217,11 @@ Executor::Completion Executor::run_batch(Storage& storage, std::deque<Entry>& ba
     } catch (const std::exception& e) {
         return abandon(fault_status("storage commit failed", e));
     }
-    if (observer_) observer_(batch.size(), std::chrono::steady_clock::now() - start);
+    const auto elapsed = std::chrono::steady_clock::now() - start;
+    const int64_t per_job =
+        int64_t(std::chrono::nanoseconds(elapsed).count()) / int64_t(batch.size());
+    job_ns_.store((7 * job_ns_.load() + per_job) / 8);
+    if (observer_) observer_(batch.size(), elapsed);
     completion.committed = storage.take_committed();
     return completion;
 }

@@ -8,11 +8,13 @@
 #pragma once
 
 #include <chrono>
+#include <atomic>
 #include <condition_variable>
 #include <deque>
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -34,6 +36,10 @@ class Executor {
         // Waiting before each batch lets concurrent jobs share a commit: fewer page writes
         // and syncs per job.
         std::chrono::microseconds gather{0};
+        // Jobs waiting at most for offer(): past it a job offered is shed at once with
+        // RESOURCE_EXHAUSTED and a retry-after (see retry_after()), so that the jobs taken
+        // are not slowed down by a queue without end. 0: no bound.
+        size_t max_queued = 0;
     };
 
     // Starts one thread per connection; a write executor takes exactly one connection.
@@ -49,6 +55,10 @@ class Executor {
     // commit. After shutdown, done receives UNAVAILABLE at once, on the calling thread. A
     // completion must not wait for another job of the same executor.
     void submit(Job job, Done done);
+    // Queues a job like submit() unless max_queued jobs are waiting: then done receives
+    // RESOURCE_EXHAUSTED with a retry-after at once, on the calling thread. For the calls of
+    // clients, which retry; the coordinator's own jobs use submit().
+    void offer(Job job, Done done);
     // Sets the observer of committed transactions (called on the job threads); call it before
     // the first submit.
     void observe(Observer observer) { observer_ = std::move(observer); }
@@ -56,7 +66,17 @@ class Executor {
     // threads. Idempotent.
     void shutdown();
 
+    // Returns the wait a shed job's status asks for (its kRetryAfterPayload), if any.
+    static std::optional<std::chrono::milliseconds> retry_after(const absl::Status& status);
+    // The payload type URL of a shed job's status: the wait in milliseconds, as text.
+    static constexpr char kRetryAfterPayload[] = "sparring/retry-after-ms";
+
   private:
+    // Queues a job, bounded by max_queued or not (see submit() and offer()).
+    void enqueue(Job job, Done done, bool bounded);
+    // Returns the status of a job shed because the queue is full (caller holds mutex_).
+    absl::Status busy() const;
+
     struct Entry {
         Job job;
         Done done;
@@ -82,6 +102,7 @@ class Executor {
     std::mutex mutex_;
     std::condition_variable queued_;  // a job arrived, or shutting down
     std::deque<Entry> queue_;
+    std::atomic<int64_t> job_ns_{0};  // recent mean time per job, for the retry-after
     bool stopping_ = false;
 
     std::mutex completion_mutex_;

@@ -344,7 +344,54 @@ LEFT JOIN train_runs t ON t.run_id = g.train_run_id
 LEFT JOIN runs v ON v.id = g.verify_run_id;
 )sql";
 
-constexpr std::array<std::string_view, 3> kMigrations = {kSchema1, kSchema2, kSchema3};
+// Migration 4: purges of a worker's games from a run (who, when, what they counted), the
+// purged reports and games kept apart from the counted ones, a per-worker index of results,
+// and the keys that let an interrupted import of positions continue in its run.
+constexpr std::string_view kSchema4 = R"sql(
+CREATE TABLE purges (
+  id          INTEGER PRIMARY KEY,
+  run_id      INTEGER NOT NULL REFERENCES runs(id),
+  worker_id   INTEGER NOT NULL REFERENCES workers(id),
+  token_id    INTEGER NOT NULL REFERENCES tokens(id),  -- the user token that purged
+  peer        TEXT NOT NULL DEFAULT '',                 -- where the call came from
+  purged_ms   INTEGER NOT NULL,
+  pairs       INTEGER NOT NULL,                         -- what the purged reports counted
+  wins        INTEGER NOT NULL,
+  draws       INTEGER NOT NULL,
+  losses      INTEGER NOT NULL,
+  ll          INTEGER NOT NULL,
+  ld          INTEGER NOT NULL,
+  dd_wl       INTEGER NOT NULL,
+  wd          INTEGER NOT NULL,
+  ww          INTEGER NOT NULL,
+  UNIQUE (run_id, worker_id)
+);
+CREATE INDEX purges_by_worker ON purges(worker_id);
+
+ALTER TABLE results ADD COLUMN purge_id INTEGER NOT NULL DEFAULT 0;  -- 0: counted
+CREATE INDEX results_by_worker ON results(worker_id, run_id);
+
+CREATE TABLE purged_games (
+  id          INTEGER PRIMARY KEY,
+  purge_id    INTEGER NOT NULL REFERENCES purges(id),
+  run_id      INTEGER NOT NULL REFERENCES runs(id),
+  game        INTEGER NOT NULL,              -- the number it had in games
+  batch_id    INTEGER NOT NULL REFERENCES batches(id),
+  worker_id   INTEGER NOT NULL REFERENCES workers(id),
+  outcome     TEXT NOT NULL,
+  test_white  INTEGER NOT NULL,
+  pgn         BLOB NOT NULL
+);
+CREATE INDEX purged_games_by_purge ON purged_games(purge_id);
+
+CREATE TABLE position_imports (
+  run_id      INTEGER PRIMARY KEY REFERENCES runs(id),
+  import_key  TEXT NOT NULL                  -- SHA-256 of the import's positions and chunking
+);
+CREATE INDEX position_imports_by_key ON position_imports(import_key);
+)sql";
+
+constexpr std::array<std::string_view, 4> kMigrations = {kSchema1, kSchema2, kSchema3, kSchema4};
 
 // Returns the schema version recorded in the file.
 int user_version(Database& db) {

@@ -67,6 +67,14 @@ class SqliteStorage final : public Storage {
     std::optional<std::string> find_report_digest(int64_t batch_id, uint32_t sequence) override;
     void insert_report(const ReportRecord& report) override;
     std::vector<ReportRecord> list_reports(int64_t run_id) override;
+    std::vector<WorkerFit> worker_counts(int64_t run_id) override;
+    Counts worker_counts(int64_t run_id, int64_t worker_id) override;
+    std::optional<int64_t> last_reported_run(int64_t worker_id) override;
+    int64_t insert_purge(const Purge& purge) override;
+    std::vector<Purge> list_purges(int64_t run_id) override;
+    std::vector<int64_t> purged_runs(int64_t worker_id) override;
+    std::vector<uint64_t> purge_worker_games(int64_t run_id, int64_t worker_id,
+                                             int64_t purge_id) override;
     void insert_game(const StoredGame& game) override;
     std::vector<StoredGame> list_games(int64_t run_id, uint64_t start_game, int max_games) override;
 
@@ -86,6 +94,9 @@ class SqliteStorage final : public Storage {
     void insert_generate(const GenerateState& state) override;
     std::optional<GenerateState> find_generate(int64_t run_id) override;
     void insert_positions(int64_t run_id, const StoredPositions& positions) override;
+    void insert_import_key(int64_t run_id, std::string_view key) override;
+    std::optional<int64_t> find_active_import(std::string_view key) override;
+    uint64_t count_position_games(int64_t run_id) override;
     std::vector<StoredPositions> list_positions(int64_t run_id, uint64_t start_game,
                                                 int max_games) override;
 

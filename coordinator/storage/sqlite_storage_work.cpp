@@ -191,7 +191,7 @@ void SqliteStorage::insert_report(const ReportRecord& r) {
 std::vector<ReportRecord> SqliteStorage::list_reports(int64_t run_id) {
     Statement& s = db_.prepare(
         "SELECT batch_id, sequence, worker_id, pairs, wins, draws, losses, ll, ld, dd_wl, wd, "
-        "ww, received_ms FROM results WHERE run_id = ? ORDER BY id");
+        "ww, received_ms FROM results WHERE run_id = ? AND purge_id = 0 ORDER BY id");
     s.bind(run_id);
     std::vector<ReportRecord> reports;
     while (s.step()) {

@@ -79,8 +79,25 @@ class Storage {
     // Returns the digest of a recorded report, if recorded.
     virtual std::optional<std::string> find_report_digest(int64_t batch_id, uint32_t sequence) = 0;
     virtual void insert_report(const ReportRecord& report) = 0;
-    // Returns a run's counted reports in the order they were counted, without digests.
+    // Returns a run's counted (unpurged) reports in the order they were counted, without
+    // digests.
     virtual std::vector<ReportRecord> list_reports(int64_t run_id) = 0;
+    // Returns each worker's counted (unpurged) pairs in a run, by worker id, with its name.
+    virtual std::vector<WorkerFit> worker_counts(int64_t run_id) = 0;
+    // Returns one worker's counted (unpurged) pairs in a run.
+    virtual Counts worker_counts(int64_t run_id, int64_t worker_id) = 0;
+    // Returns the run of a worker's latest counted report, if any.
+    virtual std::optional<int64_t> last_reported_run(int64_t worker_id) = 0;
+    // Records a purge and returns its id.
+    virtual int64_t insert_purge(const Purge& purge) = 0;
+    // Returns a run's purges, oldest first, with worker and token names.
+    virtual std::vector<Purge> list_purges(int64_t run_id) = 0;
+    // Returns the runs a worker was purged from.
+    virtual std::vector<int64_t> purged_runs(int64_t worker_id) = 0;
+    // Marks a worker's counted reports in a run as purged and moves its games there to
+    // purged_games; returns the pair numbers of the moved games, ascending.
+    virtual std::vector<uint64_t> purge_worker_games(int64_t run_id, int64_t worker_id,
+                                                     int64_t purge_id) = 0;
     virtual void insert_game(const StoredGame& game) = 0;
     // Returns up to max_games of a run's games numbered from start_game on, in order.
     virtual std::vector<StoredGame> list_games(int64_t run_id, uint64_t start_game,
@@ -113,6 +130,12 @@ class Storage {
     virtual std::optional<GenerateState> find_generate(int64_t run_id) = 0;
     // Stores one game's labelled positions and adds them to its run's count.
     virtual void insert_positions(int64_t run_id, const StoredPositions& positions) = 0;
+    // Records the key of an import of positions (ImportPositionsRequest.import_key).
+    virtual void insert_import_key(int64_t run_id, std::string_view key) = 0;
+    // Returns the active import run recorded with a key, if any.
+    virtual std::optional<int64_t> find_active_import(std::string_view key) = 0;
+    // Returns how many games (imports: chunks) of a run have stored positions.
+    virtual uint64_t count_position_games(int64_t run_id) = 0;
     // Returns the positions of up to max_games of a run's games from start_game on, in order.
     virtual std::vector<StoredPositions> list_positions(int64_t run_id, uint64_t start_game,
                                                         int max_games) = 0;

@@ -8,6 +8,7 @@
 #include <condition_variable>
 #include <future>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -127,6 +128,43 @@ TEST_F(ExecutorTest, SubmitReturnsBeforeTheJobRunsOnAThreadOfItsOwn) {
     EXPECT_NE(job_thread, std::this_thread::get_id());
     EXPECT_NE(done_thread, std::this_thread::get_id());
     EXPECT_NE(done_thread, job_thread) << "completions run on a thread apart from the writer";
+}
+
+TEST_F(ExecutorTest, OfferShedsPastTheQueueBoundWithARetryAfter) {
+    auto executor = std::make_unique<Executor>(std::make_unique<SqliteStorage>(db.path()),
+                                               Executor::Options{true, 512, 0us, 3});
+    // The first job holds the writer; three more wait, which is the bound.
+    std::promise<void> started, release;
+    std::shared_future<void> released = release.get_future().share();
+    Completions completions;
+    executor->offer(
+        [&](Storage& storage) {
+            started.set_value();
+            released.wait();
+            storage.insert_version(version("held"));
+            return absl::OkStatus();
+        },
+        completions.done());
+    started.get_future().wait();
+    for (const char* name : {"q1", "q2", "q3"}) executor->offer(insert(name), completions.done());
+    // Past the bound an offered job is shed at once, on this thread, and never runs.
+    std::optional<absl::Status> shed;
+    executor->offer(insert("shed"), [&shed](absl::Status status) { shed = std::move(status); });
+    ASSERT_TRUE(shed.has_value());
+    EXPECT_EQ(shed->code(), absl::StatusCode::kResourceExhausted) << *shed;
+    EXPECT_NE(shed->message().find("busy (3 calls queued)"), std::string_view::npos) << *shed;
+    const std::optional<std::chrono::milliseconds> wait = Executor::retry_after(*shed);
+    ASSERT_TRUE(wait.has_value());
+    EXPECT_GE(wait->count(), 20);
+    EXPECT_LE(wait->count(), 5000);
+    EXPECT_FALSE(Executor::retry_after(absl::UnavailableError("down")).has_value());
+    // The coordinator's own jobs are never shed.
+    executor->submit(insert("own"), completions.done());
+    release.set_value();
+    for (const absl::Status& status : completions.wait(5)) EXPECT_TRUE(status.ok()) << status;
+    executor->shutdown();
+    EXPECT_EQ(committed_versions(db.path()),
+              (std::vector<std::string>{"held", "own", "q1", "q2", "q3"}));
 }
 
 TEST_F(ExecutorTest, JobsQueuedMeanwhileShareOneCommit) {

@@ -88,6 +88,33 @@ TEST(WorkerRetry, GivesUpWhenThePauseRefuses) {
     EXPECT_LE(waited, 1000ms);
 }
 
+TEST(WorkerRetry, ABusyCoordinatorsRetryAfterIsHonoured) {
+    Backoff backoff(100ms, 200ms, 7);
+    CallOutcome busy{Kind::Transient, "resource exhausted: busy"};
+    busy.retry_after = 1500ms;
+    EXPECT_EQ(wait_after(busy, backoff), 1500ms);
+    // Without a hint, or with a shorter one, the backoff decides.
+    busy.retry_after = 1ms;
+    const milliseconds wait = wait_after(busy, backoff);
+    EXPECT_GE(wait, 100ms);
+    EXPECT_LE(wait, 200ms);
+    int attempts = 0;
+    std::vector<milliseconds> pauses;
+    const CallOutcome outcome = retry_transient(
+        [&] {
+            CallOutcome o{attempts++ < 2 ? Kind::Transient : Kind::Ok, ""};
+            o.retry_after = o.ok() ? 0ms : 900ms;
+            return o;
+        },
+        backoff,
+        [&](const CallOutcome&, milliseconds delay) {
+            pauses.push_back(delay);
+            return true;
+        });
+    EXPECT_TRUE(outcome.ok());
+    EXPECT_EQ(pauses, (std::vector<milliseconds>{900ms, 900ms}));
+}
+
 TEST(WorkerRetry, GrpcStatusesAreClassified) {
     EXPECT_TRUE(outcome_of(grpc::Status::OK).ok());
     for (const grpc::StatusCode code :

@@ -1,0 +1,125 @@
+// Core: each worker's fit in a run (the test of its pairs against the rest of the run's) and
+// purging a worker's games from a run.
+#include <algorithm>
+
+#include "coordinator/domain/core.h"
+#include "coordinator/domain/events.h"
+#include "coordinator/kinds/run_kind.h"
+
+namespace sparring::coordinator {
+
+namespace {
+
+// Returns the run's counts without the worker's, never below zero.
+stats::Pentanomial rest_of(const Counts& run, const Counts& worker) {
+    stats::Pentanomial rest;
+    for (size_t i = 0; i < rest.counts.size(); ++i)
+        rest.counts[i] = std::max<int64_t>(0, run.penta.counts[i] - worker.penta.counts[i]);
+    return rest;
+}
+
+}  // namespace
+
+void Counts::subtract(const Counts& other) {
+    pairs -= other.pairs;
+    wins -= other.wins;
+    draws -= other.draws;
+    losses -= other.losses;
+    for (size_t i = 0; i < penta.counts.size(); ++i) penta.counts[i] -= other.penta.counts[i];
+}
+
+std::vector<WorkerFit> Core::worker_fits(Storage& storage, const Run& run) const {
+    std::vector<WorkerFit> fits = storage.worker_counts(run.id);
+    for (WorkerFit& w : fits) {
+        w.run_id = run.id;
+        w.fit = stats::homogeneity(w.counts.penta, rest_of(run.counts, w.counts));
+        w.quarantined = options_.quarantine_p > 0 && w.fit.p_value < options_.quarantine_p;
+    }
+    return fits;
+}
+
+std::optional<WorkerFit> Core::worker_fit(Storage& storage, const Run& run,
+                                          int64_t worker_id) const {
+    WorkerFit w;
+    w.run_id = run.id;
+    w.worker_id = worker_id;
+    w.counts = storage.worker_counts(run.id, worker_id);
+    if (w.counts.pairs == 0) return std::nullopt;
+    w.fit = stats::homogeneity(w.counts.penta, rest_of(run.counts, w.counts));
+    w.quarantined = options_.quarantine_p > 0 && w.fit.p_value < options_.quarantine_p;
+    return w;
+}
+
+absl::StatusOr<Run> Core::purge_worker(Storage& storage, const Caller& caller, int64_t run_id,
+                                       int64_t worker_id) const {
+    absl::StatusOr<Run> found = get_run(storage, run_id);
+    if (!found.ok()) return found.status();
+    Run run = std::move(*found);
+    const std::string name = "run " + std::to_string(run_id);
+    const RunKindModule& kind = run_kind(run.spec.kind);
+    if (!kind.purgeable())
+        return absl::FailedPreconditionError(
+            name + " is a " + std::string(kind.label()) +
+            " run, whose reported pairs cannot be taken back; only regression and fixed-games "
+            "runs can be purged");
+    std::optional<Worker> worker = storage.find_worker(worker_id);
+    if (!worker)
+        return absl::NotFoundError("no worker " + std::to_string(worker_id) +
+                                   " (see `sparring workers --all`)");
+    for (const Purge& p : run.purges)
+        if (p.worker_id == worker_id)
+            return absl::AlreadyExistsError("worker " + std::to_string(worker_id) +
+                                            " was already purged from " + name + " by '" +
+                                            p.token_name + "'");
+    const bool active = run.state == RunState::Active;
+    if (!active && (run.chain_run_id != 0 || run.verifies_run_id != 0))
+        return absl::FailedPreconditionError(
+            name + " is over and its result was used by run " +
+            std::to_string(run.chain_run_id ? run.chain_run_id : run.verifies_run_id) +
+            "; purge a worker while the run is active");
+
+    // The worker's lease on the run ends first, so no report of it is counted afterwards.
+    if (active)
+        for (Batch& batch : storage.leased_batches_of_run(run.id))
+            if (batch.worker_id == worker_id) end_lease(storage, run, batch, BatchState::Stopped);
+
+    Purge purge;
+    purge.run_id = run.id;
+    purge.worker_id = worker_id;
+    purge.token_id = caller.token_id;
+    purge.peer = caller.peer;
+    purge.purged_ms = now_ms_();
+    purge.counts = storage.worker_counts(run.id, worker_id);
+    purge.id = storage.insert_purge(purge);
+    const std::vector<uint64_t> pairs = storage.purge_worker_games(run.id, worker_id, purge.id);
+    run.counts.subtract(purge.counts);
+    refresh_statistics(run);
+
+    std::optional<std::string> verdict = kind.verdict(run);
+    if (!active && !verdict) {
+        // The run ended on games that no longer count: it goes on with the purged pairs.
+        run.state = RunState::Active;
+        run.result.clear();
+        run.finished_ms = 0;
+    }
+    if (run.state == RunState::Active) {
+        for (size_t i = 0; i < pairs.size();) {
+            size_t end = i + 1;
+            while (end < pairs.size() && pairs[end] == pairs[end - 1] + 1) ++end;
+            storage.insert_free_pairs(run.id, {pairs[i], end - i});
+            run.free_pairs += end - i;
+            i = end;
+        }
+    } else if (verdict) {
+        run.result = *verdict;
+    }
+    storage.update_run(run);
+    publish(storage, RunProgressed{run.id, run.counts, run.elo, run.sprt.llr});
+    if (active && verdict) {
+        end_run(storage, run, RunState::Finished, std::move(*verdict));
+        kind.on_finished(storage, *this, run);
+    }
+    return get_run(storage, run_id);
+}
+
+}  // namespace sparring::coordinator
