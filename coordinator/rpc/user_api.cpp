@@ -262,12 +262,14 @@ void UserApi::purge_worker(const Credential& credential, const v1::PurgeWorkerRe
                            v1::RunStatus* response, Done done) {
     change(
         credential,
-        [this, run_id = request.run_id(), worker_id = request.worker_id(), response](
-            Storage& storage, const Caller& caller) {
-            absl::StatusOr<Run> run = core_.purge_worker(storage, caller, run_id, worker_id);
-            if (!run.ok()) return run.status();
-            run_to_proto(*run, response);
-            return absl::OkStatus();
+        [this, &request, response]() -> absl::StatusOr<Change> {
+            return Change([this, run_id = request.run_id(), worker_id = request.worker_id(),
+                           response](Storage& storage, const Caller& caller) {
+                absl::StatusOr<Run> run = core_.purge_worker(storage, caller, run_id, worker_id);
+                if (!run.ok()) return run.status();
+                run_to_proto(*run, response);
+                return absl::OkStatus();
+            });
         },
         std::move(done));
 }
