@@ -18,7 +18,10 @@ packages=(cmake g++ make pkg-config
 # Only the test job needs these: they check the deploy recipes, the metrics format and the
 # C++ formatting, and chromium opens the dashboard in the browser test.
 # (prometheus brings promtool; on a machine running systemd it also starts a server on :9090.)
-test_packages=(python3-yaml docker-compose prometheus clang-format chromium)
+# faketime moves the coordinator's wall clock in the fault tests.
+test_packages=(python3-yaml docker-compose prometheus clang-format chromium faketime)
+# Only the bench job needs these: deploy/container-check.sh builds the image and runs it.
+bench_packages=(podman runc mmdebstrap)
 
 # Installs the Debian packages that are not installed yet; apt-get runs only when needed.
 install_missing() {
@@ -46,6 +49,7 @@ case "$job" in
 esac
 
 [ "$job" = test ] && packages+=("${test_packages[@]}")
+[ "$job" = bench ] && packages+=("${bench_packages[@]}")
 install_missing
 build_all
 case "$job" in
