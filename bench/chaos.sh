@@ -1,7 +1,7 @@
 #!/bin/bash
 # Chaos: four runs at once (fixed games, an SPRT, SPSA tuning and self-play generation) played
-# by workers on 127.0.0.1 while the coordinator is killed with SIGKILL and restarted, until the
-# runs have ended and KILLS times at least, and workers are killed at random and replaced. Afterwards SQL on the database checks that
+# by workers on 127.0.0.1 while the coordinator is killed with SIGKILL and restarted KILLS times
+# and workers are killed at random and replaced; then the runs go on to their end. Afterwards SQL on the database checks that
 # every game number of every run is stored exactly once (0 .. 2 * pairs - 1, no gaps), that each
 # run's counts equal its games table's, that the SPSA run applied each pair once, that each
 # generated game's positions are stored once, and that the SPRT decided. Prints the figures.
@@ -49,7 +49,7 @@ start_coordinator() {
     rm -f "$work/port"
     starts=$((starts + 1))
     "$coordinator" serve --db "$db" --listen "127.0.0.1:$port" --port-file "$work/port" \
-        --heartbeat-seconds 1 --lease-seconds 4 --pairs-per-thread 2 \
+        --heartbeat-seconds 1 --lease-seconds 10 --pairs-per-thread 2 \
         >>"$work/coordinator.log" 2>&1 &
     coordinator_pid=$!
     for _ in $(seq 300); do [ -s "$work/port" ] && break; sleep 0.05; done
@@ -77,15 +77,18 @@ echo "chaos: coordinator 127.0.0.1:$port, $worker_count workers, database $db," 
 for i in $(seq "$worker_count"); do start_worker "$i"; done
 
 start=$(date +%s.%N)
+# The chaos starts once the workers play (a new worker first checks the versions' bench
+# signatures), and the runs are sized to last past its KILLS kills.
+deadline=$(($(date +%s) + 1800))
+until [ "$(sql "SELECT count(*) FROM results")" -gt 0 ]; do
+    [ "$(date +%s)" -lt "$deadline" ] || { echo "chaos: FAILED: no worker played" >&2; exit 1; }
+    sleep 1
+done
 coordinator_kills=0
 worker_kills=0
-active() { sql "SELECT count(*) FROM runs WHERE state = 'active' AND id <= 4"; }
-deadline=$(($(date +%s) + 3600))
-# Kills at random moments until the runs have ended, KILLS times at least: the coordinator
-# every 2-6 s (restarted after up to a second), and each time a worker with probability 1/4
-# (replaced at once; a new worker first checks the versions' bench signatures).
-while [ "$coordinator_kills" -lt "$kills" ] || [ "$(active)" != 0 ]; do
-    [ "$(date +%s)" -lt "$deadline" ] || { echo "chaos: FAILED: runs still active" >&2; exit 1; }
+# Kills at random moments: the coordinator every 2-6 s (restarted after up to a second), and
+# each time a worker with probability 1/4 (replaced at once).
+while [ "$coordinator_kills" -lt "$kills" ]; do
     sleep "$((RANDOM % 5 + 2)).$((RANDOM % 10))"
     kill -KILL "$coordinator_pid"
     wait "$coordinator_pid" 2>/dev/null || true
@@ -101,6 +104,13 @@ while [ "$coordinator_kills" -lt "$kills" ] || [ "$(active)" != 0 ]; do
     start_coordinator
     echo "chaos: kill $coordinator_kills of the coordinator ($worker_kills of workers):" \
         "$(sql "SELECT group_concat(kind || ' ' || state || ' ' || (2 * pairs_done), ', ') FROM runs")"
+done
+during=$(sql "SELECT count(*) FROM games")
+echo "chaos: $coordinator_kills kills done, $during games stored so far; the runs go on to their end"
+deadline=$(($(date +%s) + 3600))
+while [ "$(sql "SELECT count(*) FROM runs WHERE state = 'active' AND id <= 4")" != 0 ]; do
+    [ "$(date +%s)" -lt "$deadline" ] || { echo "chaos: FAILED: runs still active" >&2; exit 1; }
+    sleep 2
 done
 elapsed=$(awk "BEGIN { printf \"%.0f\", $(date +%s.%N) - $start }")
 kill -TERM "${worker_pids[@]}" "$coordinator_pid" 2>/dev/null || true
@@ -149,7 +159,8 @@ games=$(sql "SELECT count(*) FROM games WHERE run_id <= 3")
 generated=$(sql "SELECT count(*) FROM training_positions WHERE run_id = 4")
 sprt=$(sql "SELECT result || ' after ' || (2 * pairs_done) || ' games' FROM runs WHERE id = 2")
 echo "chaos: $coordinator_kills coordinator kills (SIGKILL, $starts starts), $worker_kills worker kills;" \
-    "$games games and $generated generated games checked; SPRT $sprt; ${elapsed} s"
+    "$games games ($during stored during the kills) and $generated generated games checked;" \
+    "SPRT $sprt; ${elapsed} s"
 echo "chaos: expired leases $(sql "SELECT count(*) FROM batches WHERE state = 'expired'")," \
     "leases $(sql "SELECT count(*) FROM batches")"
 [ "$failures" -eq 0 ] || { echo "chaos: FAILED: $failures checks" >&2; exit 1; }
