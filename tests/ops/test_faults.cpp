@@ -164,6 +164,8 @@ TEST_F(FaultTest, FullDiskIsResourceExhaustedAndRecovers) {
     EXPECT_EQ(code, grpc::StatusCode::RESOURCE_EXHAUSTED) << message;
     EXPECT_NE(message.find("file system is full"), std::string::npos) << message;
     EXPECT_NE(message.find("retry"), std::string::npos) << message;
+    const CommandResult shown = cluster->cli({"show", "1"});
+    EXPECT_EQ(shown.status, 0) << "reads go on: " << shown.err;
     std::this_thread::sleep_for(5s);  // workers meet the fault too, and keep retrying
     EXPECT_GE(cluster->query("SELECT pairs_done FROM runs WHERE id = 1"), acknowledged);
     expect_workers_running();
@@ -197,6 +199,8 @@ TEST_F(FaultTest, UnwritableDatabaseIsUnavailableAndRecovers) {
     const grpc::Status status = try_submit(&message);
     EXPECT_EQ(status.error_code(), grpc::StatusCode::UNAVAILABLE) << message;
     EXPECT_NE(message.find("cannot be written"), std::string::npos) << message;
+    const CommandResult shown = cluster->cli({"show", "1"});
+    EXPECT_EQ(shown.status, 0) << "reads go on: " << shown.err;
     std::this_thread::sleep_for(5s);
     EXPECT_EQ(cluster->query("SELECT pairs_done FROM runs WHERE id = 1"), acknowledged);
     expect_workers_running();
