@@ -19,6 +19,12 @@ echo "== coordinator load: 1,000 and 10,000 simulated workers"
 "$here/loadgen.sh" "$build"
 echo "== database growth per game"
 "$here/db_size.sh" "$build"
+echo "== chaos: 20 SIGKILLs of the coordinator and random worker kills during four runs"
+nice -n 19 "$here/chaos.sh" "$build" 20 3
+echo "== real containers: the image built with podman, a run played through three containers"
+status=0
+nice -n 19 "$here/../deploy/container-check.sh" || status=$?
+[ "$status" -eq 0 ] || [ "$status" -eq 77 ] || exit "$status"
 if [ "${GAUNTLET:-0}" = 1 ]; then
     echo "== strength gauntlet at 5 s + 0.05 s"
     "$here/gauntlet.sh" "$build"

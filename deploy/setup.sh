@@ -21,13 +21,16 @@ packages=(cmake g++ make pkg-config
 # Only the test job needs these: they check the deploy recipes, the metrics format and the
 # C++ formatting, and chromium opens the dashboard in the browser test.
 # (prometheus brings promtool; on a machine running systemd it also starts a server on :9090.)
-# clang, libFuzzer and the sanitizer runtimes build the sanitizer stage and the fuzz targets.
-test_packages=(python3-yaml docker-compose prometheus clang-format chromium
+# clang, libFuzzer and the sanitizer runtimes build the sanitizer stage and the fuzz targets;
+# faketime moves the coordinator's wall clock in the fault tests.
+test_packages=(python3-yaml docker-compose prometheus clang-format chromium faketime
                clang-14 libfuzzer-14-dev libclang-rt-14-dev)
 # The deploy checks run these tools; each package is installed unless the tool is already on
 # the PATH (from whatever package): kubectl renders the Kubernetes manifests, systemd-analyze
 # verifies the units.
 test_tools=(kubectl:kubernetes-client systemd-analyze:systemd)
+# Only the bench job needs these: deploy/container-check.sh builds the image and runs it.
+bench_packages=(podman runc mmdebstrap)
 
 # Installs the Debian packages that are not installed yet; apt-get runs only when needed.
 install_missing() {
@@ -70,6 +73,7 @@ if [ "$job" = test ]; then
         command -v "${entry%%:*}" >/dev/null || packages+=("${entry#*:}")
     done
 fi
+[ "$job" = bench ] && packages+=("${bench_packages[@]}")
 install_missing
 build_all
 case "$job" in

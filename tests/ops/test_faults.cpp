@@ -164,6 +164,8 @@ TEST_F(FaultTest, FullDiskIsResourceExhaustedAndRecovers) {
     EXPECT_EQ(code, grpc::StatusCode::RESOURCE_EXHAUSTED) << message;
     EXPECT_NE(message.find("file system is full"), std::string::npos) << message;
     EXPECT_NE(message.find("retry"), std::string::npos) << message;
+    const CommandResult shown = cluster->cli({"show", "1"});
+    EXPECT_EQ(shown.status, 0) << "reads go on: " << shown.err;
     std::this_thread::sleep_for(5s);  // workers meet the fault too, and keep retrying
     EXPECT_GE(cluster->query("SELECT pairs_done FROM runs WHERE id = 1"), acknowledged);
     expect_workers_running();
@@ -197,6 +199,8 @@ TEST_F(FaultTest, UnwritableDatabaseIsUnavailableAndRecovers) {
     const grpc::Status status = try_submit(&message);
     EXPECT_EQ(status.error_code(), grpc::StatusCode::UNAVAILABLE) << message;
     EXPECT_NE(message.find("cannot be written"), std::string::npos) << message;
+    const CommandResult shown = cluster->cli({"show", "1"});
+    EXPECT_EQ(shown.status, 0) << "reads go on: " << shown.err;
     std::this_thread::sleep_for(5s);
     EXPECT_EQ(cluster->query("SELECT pairs_done FROM runs WHERE id = 1"), acknowledged);
     expect_workers_running();
@@ -259,10 +263,13 @@ TEST_F(FaultTest, WallClockJumpsNeitherExpireLeasesEarlyNorKeepThemForever) {
     ASSERT_TRUE(
         wait_until([&] { return cluster->query("SELECT count(*) FROM results") > 0; }, 120s));
 
-    // Forward an hour: the live worker's lease must not expire.
+    // Forward an hour: the live worker's lease must not expire. (A lease can have expired
+    // before, while a worker on a loaded machine verified the versions' bench signatures.)
+    const std::string expired = "SELECT count(*) FROM batches WHERE state = 'expired'";
+    const int64_t expired_before = cluster->query(expired);
     set_offset("+1h");
     std::this_thread::sleep_for(5s);
-    EXPECT_EQ(cluster->query("SELECT count(*) FROM batches WHERE state = 'expired'"), 0);
+    EXPECT_EQ(cluster->query(expired), expired_before);
     EXPECT_FALSE(victim.wait_exit(0ms));
 
     // Back two hours, and the worker dies: its lease must still expire in 20 seconds.
@@ -270,9 +277,7 @@ TEST_F(FaultTest, WallClockJumpsNeitherExpireLeasesEarlyNorKeepThemForever) {
     ASSERT_EQ(victim.wait_exit(10s), 128 + SIGKILL);
     set_offset("-1h");
     cluster->start_worker("rescuer", 1, {"--report-seconds", "1"});
-    ASSERT_TRUE(wait_until(
-        [&] { return cluster->query("SELECT count(*) FROM batches WHERE state = 'expired'") > 0; },
-        60s));
+    ASSERT_TRUE(wait_until([&] { return cluster->query(expired) > expired_before; }, 60s));
     expect_finished_exactly(24);
 }
 
