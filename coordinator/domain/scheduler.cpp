@@ -5,6 +5,8 @@
 namespace sparring::coordinator {
 
 std::string incapability(const RunCandidate& run, const WorkerProfile& worker) {
+    if (run.uploaded_engines && !worker.accepts_uploaded_engines)
+        return "does not accept uploaded engines";
     for (const std::string& command : run.uci_commands)
         if (std::find(worker.uci_engines.begin(), worker.uci_engines.end(), command) ==
             worker.uci_engines.end())

@@ -8,6 +8,7 @@
 
 #include "coordinator/domain/core.h"
 #include "coordinator/rpc/convert.h"
+#include "coordinator/rpc/engine_transfer.h"
 #include "coordinator/rpc/user_api.h"
 #include "coordinator/storage/executor.h"
 #include "sparring/v1/user.grpc.pb.h"
@@ -42,7 +43,8 @@ grpc::ServerUnaryReactor* run_authenticated(grpc::CallbackServerContext* context
 
 class WorkerServiceImpl final : public v1::WorkerService::CallbackService {
   public:
-    WorkerServiceImpl(Core& core, Executor& writer) : core_(core), writer_(writer) {}
+    WorkerServiceImpl(Core& core, Executor& writer, EngineTransfers& engines)
+        : core_(core), writer_(writer), engines_(engines) {}
 
     grpc::ServerUnaryReactor* Register(grpc::CallbackServerContext* context,
                                        const v1::RegisterRequest* request,
@@ -59,15 +61,20 @@ class WorkerServiceImpl final : public v1::WorkerService::CallbackService {
     grpc::ServerUnaryReactor* ReleaseLease(grpc::CallbackServerContext* context,
                                            const v1::ReleaseLeaseRequest* request,
                                            v1::ReleaseLeaseResponse* response) override;
+    grpc::ServerWriteReactor<v1::EngineChunk>* FetchEngine(
+        grpc::CallbackServerContext* context, const v1::FetchEngineRequest* request) override {
+        return engines_.fetch(context, request);
+    }
 
   private:
     Core& core_;
     Executor& writer_;
+    EngineTransfers& engines_;
 };
 
 class UserServiceImpl final : public v1::UserService::CallbackService {
   public:
-    explicit UserServiceImpl(UserApi& api) : api_(api) {}
+    UserServiceImpl(UserApi& api, EngineTransfers& engines) : api_(api), engines_(engines) {}
 
     grpc::ServerUnaryReactor* AddVersion(grpc::CallbackServerContext* context,
                                          const v1::AddVersionRequest* request,
@@ -108,9 +115,14 @@ class UserServiceImpl final : public v1::UserService::CallbackService {
     grpc::ServerUnaryReactor* GetLlrHistory(grpc::CallbackServerContext* context,
                                             const v1::GetLlrHistoryRequest* request,
                                             v1::LlrHistory* response) override;
+    grpc::ServerReadReactor<v1::UploadEngineRequest>* UploadEngine(
+        grpc::CallbackServerContext* context, v1::UploadEngineResponse* response) override {
+        return engines_.upload(context, response);
+    }
 
   private:
     UserApi& api_;
+    EngineTransfers& engines_;
 };
 
 }  // namespace sparring::coordinator
