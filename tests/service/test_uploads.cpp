@@ -184,7 +184,7 @@ TEST_F(UploadTest, UnsafeArchivesAreRefused) {
         "make(d + '/through.tar.gz', [('dir', 'link', '.'), ('dir/engine', 'file', '')])\n"
         "make(d + '/good.tar.gz', [('bin/engine', 'file', ''), ('bin/net', 'link', 'engine')])\n";
     write_file(dir + "/make.py", python, fs::perms::owner_all);
-    ASSERT_EQ(cluster->run({"python3", dir + "/make.py", dir, script}).status, 0);
+    ASSERT_EQ(cluster->run({"/usr/bin/python3", dir + "/make.py", dir, script}).status, 0);
     for (const char* bad : {"absolute", "dotdot", "linkout", "through"}) {
         const CommandResult r =
             cluster->cli({"versions", "add", bad, "--engine-archive", dir + "/" + bad + ".tar.gz",
