@@ -2,7 +2,11 @@
 
 #include <google/protobuf/util/json_util.h>
 
+#include <filesystem>
+#include <fstream>
 #include <stdexcept>
+
+#include "common/sha256.h"
 
 namespace sparring::cli {
 
@@ -40,6 +44,42 @@ RemoteClient::RemoteClient(const Flags& args) {
 void RemoteClient::check(const grpc::Status& status) const {
     if (!status.ok())
         throw std::runtime_error("coordinator " + endpoint_.address + ": " + rpc::describe(status));
+}
+
+v1::UploadEngineResponse RemoteClient::upload_engine(const std::string& path, bool archive) {
+    std::error_code error;
+    const uint64_t size = std::filesystem::file_size(path, error);
+    const std::optional<std::string> sha256 = sha256_of_file(path);
+    std::ifstream in(path, std::ios::binary);
+    if (error || !sha256 || !in) throw std::runtime_error("cannot read " + path);
+    grpc::ClientContext context;
+    // Past the usual timeout, a second per MiB: a large file on a slow link still arrives.
+    rpc::prepare(context, endpoint_.token, timeout_ + std::chrono::seconds(size >> 20));
+    v1::UploadEngineResponse response;
+    std::unique_ptr<grpc::ClientWriter<v1::UploadEngineRequest>> writer =
+        stub_->UploadEngine(&context, &response);
+    v1::UploadEngineRequest chunk;
+    chunk.set_size(size);
+    chunk.set_sha256(*sha256);
+    chunk.set_archive(archive);
+    std::string buffer(1 << 20, '\0');
+    uint64_t sent = 0;
+    do {
+        in.read(buffer.data(), std::streamsize(buffer.size()));
+        chunk.set_data(buffer.data(), size_t(in.gcount()));
+        sent += uint64_t(in.gcount());
+        // A refused upload (too large, bad token) ends the stream early: stop sending.
+        if (!writer->Write(chunk)) break;
+        chunk.clear_size();
+        chunk.clear_sha256();
+        chunk.clear_archive();
+    } while (in && sent < size);
+    writer->WritesDone();
+    check(writer->Finish());
+    if (response.sha256() != *sha256)
+        throw std::runtime_error("the coordinator stored SHA-256 " + response.sha256() + " but " +
+                                 path + " has " + *sha256);
+    return response;
 }
 
 std::string to_json(const google::protobuf::Message& message) {

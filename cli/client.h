@@ -34,6 +34,11 @@ class RemoteClient {
         check((stub_.get()->*method)(&context, request, response));
     }
 
+    // Uploads a file with UploadEngine in 1 MiB chunks, its SHA-256 computed here first; the
+    // coordinator compares it with its own. Throws std::runtime_error when the file cannot be
+    // read or the coordinator refuses it.
+    v1::UploadEngineResponse upload_engine(const std::string& path, bool archive);
+
   private:
     // Throws the one-line error of a failed call.
     void check(const grpc::Status& status) const;

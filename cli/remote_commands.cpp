@@ -78,6 +78,14 @@ uint64_t local_bench(const std::string& preset, const std::map<std::string, int>
 
 // Returns a version's engine in one line.
 std::string engine_text(const v1::Version& v) {
+    if (v.has_uploaded()) {
+        const v1::UploadedEngine& u = v.uploaded();
+        std::string text = "uploaded " + u.sha256().substr(0, 12);
+        if (u.archive()) text += " " + u.entry();
+        for (const std::string& arg : u.args()) text += " " + arg;
+        for (const auto& [name, value] : u.options()) text += " " + name + "=" + value;
+        return text;
+    }
     if (v.has_uci()) {
         std::string text = "uci " + v.uci().command();
         for (const auto& [name, value] : v.uci().options()) text += " " + name + "=" + value;
@@ -90,6 +98,33 @@ std::string engine_text(const v1::Version& v) {
     return text;
 }
 
+// Uploads the engine file of `versions add --engine-file/--engine-archive` and describes it
+// in the version.
+void add_uploaded_engine(const Flags& args, RemoteClient& client, v1::Version& v) {
+    if (args.has("engine-file") == args.has("engine-archive"))
+        throw UsageError("give one of --engine-file and --engine-archive");
+    if (args.has("uci") || args.has("preset") || args.has("set") || args.has("hash") ||
+        args.has("from-run"))
+        throw UsageError(
+            "an uploaded engine excludes --uci, --preset, --set, --hash and --from-run");
+    const bool archive = args.has("engine-archive");
+    if (archive != args.has("entry"))
+        throw UsageError(archive ? "--engine-archive needs --entry: the executable inside it"
+                                 : "--entry needs --engine-archive");
+    const std::string path = args.get_string(archive ? "engine-archive" : "engine-file");
+    std::cerr << "uploading " << path << "...\n";
+    const v1::UploadEngineResponse uploaded = client.upload_engine(path, archive);
+    std::cerr << (uploaded.duplicate() ? "already stored" : "stored") << " as sha256 "
+              << uploaded.sha256() << " (" << uploaded.size() << " bytes)\n";
+    v1::UploadedEngine& u = *v.mutable_uploaded();
+    u.set_sha256(uploaded.sha256());
+    if (archive) u.set_entry(args.get_string("entry"));
+    for (const std::string& arg : args.get_all("arg")) u.add_args(arg);
+    for (const auto& [name, value] : parse_options(args.get_string("option", "")))
+        (*u.mutable_options())[name] = value;
+    v.set_bench(uint64_t(args.get_int("bench", 0)));
+}
+
 // Runs `versions add NAME`.
 int versions_add(const Flags& args, RemoteClient& client) {
     if (args.positional().size() != 2) throw UsageError("versions add needs a NAME");
@@ -97,7 +132,12 @@ int versions_add(const Flags& args, RemoteClient& client) {
     v1::Version& v = *request.mutable_version();
     v.set_name(args.positional()[1]);
     v.set_description(args.get_string("description", ""));
-    if (args.has("from-run")) {
+    if (!args.has("engine-file") && !args.has("engine-archive") &&
+        (args.has("entry") || !args.get_all("arg").empty()))
+        throw UsageError("--entry and --arg need --engine-file or --engine-archive");
+    if (args.has("engine-file") || args.has("engine-archive")) {
+        add_uploaded_engine(args, client, v);
+    } else if (args.has("from-run")) {
         if (args.has("uci") || args.has("preset") || args.has("set") || args.has("bench"))
             throw UsageError("--from-run excludes --uci, --preset, --set and --bench");
         const std::string run = args.get_string("from-run");
@@ -172,6 +212,11 @@ int versions(const Flags& args) {
                                                       {"engine:", engine_text(v)},
                                                       {"bench:", std::to_string(v.bench())},
                                                       {"created:", utc(v.created_unix_ms())}};
+        if (v.has_uploaded()) {
+            rows.push_back({"sha256:", v.uploaded().sha256()});
+            rows.push_back({"size:", std::to_string(v.uploaded().size()) + " bytes" +
+                                         (v.uploaded().archive() ? " (.tar.gz archive)" : "")});
+        }
         if (!v.description().empty()) rows.push_back({"description:", v.description()});
         if (v.has_builtin()) rows.push_back({"parameters:", v.builtin().params_json()});
         print_table(rows);
@@ -346,7 +391,12 @@ Command versions_command() {
         {"set", "NAME=V,...", "add: built-in parameters that differ from the preset"},
         {"hash", "MB", "add: hash table of the built-in engine (default: the engine's)"},
         {"uci", "COMMAND", "add: an external UCI engine instead of the built-in one"},
-        {"option", "NAME=V,...", "add: UCI options of the external engine"},
+        {"option", "NAME=V,...", "add: UCI options of the external or uploaded engine"},
+        {"engine-file", "PATH", "add: upload this executable UCI engine to the coordinator"},
+        {"engine-archive", "FILE", "add: upload this .tar.gz of an engine and its files"},
+        {"entry", "PATH", "add: the executable's path inside --engine-archive"},
+        {"arg", "ARG", "add: an argument the uploaded engine starts with (repeatable)", "", false,
+         true},
         {"bench", "N", "add: bench signature (built-in: computed here when not given)"},
         {"from-run", "RUN",
          "add: the current values of a tuning run, or a training run's result, on its base "
@@ -355,7 +405,8 @@ Command versions_command() {
         {"json", "", "print JSON"},
     });
     return {"versions", "add, list or show engine versions on the coordinator",
-            "add NAME [--preset P] [--set N=V,...] | add NAME --from-run RUN | list | show NAME",
+            "add NAME [--preset P] [--set N=V,...] | add NAME --from-run RUN | "
+            "add NAME --engine-file PATH [--arg A]... | list | show NAME",
             flags, versions};
 }
 

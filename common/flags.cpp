@@ -107,7 +107,8 @@ Flags::Flags(CLI::App& app, std::span<const Flag> flags, Arguments arguments,
             e.option = app.add_option(name, help)->type_name(std::string(flag.value));
             if (!flag.fallback.empty()) e.option->default_str(std::string(flag.fallback));
         }
-        e.option->multi_option_policy(CLI::MultiOptionPolicy::Throw);
+        e.option->multi_option_policy(flag.repeated ? CLI::MultiOptionPolicy::TakeAll
+                                                    : CLI::MultiOptionPolicy::Throw);
         if (flag.environment || environment == Environment::EveryFlag)
             e.option->envname(environment_name(flag.name));
     }
@@ -133,6 +134,12 @@ std::optional<std::string> Flags::value_of(std::string_view name) const {
     if (e.option->count() > 0) return e.option->results().back();
     if (!e.flag->fallback.empty()) return std::string(e.flag->fallback);
     return std::nullopt;
+}
+
+std::vector<std::string> Flags::get_all(std::string_view name) const {
+    const Entry& e = entry(name);
+    if (!e.flag->repeated) throw std::logic_error("--" + std::string(name) + " is not repeated");
+    return e.option->results();
 }
 
 std::string Flags::value_or(std::string_view name, std::string_view fallback) const {

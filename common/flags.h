@@ -30,6 +30,7 @@ struct Flag {
     std::string_view help;           // one line
     std::string_view fallback = {};  // the value when the flag is not given; shown in help
     bool environment = false;        // also read from its environment variable
+    bool repeated = false;           // may be given more than once (see Flags::get_all)
 };
 
 // Whether every flag of a table is also read from its environment variable, or only those
@@ -74,6 +75,8 @@ class Flags {
     double get_double(std::string_view name) const;
     // Returns a flag's finite real value, or a default computed by the caller.
     double get_double(std::string_view name, double fallback) const;
+    // Returns every value of a repeated flag, in order (none when not given).
+    std::vector<std::string> get_all(std::string_view name) const;
     // Returns a flag's comma-separated integers; throws UsageError when missing or malformed.
     std::vector<int64_t> get_int_list(std::string_view name) const;
 

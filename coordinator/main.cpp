@@ -12,7 +12,9 @@
 #include "common/signals.h"
 #include "coordinator/domain/text.h"
 #include "coordinator/ops/backup.h"
+#include "coordinator/ops/engine_gc.h"
 #include "coordinator/rpc/server.h"
+#include "coordinator/storage/engine_store.h"
 #include "coordinator/storage/sqlite_storage.h"
 
 namespace {
@@ -47,6 +49,13 @@ constexpr Flag kServeFlags[] = {
     {"http-port-file", "FILE", "write the dashboard's bound port to FILE once serving"},
     {"http-require-token", "", "the dashboard's pages and queries need a token too"},
     {"log-level", "LEVEL", "debug, info, warn or error", "info"},
+    {"max-engine-mb", "N", "largest uploaded engine file accepted, in MiB", "256"},
+};
+
+constexpr Flag kGcFlags[] = {
+    {"db", "FILE", "the database file"},
+    {"min-age-seconds", "N", "keep unreferenced files younger than this (uploads in progress)",
+     "3600"},
 };
 
 constexpr Flag kBackupFlags[] = {
@@ -103,6 +112,7 @@ int serve(const Flags& args) {
     options.core.quarantine_p = args.get_double("quarantine-p");
     if (!(options.core.quarantine_p >= 0 && options.core.quarantine_p < 1))
         throw UsageError("--quarantine-p must be in [0, 1): 0 turns quarantine off");
+    options.engines.max_bytes = uint64_t(args.get_int_in("max-engine-mb", 1, 65536)) << 20;
 
     // Debian's abseil checks every mutex acquisition for lock-order cycles; gRPC takes many.
     absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
@@ -136,6 +146,19 @@ int backup(const Flags& args) {
     const BackupResult result = backup_database(args.get_string("db"), to);
     std::cout << "backed up " << result.pages << " pages (" << result.bytes << " bytes) to " << to
               << "\n";
+    const EngineFilesResult engines = backup_engines(args.get_string("db"), to);
+    if (engines.files > 0)
+        std::cout << "copied " << engines.files << " engine files (" << engines.bytes
+                  << " bytes) to " << EngineStore::directory_of(to) << "\n";
+    return 0;
+}
+
+// Removes the uploaded engine files no version refers to.
+int gc_engines(const Flags& args) {
+    const int64_t min_age_s = args.get_int_in("min-age-seconds", 0, 10LL * 365 * 86400);
+    const EngineFilesResult result =
+        collect_engines(args.get_string("db"), min_age_s * 1000, now_ms());
+    std::cout << "removed " << result.files << " engine files (" << result.bytes << " bytes)\n";
     return 0;
 }
 
@@ -190,7 +213,7 @@ int token(const Flags& args) {
 int main(int argc, char** argv) {
     CLI::App app("The coordinator: serves runs to workers and users over gRPC, on SQLite.",
                  "sparring-coordinator");
-    sparring::set_synopsis(app, "serve|token|backup [FLAGS]");
+    sparring::set_synopsis(app, "serve|token|backup|gc-engines [FLAGS]");
     app.require_subcommand(1);
     CLI::App* serve_app = app.add_subcommand("serve", "Serve the coordinator's gRPC services.");
     sparring::set_synopsis(*serve_app, "--db FILE [FLAGS]");
@@ -202,10 +225,17 @@ int main(int argc, char** argv) {
     const Flags token_flags(*token_app, kTokenFlags, sparring::Arguments::Any,
                             sparring::Environment::EveryFlag);
     CLI::App* backup_app = app.add_subcommand(
-        "backup", "Copy the database while the coordinator serves (SQLite online backup).");
+        "backup",
+        "Copy the database while the coordinator serves (SQLite online backup), and the "
+        "uploaded engine files beside it.");
     sparring::set_synopsis(*backup_app, "--db FILE --to FILE");
     const Flags backup_flags(*backup_app, kBackupFlags, sparring::Arguments::None,
                              sparring::Environment::EveryFlag);
+    CLI::App* gc_app =
+        app.add_subcommand("gc-engines", "Remove uploaded engine files that no version refers to.");
+    sparring::set_synopsis(*gc_app, "--db FILE [--min-age-seconds N]");
+    const Flags gc_flags(*gc_app, kGcFlags, sparring::Arguments::None,
+                         sparring::Environment::EveryFlag);
     // Set after the subcommands, which would inherit it.
     app.footer(
         "'sparring-coordinator COMMAND --help' lists a command's flags; every flag can also be\n"
@@ -213,6 +243,7 @@ int main(int argc, char** argv) {
     return sparring::run_command_line(app, argc, argv, [&] {
         if (serve_app->parsed()) return serve(serve_flags);
         if (token_app->parsed()) return token(token_flags);
+        if (gc_app->parsed()) return gc_engines(gc_flags);
         return backup(backup_flags);
     });
 }

@@ -16,6 +16,7 @@ jobs=${SPARRING_JOBS:-2}
 packages=(cmake g++ make pkg-config
           libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler libabsl-dev
           libsqlite3-dev sqlite3 zlib1g-dev libssl-dev openssl libgtest-dev libgmock-dev libbenchmark-dev
+          libarchive-dev
           python3 stockfish
           prometheus-cpp-dev libcpp-httplib-dev nlohmann-json3-dev libcli11-dev libjs-dygraphs)
 # Only the test job needs these: they check the deploy recipes, the metrics format and the

@@ -39,7 +39,7 @@ import time
 import urllib.request
 
 # The coordinator's commands, in case its top-level --help lists them only in usage lines.
-COORDINATOR_COMMANDS = ("serve", "token", "backup")
+COORDINATOR_COMMANDS = ("serve", "token", "backup", "gc-engines")
 HELP_FLAGS = {"help"}
 
 

@@ -26,7 +26,26 @@ constexpr Flag kFlags[] = {
     {"memory-mb", "N", "memory the worker may use (default: what the machine has available)"},
     {"uci-engines", "CMD,...", "external UCI engine commands this worker may run"},
     {"report-seconds", "N", "report finished pairs at least this often", "2"},
+    {"accept-uploaded-engines", "",
+     "fetch, verify and run engine files uploaded to the coordinator"},
+    {"cache-dir", "DIR",
+     "where fetched engine files are kept (default: engines/ in the worker's state directory)"},
+    {"cache-mb", "N", "most MiB the fetched engine files take; least recently used go first",
+     "2048"},
 };
+
+// Returns the worker's state directory: systemd's $STATE_DIRECTORY, else
+// $XDG_STATE_HOME/sparring-worker, else ~/.local/state/sparring-worker.
+std::string state_directory() {
+    if (const char* systemd = std::getenv("STATE_DIRECTORY"); systemd && *systemd) {
+        const std::string first(systemd);
+        return first.substr(0, first.find(':'));
+    }
+    if (const char* xdg = std::getenv("XDG_STATE_HOME"); xdg && *xdg)
+        return std::string(xdg) + "/sparring-worker";
+    const char* home = std::getenv("HOME");
+    return std::string(home && *home ? home : ".") + "/.local/state/sparring-worker";
+}
 
 // Builds the worker's options from the flags.
 sparring::worker::Worker::Options options_of(const Flags& args) {
@@ -50,6 +69,11 @@ sparring::worker::Worker::Options options_of(const Flags& args) {
     const int64_t report_s = args.get_int("report-seconds");
     if (report_s < 1 || report_s > 3600) throw UsageError("--report-seconds must be in 1..3600");
     o.report_interval = std::chrono::seconds(report_s);
+    o.accept_uploaded_engines = args.has("accept-uploaded-engines");
+    if (!o.accept_uploaded_engines && (args.has("cache-dir") || args.has("cache-mb")))
+        throw UsageError("--cache-dir and --cache-mb need --accept-uploaded-engines");
+    o.cache_dir = args.get_string("cache-dir", state_directory() + "/engines");
+    o.cache_bytes = uint64_t(args.get_int_in("cache-mb", 1, 1 << 24)) << 20;
     return o;
 }
 

@@ -7,9 +7,24 @@ namespace sparring::worker {
 namespace {
 
 // Returns the runner player of a version.
-std::optional<match::PlayerSpec> player_spec(const v1::Version& version, std::string* error) {
+std::optional<match::PlayerSpec> player_spec(const v1::Version& version, std::string* error,
+                                             const EnginePaths& engines) {
     match::PlayerSpec spec;
     spec.name = version.name();
+    if (version.has_uploaded()) {
+        const auto path = engines.find(version.uploaded().sha256());
+        if (path == engines.end()) {
+            *error = "version '" + version.name() + "': its engine file is not fetched";
+            return std::nullopt;
+        }
+        match::UciSpec uci;
+        uci.command = path->second;
+        uci.args.assign(version.uploaded().args().begin(), version.uploaded().args().end());
+        for (const auto& [name, value] : version.uploaded().options())
+            uci.options.emplace_back(name, value);
+        spec.engine = std::move(uci);
+        return spec;
+    }
     if (version.has_uci()) {
         match::UciSpec uci;
         uci.command = version.uci().command();
@@ -66,9 +81,10 @@ v1::GameOutcome outcome(int half_points) {
 }  // namespace
 
 std::optional<match::MatchConfig> match_config(const v1::Lease& lease, int concurrency,
-                                               const std::string& site, std::string* error) {
-    auto test = player_spec(lease.test(), error);
-    auto base = player_spec(lease.base(), error);
+                                               const std::string& site, std::string* error,
+                                               const EnginePaths& engines) {
+    auto test = player_spec(lease.test(), error, engines);
+    auto base = player_spec(lease.base(), error, engines);
     if (!test || !base) return std::nullopt;
     match::MatchConfig config;
     config.first = std::move(*test);

@@ -5,6 +5,7 @@
 
 #include "engine/bench.h"
 #include "engine/params.h"
+#include "match/child_process.h"
 
 namespace sparring::worker {
 
@@ -45,6 +46,30 @@ std::optional<uint64_t> parse_bench_output(const std::string& output) {
     uint64_t nodes = 0;
     while (i < output.size() && std::isdigit(static_cast<unsigned char>(output[i])))
         nodes = nodes * 10 + uint64_t(output[i++] - '0');
+    return nodes;
+}
+
+std::optional<uint64_t> compute_uploaded_signature(const std::string& executable,
+                                                   const v1::UploadedEngine& engine,
+                                                   std::string* error) {
+    std::vector<std::string> args(engine.args().begin(), engine.args().end());
+    args.push_back("bench");
+    match::ChildProcess child;
+    if (!child.start(executable, args, "", error)) return std::nullopt;
+    // A bench at the engine's default depth takes seconds; ten minutes means it hangs.
+    const auto deadline = match::ChildProcess::Clock::now() + std::chrono::minutes(10);
+    std::string output;
+    std::string line;
+    match::ChildProcess::ReadStatus status;
+    while ((status = child.read_line(&line, deadline)) == match::ChildProcess::ReadStatus::Line)
+        output += line + "\n";
+    const std::string ended = child.stop(std::chrono::milliseconds(2000));
+    if (status == match::ChildProcess::ReadStatus::Timeout) {
+        *error = "the engine's bench did not finish within ten minutes";
+        return std::nullopt;
+    }
+    const auto nodes = parse_bench_output(output);
+    if (!nodes) *error = "the engine's bench printed no 'Nodes searched' (" + ended + ")";
     return nodes;
 }
 

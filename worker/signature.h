@@ -14,6 +14,12 @@ namespace sparring::worker {
 // when it cannot be computed.
 std::optional<uint64_t> compute_signature(const v1::Version& version, std::string* error);
 
+// Returns the bench signature of an uploaded engine: its `bench` command (after the
+// version's arguments), run as an engine child like any game's engine; nullopt with *error.
+std::optional<uint64_t> compute_uploaded_signature(const std::string& executable,
+                                                   const v1::UploadedEngine& engine,
+                                                   std::string* error);
+
 // Returns the node count of a bench's output (the last "Nodes searched" line), if any.
 std::optional<uint64_t> parse_bench_output(const std::string& output);
 

@@ -23,7 +23,16 @@ Worker::Worker(Options options)
     : options_(std::move(options)),
       channel_(rpc::make_channel(options_.endpoint)),
       stub_(v1::WorkerService::NewStub(channel_)),
-      coordinator_(*stub_, options_.endpoint.token, options_.rpc_timeout) {}
+      coordinator_(*stub_, options_.endpoint.token, options_.rpc_timeout) {
+    if (options_.accept_uploaded_engines)
+        cache_ = std::make_unique<EngineCache>(
+            EngineCache::Options{.dir = options_.cache_dir, .max_bytes = options_.cache_bytes},
+            [this](const std::string& sha256, uint64_t offset,
+                   const std::function<bool(std::string_view)>& write) {
+                return fetch_engine(sha256, offset, write);
+            },
+            [this](const std::string& line) { log(line); });
+}
 
 Worker::~Worker() = default;
 
@@ -76,6 +85,7 @@ bool Worker::register_worker() {
     request.set_concurrency(uint32_t(options_.concurrency));
     for (const std::string& engine : options_.uci_engines) request.add_uci_engines(engine);
     request.set_build("sparring-worker " SPARRING_VERSION);
+    request.set_accept_uploaded_engines(options_.accept_uploaded_engines);
     v1::RegisterResponse response;
     const grpc::Status status =
         with_retry([&](grpc::ClientContext& c) { return stub_->Register(&c, request, &response); });
@@ -128,7 +138,52 @@ int Worker::run() {
     return exit_status_;
 }
 
-bool Worker::verify_versions(const v1::Lease& lease, LeaseSession& session) {
+EngineCache::FetchResult Worker::fetch_engine(const std::string& sha256, uint64_t offset,
+                                              const std::function<bool(std::string_view)>& write) {
+    v1::FetchEngineRequest request;
+    request.set_worker_id(worker_id_);
+    request.set_sha256(sha256);
+    request.set_offset(offset);
+    grpc::ClientContext context;
+    // A whole engine file may take a while; a stalled stream is cut and resumed.
+    rpc::prepare(context, options_.endpoint.token, std::chrono::minutes(10));
+    std::unique_ptr<grpc::ClientReader<v1::EngineChunk>> reader =
+        stub_->FetchEngine(&context, request);
+    v1::EngineChunk chunk;
+    uint64_t at = offset;
+    while (reader->Read(&chunk)) {
+        if (chunk.offset() != at || !write(chunk.data())) {
+            context.TryCancel();
+            while (reader->Read(&chunk)) {
+            }
+            reader->Finish();
+            return {false, false, "the coordinator sent bytes out of order or too many"};
+        }
+        at += chunk.data().size();
+    }
+    const grpc::Status status = reader->Finish();
+    if (status.ok()) return {true, false, ""};
+    return {false, rpc::is_transient(status), rpc::describe(status)};
+}
+
+bool Worker::prepare_engines(const v1::Lease& lease, LeaseSession& session, EnginePaths* engines) {
+    for (const v1::Version* version : {&lease.test(), &lease.base()}) {
+        if (!version->has_uploaded()) continue;
+        std::string error = "this worker does not accept uploaded engines";
+        std::optional<std::string> path;
+        if (cache_) path = cache_->executable(version->uploaded(), &error);
+        if (!path) {
+            log("cannot play version '" + version->name() + "': " + error);
+            session.hand_back(v1::RELEASE_REASON_ENGINE_FAILURE, 0, 0, error);
+            return false;
+        }
+        (*engines)[version->uploaded().sha256()] = *path;
+    }
+    return true;
+}
+
+bool Worker::verify_versions(const v1::Lease& lease, LeaseSession& session,
+                             const EnginePaths& engines) {
     for (const v1::Version* version : {&lease.test(), &lease.base()}) {
         if (version->has_uci() &&
             std::find(options_.uci_engines.begin(), options_.uci_engines.end(),
@@ -140,7 +195,11 @@ bool Worker::verify_versions(const v1::Lease& lease, LeaseSession& session) {
         if (version->bench() == 0) continue;
         if (!signatures_.count(version->id())) {
             std::string error;
-            const auto signature = compute_signature(*version, &error);
+            const auto signature =
+                version->has_uploaded()
+                    ? compute_uploaded_signature(engines.at(version->uploaded().sha256()),
+                                                 version->uploaded(), &error)
+                    : compute_signature(*version, &error);
             if (!signature) {
                 session.hand_back(v1::RELEASE_REASON_ENGINE_FAILURE, 0, 0, error);
                 return false;
@@ -159,7 +218,8 @@ bool Worker::verify_versions(const v1::Lease& lease, LeaseSession& session) {
     return true;
 }
 
-std::optional<PlayPairs> Worker::player_of(const v1::Lease& lease, LeaseSession& session) {
+std::optional<PlayPairs> Worker::player_of(const v1::Lease& lease, LeaseSession& session,
+                                           const EnginePaths& engines) {
     std::string error;
     const auto refuse = [&] {
         session.hand_back(v1::RELEASE_REASON_ENGINE_FAILURE, 0, 0, error);
@@ -173,7 +233,7 @@ std::optional<PlayPairs> Worker::player_of(const v1::Lease& lease, LeaseSession&
             play_generate_pairs(lease, options, keep, cancel);
         };
     }
-    const auto config = match_config(lease, options_.concurrency, options_.name, &error);
+    const auto config = match_config(lease, options_.concurrency, options_.name, &error, engines);
     if (!config) return refuse();
     std::optional<std::vector<match::MatchConfig>> tune_pairs;
     if (lease.has_tune()) {
@@ -212,8 +272,14 @@ void Worker::serve_lease(const v1::Lease& lease) {
     options.seed = std::random_device{}();
     LeaseSession session(lease, options, coordinator_, clock_,
                          [this](const std::string& line) { log(line); });
-    if (!verify_versions(lease, session)) return;
-    const std::optional<PlayPairs> play = player_of(lease, session);
+    EnginePaths engines;
+    if (!prepare_engines(lease, session, &engines)) {
+        // The coordinator offers the run again at once: give a broken download time to heal.
+        sleep_for(std::min(options_.max_backoff, milliseconds(5'000)));
+        return;
+    }
+    if (!verify_versions(lease, session, engines)) return;
+    const std::optional<PlayPairs> play = player_of(lease, session, engines);
     if (!play) return;
     {
         std::lock_guard lock(mutex_);

@@ -17,8 +17,10 @@
 #include "client/connection.h"
 #include "sparring/v1/worker.grpc.pb.h"
 #include "worker/clock.h"
+#include "worker/engine_cache.h"
 #include "worker/grpc_coordinator.h"
 #include "worker/lease_session.h"
+#include "worker/match_setup.h"
 
 namespace sparring::worker {
 
@@ -30,6 +32,9 @@ class Worker {
         int concurrency = 1;
         int64_t memory_mb = 0;
         std::vector<std::string> uci_engines;  // commands this machine can run
+        bool accept_uploaded_engines = false;  // fetch and run uploaded engine files
+        std::string cache_dir;                 // where they are kept
+        uint64_t cache_bytes = uint64_t(2048) << 20;
         std::chrono::milliseconds rpc_timeout{10'000};
         std::chrono::milliseconds report_interval{2'000};
         std::chrono::milliseconds max_backoff{30'000};
@@ -57,10 +62,17 @@ class Worker {
     void serve_lease(const v1::Lease& lease);
     // Returns what plays a lease's pairs: self-play games for a generation lease, the match
     // runner otherwise; hands the lease back and returns nullopt when it cannot be played.
-    std::optional<PlayPairs> player_of(const v1::Lease& lease, LeaseSession& session);
+    std::optional<PlayPairs> player_of(const v1::Lease& lease, LeaseSession& session,
+                                       const EnginePaths& engines);
+    // Fetches (or finds in the cache) the lease's uploaded engines into *engines; hands the
+    // lease back and returns false when one cannot be had.
+    bool prepare_engines(const v1::Lease& lease, LeaseSession& session, EnginePaths* engines);
+    // Streams an engine file from the coordinator from an offset (EngineCache::Fetch).
+    EngineCache::FetchResult fetch_engine(const std::string& sha256, uint64_t offset,
+                                          const std::function<bool(std::string_view)>& write);
     // Checks both versions' bench signatures; on a mismatch hands the lease back and
     // returns false.
-    bool verify_versions(const v1::Lease& lease, LeaseSession& session);
+    bool verify_versions(const v1::Lease& lease, LeaseSession& session, const EnginePaths& engines);
     // Sends heartbeats while no lease session does, until run() ends.
     void heartbeat_loop();
     // Sleeps up to duration; returns early (false) when stopping.
@@ -82,6 +94,7 @@ class Worker {
     std::condition_variable wake_;
     LeaseSession* session_ = nullptr;         // the lease being played; under mutex_
     std::map<int64_t, uint64_t> signatures_;  // version id -> bench computed here
+    std::unique_ptr<EngineCache> cache_;      // with accept_uploaded_engines
 };
 
 }  // namespace sparring::worker

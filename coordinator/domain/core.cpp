@@ -72,6 +72,19 @@ absl::StatusOr<Version> Core::add_version(Storage& storage, Version version) con
     if (storage.find_version(version.name))
         return absl::AlreadyExistsError("version '" + version.name +
                                         "' already exists; versions never change, pick a new name");
+    if (version.kind == Version::Kind::Uploaded) {
+        const std::optional<EngineFile> file = storage.find_engine(version.engine_sha256);
+        if (!file)
+            return absl::FailedPreconditionError("no engine file " + version.engine_sha256 +
+                                                 " on the coordinator: upload it first");
+        if (file->archive && version.engine_entry.empty())
+            return absl::InvalidArgumentError(
+                "an engine archive needs --entry: the executable's path inside it");
+        if (!file->archive && !version.engine_entry.empty())
+            return absl::InvalidArgumentError("--entry applies to an archive, not a single file");
+        version.engine_size = file->size;
+        version.engine_archive = file->archive;
+    }
     version.created_ms = now_ms_();
     version.id = storage.insert_version(version);
     publish(storage, VersionAdded{version.name, version.bench});

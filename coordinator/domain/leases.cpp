@@ -182,6 +182,7 @@ absl::StatusOr<std::optional<LeaseGrant>> Core::request_work(Storage& storage, c
     profile.concurrency = worker->concurrency;
     profile.memory_mb = worker->memory_mb;
     profile.uci_engines = worker->uci_engines;
+    profile.accepts_uploaded_engines = worker->accept_uploaded_engines;
     profile.refused_versions = storage.refused_versions(worker_id);
     profile.barred_runs = storage.purged_runs(worker_id);
     std::vector<RunCandidate> candidates;
@@ -200,6 +201,7 @@ absl::StatusOr<std::optional<LeaseGrant>> Core::request_work(Storage& storage, c
             const Version v = *storage.find_version(id);
             c.version_ids.push_back(id);
             if (v.kind == Version::Kind::Uci) c.uci_commands.push_back(v.uci_command);
+            if (v.kind == Version::Kind::Uploaded) c.uploaded_engines = true;
             c.memory_mb_per_game += hash_of(v);
         }
         candidates.push_back(std::move(c));

@@ -8,6 +8,8 @@ std::string incapability(const RunCandidate& run, const WorkerProfile& worker) {
     if (std::find(worker.barred_runs.begin(), worker.barred_runs.end(), run.run_id) !=
         worker.barred_runs.end())
         return "barred from the run (its results were implausible, or purged)";
+    if (run.uploaded_engines && !worker.accepts_uploaded_engines)
+        return "does not accept uploaded engines";
     for (const std::string& command : run.uci_commands)
         if (std::find(worker.uci_engines.begin(), worker.uci_engines.end(), command) ==
             worker.uci_engines.end())

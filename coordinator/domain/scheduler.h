@@ -18,6 +18,7 @@ struct RunCandidate {
     int active_cores = 0;                   // concurrency of the workers playing it now
     std::vector<int64_t> version_ids;       // both versions
     std::vector<std::string> uci_commands;  // external engines a worker must have
+    bool uploaded_engines = false;          // a version runs an uploaded engine file
     int64_t memory_mb_per_game = 0;         // both engines' hash tables
 };
 
@@ -26,6 +27,7 @@ struct WorkerProfile {
     int concurrency = 1;
     int64_t memory_mb = 0;
     std::vector<std::string> uci_engines;
+    bool accepts_uploaded_engines = false;
     std::vector<int64_t> refused_versions;  // bench signature mismatches
     std::vector<int64_t> barred_runs;       // purged from, or quarantined in
 };

@@ -35,7 +35,7 @@ struct Token {
 };
 
 struct Version {
-    enum class Kind { Builtin, Uci };
+    enum class Kind { Builtin, Uci, Uploaded };
 
     int64_t id = 0;
     std::string name;
@@ -46,8 +46,21 @@ struct Version {
     std::string params_json;                         // builtin: the resolved parameter set
     int hash_mb = 0;                                 // builtin: 0 is the engine's default
     std::string uci_command;                         // uci
-    std::map<std::string, std::string> uci_options;  // uci
+    std::map<std::string, std::string> uci_options;  // uci and uploaded
+    std::string engine_sha256;                       // uploaded: the file (see EngineFile)
+    uint64_t engine_size = 0;                        // uploaded
+    bool engine_archive = false;                     // uploaded: a .tar.gz archive
+    std::string engine_entry;                        // uploaded archive: the executable
+    std::vector<std::string> engine_args;            // uploaded
     uint64_t bench = 0;                              // 0: not checked (uci only)
+    int64_t created_ms = 0;
+};
+
+// An uploaded engine file, stored once by its SHA-256 beside the database.
+struct EngineFile {
+    std::string sha256;
+    uint64_t size = 0;
+    bool archive = false;
     int64_t created_ms = 0;
 };
 
@@ -282,6 +295,7 @@ struct Worker {
     int concurrency = 1;
     std::vector<std::string> uci_engines;
     std::string build;
+    bool accept_uploaded_engines = false;
     int64_t registered_ms = 0;
     int64_t last_seen_ms = 0;
     int64_t lease_id = 0;  // the batch it holds, 0 when none

@@ -6,6 +6,8 @@
 
 #include "coordinator/domain/limits.h"
 #include "coordinator/domain/text.h"
+#include "common/engine_archive.h"
+#include "common/sha256.h"
 #include "coordinator/kinds/run_kind.h"
 #include "engine/board.h"
 #include "engine/notation.h"
@@ -156,6 +158,20 @@ absl::Status check_lookup_name(std::string_view name) {
     return absl::OkStatus();
 }
 
+absl::Status check_uploaded_engine(const Version& v) {
+    if (!is_sha256_hex(v.engine_sha256))
+        return invalid("an uploaded version names its engine file by a hex SHA-256 (64 digits)");
+    if (!v.engine_entry.empty()) {
+        if (const std::string why = unsafe_relative_path(v.engine_entry); !why.empty())
+            return invalid("--entry '" + v.engine_entry + "': " + why);
+    }
+    if (v.engine_args.size() > 64) return invalid("an engine takes at most 64 arguments");
+    for (const std::string& arg : v.engine_args)
+        if (arg.size() > 1024) return invalid("an engine argument is over 1024 bytes");
+    if (v.uci_options.size() > 256) return invalid("a version sets at most 256 UCI options");
+    return absl::OkStatus();
+}
+
 absl::Status check_version(Version& v) {
     if (v.name.empty() || v.name.size() > kMaxVersionNameBytes || !is_plain_name(v.name))
         return invalid("version name '" + excerpt(v.name) +
@@ -163,6 +179,7 @@ absl::Status check_version(Version& v) {
     if (v.description.size() > 4096) return invalid("version description is over 4096 bytes");
     if (has_control(v.description, "\n\t"))
         return invalid("version description holds a control character");
+    if (v.kind == Version::Kind::Uploaded) return check_uploaded_engine(v);
     if (v.kind == Version::Kind::Uci) {
         if (v.uci_command.empty()) return invalid("a UCI version needs the engine's command");
         return check_uci(v);

@@ -11,6 +11,9 @@ namespace sparring::coordinator {
 // Checks a new version and, for the built-in engine, resolves its parameter set into
 // version.params_json; INVALID_ARGUMENT explains the first problem.
 absl::Status check_version(Version& version);
+// Checks an uploaded version's file name, entry, arguments and options (the file itself is
+// looked up by the caller); INVALID_ARGUMENT explains the first problem.
+absl::Status check_uploaded_engine(const Version& version);
 // Checks a run specification (by its kind's module) and fills in defaults (throughput, SPRT
 // model); the versions themselves are looked up by the caller. INVALID_ARGUMENT explains the
 // first problem.

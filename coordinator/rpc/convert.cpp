@@ -116,10 +116,17 @@ absl::StatusOr<Version> version_from_proto(const v1::Version& in) {
             v.uci_command = in.uci().command();
             v.uci_options.insert(in.uci().options().begin(), in.uci().options().end());
             break;
+        case v1::Version::kUploaded:
+            v.kind = Version::Kind::Uploaded;
+            v.engine_sha256 = in.uploaded().sha256();
+            v.engine_entry = in.uploaded().entry();
+            v.engine_args.assign(in.uploaded().args().begin(), in.uploaded().args().end());
+            v.uci_options.insert(in.uploaded().options().begin(), in.uploaded().options().end());
+            break;
         case v1::Version::ENGINE_NOT_SET:
             return absl::InvalidArgumentError(
-                "a version needs an engine: the built-in one (preset, overrides) or a UCI "
-                "command");
+                "a version needs an engine: the built-in one (preset, overrides), a UCI "
+                "command or an uploaded engine file");
     }
     return v;
 }
@@ -136,6 +143,14 @@ void version_to_proto(const Version& in, v1::Version* out) {
         b->mutable_overrides()->insert(in.overrides.begin(), in.overrides.end());
         b->set_params_json(in.params_json);
         b->set_hash_mb(uint32_t(in.hash_mb));
+    } else if (in.kind == Version::Kind::Uploaded) {
+        v1::UploadedEngine* u = out->mutable_uploaded();
+        u->set_sha256(in.engine_sha256);
+        u->set_size(in.engine_size);
+        u->set_archive(in.engine_archive);
+        u->set_entry(in.engine_entry);
+        for (const std::string& arg : in.engine_args) u->add_args(arg);
+        u->mutable_options()->insert(in.uci_options.begin(), in.uci_options.end());
     } else {
         v1::UciEngine* u = out->mutable_uci();
         u->set_command(in.uci_command);
@@ -288,6 +303,7 @@ Worker worker_from_proto(const v1::RegisterRequest& in) {
     w.concurrency = int(std::min<uint32_t>(in.concurrency(), 1'000'000));
     w.uci_engines.assign(in.uci_engines().begin(), in.uci_engines().end());
     w.build = in.build();
+    w.accept_uploaded_engines = in.accept_uploaded_engines();
     return w;
 }
 
@@ -300,6 +316,7 @@ void worker_to_proto(const WorkerSummary& in, bool active, v1::WorkerStatus* out
     out->set_concurrency(uint32_t(w.concurrency));
     for (const std::string& e : w.uci_engines) out->add_uci_engines(e);
     out->set_build(w.build);
+    out->set_accept_uploaded_engines(w.accept_uploaded_engines);
     out->set_registered_unix_ms(w.registered_ms);
     out->set_last_seen_unix_ms(w.last_seen_ms);
     out->set_active(active);

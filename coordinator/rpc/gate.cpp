@@ -64,6 +64,9 @@ void Gate::install(const std::string& service, const std::map<std::string, Gated
         google::protobuf::DescriptorPool::generated_pool()->FindServiceByName(service);
     if (!descriptor) throw std::logic_error("no service " + service);
     for (int i = 0; i < descriptor->method_count(); ++i) {
+        // A streaming method keeps its typed handler: its reactor authenticates first.
+        if (descriptor->method(i)->client_streaming() || descriptor->method(i)->server_streaming())
+            continue;
         const auto it = methods.find(descriptor->method(i)->name());
         if (it == methods.end())
             throw std::logic_error(service + "/" + descriptor->method(i)->name() +

@@ -70,7 +70,7 @@ class Gate {
 
     // Returns a raw handler serving a method after its caller's token passed.
     grpc::internal::MethodHandler* handler(GatedMethod method);
-    // Calls mark(index, handler) for every method of a service, in the service's order;
+    // Calls mark(index, handler) for every unary method of a service, in the service's order;
     // throws std::logic_error naming a method the table lacks.
     void install(const std::string& service, const std::map<std::string, GatedMethod>& methods,
                  const std::function<void(int, grpc::internal::MethodHandler*)>& mark);

@@ -88,9 +88,13 @@ Server::Server(Options options)
             });
     trainer_ = std::make_unique<Trainer>(options_.db_path, core_, *writer_, events_);
     gate_ = std::make_unique<Gate>(core_, *reader_);
-    worker_service_ = std::make_unique<WorkerServiceImpl>(core_, *writer_, *gate_);
+    engine_store_ = std::make_unique<EngineStore>(options_.db_path);
+    engine_transfers_ = std::make_unique<EngineTransfers>(options_.engines, core_, *writer_,
+                                                          *reader_, *engine_store_);
+    worker_service_ =
+        std::make_unique<WorkerServiceImpl>(core_, *writer_, *gate_, *engine_transfers_);
     user_api_ = std::make_unique<UserApi>(core_, *writer_, *reader_);
-    user_service_ = std::make_unique<UserServiceImpl>(*user_api_, *gate_);
+    user_service_ = std::make_unique<UserServiceImpl>(*user_api_, *gate_, *engine_transfers_);
     if (!options_.http.listen.empty()) {
         std::vector<std::unique_ptr<Storage>> web_readers;
         for (size_t i = 0; i < std::max<size_t>(1, options_.read_threads); ++i)

@@ -39,7 +39,8 @@ class Server {
         size_t max_batch = 512;                  // jobs per group commit, at most
         std::chrono::microseconds gather{1000};  // writer: wait for jobs to share a commit
         size_t read_threads = 2;                 // reader: threads, each with a connection
-        size_t max_queued_calls = 0;  // per executor; past it calls are shed (0: no bound)
+        size_t max_queued_calls = 0;       // per executor; past it calls are shed (0: no bound)
+        EngineTransfers::Options engines;  // uploaded engine files
     };
 
     // Opens the database (applying migrations) and renews outstanding leases; throws
@@ -77,6 +78,8 @@ class Server {
     std::unique_ptr<Executor> reader_;
     std::unique_ptr<Trainer> trainer_;  // training runs, on a thread of its own
     std::unique_ptr<Gate> gate_;        // checks every gRPC call's token first, on the reader
+    std::unique_ptr<EngineStore> engine_store_;
+    std::unique_ptr<EngineTransfers> engine_transfers_;
     std::unique_ptr<WorkerServiceImpl> worker_service_;
     std::unique_ptr<UserApi> user_api_;
     std::unique_ptr<UserServiceImpl> user_service_;

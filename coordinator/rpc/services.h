@@ -10,6 +10,7 @@
 
 #include "coordinator/domain/core.h"
 #include "coordinator/rpc/convert.h"
+#include "coordinator/rpc/engine_transfer.h"
 #include "coordinator/rpc/gate.h"
 #include "coordinator/rpc/user_api.h"
 #include "coordinator/storage/executor.h"
@@ -40,8 +41,14 @@ void run_authenticated(grpc::CallbackServerContext* context, Core& core, Executo
 
 class WorkerServiceImpl final : public v1::WorkerService::CallbackService {
   public:
-    // Serves every method behind the gate; changes run on the writer.
-    WorkerServiceImpl(Core& core, Executor& writer, Gate& gate);
+    // Serves every unary method behind the gate (changes run on the writer); FetchEngine streams
+    // and authenticates in its reactor before it reads the request.
+    WorkerServiceImpl(Core& core, Executor& writer, Gate& gate, EngineTransfers& engines);
+
+    grpc::ServerWriteReactor<v1::EngineChunk>* FetchEngine(
+        grpc::CallbackServerContext* context, const v1::FetchEngineRequest* request) override {
+        return engines_.fetch(context, request);
+    }
 
   private:
     void register_worker(grpc::CallbackServerContext* context, const v1::RegisterRequest& request,
@@ -58,15 +65,23 @@ class WorkerServiceImpl final : public v1::WorkerService::CallbackService {
 
     Core& core_;
     Executor& writer_;
+    EngineTransfers& engines_;
 };
 
 class UserServiceImpl final : public v1::UserService::CallbackService {
   public:
-    // Serves every method behind the gate, through the UserApi.
-    UserServiceImpl(UserApi& api, Gate& gate);
+    // Serves every unary method behind the gate, through the UserApi; UploadEngine streams and
+    // authenticates in its reactor before it reads a chunk.
+    UserServiceImpl(UserApi& api, Gate& gate, EngineTransfers& engines);
+
+    grpc::ServerReadReactor<v1::UploadEngineRequest>* UploadEngine(
+        grpc::CallbackServerContext* context, v1::UploadEngineResponse* response) override {
+        return engines_.upload(context, response);
+    }
 
   private:
     UserApi& api_;
+    EngineTransfers& engines_;
 };
 
 }  // namespace sparring::coordinator

@@ -22,7 +22,8 @@ GatedMethod forward(UserApi& api, UserApi::Call<Request, Response> call, bool ch
 
 }  // namespace
 
-UserServiceImpl::UserServiceImpl(UserApi& api, Gate& gate) : api_(api) {
+UserServiceImpl::UserServiceImpl(UserApi& api, Gate& gate, EngineTransfers& engines)
+    : api_(api), engines_(engines) {
     const std::map<std::string, GatedMethod> methods = {
         {"AddVersion", forward(api_, &UserApi::add_version, true)},
         {"ListVersions", forward(api_, &UserApi::list_versions, false)},

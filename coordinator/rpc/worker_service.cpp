@@ -19,8 +19,9 @@ GatedMethod as_worker(Service* service, void (Service::*fn)(grpc::CallbackServer
 
 }  // namespace
 
-WorkerServiceImpl::WorkerServiceImpl(Core& core, Executor& writer, Gate& gate)
-    : core_(core), writer_(writer) {
+WorkerServiceImpl::WorkerServiceImpl(Core& core, Executor& writer, Gate& gate,
+                                     EngineTransfers& engines)
+    : core_(core), writer_(writer), engines_(engines) {
     const std::map<std::string, GatedMethod> methods = {
         {"Register", as_worker(this, &WorkerServiceImpl::register_worker)},
         {"RequestWork", as_worker(this, &WorkerServiceImpl::request_work)},

@@ -391,7 +391,27 @@ CREATE TABLE position_imports (
 CREATE INDEX position_imports_by_key ON position_imports(import_key);
 )sql";
 
-constexpr std::array<std::string_view, 4> kMigrations = {kSchema1, kSchema2, kSchema3, kSchema4};
+// Migration 5: uploaded engine files (stored beside the database, in DB.engines/SHA256),
+// the versions that run them, and the workers that accept them.
+constexpr std::string_view kSchema5 = R"sql(
+CREATE TABLE engines (
+  sha256      TEXT PRIMARY KEY,              -- hex SHA-256 of the file: its name on disk
+  size        INTEGER NOT NULL,              -- bytes
+  archive     INTEGER NOT NULL,              -- 1: a .tar.gz archive, 0: an executable
+  created_ms  INTEGER NOT NULL
+) WITHOUT ROWID;
+
+-- An uploaded version has kind 'uci' and engine_sha256 set; uci_command is then NULL.
+ALTER TABLE versions ADD COLUMN engine_sha256 TEXT REFERENCES engines(sha256);
+ALTER TABLE versions ADD COLUMN engine_entry TEXT;  -- archive: the executable inside it
+ALTER TABLE versions ADD COLUMN engine_args TEXT;   -- JSON array of arguments
+CREATE INDEX versions_by_engine ON versions(engine_sha256);
+
+ALTER TABLE workers ADD COLUMN accept_uploaded INTEGER NOT NULL DEFAULT 0;
+)sql";
+
+constexpr std::array<std::string_view, 5> kMigrations = {kSchema1, kSchema2, kSchema3, kSchema4,
+                                                         kSchema5};
 
 // Returns the schema version recorded in the file.
 int user_version(Database& db) {

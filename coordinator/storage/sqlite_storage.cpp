@@ -18,7 +18,9 @@ namespace {
 
 constexpr std::string_view kVersionColumns =
     "id, name, description, kind, preset, overrides, params, hash_mb, uci_command, "
-    "uci_options, bench, created_ms";
+    "uci_options, bench, created_ms, engine_sha256, engine_entry, engine_args, "
+    "(SELECT size FROM engines e WHERE e.sha256 = engine_sha256), "
+    "(SELECT archive FROM engines e WHERE e.sha256 = engine_sha256)";
 
 #define RUN_SELECT                                                                               \
     "SELECT r.id, r.kind, r.state, r.result, r.test_version_id, r.base_version_id, "             \
@@ -219,15 +221,20 @@ bool SqliteStorage::revoke_token(int64_t id) {
 int64_t SqliteStorage::insert_version(const Version& v) {
     using Text = std::optional<std::string>;
     const bool builtin = v.kind == Version::Kind::Builtin;
+    const bool uploaded = v.kind == Version::Kind::Uploaded;
     db_.prepare(
            "INSERT INTO versions (name, description, kind, preset, overrides, params, hash_mb, "
-           "uci_command, uci_options, bench, created_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+           "uci_command, uci_options, bench, created_ms, engine_sha256, engine_entry, "
+           "engine_args) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
         .bind(v.name, v.description, builtin ? "builtin" : "uci",
               builtin ? Text(v.preset) : std::nullopt,
               builtin ? Text(json_column(v.overrides)) : std::nullopt,
               builtin ? Text(v.params_json) : std::nullopt, v.hash_mb,
-              builtin ? std::nullopt : Text(v.uci_command),
-              builtin ? std::nullopt : Text(json_column(v.uci_options)), v.bench, v.created_ms)
+              v.kind == Version::Kind::Uci ? Text(v.uci_command) : std::nullopt,
+              builtin ? std::nullopt : Text(json_column(v.uci_options)), v.bench, v.created_ms,
+              uploaded ? Text(v.engine_sha256) : std::nullopt,
+              uploaded ? Text(v.engine_entry) : std::nullopt,
+              uploaded ? Text(json_column(v.engine_args)) : std::nullopt)
         .run();
     return db_.last_insert_rowid();
 }
@@ -250,7 +257,69 @@ Version SqliteStorage::read_version(const Statement& s) {
         v.uci_options =
             read_json_column<std::map<std::string, std::string>>(s.text(9), "versions.uci_options");
     }
+    if (!s.is_null(12)) {
+        v.kind = Version::Kind::Uploaded;
+        v.engine_sha256 = s.text(12);
+        v.engine_entry = s.text(13);
+        v.engine_args =
+            read_json_column<std::vector<std::string>>(s.text(14), "versions.engine_args");
+        v.engine_size = uint64_t(s.int64(15));
+        v.engine_archive = s.int64(16) != 0;
+    }
     return v;
+}
+
+bool SqliteStorage::insert_engine(const EngineFile& e) {
+    db_.prepare(
+           "INSERT INTO engines (sha256, size, archive, created_ms) VALUES (?, ?, ?, ?) "
+           "ON CONFLICT (sha256) DO NOTHING")
+        .bind(e.sha256, int64_t(e.size), e.archive ? 1 : 0, e.created_ms)
+        .run();
+    return db_.changes() > 0;
+}
+
+namespace {
+
+// Reads an engine file from the current row of a statement selecting its four columns.
+EngineFile read_engine(const Statement& s) {
+    return {s.text(0), uint64_t(s.int64(1)), s.int64(2) != 0, s.int64(3)};
+}
+
+}  // namespace
+
+std::optional<EngineFile> SqliteStorage::find_engine(std::string_view sha256) {
+    Statement& s =
+        db_.prepare("SELECT sha256, size, archive, created_ms FROM engines WHERE sha256 = ?");
+    s.bind(sha256);
+    if (!s.step()) return std::nullopt;
+    return read_engine(s);
+}
+
+std::vector<EngineFile> SqliteStorage::list_engines() {
+    Statement& s =
+        db_.prepare("SELECT sha256, size, archive, created_ms FROM engines ORDER BY sha256");
+    s.bind();
+    std::vector<EngineFile> engines;
+    while (s.step()) engines.push_back(read_engine(s));
+    return engines;
+}
+
+std::vector<EngineFile> SqliteStorage::unreferenced_engines(int64_t recorded_before_ms) {
+    Statement& s = db_.prepare(
+        "SELECT sha256, size, archive, created_ms FROM engines e WHERE created_ms < ? AND "
+        "NOT EXISTS (SELECT 1 FROM versions v WHERE v.engine_sha256 = e.sha256) ORDER BY sha256");
+    s.bind(recorded_before_ms);
+    std::vector<EngineFile> engines;
+    while (s.step()) engines.push_back(read_engine(s));
+    return engines;
+}
+
+void SqliteStorage::delete_engine(std::string_view sha256) {
+    db_.prepare(
+           "DELETE FROM engines WHERE sha256 = ? AND "
+           "NOT EXISTS (SELECT 1 FROM versions v WHERE v.engine_sha256 = engines.sha256)")
+        .bind(sha256)
+        .run();
 }
 
 std::optional<Version> SqliteStorage::find_version(int64_t id) {

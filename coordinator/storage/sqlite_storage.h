@@ -40,6 +40,12 @@ class SqliteStorage final : public Storage {
     std::optional<Version> find_version(std::string_view name) override;
     std::vector<Version> list_versions() override;
 
+    bool insert_engine(const EngineFile& engine) override;
+    std::optional<EngineFile> find_engine(std::string_view sha256) override;
+    std::vector<EngineFile> list_engines() override;
+    std::vector<EngineFile> unreferenced_engines(int64_t recorded_before_ms) override;
+    void delete_engine(std::string_view sha256) override;
+
     int64_t insert_run(const Run& run) override;
     std::optional<Run> find_run(int64_t id) override;
     std::vector<Run> list_runs(const std::vector<RunState>& states, int limit) override;

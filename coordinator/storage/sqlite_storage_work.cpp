@@ -10,7 +10,7 @@ namespace {
 
 constexpr std::string_view kWorkerSelect =
     "SELECT id, token_id, name, cores, memory_mb, concurrency, uci_engines, build, "
-    "registered_ms, last_seen_ms, lease_id, games FROM workers ";
+    "registered_ms, last_seen_ms, lease_id, games, accept_uploaded FROM workers ";
 
 #define BATCH_SELECT                                                                     \
     "SELECT id, run_id, worker_id, first_pair, pairs, state, pairs_reported, reported, " \
@@ -30,6 +30,7 @@ Worker read_worker_row(const Statement& s) {
     w.last_seen_ms = s.int64(9);
     w.lease_id = s.int64(10);
     w.games = s.int64(11);
+    w.accept_uploaded_engines = s.int64(12) != 0;
     return w;
 }
 
@@ -38,9 +39,10 @@ Worker read_worker_row(const Statement& s) {
 int64_t SqliteStorage::insert_worker(const Worker& w) {
     db_.prepare(
            "INSERT INTO workers (token_id, name, cores, memory_mb, concurrency, uci_engines, "
-           "build, registered_ms, last_seen_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")
+           "build, registered_ms, last_seen_ms, accept_uploaded) VALUES (?, ?, ?, ?, ?, ?, ?, ?, "
+           "?, ?)")
         .bind(w.token_id, w.name, w.cores, w.memory_mb, w.concurrency, json_column(w.uci_engines),
-              w.build, w.registered_ms, w.last_seen_ms)
+              w.build, w.registered_ms, w.last_seen_ms, w.accept_uploaded_engines ? 1 : 0)
         .run();
     return db_.last_insert_rowid();
 }
@@ -75,7 +77,7 @@ void SqliteStorage::add_worker_games(int64_t id, int64_t games) {
 std::vector<WorkerSummary> SqliteStorage::list_workers(int64_t seen_since_ms) {
     Statement& s = db_.prepare(
         "SELECT w.id, w.token_id, w.name, w.cores, w.memory_mb, w.concurrency, w.uci_engines, "
-        "w.build, w.registered_ms, w.last_seen_ms, w.lease_id, w.games, "
+        "w.build, w.registered_ms, w.last_seen_ms, w.lease_id, w.games, w.accept_uploaded, "
         "(SELECT run_id FROM batches WHERE id = w.lease_id AND state = 'leased') "
         "FROM workers w WHERE w.last_seen_ms >= ? ORDER BY w.id");
     s.bind(seen_since_ms);
@@ -85,7 +87,7 @@ std::vector<WorkerSummary> SqliteStorage::list_workers(int64_t seen_since_ms) {
         WorkerSummary summary;
         summary.worker = read_worker_row(s);
         engines.push_back(s.text(6));
-        summary.run_id = s.int64(12);
+        summary.run_id = s.int64(13);
         workers.push_back(std::move(summary));
     }
     for (size_t i = 0; i < workers.size(); ++i)

@@ -44,6 +44,15 @@ class Storage {
     virtual std::optional<Version> find_version(std::string_view name) = 0;
     virtual std::vector<Version> list_versions() = 0;
 
+    // Records an uploaded engine file; returns false (changing nothing) when it is known.
+    virtual bool insert_engine(const EngineFile& engine) = 0;
+    virtual std::optional<EngineFile> find_engine(std::string_view sha256) = 0;
+    virtual std::vector<EngineFile> list_engines() = 0;
+    // Returns the engine files no version refers to, recorded before the given time.
+    virtual std::vector<EngineFile> unreferenced_engines(int64_t recorded_before_ms) = 0;
+    // Forgets an engine file no version refers to.
+    virtual void delete_engine(std::string_view sha256) = 0;
+
     // Inserts a run with its book.
     virtual int64_t insert_run(const Run& run) = 0;
     virtual std::optional<Run> find_run(int64_t id) = 0;

@@ -636,9 +636,12 @@ std::string workers_page(const v1::ListWorkersResponse& workers) {
 
 namespace {
 
-// Returns "built-in (PRESET)" or "UCI: COMMAND", escaped.
+// Returns "built-in (PRESET)", "UCI: COMMAND" or "uploaded: SHA256…", escaped.
 std::string engine_text(const v1::Version& v) {
     if (v.has_uci()) return "UCI: <code>" + escape_html(v.uci().command()) + "</code>";
+    if (v.has_uploaded())
+        return "uploaded: <code title=\"" + escape_html(v.uploaded().sha256()) + "\">" +
+               escape_html(v.uploaded().sha256().substr(0, 12)) + "</code>";
     return "built-in (" + escape_html(v.builtin().preset()) + ")";
 }
 
@@ -686,6 +689,10 @@ std::map<std::string, std::string> version_parameters(const v1::Version& version
         for (const auto& [name, value] : version.uci().options()) out[name] = value;
         return out;
     }
+    if (version.has_uploaded()) {
+        for (const auto& [name, value] : version.uploaded().options()) out[name] = value;
+        return out;
+    }
     const nlohmann::json params =
         nlohmann::json::parse(version.builtin().params_json(), nullptr, false);
     if (params.is_object())
@@ -699,6 +706,14 @@ std::string version_page(const v1::Version& version) {
     std::string body = "<h1>Version " + escape_html(version.name()) + "</h1><table class=\"kv\">";
     body += row("engine", engine_text(version));
     body += row("bench", std::to_string(version.bench()));
+    if (version.has_uploaded()) {
+        body += row("sha256", "<code>" + escape_html(version.uploaded().sha256()) + "</code>");
+        body += row("size", std::to_string(version.uploaded().size()) + " bytes" +
+                                (version.uploaded().archive()
+                                     ? ", archive, entry <code>" +
+                                           escape_html(version.uploaded().entry()) + "</code>"
+                                     : ""));
+    }
     body += row("description", escape_html(version.description()));
     body += row("created", escape_html(utc_time(version.created_unix_ms())));
     if (version.has_builtin() && !version.builtin().overrides().empty()) {

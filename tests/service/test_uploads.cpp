@@ -1,0 +1,384 @@
+// Uploaded engines end to end, with real coordinator, worker and CLI processes: upload and
+// deduplication, size limits, unsafe archives, fetching into the worker's cache (resumed,
+// verified, refused when tampered or truncated), the capability that gates such runs, bench
+// mismatches, garbage collection and backups of the files.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "cluster.h"
+#include "common/sha256.h"
+
+namespace sparring::testing {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+
+// Returns a file's contents, or an empty string.
+std::string slurp(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+// Writes a file with the given mode.
+void write_file(const std::string& path, const std::string& text, fs::perms mode) {
+    std::ofstream(path, std::ios::binary) << text;
+    fs::permissions(path, mode);
+}
+
+// Returns how many times text occurs in a file.
+size_t count_in(const std::string& path, const std::string& text) {
+    const std::string log = slurp(path);
+    size_t n = 0;
+    for (size_t at = log.find(text); at != std::string::npos; at = log.find(text, at + 1)) ++n;
+    return n;
+}
+
+// Waits until a file holds text, up to timeout; returns whether it did.
+bool wait_for_text(const std::string& path, const std::string& text, std::chrono::seconds timeout) {
+    const auto until = std::chrono::steady_clock::now() + timeout;
+    while (std::chrono::steady_clock::now() < until) {
+        if (count_in(path, text) > 0) return true;
+        std::this_thread::sleep_for(100ms);
+    }
+    return false;
+}
+
+class UploadTest : public ::testing::Test {
+  protected:
+    void TearDown() override {
+        if (HasFailure() && cluster) cluster->dump_logs();
+    }
+
+    // Starts a coordinator and writes the engine script: a shell wrapper of sparring-engine
+    // that notes each start in a marker file, so a test can tell whether it ever ran.
+    void start(const std::vector<std::string>& flags = {}) {
+        cluster = std::make_unique<Cluster>(flags);
+        marker = cluster->dir + "/engine-started";
+        script = cluster->dir + "/engine.sh";
+        write_file(script, script_text("started"), fs::perms::owner_all);
+    }
+
+    // Returns the engine script's text with a marker word of the same length as "started".
+    std::string script_text(const std::string& word) const {
+        return "#!/bin/sh\necho " + word + " >> " + marker + "\nexec " +
+               binary("engine/sparring-engine") + " \"$@\"\n";
+    }
+
+    // Returns the bench signature of sparring-engine, as `sparring-engine bench` prints it.
+    uint64_t engine_bench() const {
+        const CommandResult r = cluster->run({binary("engine/sparring-engine"), "bench"});
+        const size_t at = r.out.rfind("Nodes searched: ");
+        if (r.status != 0 || at == std::string::npos) return 0;
+        return std::stoull(r.out.substr(at + 16));
+    }
+
+    // Adds version NAME running the uploaded script, with a bench signature (0: none).
+    CommandResult add_uploaded(const std::string& name, const std::string& path, uint64_t bench) {
+        std::vector<std::string> args = {"versions", "add", name, "--engine-file", path};
+        if (bench) args.insert(args.end(), {"--bench", std::to_string(bench)});
+        return cluster->cli(args);
+    }
+
+    // Submits a fixed-games run of a against b; returns its id.
+    int64_t submit(uint64_t games) {
+        v1::SubmitRunRequest request;
+        *request.mutable_spec() = fixed_games_spec(games);
+        v1::RunStatus run;
+        const grpc::Status status =
+            cluster->users()->SubmitRun(Cluster::context(cluster->user_token).get(), request, &run);
+        EXPECT_TRUE(status.ok()) << status.error_message();
+        return run.id();
+    }
+
+    // Returns the engine directory beside the database.
+    std::string engines_dir() const { return cluster->db + ".engines"; }
+
+    std::unique_ptr<Cluster> cluster;
+    std::string marker;
+    std::string script;
+};
+
+TEST_F(UploadTest, TheSameBytesAreStoredOnceAndShownWithTheirHash) {
+    start();
+    const std::string sha256 = *sha256_of_file(script);
+    for (const char* name : {"a", "a-again"}) {
+        const CommandResult r = add_uploaded(name, script, 0);
+        ASSERT_EQ(r.status, 0) << r.err;
+        EXPECT_NE(r.err.find(sha256), std::string::npos) << r.err;
+    }
+    EXPECT_EQ(cluster->query("SELECT count(*) FROM engines"), 1);
+    EXPECT_EQ(cluster->query("SELECT count(*) FROM versions WHERE engine_sha256 IS NOT NULL"), 2);
+    const std::string stored = engines_dir() + "/" + sha256;
+    EXPECT_EQ(slurp(stored), slurp(script));
+    EXPECT_EQ(fs::status(stored).permissions() & fs::perms::all,
+              fs::perms::owner_read | fs::perms::owner_write);
+    EXPECT_EQ(fs::status(engines_dir()).permissions() & fs::perms::all, fs::perms::owner_all);
+
+    const CommandResult show = cluster->cli({"versions", "show", "a"});
+    ASSERT_EQ(show.status, 0) << show.err;
+    EXPECT_NE(show.out.find(sha256), std::string::npos) << show.out;
+    EXPECT_NE(show.out.find(std::to_string(fs::file_size(script)) + " bytes"), std::string::npos)
+        << show.out;
+    const CommandResult list = cluster->cli({"versions", "list"});
+    EXPECT_NE(list.out.find("uploaded " + sha256.substr(0, 12)), std::string::npos) << list.out;
+
+    // A version cannot name a file the coordinator does not have.
+    v1::AddVersionRequest request;
+    request.mutable_version()->set_name("ghost");
+    request.mutable_version()->mutable_uploaded()->set_sha256(std::string(64, 'a'));
+    v1::Version added;
+    const grpc::Status status =
+        cluster->users()->AddVersion(Cluster::context(cluster->user_token).get(), request, &added);
+    EXPECT_EQ(status.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+    EXPECT_NE(status.error_message().find("upload it first"), std::string::npos);
+}
+
+TEST_F(UploadTest, AnOversizedUploadIsRefusedAndNothingIsStored) {
+    start({"--max-engine-mb", "1"});
+    const std::string big = cluster->dir + "/big-engine";
+    write_file(big, std::string((1 << 20) + 1, 'x'), fs::perms::owner_all);
+    const CommandResult r = add_uploaded("big", big, 0);
+    EXPECT_EQ(r.status, 1);
+    EXPECT_NE(r.err.find("--max-engine-mb"), std::string::npos) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 2) << r.err;  // uploading..., error
+    EXPECT_EQ(cluster->query("SELECT count(*) FROM engines"), 0);
+    EXPECT_EQ(cluster->query("SELECT count(*) FROM versions"), 0);
+    for (const auto& entry : fs::recursive_directory_iterator(engines_dir()))
+        EXPECT_FALSE(entry.is_regular_file()) << entry.path();
+
+    // A file within the limit is taken.
+    write_file(big, std::string(1 << 20, 'x'), fs::perms::owner_all);
+    EXPECT_EQ(add_uploaded("big", big, 0).status, 0);
+    EXPECT_EQ(cluster->query("SELECT count(*) FROM engines"), 1);
+}
+
+TEST_F(UploadTest, UnsafeArchivesAreRefused) {
+    start();
+    // Builds archives with Python's tarfile, which writes whatever member names it is given.
+    const std::string dir = cluster->dir;
+    const std::string python =
+        "import io, tarfile, sys\n"
+        "def make(path, members):\n"
+        "    with tarfile.open(path, 'w:gz') as t:\n"
+        "        for name, kind, target in members:\n"
+        "            info = tarfile.TarInfo(name)\n"
+        "            if kind == 'link':\n"
+        "                info.type = tarfile.SYMTYPE; info.linkname = target\n"
+        "                t.addfile(info)\n"
+        "            else:\n"
+        "                data = open(sys.argv[2], 'rb').read()\n"
+        "                info.size = len(data); info.mode = 0o755\n"
+        "                t.addfile(info, io.BytesIO(data))\n"
+        "d = sys.argv[1]\n"
+        "make(d + '/absolute.tar.gz', [('/tmp/engine', 'file', '')])\n"
+        "make(d + '/dotdot.tar.gz', [('bin/../../engine', 'file', '')])\n"
+        "make(d + '/linkout.tar.gz', [('bin/engine', 'file', ''), ('net', 'link', '../../etc')])\n"
+        "make(d + '/through.tar.gz', [('dir', 'link', '.'), ('dir/engine', 'file', '')])\n"
+        "make(d + '/good.tar.gz', [('bin/engine', 'file', ''), ('bin/net', 'link', 'engine')])\n";
+    write_file(dir + "/make.py", python, fs::perms::owner_all);
+    ASSERT_EQ(cluster->run({"/usr/bin/python3", dir + "/make.py", dir, script}).status, 0);
+    for (const char* bad : {"absolute", "dotdot", "linkout", "through"}) {
+        const CommandResult r =
+            cluster->cli({"versions", "add", bad, "--engine-archive", dir + "/" + bad + ".tar.gz",
+                          "--entry", "bin/engine"});
+        EXPECT_EQ(r.status, 1) << bad;
+        EXPECT_NE(r.err.find("unsafe or unreadable engine archive"), std::string::npos) << r.err;
+    }
+    EXPECT_EQ(cluster->query("SELECT count(*) FROM engines"), 0);
+    const CommandResult good = cluster->cli({"versions", "add", "good", "--engine-archive",
+                                             dir + "/good.tar.gz", "--entry", "bin/engine"});
+    EXPECT_EQ(good.status, 0) << good.err;
+    // An entry leaving the archive is refused before anything is asked of the coordinator.
+    const CommandResult entry = cluster->cli({"versions", "add", "entry", "--engine-archive",
+                                              dir + "/good.tar.gz", "--entry", "../bin/engine"});
+    EXPECT_EQ(entry.status, 1);
+    EXPECT_NE(entry.err.find("'..'"), std::string::npos) << entry.err;
+    EXPECT_EQ(cluster->query("SELECT count(*) FROM versions"), 1);
+}
+
+TEST_F(UploadTest, WorkersFetchOnceVerifyAndThenUseTheirCache) {
+    start({"--pairs-per-thread", "1"});  // many small leases: both workers play both runs
+    const uint64_t bench = engine_bench();
+    ASSERT_GT(bench, 0u);
+    ASSERT_EQ(add_uploaded("a", script, bench).status, 0);
+    cluster->add_version("b");
+    const std::string sha256 = *sha256_of_file(script);
+
+    // The cache of the first worker holds the first half of the file, the second worker's a
+    // tampered half: one resumes, the other refuses what it downloaded and fetches it again.
+    const std::string bytes = slurp(script);
+    const std::string cache1 = cluster->dir + "/cache1";
+    const std::string cache2 = cluster->dir + "/cache2";
+    for (const std::string& cache : {cache1, cache2}) fs::create_directories(cache + "/partial");
+    write_file(cache1 + "/partial/" + sha256, bytes.substr(0, bytes.size() / 2),
+               fs::perms::owner_read | fs::perms::owner_write);
+    write_file(cache2 + "/partial/" + sha256, std::string(bytes.size() / 2, '#'),
+               fs::perms::owner_read | fs::perms::owner_write);
+    Process& w1 =
+        cluster->start_worker("w1", 1, {"--accept-uploaded-engines", "--cache-dir", cache1});
+    Process& w2 =
+        cluster->start_worker("w2", 1, {"--accept-uploaded-engines", "--cache-dir", cache2});
+
+    const int64_t first = submit(16);
+    EXPECT_EQ(cluster->wait_for_run(first, 120s).games(), 16u);
+    const int64_t second = submit(16);
+    EXPECT_EQ(cluster->wait_for_run(second, 120s).games(), 16u);
+
+    for (Process* w : {&w1, &w2}) {
+        EXPECT_EQ(count_in(w->log_path(), "verified and cached"), 1u) << w->log_path();
+        EXPECT_GE(count_in(w->log_path(), "found in the cache"), 1u) << w->log_path();
+    }
+    EXPECT_EQ(count_in(w1.log_path(), "resuming the download of engine " + sha256.substr(0, 12) +
+                                          " at byte " + std::to_string(bytes.size() / 2)),
+              1u);
+    EXPECT_EQ(count_in(w1.log_path(), "refused the download"), 0u);
+    EXPECT_EQ(count_in(w2.log_path(), "refused the download"), 1u);
+    EXPECT_EQ(slurp(cache1 + "/" + sha256 + "/files/engine"), bytes);
+    EXPECT_EQ(slurp(cache2 + "/" + sha256 + "/files/engine"), bytes);
+    EXPECT_FALSE(fs::exists(cache1 + "/partial/" + sha256));
+}
+
+TEST_F(UploadTest, ATamperedOrTruncatedFileIsRefusedRetriedAndNeverRun) {
+    start();
+    ASSERT_EQ(add_uploaded("a", script, 0).status, 0);
+    cluster->add_version("b");
+    const std::string sha256 = *sha256_of_file(script);
+    const std::string stored = engines_dir() + "/" + sha256;
+    const std::string good = slurp(stored);
+
+    // Truncated on the coordinator's disk: every download comes up short.
+    write_file(stored, good.substr(0, good.size() - 10),
+               fs::perms::owner_read | fs::perms::owner_write);
+    Process& worker = cluster->start_worker(
+        "w", 1, {"--accept-uploaded-engines", "--cache-dir", cluster->dir + "/cache"});
+    const int64_t run = submit(4);
+    ASSERT_TRUE(wait_for_text(worker.log_path(), "no verified copy of engine", 60s));
+
+    // Changed to a script of the same size that would leave another mark if it ever ran.
+    const std::string tampered = script_text("TAMPERD");
+    ASSERT_EQ(tampered.size(), good.size());
+    write_file(stored, tampered, fs::perms::owner_read | fs::perms::owner_write);
+    const size_t refusals = count_in(worker.log_path(), "no verified copy of engine");
+    const auto until = std::chrono::steady_clock::now() + 60s;
+    while (count_in(worker.log_path(), "no verified copy of engine") == refusals &&
+           std::chrono::steady_clock::now() < until)
+        std::this_thread::sleep_for(100ms);
+    EXPECT_GT(count_in(worker.log_path(), "no verified copy of engine"), refusals);
+    EXPECT_FALSE(fs::exists(marker));
+
+    v1::GetRunRequest request;
+    request.set_run_id(run);
+    v1::RunStatus status;
+    ASSERT_TRUE(cluster->users()
+                    ->GetRun(Cluster::context(cluster->user_token).get(), request, &status)
+                    .ok());
+    EXPECT_EQ(status.games(), 0u);
+
+    // Restored, the next attempt verifies and plays.
+    write_file(stored, good, fs::perms::owner_read | fs::perms::owner_write);
+    EXPECT_EQ(cluster->wait_for_run(run, 120s).games(), 4u);
+    EXPECT_EQ(count_in(marker, "TAMPERD"), 0u);
+    EXPECT_GT(count_in(marker, "started"), 0u);
+}
+
+TEST_F(UploadTest, OnlyWorkersThatAcceptUploadedEnginesAreLeasedSuchRuns) {
+    start();
+    ASSERT_EQ(add_uploaded("a", script, 0).status, 0);
+    cluster->add_version("b");
+    const int64_t run = submit(4);
+
+    // A worker registered without the capability is never offered the run.
+    auto workers = cluster->workers();
+    const int64_t plain = register_worker(*workers, cluster->worker_token);
+    ASSERT_GT(plain, 0);
+    for (int i = 0; i < 3; ++i) {
+        v1::RequestWorkResponse work;
+        ASSERT_TRUE(request_work(*workers, cluster->worker_token, plain, &work).ok());
+        EXPECT_FALSE(work.has_lease());
+    }
+    Process& process = cluster->start_worker("plain", 1);
+    std::this_thread::sleep_for(3s);
+    EXPECT_EQ(count_in(process.log_path(), "lease "), 0u);
+    EXPECT_EQ(cluster->query("SELECT count(*) FROM batches"), 0);
+
+    // One that accepts them plays it.
+    v1::RegisterRequest request;
+    request.set_name("accepting");
+    request.set_cores(1);
+    request.set_memory_mb(1024);
+    request.set_concurrency(1);
+    request.set_accept_uploaded_engines(true);
+    v1::RegisterResponse registered;
+    ASSERT_TRUE(
+        workers->Register(Cluster::context(cluster->worker_token).get(), request, &registered)
+            .ok());
+    v1::RequestWorkResponse work;
+    ASSERT_TRUE(request_work(*workers, cluster->worker_token, registered.worker_id(), &work).ok());
+    ASSERT_TRUE(work.has_lease());
+    EXPECT_EQ(work.lease().run_id(), run);
+    EXPECT_EQ(work.lease().test().uploaded().sha256(), *sha256_of_file(script));
+    EXPECT_EQ(work.lease().test().uploaded().size(), fs::file_size(script));
+}
+
+TEST_F(UploadTest, ABenchMismatchStopsTheWorkerPlayingTheBuildAndShows) {
+    start();
+    ASSERT_EQ(add_uploaded("a", script, 12345).status, 0);
+    cluster->add_version("b");
+    Process& worker = cluster->start_worker(
+        "w", 1, {"--accept-uploaded-engines", "--cache-dir", cluster->dir + "/cache"});
+    const int64_t run = submit(4);
+    ASSERT_TRUE(wait_for_text(worker.log_path(), "refusing it", 60s));
+    std::this_thread::sleep_for(3s);
+    EXPECT_EQ(count_in(worker.log_path(), "refusing it"), 1u);
+    EXPECT_EQ(cluster->query("SELECT count(*) FROM bench_mismatches WHERE expected = 12345"), 1);
+    const CommandResult show = cluster->cli({"show", std::to_string(run)});
+    ASSERT_EQ(show.status, 0) << show.err;
+    EXPECT_NE(show.out.find("bench mismatch"), std::string::npos) << show.out;
+    EXPECT_NE(show.out.find("computed " + std::to_string(engine_bench())), std::string::npos)
+        << show.out;
+}
+
+TEST_F(UploadTest, GarbageCollectionKeepsReferencedFilesAndBackupsCarryThem) {
+    start();
+    ASSERT_EQ(add_uploaded("a", script, 0).status, 0);
+    const std::string kept = *sha256_of_file(script);
+
+    // An upload no version names yet (its version never added).
+    const std::string orphan_path = cluster->dir + "/orphan";
+    write_file(orphan_path, "#!/bin/sh\nexit 0\n", fs::perms::owner_all);
+    const std::string orphan = *sha256_of_file(orphan_path);
+    const CommandResult refused =
+        cluster->cli({"versions", "add", "bad name", "--engine-file", orphan_path});
+    EXPECT_NE(refused.status, 0);
+    ASSERT_EQ(cluster->query("SELECT count(*) FROM engines"), 2);
+
+    const std::string coordinator = binary("coordinator/sparring-coordinator");
+    // Young files stay: their version may be on its way.
+    CommandResult gc = cluster->run({coordinator, "gc-engines", "--db", cluster->db});
+    ASSERT_EQ(gc.status, 0) << gc.err;
+    EXPECT_EQ(cluster->query("SELECT count(*) FROM engines"), 2);
+    gc = cluster->run({coordinator, "gc-engines", "--db", cluster->db, "--min-age-seconds", "0"});
+    ASSERT_EQ(gc.status, 0) << gc.err;
+    EXPECT_NE(gc.out.find("removed 1 engine files"), std::string::npos) << gc.out;
+    EXPECT_EQ(cluster->query("SELECT count(*) FROM engines"), 1);
+    EXPECT_TRUE(fs::exists(engines_dir() + "/" + kept));
+    EXPECT_FALSE(fs::exists(engines_dir() + "/" + orphan));
+
+    const std::string copy = cluster->dir + "/backup.db";
+    const CommandResult backup =
+        cluster->run({coordinator, "backup", "--db", cluster->db, "--to", copy});
+    ASSERT_EQ(backup.status, 0) << backup.err;
+    EXPECT_EQ(slurp(copy + ".engines/" + kept), slurp(script));
+    EXPECT_NE(backup.out.find("copied 1 engine files"), std::string::npos) << backup.out;
+}
+
+}  // namespace
+}  // namespace sparring::testing

@@ -1,0 +1,62 @@
+// The worker's cache of uploaded engine files: fetched from the coordinator the first time a
+// lease needs one (resuming a broken download from where it stopped), kept only once its
+// SHA-256 matches, unpacked safely when it is an archive, and evicted least recently used
+// first when the cache would exceed its size.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "sparring/v1/common.pb.h"
+
+namespace sparring::worker {
+
+class EngineCache {
+  public:
+    struct Options {
+        std::string dir;                            // created (0700) if missing
+        uint64_t max_bytes = uint64_t(2048) << 20;  // the cached engines together
+        int attempts = 4;                           // downloads before giving up on a file
+    };
+    // How a fetch went: ok, or an error and whether a later attempt may succeed.
+    struct FetchResult {
+        bool ok = false;
+        bool transient = false;
+        std::string error;
+    };
+    // Streams a file's bytes from offset to write (which returns false to stop early).
+    using Fetch = std::function<FetchResult(const std::string& sha256, uint64_t offset,
+                                            const std::function<bool(std::string_view)>& write)>;
+    using Log = std::function<void(const std::string&)>;
+
+    // Creates the cache directory; throws std::runtime_error when it cannot.
+    EngineCache(Options options, Fetch fetch, Log log);
+
+    // Returns the path of an uploaded engine's executable, fetching, verifying and unpacking
+    // it first if it is not cached; nullopt with *error when it cannot (a file whose SHA-256
+    // does not match is never kept, let alone run).
+    std::optional<std::string> executable(const v1::UploadedEngine& engine, std::string* error);
+
+    // Returns the directory of a cached engine's files (whether or not it is there).
+    std::string files_of(std::string_view sha256) const;
+
+  private:
+    // Downloads a file into partial, resuming what is there, until its SHA-256 matches.
+    bool download(const v1::UploadedEngine& engine, const std::string& partial, std::string* error);
+    // Moves a verified download into the cache as the engine's directory.
+    bool install(const v1::UploadedEngine& engine, const std::string& partial, std::string* error);
+    // Removes least recently used engines until `needed` more bytes fit; false if they
+    // cannot.
+    bool make_room(uint64_t needed, std::string* error);
+    // Returns the bytes the cached engines take.
+    uint64_t cached_bytes() const;
+
+    Options options_;
+    Fetch fetch_;
+    Log log_;
+};
+
+}  // namespace sparring::worker
