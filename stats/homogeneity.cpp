@@ -106,7 +106,9 @@ Homogeneity homogeneity(const Pentanomial& worker, const Pentanomial& rest) {
         const double residual =
             (c.worker - expected_worker) /
             std::sqrt(expected_worker * (1 - n_worker / total) * (1 - c.all / total));
-        if (std::abs(residual) > std::abs(largest)) largest = residual;
+        // Ties go to the higher-scoring class: with two classes (whose residuals are equal
+        // and opposite) a positive residual means better results than the rest's.
+        if (std::abs(residual) >= std::abs(largest) * (1 - 1e-12)) largest = residual;
     }
     result.df = int(classes.size()) - 1;
     result.p_value = chi2_upper_tail(result.chi2, result.df);

@@ -18,6 +18,14 @@ stats::Pentanomial rest_of(const Counts& run, const Counts& worker) {
     return rest;
 }
 
+// Returns whether a worker is quarantined in a run: its fit below the threshold (0: off), and
+// its pairs fewer than half the run's. The test is symmetric, so with two workers both look
+// implausible: the one that disagrees with the majority of the run's pairs is the suspect.
+bool quarantined(const WorkerFit& worker, const Run& run, double threshold) {
+    return threshold > 0 && worker.fit.p_value < threshold &&
+           2 * worker.counts.pairs < run.counts.pairs;
+}
+
 }  // namespace
 
 void Counts::subtract(const Counts& other) {
@@ -33,7 +41,7 @@ std::vector<WorkerFit> Core::worker_fits(Storage& storage, const Run& run) const
     for (WorkerFit& w : fits) {
         w.run_id = run.id;
         w.fit = stats::homogeneity(w.counts.penta, rest_of(run.counts, w.counts));
-        w.quarantined = options_.quarantine_p > 0 && w.fit.p_value < options_.quarantine_p;
+        w.quarantined = quarantined(w, run, options_.quarantine_p);
     }
     return fits;
 }
@@ -46,7 +54,7 @@ std::optional<WorkerFit> Core::worker_fit(Storage& storage, const Run& run,
     w.counts = storage.worker_counts(run.id, worker_id);
     if (w.counts.pairs == 0) return std::nullopt;
     w.fit = stats::homogeneity(w.counts.penta, rest_of(run.counts, w.counts));
-    w.quarantined = options_.quarantine_p > 0 && w.fit.p_value < options_.quarantine_p;
+    w.quarantined = quarantined(w, run, options_.quarantine_p);
     return w;
 }
 

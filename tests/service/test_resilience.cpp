@@ -68,16 +68,16 @@ TEST_F(ResilienceTest, WorkerReportingOnlyWinsIsQuarantinedAndPurged) {
     cluster->add_version("a");
     cluster->add_version("b");
     v1::SubmitRunRequest submit;
-    *submit.mutable_spec() = fixed_games_spec(120);
+    *submit.mutable_spec() = fixed_games_spec(160);
     v1::RunStatus run;
     ASSERT_TRUE(cluster->users()
                     ->SubmitRun(Cluster::context(cluster->user_token).get(), submit, &run)
                     .ok());
     cluster->start_worker("honest", 2);
     const auto until = std::chrono::steady_clock::now() + 300s;
-    while (get_run(run.id()).games() < 40 && std::chrono::steady_clock::now() < until)
+    while (get_run(run.id()).games() < 60 && std::chrono::steady_clock::now() < until)
         std::this_thread::sleep_for(100ms);
-    ASSERT_GE(get_run(run.id()).games(), 40u);
+    ASSERT_GE(get_run(run.id()).games(), 60u);
     const int64_t honest = cluster->query("SELECT id FROM workers WHERE name = 'honest'");
 
     // The forger takes leases and reports every pair won, until it is leased nothing more.
@@ -147,19 +147,19 @@ TEST_F(ResilienceTest, WorkerReportingOnlyWinsIsQuarantinedAndPurged) {
     // The honest worker plays the purged pairs again; the totals are its games alone.
     const v1::RunStatus done = cluster->wait_for_run(run.id(), 300s);
     ASSERT_EQ(done.state(), v1::RUN_STATE_FINISHED) << done.result();
-    EXPECT_EQ(done.games(), 120u);
+    EXPECT_EQ(done.games(), 160u);
     EXPECT_EQ(
         cluster->query("SELECT count(*) FROM games WHERE worker_id = " + std::to_string(honest)),
-        120);
-    EXPECT_EQ(cluster->query("SELECT count(*) FROM games"), 120);
+        160);
+    EXPECT_EQ(cluster->query("SELECT count(*) FROM games"), 160);
     EXPECT_EQ(int64_t(done.wins()),
               cluster->query("SELECT count(*) FROM games WHERE outcome = 'win'"));
     EXPECT_EQ(int64_t(done.draws()),
               cluster->query("SELECT count(*) FROM games WHERE outcome = 'draw'"));
     EXPECT_EQ(int64_t(done.losses()),
               cluster->query("SELECT count(*) FROM games WHERE outcome = 'loss'"));
-    EXPECT_EQ(cluster->query("SELECT count(DISTINCT game) FROM games"), 120);
-    EXPECT_EQ(cluster->query("SELECT sum(pairs) FROM results WHERE purge_id = 0"), 60);
+    EXPECT_EQ(cluster->query("SELECT count(DISTINCT game) FROM games"), 160);
+    EXPECT_EQ(cluster->query("SELECT sum(pairs) FROM results WHERE purge_id = 0"), 80);
     ASSERT_EQ(done.purges_size(), 1);
     EXPECT_EQ(done.purges(0).worker_id(), forger);
     EXPECT_EQ(done.purges(0).games(), uint64_t(2 * forged_pairs));
