@@ -5,6 +5,9 @@
 namespace sparring::coordinator {
 
 std::string incapability(const RunCandidate& run, const WorkerProfile& worker) {
+    if (std::find(worker.failed_runs.begin(), worker.failed_runs.end(), run.run_id) !=
+        worker.failed_runs.end())
+        return "failed the run's leases too often (engine failures)";
     for (const std::string& command : run.uci_commands)
         if (std::find(worker.uci_engines.begin(), worker.uci_engines.end(), command) ==
             worker.uci_engines.end())

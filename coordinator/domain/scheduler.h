@@ -27,6 +27,7 @@ struct WorkerProfile {
     int64_t memory_mb = 0;
     std::vector<std::string> uci_engines;
     std::vector<int64_t> refused_versions;  // bench signature mismatches
+    std::vector<int64_t> failed_runs;       // runs it failed too often to be given again
 };
 
 // Returns why the worker cannot play the run, or an empty string when it can.

@@ -344,7 +344,20 @@ LEFT JOIN train_runs t ON t.run_id = g.train_run_id
 LEFT JOIN runs v ON v.id = g.verify_run_id;
 )sql";
 
-constexpr std::array<std::string_view, 3> kMigrations = {kSchema1, kSchema2, kSchema3};
+// Version 4: leases that failed (released for an engine failure), for the back-off of a
+// worker from a run and the stop of a run that fails on several workers.
+constexpr std::string_view kSchema4 = R"sql(
+CREATE TABLE lease_failures (
+  batch_id    INTEGER PRIMARY KEY REFERENCES batches(id),
+  run_id      INTEGER NOT NULL REFERENCES runs(id),
+  worker_id   INTEGER NOT NULL REFERENCES workers(id),
+  message     TEXT NOT NULL,
+  created_ms  INTEGER NOT NULL
+);
+CREATE INDEX lease_failures_by_run ON lease_failures(run_id, worker_id);
+)sql";
+
+constexpr std::array<std::string_view, 4> kMigrations = {kSchema1, kSchema2, kSchema3, kSchema4};
 
 // Returns the schema version recorded in the file.
 int user_version(Database& db) {
