@@ -42,6 +42,13 @@ constexpr Flag kServeFlags[] = {
      "256"},
     {"quarantine-p", "P",
      "lease no more of a run to a worker whose results fit the rest at p < P (0: off)", "0"},
+    {"max-workers-per-token", "N", "active workers one worker token may register", "1000"},
+    {"max-leases-per-token", "N", "leases the workers of one token may hold at once", "1000"},
+    {"max-lease-silence-seconds", "N",
+     "a lease without a report for N seconds expires, heartbeats or not", "3600"},
+    {"lease-failures-per-worker", "N",
+     "a worker that failed N leases of a run (engine failures) gets no more of it", "3"},
+    {"lease-failure-workers", "N", "a run whose leases failed on N workers stops", "3"},
     {"port-file", "FILE", "write the bound port to FILE once serving"},
     {"metrics-listen", "HOST:PORT", "serve Prometheus metrics at http://HOST:PORT/metrics"},
     {"health-listen", "HOST:PORT", "also serve gRPC health checking alone, in plaintext"},
@@ -113,6 +120,17 @@ int serve(const Flags& args) {
     if (!(options.core.quarantine_p >= 0 && options.core.quarantine_p < 1))
         throw UsageError("--quarantine-p must be in [0, 1): 0 turns quarantine off");
     options.engines.max_bytes = uint64_t(args.get_int_in("max-engine-mb", 1, 65536)) << 20;
+    const auto positive = [&args](const char* flag) {
+        const int64_t value = args.get_int(flag);
+        if (value < 1 || value > 1'000'000'000)
+            throw UsageError(std::string("--") + flag + " must be in 1..1000000000");
+        return value;
+    };
+    options.core.max_workers_per_token = int(positive("max-workers-per-token"));
+    options.core.max_leases_per_token = int(positive("max-leases-per-token"));
+    options.core.max_lease_silence_ms = positive("max-lease-silence-seconds") * 1000;
+    options.core.lease_failures_per_worker = int(positive("lease-failures-per-worker"));
+    options.core.lease_failure_workers = int(positive("lease-failure-workers"));
 
     // Debian's abseil checks every mutex acquisition for lock-order cycles; gRPC takes many.
     absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);

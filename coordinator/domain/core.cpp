@@ -135,6 +135,7 @@ absl::StatusOr<Run> Core::get_run(Storage& storage, int64_t run_id) const {
     if (!run)
         return absl::NotFoundError("no run " + std::to_string(run_id) + " (see `sparring runs`)");
     run->bench_mismatches = storage.bench_mismatches_of_run(run_id);
+    run->lease_failures = storage.lease_failures_of_run(run_id);
     run->verifies_run_id = storage.find_tune_of_verification(run_id).value_or(0);
     run_kind(run->spec.kind).load(storage, *run);
     run->chain_run_id = storage.find_chain_of_child(run_id).value_or(0);
@@ -211,7 +212,8 @@ absl::StatusOr<GamesPage> Core::export_games(Storage& storage, int64_t run_id, u
         max_games == 0 ? kDefaultExportGames : std::min(max_games, kMaxExportGames);
     GamesPage page;
     page.next_start_game = start_game;
-    const std::vector<StoredGame> games = storage.list_games(run_id, start_game, int(limit));
+    const std::vector<StoredGame> games =
+        storage.list_games(run_id, start_game, int(limit), kMaxExportBytes);
     for (const StoredGame& game : games) {
         if (page.games > 0 && page.pgn.size() + game.pgn.size() > kMaxExportBytes) break;
         page.pgn += game.pgn;

@@ -95,6 +95,13 @@ class Core {
         // A worker whose pairs in a run fit the rest of it with p below this is leased no
         // more of the run (stats/homogeneity.h); 0 turns quarantine off.
         double quarantine_p = 0;
+        int max_workers_per_token = 1000;   // workers of one token seen lately, at most
+        int max_leases_per_token = 1000;    // leases the workers of one token hold, at most
+        // A lease without a report for this long expires, however many heartbeats it gets.
+        int64_t max_lease_silence_ms = 3'600'000;
+        int lease_failures_per_worker = 3;  // a worker that failed a run this often backs off
+        int lease_failure_workers = 3;      // a run failed by this many workers stops
+        size_t max_cached_books = 64;       // runs whose ordered openings stay in memory
     };
 
     // Publishes domain events to `events`, when given (see events.h).
@@ -184,6 +191,12 @@ class Core {
     void end_lease(Storage& storage, Run& run, Batch& batch, BatchState state) const;
     // Returns the run's openings in play order (cached; a run's book never changes).
     std::shared_ptr<const std::vector<Opening>> openings(Storage& storage, const Run& run);
+    // Returns when a lease expires if renewed now: a lease time from now, but no later than
+    // max_lease_silence_ms after its last report (or its start).
+    int64_t renewed_expiry(Storage& storage, const Batch& batch, int64_t now) const;
+    // Records an engine failure of a lease; stops the run once enough workers failed it.
+    void record_failure(Storage& storage, Run& run, const Batch& batch,
+                        const Release& release) const;
     // Builds the grant of a leased batch.
     LeaseGrant grant(Storage& storage, Batch batch, Run run);
 

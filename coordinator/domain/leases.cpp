@@ -74,6 +74,12 @@ std::string lease_name(int64_t id) {
 absl::StatusOr<Worker> Core::register_worker(Storage& storage, const Caller& caller,
                                              Worker worker) const {
     if (absl::Status status = check_worker(worker); !status.ok()) return status;
+    const int64_t active_since = now_ms_() - 3 * options_.heartbeat_interval_ms;
+    if (storage.count_workers_of_token(caller.token_id, active_since) >=
+        options_.max_workers_per_token)
+        return absl::ResourceExhaustedError(
+            "this token already has " + std::to_string(options_.max_workers_per_token) +
+            " active workers (the coordinator's --max-workers-per-token)");
     worker.token_id = caller.token_id;
     worker.registered_ms = worker.last_seen_ms = now_ms_();
     worker.id = storage.insert_worker(worker);
@@ -145,6 +151,9 @@ std::shared_ptr<const std::vector<Opening>> Core::openings(Storage& storage, con
     for (size_t i : opening_order(book.openings.size(), order, book.seed))
         ordered->push_back(book.openings[i]);
     std::lock_guard lock(books_mutex_);
+    // The oldest runs go first: they are the likeliest to be over.
+    while (!books_.empty() && books_.size() >= std::max<size_t>(1, options_.max_cached_books))
+        books_.erase(books_.begin());
     return books_.emplace(key, std::move(ordered)).first->second;
 }
 
@@ -170,13 +179,16 @@ absl::StatusOr<std::optional<LeaseGrant>> Core::request_work(Storage& storage, c
     if (worker->lease_id) current = storage.find_batch(worker->lease_id);
     if (current && current->state == BatchState::Leased) {
         Run run = *storage.find_run(current->run_id);
-        if (current->expires_ms >= now) {
-            current->expires_ms = now + options_.lease_ms;
+        const int64_t expiry = renewed_expiry(storage, *current, now);
+        if (current->expires_ms >= now && expiry >= now) {
+            current->expires_ms = expiry;
             storage.update_batch(*current);
             return std::optional<LeaseGrant>(grant(storage, std::move(*current), std::move(run)));
         }
         end_lease(storage, run, *current, BatchState::Expired);
     }
+    if (storage.count_leases_of_token(caller.token_id) >= options_.max_leases_per_token)
+        return std::optional<LeaseGrant>();
 
     WorkerProfile profile;
     profile.concurrency = worker->concurrency;
@@ -185,6 +197,7 @@ absl::StatusOr<std::optional<LeaseGrant>> Core::request_work(Storage& storage, c
     profile.accepts_uploaded_engines = worker->accept_uploaded_engines;
     profile.refused_versions = storage.refused_versions(worker_id);
     profile.barred_runs = storage.purged_runs(worker_id);
+    profile.failed_runs = storage.failed_runs(worker_id, options_.lease_failures_per_worker);
     std::vector<RunCandidate> candidates;
     for (const Run& run : storage.list_runs({RunState::Active}, 1'000'000)) {
         if (run.pairs_available() == 0) continue;
@@ -373,13 +386,14 @@ absl::StatusOr<HeartbeatAck> Core::heartbeat(Storage& storage, const Caller& cal
             ack.stop_leases.push_back(id);
             continue;
         }
-        if (batch->expires_ms < now) {
+        const int64_t expiry = renewed_expiry(storage, *batch, now);
+        if (batch->expires_ms < now || expiry < now) {
             Run run = *storage.find_run(batch->run_id);
             end_lease(storage, run, *batch, BatchState::Expired);
             ack.stop_leases.push_back(id);
             continue;
         }
-        batch->expires_ms = ack.expires_ms;
+        batch->expires_ms = expiry;
         storage.update_batch(*batch);
     }
     return ack;
@@ -415,10 +429,36 @@ absl::StatusOr<uint32_t> Core::release_lease(Storage& storage, const Caller& cal
     if (batch->state == BatchState::Leased) {
         if (run.state == RunState::Active) returned = batch->pairs - batch->pairs_reported;
         end_lease(storage, run, *batch, BatchState::Released);
+        if (release.reason == Release::Reason::EngineFailure)
+            record_failure(storage, run, *batch, release);
     }
     publish(storage, LeaseReleased{batch->id, release.worker_id, run.id, release.reason, returned,
                                    release.message});
     return returned;
+}
+
+void Core::record_failure(Storage& storage, Run& run, const Batch& batch,
+                          const Release& release) const {
+    LeaseFailure failure;
+    failure.batch_id = batch.id;
+    failure.run_id = run.id;
+    failure.worker_id = release.worker_id;
+    failure.message = excerpt(release.message, 512);
+    failure.created_ms = now_ms_();
+    storage.insert_lease_failure(failure);
+    if (run.state != RunState::Active) return;
+    const size_t workers = storage.lease_failures_of_run(run.id).size();
+    if (workers < size_t(std::max(1, options_.lease_failure_workers))) return;
+    end_run(storage, run, RunState::Stopped,
+            "stopped: its leases failed on " + std::to_string(workers) +
+                " workers (last: " + failure.message + ")");
+}
+
+int64_t Core::renewed_expiry(Storage& storage, const Batch& batch, int64_t now) const {
+    const int64_t last_sign = batch.pairs_reported == 0
+                                  ? batch.created_ms
+                                  : storage.last_report_ms(batch.id).value_or(batch.created_ms);
+    return std::min(now + options_.lease_ms, last_sign + options_.max_lease_silence_ms);
 }
 
 int Core::expire_leases(Storage& storage) const {

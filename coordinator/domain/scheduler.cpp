@@ -10,6 +10,9 @@ std::string incapability(const RunCandidate& run, const WorkerProfile& worker) {
         return "barred from the run (its results were implausible, or purged)";
     if (run.uploaded_engines && !worker.accepts_uploaded_engines)
         return "does not accept uploaded engines";
+    if (std::find(worker.failed_runs.begin(), worker.failed_runs.end(), run.run_id) !=
+        worker.failed_runs.end())
+        return "failed the run's leases too often (engine failures)";
     for (const std::string& command : run.uci_commands)
         if (std::find(worker.uci_engines.begin(), worker.uci_engines.end(), command) ==
             worker.uci_engines.end())

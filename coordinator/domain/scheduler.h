@@ -30,6 +30,7 @@ struct WorkerProfile {
     bool accepts_uploaded_engines = false;
     std::vector<int64_t> refused_versions;  // bench signature mismatches
     std::vector<int64_t> barred_runs;       // purged from, or quarantined in
+    std::vector<int64_t> failed_runs;       // runs it failed too often to be given again
 };
 
 // Returns why the worker cannot play the run, or an empty string when it can.

@@ -251,6 +251,16 @@ struct Purge {
     Counts counts;
 };
 
+// A lease a worker handed back because an engine failed; read back per worker of a run.
+struct LeaseFailure {
+    int64_t batch_id = 0;
+    int64_t run_id = 0;
+    int64_t worker_id = 0;
+    std::string message;
+    int64_t created_ms = 0;
+    int count = 1;  // read back: the worker's failures of the run
+};
+
 struct Run {
     int64_t id = 0;
     RunSpec spec;  // book.openings is empty unless loaded on purpose
@@ -270,6 +280,7 @@ struct Run {
     int64_t created_ms = 0;
     int64_t finished_ms = 0;
     std::vector<BenchMismatch> bench_mismatches;  // filled when a single run is read
+    std::vector<LeaseFailure> lease_failures;     // per worker, likewise
     std::optional<TuneState> tune;                // tuning runs, when a single run is read
     int64_t verifies_run_id = 0;            // the tuning run a regression run verifies, likewise
     std::optional<GenerateState> generate;  // generation runs, when a single run is read
@@ -330,6 +341,7 @@ struct GameRecord {
     Outcome outcome = Outcome::Draw;  // generation runs: white's
     bool test_white = true;
     std::string pgn;
+    std::optional<Outcome> pgn_white_outcome;  // the PGN's Result, once its one game was read
     std::string positions;  // generation runs: the kept labelled positions' records
     uint32_t position_count = 0;
 };

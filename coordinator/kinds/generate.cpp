@@ -60,8 +60,11 @@ class GenerateKind final : public RunKindModule {
         return absl::OkStatus();
     }
 
-    // Takes any colours: both games of a pair are the same version's.
-    absl::Status check_pair(const PairRecord&, const std::string&) const override {
+    // Takes any colours: both games of a pair are the same version's, with white's outcome.
+    absl::Status check_pair(const PairRecord& pair, const std::string& name) const override {
+        for (const GameRecord& game : pair.games)
+            if (absl::Status status = check_pgn_result(game, game.outcome, name); !status.ok())
+                return status;
         return absl::OkStatus();
     }
 

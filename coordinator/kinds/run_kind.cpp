@@ -30,6 +30,13 @@ void RunKindModule::fill_grant(Storage&, const std::vector<Opening>& book,
         grant.openings.push_back(book[pair % book.size()]);
 }
 
+absl::Status check_pgn_result(const GameRecord& game, Outcome white, const std::string& name) {
+    if (!game.pgn_white_outcome || *game.pgn_white_outcome == white) return absl::OkStatus();
+    return absl::InvalidArgumentError(
+        name + ": a game's PGN says " + std::string(pgn_result(*game.pgn_white_outcome)) +
+        " but the reported outcome means " + std::string(pgn_result(white)));
+}
+
 absl::Status RunKindModule::check_report(const Report& report, const std::string& name) const {
     if (has_positions(report))
         return absl::InvalidArgumentError(name + ": only generation runs take labelled positions");
@@ -39,6 +46,11 @@ absl::Status RunKindModule::check_report(const Report& report, const std::string
 absl::Status RunKindModule::check_pair(const PairRecord& pair, const std::string& name) const {
     if (pair.games[0].test_white == pair.games[1].test_white)
         return absl::InvalidArgumentError(name + ": the test version must play each colour once");
+    for (const GameRecord& game : pair.games)
+        if (absl::Status status = check_pgn_result(
+                game, game.test_white ? game.outcome : flipped(game.outcome), name);
+            !status.ok())
+            return status;
     return absl::OkStatus();
 }
 

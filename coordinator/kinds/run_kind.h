@@ -17,6 +17,9 @@
 
 namespace sparring::coordinator {
 
+// Checks that a game's PGN, when it was read, has white's outcome as its Result.
+absl::Status check_pgn_result(const GameRecord& game, Outcome white, const std::string& name);
+
 // Records a kind's own state once its run has been inserted and has an id.
 using RecordKindState = std::function<void(Storage& storage, const Core& core, const Run& run)>;
 

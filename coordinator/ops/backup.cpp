@@ -4,6 +4,8 @@
 #include <sqlite3.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <memory>
 
@@ -66,7 +68,7 @@ void sync_path(const std::string& path) {
 // whereas a copy in small steps restarts each time the coordinator commits and might never end.
 BackupResult copy(const std::string& from, const std::string& partial) {
     Connection source = open(from, SQLITE_OPEN_READWRITE);
-    Connection target = open(partial, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+    Connection target = open(partial, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW);
     sqlite3_backup* backup = sqlite3_backup_init(target.get(), "main", source.get(), "main");
     if (!backup) throw StorageError("backup of " + from + ": " + sqlite3_errmsg(target.get()));
     int rc = SQLITE_OK;
@@ -91,7 +93,14 @@ BackupResult backup_database(const std::string& from, const std::string& to) {
     if (fs::exists(to) && fs::equivalent(from, to, ignored))
         throw StorageError("the backup must not overwrite the database itself");
     const std::string partial = to + ".partial";
+    // Removes a stale partial file or a link planted in its place (never what it points to);
+    // the new one is created exclusively, 0600, so a link made in between is refused.
     fs::remove(partial, ignored);
+    const int fd =
+        ::open(partial.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd < 0)
+        throw StorageError("cannot create " + partial + " exclusively: " + std::strerror(errno));
+    ::close(fd);
     try {
         BackupResult result = copy(from, partial);
         sync_path(partial);

@@ -1,8 +1,12 @@
 #include "coordinator/rpc/convert.h"
 
+#include <sstream>
+
 #include "coordinator/domain/limits.h"
+#include "coordinator/domain/text.h"
 #include "coordinator/kinds/generate_run.h"
 #include "coordinator/kinds/run_kind.h"
+#include "match/pgn.h"
 
 namespace sparring::coordinator {
 
@@ -64,6 +68,26 @@ void opening_to_proto(const Opening& in, v1::Opening* out) {
 
 namespace {
 
+// Returns white's outcome by the Result of a worker's PGN, which must hold exactly one game;
+// INVALID_ARGUMENT otherwise.
+absl::StatusOr<Outcome> pgn_outcome(const std::string& pgn, uint32_t pair) {
+    const std::string where = "pair " + std::to_string(pair) + ": a game's PGN ";
+    std::istringstream in(pgn);
+    match::PgnReader reader(in, "report");
+    match::PgnGame game;
+    std::string error;
+    if (reader.next(&game, &error) != match::PgnReader::Status::Game)
+        return absl::InvalidArgumentError(where + "holds no game: " + excerpt(error, 200));
+    match::PgnGame extra;
+    if (reader.next(&extra, &error) != match::PgnReader::Status::End)
+        return absl::InvalidArgumentError(where + "holds more than one game");
+    const std::string tag = game.tag("Result");
+    const std::optional<Outcome> white = parse_pgn_result(tag.empty() ? game.result : tag);
+    if (!white || (!tag.empty() && tag != game.result && game.result != "*"))
+        return absl::InvalidArgumentError(where + "has no definite Result (1-0, 0-1, 1/2-1/2)");
+    return *white;
+}
+
 // Returns the domain outcome of a message; INVALID_ARGUMENT when unspecified.
 absl::StatusOr<GameRecord> game_from_proto(const v1::Game& in, uint32_t pair) {
     GameRecord game;
@@ -83,6 +107,11 @@ absl::StatusOr<GameRecord> game_from_proto(const v1::Game& in, uint32_t pair) {
     }
     game.test_white = in.test_white();
     game.pgn = in.pgn();
+    if (!game.pgn.empty()) {
+        absl::StatusOr<Outcome> white = pgn_outcome(game.pgn, pair);
+        if (!white.ok()) return white.status();
+        game.pgn_white_outcome = *white;
+    }
     game.positions = in.positions();
     game.position_count = in.position_count();
     return game;
@@ -247,6 +276,13 @@ void run_to_proto(const Run& in, v1::RunStatus* out) {
         bm->set_computed(m.computed);
         bm->set_unix_ms(m.created_ms);
     }
+    for (const LeaseFailure& f : in.lease_failures) {
+        v1::LeaseFailure* failure = out->add_lease_failures();
+        failure->set_worker_id(f.worker_id);
+        failure->set_count(uint32_t(f.count));
+        failure->set_message(f.message);
+        failure->set_unix_ms(f.created_ms);
+    }
     out->set_created_unix_ms(in.created_ms);
     out->set_finished_unix_ms(in.finished_ms);
     out->set_verifies_run_id(in.verifies_run_id);
@@ -376,7 +412,7 @@ absl::StatusOr<Release> release_from_proto(const v1::ReleaseLeaseRequest& in) {
     }
     r.version_id = in.version_id();
     r.computed_bench = in.computed_bench();
-    r.message = in.message();
+    r.message = in.message().substr(0, kMaxStatusBytes);
     return r;
 }
 

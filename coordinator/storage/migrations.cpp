@@ -410,8 +410,21 @@ CREATE INDEX versions_by_engine ON versions(engine_sha256);
 ALTER TABLE workers ADD COLUMN accept_uploaded INTEGER NOT NULL DEFAULT 0;
 )sql";
 
-constexpr std::array<std::string_view, 5> kMigrations = {kSchema1, kSchema2, kSchema3, kSchema4,
-                                                         kSchema5};
+// Migration 6: leases that failed (released for an engine failure), for the back-off of a
+// worker from a run and the stop of a run that fails on several workers.
+constexpr std::string_view kSchema6 = R"sql(
+CREATE TABLE lease_failures (
+  batch_id    INTEGER PRIMARY KEY REFERENCES batches(id),
+  run_id      INTEGER NOT NULL REFERENCES runs(id),
+  worker_id   INTEGER NOT NULL REFERENCES workers(id),
+  message     TEXT NOT NULL,
+  created_ms  INTEGER NOT NULL
+);
+CREATE INDEX lease_failures_by_run ON lease_failures(run_id, worker_id);
+)sql";
+
+constexpr std::array<std::string_view, 6> kMigrations = {kSchema1, kSchema2, kSchema3,
+                                                       kSchema4, kSchema5, kSchema6};
 
 // Returns the schema version recorded in the file.
 int user_version(Database& db) {

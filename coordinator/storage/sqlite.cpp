@@ -1,6 +1,12 @@
 #include "coordinator/storage/sqlite.h"
 
+#include <fcntl.h>
 #include <sqlite3.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 
 namespace sparring::coordinator {
 
@@ -79,10 +85,28 @@ void Statement::bind_one(int index, const Blob& value) {
         fail(sqlite3_db_handle(stmt_), "bind");
 }
 
+void create_private_file(const std::string& path) {
+    const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd >= 0) {
+        ::close(fd);
+        return;
+    }
+    if (errno == EEXIST) {
+        struct stat info {};
+        if (::lstat(path.c_str(), &info) == 0 && S_ISREG(info.st_mode)) return;
+        throw StorageError(path + " exists and is not a regular file (a symbolic link?)");
+    }
+    throw StorageError("cannot create " + path + ": " + std::strerror(errno));
+}
+
 Database::Database(const std::string& path) {
-    if (sqlite3_open_v2(path.c_str(), &db_,
-                        SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
-                        nullptr) != SQLITE_OK) {
+    // SQLite would create the file with the umask's mode (often world-readable) and follow a
+    // symbolic link planted in its place; its -wal and -shm files copy the file's mode.
+    create_private_file(path);
+    if (sqlite3_open_v2(
+            path.c_str(), &db_,
+            SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_NOFOLLOW,
+            nullptr) != SQLITE_OK) {
         const std::string message = db_ ? sqlite3_errmsg(db_) : "out of memory";
         const int code = db_ ? sqlite3_errcode(db_) & 0xff : SQLITE_NOMEM;
         sqlite3_close(db_);

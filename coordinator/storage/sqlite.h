@@ -75,6 +75,10 @@ class Statement {
     sqlite3_stmt* stmt_;
 };
 
+// Creates an empty file readable by its owner only (0600) unless a regular file is there;
+// refuses a symbolic link or anything else in its place. Throws StorageError.
+void create_private_file(const std::string& path);
+
 class Database {
   public:
     // Opens (creating if needed) the file in WAL mode with foreign keys on; throws on failure.

@@ -82,11 +82,18 @@ class SqliteStorage final : public Storage {
     std::vector<uint64_t> purge_worker_games(int64_t run_id, int64_t worker_id,
                                              int64_t purge_id) override;
     void insert_game(const StoredGame& game) override;
-    std::vector<StoredGame> list_games(int64_t run_id, uint64_t start_game, int max_games) override;
+    std::vector<StoredGame> list_games(int64_t run_id, uint64_t start_game, int max_games,
+                                       size_t max_bytes = SIZE_MAX) override;
 
     void insert_bench_mismatch(const BenchMismatch& mismatch) override;
     std::vector<BenchMismatch> bench_mismatches_of_run(int64_t run_id) override;
     std::vector<int64_t> refused_versions(int64_t worker_id) override;
+    void insert_lease_failure(const LeaseFailure& failure) override;
+    std::vector<LeaseFailure> lease_failures_of_run(int64_t run_id) override;
+    std::vector<int64_t> failed_runs(int64_t worker_id, int min_failures) override;
+    int64_t count_workers_of_token(int64_t token_id, int64_t seen_since_ms) override;
+    int64_t count_leases_of_token(int64_t token_id) override;
+    std::optional<int64_t> last_report_ms(int64_t batch_id) override;
 
     void insert_tune(const TuneState& state) override;
     std::optional<TuneState> find_tune(int64_t run_id) override;

@@ -223,12 +223,13 @@ void SqliteStorage::insert_game(const StoredGame& g) {
 }
 
 std::vector<StoredGame> SqliteStorage::list_games(int64_t run_id, uint64_t start_game,
-                                                  int max_games) {
+                                                  int max_games, size_t max_bytes) {
     Statement& s = db_.prepare(
         "SELECT game, batch_id, worker_id, outcome, test_white, pgn FROM games "
         "WHERE run_id = ? AND game >= ? ORDER BY game LIMIT ?");
     s.bind(run_id, start_game, max_games);
     std::vector<StoredGame> games;
+    size_t bytes = 0;
     while (s.step()) {
         StoredGame g;
         g.run_id = run_id;
@@ -240,8 +241,11 @@ std::vector<StoredGame> SqliteStorage::list_games(int64_t run_id, uint64_t start
         auto pgn = decompress(s.blob(5));
         if (!pgn) throw StorageError("damaged PGN of game " + std::to_string(g.game));
         g.pgn = std::move(*pgn);
+        bytes += g.pgn.size();
         games.push_back(std::move(g));
+        if (bytes > max_bytes) break;
     }
+    s.reset();
     return games;
 }
 
@@ -282,6 +286,66 @@ std::vector<int64_t> SqliteStorage::refused_versions(int64_t worker_id) {
     std::vector<int64_t> versions;
     while (s.step()) versions.push_back(s.int64(0));
     return versions;
+}
+
+void SqliteStorage::insert_lease_failure(const LeaseFailure& f) {
+    db_.prepare(
+           "INSERT OR IGNORE INTO lease_failures (batch_id, run_id, worker_id, message, "
+           "created_ms) VALUES (?, ?, ?, ?, ?)")
+        .bind(f.batch_id, f.run_id, f.worker_id, f.message, f.created_ms)
+        .run();
+}
+
+std::vector<LeaseFailure> SqliteStorage::lease_failures_of_run(int64_t run_id) {
+    // SQLite takes the bare columns of a max() aggregate from the row holding the maximum.
+    Statement& s = db_.prepare(
+        "SELECT batch_id, worker_id, message, max(created_ms), count(*) FROM lease_failures "
+        "WHERE run_id = ? GROUP BY worker_id ORDER BY worker_id");
+    s.bind(run_id);
+    std::vector<LeaseFailure> failures;
+    while (s.step()) {
+        LeaseFailure f;
+        f.batch_id = s.int64(0);
+        f.run_id = run_id;
+        f.worker_id = s.int64(1);
+        f.message = s.text(2);
+        f.created_ms = s.int64(3);
+        f.count = int(s.int64(4));
+        failures.push_back(std::move(f));
+    }
+    return failures;
+}
+
+std::vector<int64_t> SqliteStorage::failed_runs(int64_t worker_id, int min_failures) {
+    Statement& s = db_.prepare(
+        "SELECT run_id FROM lease_failures WHERE worker_id = ? GROUP BY run_id "
+        "HAVING count(*) >= ?");
+    s.bind(worker_id, int64_t(min_failures));
+    std::vector<int64_t> runs;
+    while (s.step()) runs.push_back(s.int64(0));
+    return runs;
+}
+
+int64_t SqliteStorage::count_workers_of_token(int64_t token_id, int64_t seen_since_ms) {
+    Statement& s =
+        db_.prepare("SELECT count(*) FROM workers WHERE token_id = ? AND last_seen_ms >= ?");
+    s.bind(token_id, seen_since_ms);
+    return s.step() ? s.int64(0) : 0;
+}
+
+int64_t SqliteStorage::count_leases_of_token(int64_t token_id) {
+    Statement& s = db_.prepare(
+        "SELECT count(*) FROM batches b JOIN workers w ON w.id = b.worker_id "
+        "WHERE b.state = 'leased' AND w.token_id = ?");
+    s.bind(token_id);
+    return s.step() ? s.int64(0) : 0;
+}
+
+std::optional<int64_t> SqliteStorage::last_report_ms(int64_t batch_id) {
+    Statement& s = db_.prepare("SELECT max(received_ms) FROM results WHERE batch_id = ?");
+    s.bind(batch_id);
+    if (!s.step() || s.is_null(0)) return std::nullopt;
+    return s.int64(0);
 }
 
 }  // namespace sparring::coordinator

@@ -76,6 +76,10 @@ class Storage {
     virtual void add_worker_games(int64_t id, int64_t games) = 0;
     // Returns workers seen since the given time, with the run each plays now.
     virtual std::vector<WorkerSummary> list_workers(int64_t seen_since_ms) = 0;
+    // Returns how many workers of a token were seen since the given time.
+    virtual int64_t count_workers_of_token(int64_t token_id, int64_t seen_since_ms) = 0;
+    // Returns how many leases the workers of a token hold.
+    virtual int64_t count_leases_of_token(int64_t token_id) = 0;
 
     virtual int64_t insert_batch(const Batch& batch) = 0;
     virtual std::optional<Batch> find_batch(int64_t id) = 0;
@@ -88,6 +92,8 @@ class Storage {
     // Returns the digest of a recorded report, if recorded.
     virtual std::optional<std::string> find_report_digest(int64_t batch_id, uint32_t sequence) = 0;
     virtual void insert_report(const ReportRecord& report) = 0;
+    // Returns when the last report on a batch arrived, if any did.
+    virtual std::optional<int64_t> last_report_ms(int64_t batch_id) = 0;
     // Returns a run's counted (unpurged) reports in the order they were counted, without
     // digests.
     virtual std::vector<ReportRecord> list_reports(int64_t run_id) = 0;
@@ -108,15 +114,22 @@ class Storage {
     virtual std::vector<uint64_t> purge_worker_games(int64_t run_id, int64_t worker_id,
                                                      int64_t purge_id) = 0;
     virtual void insert_game(const StoredGame& game) = 0;
-    // Returns up to max_games of a run's games numbered from start_game on, in order.
-    virtual std::vector<StoredGame> list_games(int64_t run_id, uint64_t start_game,
-                                               int max_games) = 0;
+    // Returns up to max_games of a run's games numbered from start_game on, in order, read one
+    // by one and stopping after the game that takes their PGN past max_bytes.
+    virtual std::vector<StoredGame> list_games(int64_t run_id, uint64_t start_game, int max_games,
+                                               size_t max_bytes = SIZE_MAX) = 0;
 
     virtual void insert_bench_mismatch(const BenchMismatch& mismatch) = 0;
     // Returns the mismatches recorded against either version of a run.
     virtual std::vector<BenchMismatch> bench_mismatches_of_run(int64_t run_id) = 0;
     // Returns the versions a worker refused because of their bench signature.
     virtual std::vector<int64_t> refused_versions(int64_t worker_id) = 0;
+
+    virtual void insert_lease_failure(const LeaseFailure& failure) = 0;
+    // Returns a run's failed leases, per worker: the count and the latest message and time.
+    virtual std::vector<LeaseFailure> lease_failures_of_run(int64_t run_id) = 0;
+    // Returns the runs a worker failed at least `min_failures` times.
+    virtual std::vector<int64_t> failed_runs(int64_t worker_id, int min_failures) = 0;
 
     // Records a tuning run's parameters, values and verification settings.
     virtual void insert_tune(const TuneState& state) = 0;

@@ -362,5 +362,85 @@ TEST_F(SecurityTest, EchoedStringsAreShortInErrorsAndLogs) {
     EXPECT_LT(longest, 2000u);
 }
 
+TEST_F(SecurityTest, AReportsPgnHoldsOneGameWhoseResultMatchesItsOutcome) {
+    cluster = std::make_unique<Cluster>();
+    for (const char* name : {"a", "b"})
+        ASSERT_EQ(cluster->cli({"versions", "add", name, "--bench", "1"}).status, 0);
+    v1::SubmitRunRequest submit;
+    *submit.mutable_spec() = fixed_games_spec(10);
+    v1::RunStatus run;
+    ASSERT_TRUE(cluster->users()
+                    ->SubmitRun(Cluster::context(cluster->user_token).get(), submit, &run)
+                    .ok());
+    auto workers = cluster->workers();
+    const int64_t worker = register_worker(*workers, cluster->worker_token);
+    v1::RequestWorkResponse work;
+    ASSERT_TRUE(request_work(*workers, cluster->worker_token, worker, &work).ok());
+    ASSERT_TRUE(work.has_lease());
+    const int64_t lease = work.lease().lease_id();
+    const std::string game = "[Result \"1-0\"]\n\n1. e4 e5 1-0\n\n";
+    struct Case {
+        std::string pgn;  // of the first game: a win for the test version as white
+        std::string message;
+    };
+    const std::vector<Case> cases = {
+        {game + game, "more than one game"},
+        {"[Result \"0-1\"]\n\n1. e4 e5 0-1\n", "PGN says 0-1"},
+        {"[Result \"*\"]\n\n1. e4 *\n", "no definite Result"},
+        {"[Result \"1-0\"]\n\n1. e5 1-0\n", "holds no game"},
+    };
+    for (const Case& c : cases) {
+        v1::ReportResultsRequest request = report(worker, lease, 1, {0});
+        request.mutable_pairs(0)->mutable_first()->set_pgn(c.pgn);
+        v1::ReportResultsResponse response;
+        const grpc::Status status = workers->ReportResults(
+            Cluster::context(cluster->worker_token).get(), request, &response);
+        EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << c.message;
+        EXPECT_NE(status.error_message().find(c.message), std::string::npos)
+            << status.error_message();
+    }
+    EXPECT_EQ(cluster->query("SELECT count(*) FROM games"), 0);
+    EXPECT_EQ(cluster->query("SELECT count(*) FROM results"), 0);
+    v1::ReportResultsRequest good = report(worker, lease, 1, {0});
+    good.mutable_pairs(0)->mutable_first()->set_pgn(game);
+    v1::ReportResultsResponse response;
+    const grpc::Status accepted =
+        workers->ReportResults(Cluster::context(cluster->worker_token).get(), good, &response);
+    EXPECT_TRUE(accepted.ok()) << accepted.error_message();
+    EXPECT_EQ(cluster->query("SELECT count(*) FROM games"), 2);
+}
+
+TEST_F(SecurityTest, DatabaseAndBackupsArePrivateAndLinksAreNotFollowed) {
+    cluster = std::make_unique<Cluster>();
+    namespace fs = std::filesystem;
+    const auto mode = [](const std::string& path) {
+        return fs::status(path).permissions() & fs::perms::all;
+    };
+    EXPECT_EQ(mode(cluster->db), fs::perms::owner_read | fs::perms::owner_write);
+    const std::string tool = binary("coordinator/sparring-coordinator");
+
+    // A link planted as the partial file is replaced, never written through.
+    const std::string victim = cluster->dir + "/victim";
+    std::ofstream(victim) << "precious\n";
+    const std::string backup = cluster->dir + "/backup.db";
+    fs::create_symlink(victim, backup + ".partial");
+    const CommandResult copied =
+        cluster->run({tool, "backup", "--db", cluster->db, "--to", backup});
+    ASSERT_EQ(copied.status, 0) << copied.err;
+    EXPECT_EQ(mode(backup), fs::perms::owner_read | fs::perms::owner_write);
+    std::ifstream in(victim);
+    std::string text;
+    std::getline(in, text);
+    EXPECT_EQ(text, "precious");
+    EXPECT_FALSE(fs::exists(fs::symlink_status(backup + ".partial")));
+
+    // A database path that is a link is refused.
+    const std::string link = cluster->dir + "/link.db";
+    fs::create_symlink(cluster->db, link);
+    const CommandResult listed = cluster->run({tool, "token", "list", "--db", link});
+    EXPECT_NE(listed.status, 0);
+    EXPECT_NE(listed.err.find("symbolic link"), std::string::npos) << listed.err;
+}
+
 }  // namespace
 }  // namespace sparring::testing

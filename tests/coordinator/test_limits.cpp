@@ -1,0 +1,191 @@
+// The core's bounds (issue 16) on a temporary SQLite file with a fake clock: memory figures
+// with checked arithmetic, per-token caps on workers and leases, the life of a lease without
+// reports, and the back-off from a run whose leases keep failing.
+#include <gtest/gtest.h>
+
+#include <climits>
+
+#include "coordinator/domain/scheduler.h"
+#include "coordinator/domain/validation.h"
+#include "fixture.h"
+
+namespace sparring::coordinator::testing {
+namespace {
+
+class LimitsTest : public CoreFixture {
+  protected:
+    // Replaces the core by one with the options changed by fn.
+    template <typename Fn>
+    void configure(Fn fn) {
+        Core::Options options = core->options();
+        fn(options);
+        core = std::make_unique<Core>(options, [this] { return now.load(); });
+    }
+
+    // Registers a worker under the caller's token; returns the status of the registration.
+    absl::StatusOr<Worker> register_as(const Caller& caller, int64_t memory_mb = 4096,
+                                       std::vector<std::string> engines = {}) {
+        Worker w;
+        w.name = "w";
+        w.cores = 1;
+        w.concurrency = 1;
+        w.memory_mb = memory_mb;
+        w.uci_engines = std::move(engines);
+        return transact([&](Storage& s) { return core->register_worker(s, caller, w); });
+    }
+
+    // Returns a new worker token's caller.
+    Caller worker_token() {
+        storage->begin(true);
+        core->create_token(*storage, Role::Worker, "fleet");
+        const int64_t id = storage->list_tokens().back().id;
+        storage->commit();
+        return Caller{id, Role::Worker, {}};
+    }
+
+    absl::StatusOr<std::optional<LeaseGrant>> work(const Caller& caller, int64_t worker) {
+        return transact([&](Storage& s) { return core->request_work(s, caller, worker); });
+    }
+
+    absl::StatusOr<uint32_t> fail(const Caller& caller, int64_t worker, int64_t lease) {
+        Release r;
+        r.worker_id = worker;
+        r.lease_id = lease;
+        r.reason = Release::Reason::EngineFailure;
+        r.message = "engine exited: bad FEN";
+        return transact([&](Storage& s) { return core->release_lease(s, caller, r); });
+    }
+
+    coordinator::Run run_now(int64_t id) {
+        return *transact([&](Storage& s) { return core->get_run(s, id); });
+    }
+};
+
+TEST_F(LimitsTest, TwoHashIntMaxVersionsGetNoLeaseOnAOneMebibyteWorker) {
+    // As stored before the bound: straight into storage, past the checks.
+    storage->begin(true);
+    for (const char* name : {"huge-a", "huge-b"}) {
+        Version v;
+        v.name = name;
+        v.kind = Version::Kind::Uci;
+        v.uci_command = "/bin/engine";
+        v.uci_options["Hash"] = "9223372036854775807";
+        storage->insert_version(v);
+    }
+    storage->commit();
+    RunSpec s = spec(RunKind::FixedGames, 10, "huge-a", "huge-b");
+    submit(s);
+    const Caller caller = worker_token();
+    const absl::StatusOr<Worker> small = register_as(caller, 1, {"/bin/engine"});
+    ASSERT_TRUE(small.ok()) << small.status();
+    const auto lease = work(caller, small->id);
+    ASSERT_TRUE(lease.ok()) << lease.status();
+    EXPECT_FALSE(lease->has_value());
+
+    // The new bound refuses such a version, and the memory check cannot overflow.
+    Version v;
+    v.name = "huge-c";
+    v.kind = Version::Kind::Uci;
+    v.uci_command = "/bin/engine";
+    v.uci_options["Hash"] = "9223372036854775807";
+    EXPECT_EQ(check_version(v).code(), absl::StatusCode::kInvalidArgument);
+    RunCandidate run;
+    run.memory_mb_per_game = INT64_MAX / 2 + 1;
+    WorkerProfile worker;
+    worker.concurrency = 4;
+    worker.memory_mb = 1;
+    EXPECT_FALSE(incapability(run, worker).empty());
+}
+
+TEST_F(LimitsTest, OneTokenRegistersAtMostItsCapOfActiveWorkers) {
+    configure([](Core::Options& o) { o.max_workers_per_token = 2; });
+    const Caller caller = worker_token();
+    EXPECT_TRUE(register_as(caller).ok());
+    EXPECT_TRUE(register_as(caller).ok());
+    const absl::StatusOr<Worker> third = register_as(caller);
+    EXPECT_EQ(third.status().code(), absl::StatusCode::kResourceExhausted);
+    EXPECT_NE(third.status().message().find("--max-workers-per-token"), std::string::npos);
+    EXPECT_TRUE(register_as(worker_token()).ok());         // another token has its own cap
+    now += 3 * core->options().heartbeat_interval_ms + 1;  // the first two went quiet
+    EXPECT_TRUE(register_as(caller).ok());
+}
+
+TEST_F(LimitsTest, OneTokenHoldsAtMostItsCapOfLeases) {
+    add_version("test");
+    add_version("base", 250);
+    configure([](Core::Options& o) { o.max_leases_per_token = 1; });
+    submit(spec(RunKind::FixedGames, 100));
+    const Caller caller = worker_token();
+    const int64_t first = register_as(caller)->id;
+    const int64_t second = register_as(caller)->id;
+    const auto held = work(caller, first);
+    ASSERT_TRUE(held.ok() && held->has_value());
+    const auto refused = work(caller, second);
+    ASSERT_TRUE(refused.ok());
+    EXPECT_FALSE(refused->has_value());
+    const Caller other = worker_token();
+    const auto elsewhere = work(other, register_as(other)->id);
+    EXPECT_TRUE(elsewhere.ok() && elsewhere->has_value());
+}
+
+TEST_F(LimitsTest, HeartbeatsAloneCannotKeepALeaseForever) {
+    add_version("test");
+    add_version("base", 250);
+    configure([](Core::Options& o) { o.max_lease_silence_ms = 30'000; });
+    const coordinator::Run run = submit(spec(RunKind::FixedGames, 100));
+    const Caller caller = worker_token();
+    const int64_t worker = register_as(caller)->id;
+    const auto lease = work(caller, worker);
+    ASSERT_TRUE(lease.ok() && lease->has_value());
+    const int64_t id = (*lease)->batch.id;
+    bool stopped = false;
+    for (int beat = 1; beat <= 10 && !stopped; ++beat) {
+        now += 5'000;
+        auto ack = transact([&](Storage& s) { return core->heartbeat(s, caller, worker, {id}); });
+        ASSERT_TRUE(ack.ok());
+        stopped = !ack->stop_leases.empty();
+        EXPECT_EQ(stopped, beat > 6) << "heartbeat at " << 5 * beat << " s";
+    }
+    EXPECT_TRUE(stopped);
+    EXPECT_EQ(run_now(run.id).pairs_leased, 0u);
+    EXPECT_EQ(run_now(run.id).free_pairs, (*lease)->batch.pairs);
+}
+
+TEST_F(LimitsTest, AWorkerBacksOffARunItKeepsFailingAndTheRunStopsAfterSeveralWorkers) {
+    add_version("test");
+    add_version("base", 250);
+    configure([](Core::Options& o) {
+        o.lease_failures_per_worker = 2;
+        o.lease_failure_workers = 2;
+    });
+    const coordinator::Run run = submit(spec(RunKind::FixedGames, 100));
+    const Caller caller = worker_token();
+    const int64_t a = register_as(caller)->id;
+    for (int i = 0; i < 2; ++i) {
+        const auto lease = work(caller, a);
+        ASSERT_TRUE(lease.ok() && lease->has_value());
+        ASSERT_TRUE(fail(caller, a, (*lease)->batch.id).ok());
+    }
+    const auto backed_off = work(caller, a);
+    ASSERT_TRUE(backed_off.ok());
+    EXPECT_FALSE(backed_off->has_value());
+    coordinator::Run shown = run_now(run.id);
+    EXPECT_EQ(shown.state, RunState::Active);
+    ASSERT_EQ(shown.lease_failures.size(), 1u);
+    EXPECT_EQ(shown.lease_failures[0].worker_id, a);
+    EXPECT_EQ(shown.lease_failures[0].count, 2);
+    EXPECT_EQ(shown.lease_failures[0].message, "engine exited: bad FEN");
+
+    const int64_t b = register_as(caller)->id;
+    const auto lease = work(caller, b);
+    ASSERT_TRUE(lease.ok() && lease->has_value());
+    ASSERT_TRUE(fail(caller, b, (*lease)->batch.id).ok());
+    shown = run_now(run.id);
+    EXPECT_EQ(shown.state, RunState::Stopped);
+    EXPECT_NE(shown.result.find("failed on 2 workers"), std::string::npos) << shown.result;
+    EXPECT_NE(shown.result.find("bad FEN"), std::string::npos) << shown.result;
+    EXPECT_EQ(run_now(run.id).pairs_leased, 0u);
+}
+
+}  // namespace
+}  // namespace sparring::coordinator::testing
