@@ -1,22 +1,23 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer targets (clang-14, ASan + UBSan, its own build directory) and runs each
-# for SECONDS on its seed corpus, at the lowest CPU priority; prints the executions and
-# executions per second of each target, and stops at the first target that fails.
+# Builds the libFuzzer targets (the debug-sanitize preset: clang-14, ASan + UBSan, a build
+# directory of its own) and runs each for SECONDS on its seed corpus, at the lowest CPU
+# priority; prints the executions and executions per second of each target, and stops at the
+# first target that fails.
 #   bench/fuzz.sh [SECONDS] [TARGET ...]     (default: 60 seconds, every target)
-# Environment: SPARRING_FUZZ_BUILD_DIR (default build-fuzz), SPARRING_JOBS (default 2).
+# Environment: SPARRING_FUZZ_BUILD_DIR (default build-asan, the preset's), SPARRING_JOBS
+# (default 2).
 # New inputs go to BUILD/fuzz/corpus/TARGET, crashes to BUILD/fuzz/crashes/.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 seconds=${1:-60}
 shift || true
-build=${SPARRING_FUZZ_BUILD_DIR:-$root/build-fuzz}
+build=${SPARRING_FUZZ_BUILD_DIR:-$root/build-asan}
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
     targets=($(ls "$root/fuzz/corpus"))
 fi
 
-cmake -S "$root" -B "$build" -DCMAKE_CXX_COMPILER=clang++-14 -DCMAKE_BUILD_TYPE=Debug \
-    -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g" -DSPARRING_FUZZ=ON >/dev/null
+(cd "$root" && cmake --preset debug-sanitize -B "$build" >/dev/null)
 nice -n 19 cmake --build "$build" -j "${SPARRING_JOBS:-2}" --target "${targets[@]/#/fuzz_}"
 
 printf '%-16s %12s %10s %s\n' target executions exec/s result

@@ -86,6 +86,9 @@ void set_up_state(Target& target) {
         v1::AddVersionRequest request;
         request.mutable_version()->set_name(name);
         request.mutable_version()->mutable_builtin()->set_preset("default");
+        // The signature `sparring-engine bench` prints for the default preset (BENCHMARKS.md);
+        // nothing here plays, so it is only checked for presence.
+        request.mutable_version()->set_bench(4'344'230);
         v1::Version response;
         check_setup(user->AddVersion(&context, request, &response), "AddVersion");
     }
@@ -99,6 +102,8 @@ void set_up_state(Target& target) {
         spec.set_base_version("base");
         spec.mutable_time_control()->set_depth(1);
         spec.set_games(1'000'000);
+        spec.mutable_book()->add_openings()->set_fen(
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1");
         v1::RunStatus response;
         check_setup(user->SubmitRun(&context, request, &response), "SubmitRun");
     }
@@ -163,19 +168,20 @@ Target* start_target() {
     return target;
 }
 
-enum class Credential { Right, OtherRole, None, Unknown };
+// The token a call presents.
+enum class Presented { Right, OtherRole, None, Unknown };
 
-// Maps the input's second byte to a credential; most inputs carry the right one.
-Credential credential_of(std::uint8_t byte) {
+// Maps the input's second byte to the token presented; most inputs carry the right one.
+Presented presented_by(std::uint8_t byte) {
     switch (byte % 8) {
         case 5:
-            return Credential::OtherRole;
+            return Presented::OtherRole;
         case 6:
-            return Credential::None;
+            return Presented::None;
         case 7:
-            return Credential::Unknown;
+            return Presented::Unknown;
         default:
-            return Credential::Right;
+            return Presented::Right;
     }
 }
 
@@ -185,7 +191,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     static Target* target = start_target();
     if (size < 2) return -1;
     const Method& method = target->methods[data[0] % target->methods.size()];
-    const Credential credential = credential_of(data[1]);
+    const Presented caller = presented_by(data[1]);
     const auto* body = data + 2;
     const std::size_t body_size = size - 2;
     // Bytes that are no request of this method fail in the gRPC layer before any of our code.
@@ -196,10 +202,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
     const std::string& right = method.worker ? target->worker_token : target->user_token;
     const std::string& other = method.worker ? target->user_token : target->worker_token;
-    if (credential == Credential::Right) context.AddMetadata("authorization", "Bearer " + right);
-    if (credential == Credential::OtherRole)
-        context.AddMetadata("authorization", "Bearer " + other);
-    if (credential == Credential::Unknown)
+    if (caller == Presented::Right) context.AddMetadata("authorization", "Bearer " + right);
+    if (caller == Presented::OtherRole) context.AddMetadata("authorization", "Bearer " + other);
+    if (caller == Presented::Unknown)
         context.AddMetadata("authorization", "Bearer spu_" + std::string(64, '0'));
     const grpc::Slice slice(body, body_size);
     const grpc::ByteBuffer payload(&slice, 1);
@@ -218,8 +223,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         std::abort();
     }
     // A caller without a valid token, or a user calling the workers' service, gets nothing.
-    if (credential == Credential::None || credential == Credential::Unknown ||
-        (credential == Credential::OtherRole && method.worker))
+    if (caller == Presented::None || caller == Presented::Unknown ||
+        (caller == Presented::OtherRole && method.worker))
         FUZZ_CHECK(!status.ok());
     return 0;
 }
