@@ -76,7 +76,7 @@ Server::Server(Options options)
             });
     trainer_ = std::make_unique<Trainer>(options_.db_path, core_, *writer_, events_);
     worker_service_ = std::make_unique<WorkerServiceImpl>(core_, *writer_);
-    user_api_ = std::make_unique<UserApi>(core_, *writer_, *reader_);
+    user_api_ = std::make_unique<UserApi>(core_, *writer_, *reader_, history_);
     user_service_ = std::make_unique<UserServiceImpl>(*user_api_);
     if (!options_.http.listen.empty()) {
         std::vector<std::unique_ptr<Storage>> web_readers;
@@ -85,7 +85,7 @@ Server::Server(Options options)
         web_reader_ = std::make_unique<Executor>(
             std::move(web_readers),
             Executor::Options{false, options_.max_batch, std::chrono::microseconds(0)});
-        web_api_ = std::make_unique<UserApi>(core_, *writer_, *web_reader_);
+        web_api_ = std::make_unique<UserApi>(core_, *writer_, *web_reader_, history_);
         if (options_.http.tls_cert_file.empty()) {
             options_.http.tls_cert_file = options_.tls_cert_file;
             options_.http.tls_key_file = options_.tls_key_file;

@@ -9,6 +9,7 @@
 
 #include "absl/status/status.h"
 #include "coordinator/domain/core.h"
+#include "coordinator/domain/run_history.h"
 #include "coordinator/storage/executor.h"
 #include "sparring/v1/user.pb.h"
 
@@ -29,8 +30,9 @@ class UserApi {
     template <typename Request, typename Response>
     using Call = void (UserApi::*)(const Credential&, const Request&, Response*, Done);
 
-    UserApi(Core& core, Executor& writer, Executor& reader)
-        : core_(core), writer_(writer), reader_(reader) {}
+    // history: the run histories the reader's threads share (and any other UserApi's).
+    UserApi(Core& core, Executor& writer, Executor& reader, RunHistoryCache& history)
+        : core_(core), writer_(writer), reader_(reader), history_(history) {}
 
     void add_version(const Credential& credential, const v1::AddVersionRequest& request,
                      v1::Version* response, Done done);
@@ -71,6 +73,7 @@ class UserApi {
     Core& core_;
     Executor& writer_;
     Executor& reader_;
+    RunHistoryCache& history_;
 };
 
 }  // namespace sparring::coordinator

@@ -38,6 +38,7 @@ class SqliteStorage final : public Storage {
     int64_t insert_run(const Run& run) override;
     std::optional<Run> find_run(int64_t id) override;
     std::vector<Run> list_runs(const std::vector<RunState>& states, int limit) override;
+    std::vector<Run> find_runs(const RunQuery& query, int64_t* total) override;
     Book load_book(int64_t run_id) override;
     void update_run(const Run& run) override;
 
@@ -61,7 +62,7 @@ class SqliteStorage final : public Storage {
 
     std::optional<std::string> find_report_digest(int64_t batch_id, uint32_t sequence) override;
     void insert_report(const ReportRecord& report) override;
-    std::vector<ReportRecord> list_reports(int64_t run_id) override;
+    std::vector<ReportRecord> list_reports(int64_t run_id, int64_t after_id) override;
     void insert_game(const StoredGame& game) override;
     std::vector<StoredGame> list_games(int64_t run_id, uint64_t start_game, int max_games) override;
 

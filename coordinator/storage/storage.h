@@ -13,6 +13,17 @@
 
 namespace sparring::coordinator {
 
+// What a listing of runs selects: filters, the order and one page.
+struct RunQuery {
+    std::vector<RunState> states;  // any when empty
+    std::optional<RunKind> kind;
+    std::string version;        // the test or base version's name; any when empty
+    std::string text;           // found in the description, a version name or the result
+    bool active_first = false;  // active runs by priority first, then the others newest first
+    int offset = 0;
+    int limit = 100;
+};
+
 class Storage {
   public:
     virtual ~Storage() = default;
@@ -49,6 +60,9 @@ class Storage {
     virtual std::optional<Run> find_run(int64_t id) = 0;
     // Returns runs in the given states (all when empty), newest first.
     virtual std::vector<Run> list_runs(const std::vector<RunState>& states, int limit) = 0;
+    // Returns the page of runs a query selects (newest first unless active_first), and sets
+    // *total to how many it selects in all.
+    virtual std::vector<Run> find_runs(const RunQuery& query, int64_t* total) = 0;
     virtual Book load_book(int64_t run_id) = 0;
     // Writes a run's state, result, progress, counts and statistics.
     virtual void update_run(const Run& run) = 0;
@@ -79,8 +93,9 @@ class Storage {
     // Returns the digest of a recorded report, if recorded.
     virtual std::optional<std::string> find_report_digest(int64_t batch_id, uint32_t sequence) = 0;
     virtual void insert_report(const ReportRecord& report) = 0;
-    // Returns a run's counted reports in the order they were counted, without digests.
-    virtual std::vector<ReportRecord> list_reports(int64_t run_id) = 0;
+    // Returns a run's counted reports with ids above after_id (0: all), in the order they were
+    // counted, without digests.
+    virtual std::vector<ReportRecord> list_reports(int64_t run_id, int64_t after_id) = 0;
     virtual void insert_game(const StoredGame& game) = 0;
     // Returns up to max_games of a run's games numbered from start_game on, in order.
     virtual std::vector<StoredGame> list_games(int64_t run_id, uint64_t start_game,
