@@ -2,16 +2,17 @@
 """Dashboard benchmark (BENCHMARKS.md): page render times on a database of 100 runs and
 1,000,000 games, and what 200 live viewers cost the result reports of a loaded coordinator.
 
-  bench/dashboard.py BUILD_DIR [--viewers 200] [--rate 2000] [--duration 30]
+  bench/dashboard.py BUILD_DIR [--viewers 200] [--rate 2000] [--duration 20] [--rounds 2]
 
 1. A coordinator serves a fresh database with --http-listen. 100 regression runs are submitted
    over the REST API; their results (1,000,000 games in reports of 4 pairs, one run holding
    200,000) are written into the results table with SQL, and each run's counters set to match.
 2. `/`, the page of the largest run and of a small run are fetched 300 times each, one after
    another on 127.0.0.1; the latencies' p50 and p99 are printed.
-3. sparring-loadgen reports at --rate for --duration seconds twice on the same coordinator:
-   once alone, once while --viewers clients hold the live page (server-sent events) of the run
-   it loads. The report p99 of both and their ratio are printed.
+3. sparring-loadgen reports at --rate for --duration seconds on the same coordinator, the two
+   arms alternating --rounds times: alone, then while --viewers clients hold the live page
+   (server-sent events) of the run it loads. Each round's report p99, the median p99 of each
+   arm and their ratio are printed.
 """
 import argparse
 import json
@@ -205,7 +206,8 @@ def main():
     parser.add_argument("build")
     parser.add_argument("--viewers", type=int, default=200)
     parser.add_argument("--rate", type=int, default=2000)
-    parser.add_argument("--duration", type=int, default=30)
+    parser.add_argument("--duration", type=int, default=20)
+    parser.add_argument("--rounds", type=int, default=2)
     args = parser.parse_args()
     build = os.path.abspath(args.build)
     tool = os.path.join(build, "coordinator", "sparring-coordinator")
@@ -234,25 +236,31 @@ def main():
             p50, p99, size = time_page(base, path, 300)
             print("%-20s p50 %6.2f ms, p99 %6.2f ms, %d bytes" % (label + ":", p50, p99, size))
 
-        alone = loadgen(build, address, user, worker, db, args.rate, args.duration)
-        holder = {}
+        p99 = {"alone": [], "viewers": []}
+        events = 0
+        for round_ in range(args.rounds):
+            for arm in ("alone", "viewers"):
+                holder = {}
 
-        def attach(run):
-            holder["viewers"] = Viewers(http_port, run, args.viewers)
+                def attach(run):
+                    holder["viewers"] = Viewers(http_port, run, args.viewers)
 
-        watched = loadgen(build, address, user, worker, db, args.rate, args.duration, attach)
-        viewers = holder["viewers"]
-        events = viewers.events
-        viewers.close()
-        p99 = []
-        for label, out in (("without viewers", alone), ("with %d viewers" % args.viewers, watched)):
-            print("== loadgen %s" % label)
-            print(out.strip())
-            p99.append(float(re.search(r"report latency: p50 [\d.]+ ms, p99 ([\d.]+) ms", out)[1]))
+                out = loadgen(build, address, user, worker, db, args.rate, args.duration,
+                              attach if arm == "viewers" else None)
+                if arm == "viewers":
+                    events += holder["viewers"].events
+                    holder["viewers"].close()
+                value = float(re.search(r"report latency: p50 [\d.]+ ms, p99 ([\d.]+) ms", out)[1])
+                p99[arm].append(value)
+                print("round %d, %-8s report p99 %7.2f ms   (%s)" % (
+                    round_ + 1, arm + ":", value,
+                    " ".join(l.strip() for l in out.strip().splitlines()[-2:])))
         print("live events received by the viewers: %d (%.1f per viewer per second)" %
-              (events, events / args.viewers / (args.duration + 10)))
-        print("report p99: %.2f ms alone, %.2f ms with %d viewers: ratio %.3f" %
-              (p99[0], p99[1], args.viewers, p99[1] / p99[0]))
+              (events, events / args.viewers / (args.rounds * args.duration)))
+        alone = sorted(p99["alone"])[len(p99["alone"]) // 2]
+        watched = sorted(p99["viewers"])[len(p99["viewers"]) // 2]
+        print("report p99 (median of %d rounds): %.2f ms alone, %.2f ms with %d viewers: "
+              "ratio %.3f" % (args.rounds, alone, watched, args.viewers, watched / alone))
     finally:
         coordinator.send_signal(signal.SIGTERM)
         coordinator.wait(timeout=30)

@@ -149,6 +149,12 @@ std::vector<Run> Core::list_runs(Storage& storage, const std::vector<RunState>& 
     return storage.list_runs(states, limit == 0 ? 100 : int(std::min(limit, 100'000u)));
 }
 
+std::vector<Run> Core::find_runs(Storage& storage, RunQuery query, int64_t* total) const {
+    query.limit = query.limit <= 0 ? 100 : std::min(query.limit, 100'000);
+    query.offset = std::max(query.offset, 0);
+    return storage.find_runs(query, total);
+}
+
 absl::StatusOr<Run> Core::stop_run(Storage& storage, int64_t run_id,
                                    std::string_view requested_by) const {
     absl::StatusOr<Run> run = get_run(storage, run_id);

@@ -127,6 +127,9 @@ class Core {
     // Returns runs in the given states (all when empty), newest first; limit 0 means 100.
     std::vector<Run> list_runs(Storage& storage, const std::vector<RunState>& states,
                                uint32_t limit) const;
+    // Returns the page of runs a query selects and sets *total to how many it selects in
+    // all; a limit of 0 means 100, and at most 100,000 are returned.
+    std::vector<Run> find_runs(Storage& storage, RunQuery query, int64_t* total) const;
     // Stops an active run and ends its leases; requested_by says who asked (for the events).
     absl::StatusOr<Run> stop_run(Storage& storage, int64_t run_id,
                                  std::string_view requested_by = {}) const;

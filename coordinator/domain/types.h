@@ -361,6 +361,7 @@ struct Report {
 
 // A report as stored: what it counted and a digest of its content for duplicate checks.
 struct ReportRecord {
+    int64_t id = 0;  // the storage's, growing with every report counted
     int64_t batch_id = 0;
     uint32_t sequence = 0;
     int64_t run_id = 0;

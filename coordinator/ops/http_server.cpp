@@ -1,6 +1,5 @@
 #include "coordinator/ops/http_server.h"
 
-#include <atomic>
 #include <charconv>
 #include <stdexcept>
 #include <utility>
@@ -10,9 +9,9 @@ namespace sparring::coordinator {
 namespace {
 
 // Splits "HOST:PORT" (or "[V6]:PORT"); throws std::runtime_error unless the port is a number.
-std::pair<std::string, int> split_address(const std::string& listen) {
+std::pair<std::string, int> split_address(const std::string& listen, const std::string& flag) {
     const size_t colon = listen.rfind(':');
-    const std::string error = "--metrics-listen needs HOST:PORT, not '" + listen + "'";
+    const std::string error = flag + " needs HOST:PORT, not '" + listen + "'";
     if (colon == std::string::npos) throw std::runtime_error(error);
     int port = -1;
     const char* end = listen.data() + listen.size();
@@ -25,62 +24,99 @@ std::pair<std::string, int> split_address(const std::string& listen) {
     return {host.empty() ? "0.0.0.0" : host, port};
 }
 
+// Returns a plain server, or an HTTPS one when the options name a certificate.
+std::unique_ptr<httplib::Server> make_server(const HttpServer::Options& options) {
+    if (options.tls_cert_file.empty() != options.tls_key_file.empty())
+        throw std::runtime_error("HTTPS needs both --tls-cert and --tls-key");
+    if (options.tls_cert_file.empty()) return std::make_unique<httplib::Server>();
+    auto secure = std::make_unique<httplib::SSLServer>(options.tls_cert_file.c_str(),
+                                                       options.tls_key_file.c_str());
+    if (!secure->is_valid())
+        throw std::runtime_error("cannot load the TLS certificate or key for HTTPS on " +
+                                 options.flag);
+    return secure;
+}
+
 }  // namespace
 
-HttpServer::HttpServer(Options options) : options_(std::move(options)) {
+HttpServer::HttpServer(Options options)
+    : options_(std::move(options)), server_(make_server(options_)) {
     const int threads = options_.threads;
-    server_.new_task_queue = [threads] { return new httplib::ThreadPool(size_t(threads)); };
-    server_.set_read_timeout(options_.read_timeout);
-    server_.set_write_timeout(options_.write_timeout);
-    server_.set_keep_alive_timeout(options_.keep_alive.count());
-    server_.set_payload_max_length(options_.max_body_bytes);
+    server_->new_task_queue = [threads] { return new httplib::ThreadPool(size_t(threads)); };
+    server_->set_read_timeout(options_.read_timeout);
+    server_->set_write_timeout(options_.write_timeout);
+    server_->set_keep_alive_timeout(options_.keep_alive.count());
+    server_->set_payload_max_length(options_.max_body_bytes);
     // Answered before any body is read: httplib refuses a POST without a length with 400.
-    server_.set_pre_routing_handler([this](const httplib::Request& request,
-                                           httplib::Response& response) {
-        size_t header_bytes = request.target.size();
-        for (const auto& [name, value] : request.headers)
-            header_bytes += name.size() + value.size();
-        if (header_bytes > options_.max_header_bytes) {
-            response.status = 431;
+    server_->set_pre_routing_handler(
+        [this](const httplib::Request& request, httplib::Response& response) {
+            size_t header_bytes = request.target.size();
+            for (const auto& [name, value] : request.headers)
+                header_bytes += name.size() + value.size();
+            if (header_bytes > options_.max_header_bytes) {
+                response.status = 431;
+                response.set_content("request headers too large\n", "text/plain");
+                return httplib::Server::HandlerResponse::Handled;
+            }
+            if (request.method == "GET" || request.method == "HEAD" ||
+                !get_paths_.count(request.path) ||
+                (request.method == "POST" && post_paths_.count(request.path)))
+                return httplib::Server::HandlerResponse::Unhandled;
+            response.status = 405;
+            response.set_header("Allow",
+                                post_paths_.count(request.path) ? "GET, HEAD, POST" : "GET, HEAD");
+            response.set_content("use GET\n", "text/plain");
             return httplib::Server::HandlerResponse::Handled;
-        }
-        if (request.method == "GET" || request.method == "HEAD" || !get_paths_.count(request.path))
-            return httplib::Server::HandlerResponse::Unhandled;
-        response.status = 405;
-        response.set_header("Allow", "GET, HEAD");
-        response.set_content("use GET\n", "text/plain");
-        return httplib::Server::HandlerResponse::Handled;
-    });
+        });
 }
 
 HttpServer::~HttpServer() {
-    server_.stop();
-    if (thread_.joinable()) thread_.join();
+    stop();
 }
 
 void HttpServer::get(const std::string& path, Handler handler) {
-    server_.Get(path, std::move(handler));
+    server_->Get(path, std::move(handler));
     get_paths_.insert(path);
 }
 
-void HttpServer::start() {
-    const auto [host, port] = split_address(options_.listen);
-    port_ = port == 0                          ? server_.bind_to_any_port(host)
-            : server_.bind_to_port(host, port) ? port
-                                               : -1;
+void HttpServer::post(const std::string& path, Handler handler) {
+    server_->Post(path, std::move(handler));
+    post_paths_.insert(path);
+}
+
+void HttpServer::on_error(ErrorHandler handler) {
+    server_->set_error_handler(httplib::Server::HandlerWithResponse(
+        [handler = std::move(handler)](const httplib::Request& request,
+                                       httplib::Response& response) {
+            if (!response.body.empty() || !handler(request, response))
+                return httplib::Server::HandlerResponse::Unhandled;
+            return httplib::Server::HandlerResponse::Handled;
+        }));
+}
+
+int HttpServer::start() {
+    const auto [host, port] = split_address(options_.listen, options_.flag);
+    port_ = port == 0                           ? server_->bind_to_any_port(host)
+            : server_->bind_to_port(host, port) ? port
+                                                : -1;
     if (port_ <= 0) {
         port_ = 0;
         throw std::runtime_error("cannot listen for HTTP on " + options_.listen +
                                  " (address in use or malformed?)");
     }
-    std::atomic<bool> returned{false};
-    thread_ = std::thread([this, &returned] {
-        server_.listen_after_bind();
-        returned = true;
+    thread_ = std::thread([this] {
+        server_->listen_after_bind();
+        returned_ = true;
     });
     // stop() only takes effect once the loop runs, so the destructor must not race ahead of it.
-    while (!server_.is_running() && !returned)
+    while (!server_->is_running() && !returned_)
         std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    return port_;
+}
+
+void HttpServer::stop() {
+    server_->stop();
+    if (thread_.joinable()) thread_.join();
 }
 
 }  // namespace sparring::coordinator

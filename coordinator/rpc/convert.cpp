@@ -1,5 +1,6 @@
 #include "coordinator/rpc/convert.h"
 
+#include <limits>
 #include <sstream>
 
 #include "coordinator/domain/limits.h"
@@ -331,6 +332,28 @@ std::vector<RunState> run_states_from_proto(const google::protobuf::RepeatedFiel
     return out;
 }
 
+absl::StatusOr<RunQuery> run_query_from_proto(const v1::ListRunsRequest& in) {
+    constexpr size_t kMaxFilter = 1000;
+    RunQuery query;
+    query.states = run_states_from_proto(in.states());
+    if (in.kind() != v1::RUN_KIND_UNSPECIFIED) {
+        absl::StatusOr<const RunKindModule*> kind = run_kind_from_proto(in.kind());
+        if (!kind.ok()) return kind.status();
+        query.kind = (*kind)->kind();
+    }
+    if (in.version().size() > kMaxFilter || in.text().size() > kMaxFilter)
+        return absl::InvalidArgumentError("a runs filter's version or text is longer than " +
+                                          std::to_string(kMaxFilter) + " bytes");
+    if (in.offset() > uint32_t(std::numeric_limits<int>::max()))
+        return absl::InvalidArgumentError("offset out of range");
+    query.version = in.version();
+    query.text = in.text();
+    query.active_first = in.active_first();
+    query.offset = int(in.offset());
+    query.limit = int(std::min(in.limit(), 100'000u));
+    return query;
+}
+
 Worker worker_from_proto(const v1::RegisterRequest& in) {
     Worker w;
     w.name = in.name();
@@ -427,6 +450,25 @@ void llr_history_to_proto(const RunHistory& in, v1::LlrHistory* out) {
         p->set_elo(point.elo.elo);
         p->set_elo_low(point.elo.elo_low);
         p->set_elo_high(point.elo.elo_high);
+    }
+    for (const WorkerShare& share : in.workers) {
+        v1::WorkerShare* w = out->add_workers();
+        w->set_worker_id(share.worker_id);
+        w->set_name(share.name);
+        w->set_games(uint64_t(2 * share.counts.pairs));
+        w->set_wins(uint64_t(share.counts.wins));
+        w->set_draws(uint64_t(share.counts.draws));
+        w->set_losses(uint64_t(share.counts.losses));
+        w->set_residual(share.residual);
+    }
+    for (const LeaseShare& lease : in.leases) {
+        v1::LeaseOut* l = out->add_leases();
+        l->set_lease_id(lease.lease_id);
+        l->set_worker_id(lease.worker_id);
+        l->set_worker_name(lease.worker_name);
+        l->set_since_unix_ms(lease.since_ms);
+        l->set_games(lease.games);
+        l->set_games_reported(lease.games_reported);
     }
 }
 

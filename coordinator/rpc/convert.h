@@ -24,6 +24,9 @@ absl::StatusOr<RunSpec> run_spec_from_proto(const v1::RunSpec& in);
 void run_to_proto(const Run& in, v1::RunStatus* out);
 void llr_history_to_proto(const RunHistory& in, v1::LlrHistory* out);
 std::vector<RunState> run_states_from_proto(const google::protobuf::RepeatedField<int>& states);
+// Returns the selection of a runs listing; INVALID_ARGUMENT for an unknown kind or a limit or
+// offset out of range.
+absl::StatusOr<RunQuery> run_query_from_proto(const v1::ListRunsRequest& in);
 
 Worker worker_from_proto(const v1::RegisterRequest& in);
 void worker_to_proto(const WorkerSummary& in, bool active, v1::WorkerStatus* out);

@@ -93,7 +93,7 @@ Server::Server(Options options)
                                                           *reader_, *engine_store_);
     worker_service_ =
         std::make_unique<WorkerServiceImpl>(core_, *writer_, *gate_, *engine_transfers_);
-    user_api_ = std::make_unique<UserApi>(core_, *writer_, *reader_);
+    user_api_ = std::make_unique<UserApi>(core_, *writer_, *reader_, history_);
     user_service_ = std::make_unique<UserServiceImpl>(*user_api_, *gate_, *engine_transfers_);
     if (!options_.http.listen.empty()) {
         std::vector<std::unique_ptr<Storage>> web_readers;
@@ -103,7 +103,7 @@ Server::Server(Options options)
             std::move(web_readers),
             Executor::Options{false, options_.max_batch, std::chrono::microseconds(0),
                               options_.max_queued_calls});
-        web_api_ = std::make_unique<UserApi>(core_, *writer_, *web_reader_);
+        web_api_ = std::make_unique<UserApi>(core_, *writer_, *web_reader_, history_);
         if (options_.http.tls_cert_file.empty()) {
             options_.http.tls_cert_file = options_.tls_cert_file;
             options_.http.tls_key_file = options_.tls_key_file;

@@ -81,6 +81,7 @@ class Server {
     std::unique_ptr<EngineStore> engine_store_;
     std::unique_ptr<EngineTransfers> engine_transfers_;
     std::unique_ptr<WorkerServiceImpl> worker_service_;
+    RunHistoryCache history_;  // the plots' series, shared by the gRPC and the web UserApi
     std::unique_ptr<UserApi> user_api_;
     std::unique_ptr<UserServiceImpl> user_service_;
     std::unique_ptr<Executor> web_reader_;  // the dashboard's reads, on a connection of its own

@@ -122,10 +122,13 @@ void UserApi::list_runs(const Credential& credential, const v1::ListRunsRequest&
                         v1::ListRunsResponse* response, Done done) {
     query(
         credential,
-        [this, states = run_states_from_proto(request.states()), limit = request.limit(),
-         response](Storage& storage) {
-            for (const Run& run : core_.list_runs(storage, states, limit))
+        [this, request, response](Storage& storage) {
+            absl::StatusOr<RunQuery> selection = run_query_from_proto(request);
+            if (!selection.ok()) return selection.status();
+            int64_t total = 0;
+            for (const Run& run : core_.find_runs(storage, *selection, &total))
                 run_to_proto(run, response->add_runs());
+            response->set_total(uint64_t(total));
             return absl::OkStatus();
         },
         std::move(done));
@@ -194,7 +197,7 @@ void UserApi::get_tune_history(const Credential& credential,
                                Done done) {
     query(
         credential,
-        [run_id = request.run_id(), response](Storage& storage) {
+        [this, run_id = request.run_id(), response](Storage& storage) {
             absl::StatusOr<TuneHistory> history = tune_history(storage, run_id);
             if (!history.ok()) return history.status();
             tune_history_to_proto(*history, response);
@@ -247,10 +250,10 @@ void UserApi::get_llr_history(const Credential& credential, const v1::GetLlrHist
                               v1::LlrHistory* response, Done done) {
     query(
         credential,
-        [run_id = request.run_id(),
+        [this, run_id = request.run_id(),
          max = request.max_points() ? std::min(request.max_points(), 10'000u) : 500u,
          response](Storage& storage) {
-            absl::StatusOr<RunHistory> history = run_history(storage, run_id, max);
+            absl::StatusOr<RunHistory> history = history_.history(storage, run_id, max);
             if (!history.ok()) return history.status();
             llr_history_to_proto(*history, response);
             return absl::OkStatus();
@@ -271,7 +274,10 @@ void UserApi::purge_worker(const Credential& credential, const v1::PurgeWorkerRe
                 return absl::OkStatus();
             });
         },
-        std::move(done));
+        [this, run_id = request.run_id(), done = std::move(done)](absl::Status status) {
+            if (status.ok()) history_.forget(run_id);
+            done(std::move(status));
+        });
 }
 
 }  // namespace sparring::coordinator

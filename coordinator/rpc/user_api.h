@@ -11,6 +11,7 @@
 
 #include "absl/status/status.h"
 #include "coordinator/domain/core.h"
+#include "coordinator/domain/run_history.h"
 #include "coordinator/storage/executor.h"
 #include "sparring/v1/user.pb.h"
 
@@ -31,8 +32,9 @@ class UserApi {
     template <typename Request, typename Response>
     using Call = void (UserApi::*)(const Credential&, const Request&, Response*, Done);
 
-    UserApi(Core& core, Executor& writer, Executor& reader)
-        : core_(core), writer_(writer), reader_(reader) {}
+    // history: the run histories the reader's threads share (and any other UserApi's).
+    UserApi(Core& core, Executor& writer, Executor& reader, RunHistoryCache& history)
+        : core_(core), writer_(writer), reader_(reader), history_(history) {}
 
     // Checks a credential on the reader: a token of the role (nullopt: any valid token, or
     // none when queries are public), for transports that must parse a request first.
@@ -82,6 +84,7 @@ class UserApi {
     Core& core_;
     Executor& writer_;
     Executor& reader_;
+    RunHistoryCache& history_;
 };
 
 }  // namespace sparring::coordinator

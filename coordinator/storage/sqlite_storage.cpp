@@ -32,6 +32,12 @@ constexpr std::string_view kVersionColumns =
     "r.llr_upper, r.created_ms, r.finished_ms, t.name, b.name FROM runs r "                      \
     "JOIN versions t ON t.id = r.test_version_id JOIN versions b ON b.id = r.base_version_id "
 
+// The filters of a RunQuery: ?1 states (",active,finished,"), ?2 kind, ?3 version, ?4 text.
+#define RUN_FILTER                                                                              \
+    "WHERE (?1 = '' OR instr(?1, ',' || r.state || ',') > 0) AND (?2 = '' OR r.kind = ?2) "     \
+    "AND (?3 = '' OR t.name = ?3 OR b.name = ?3) AND (?4 = '' OR instr(r.description, ?4) > 0 " \
+    "OR instr(t.name, ?4) > 0 OR instr(b.name, ?4) > 0 OR instr(r.result, ?4) > 0) "
+
 // Throws for a stored value this build cannot read (a damaged or foreign file).
 template <typename T>
 T require(std::optional<T> value, std::string_view what) {
@@ -388,6 +394,25 @@ std::vector<Run> SqliteStorage::list_runs(const std::vector<RunState>& states, i
     std::string filter;
     for (RunState state : states) filter += "," + std::string(run_state_name(state)) + ",";
     s.bind(filter, filter, limit);
+    std::vector<Run> runs;
+    while (s.step()) runs.push_back(read_run(s));
+    return runs;
+}
+
+std::vector<Run> SqliteStorage::find_runs(const RunQuery& query, int64_t* total) {
+    std::string states;
+    for (RunState state : query.states) states += "," + std::string(run_state_name(state)) + ",";
+    const std::string kind = query.kind ? std::string(run_kind_name(*query.kind)) : "";
+    Statement& count = db_.prepare(
+        "SELECT count(*) FROM runs r JOIN versions t ON t.id = r.test_version_id "
+        "JOIN versions b ON b.id = r.base_version_id " RUN_FILTER);
+    count.bind(states, kind, query.version, query.text);
+    *total = count.step() ? count.int64(0) : 0;
+    Statement& s = db_.prepare(RUN_SELECT RUN_FILTER
+                               "ORDER BY ?5 AND r.state = 'active' DESC, "
+                               "CASE WHEN ?5 AND r.state = 'active' THEN r.priority END DESC, "
+                               "r.id DESC LIMIT ?6 OFFSET ?7");
+    s.bind(states, kind, query.version, query.text, query.active_first, query.limit, query.offset);
     std::vector<Run> runs;
     while (s.step()) runs.push_back(read_run(s));
     return runs;

@@ -49,6 +49,7 @@ class SqliteStorage final : public Storage {
     int64_t insert_run(const Run& run) override;
     std::optional<Run> find_run(int64_t id) override;
     std::vector<Run> list_runs(const std::vector<RunState>& states, int limit) override;
+    std::vector<Run> find_runs(const RunQuery& query, int64_t* total) override;
     Book load_book(int64_t run_id) override;
     void update_run(const Run& run) override;
 
@@ -72,7 +73,7 @@ class SqliteStorage final : public Storage {
 
     std::optional<std::string> find_report_digest(int64_t batch_id, uint32_t sequence) override;
     void insert_report(const ReportRecord& report) override;
-    std::vector<ReportRecord> list_reports(int64_t run_id) override;
+    std::vector<ReportRecord> list_reports(int64_t run_id, int64_t after_id) override;
     std::vector<WorkerFit> worker_counts(int64_t run_id) override;
     Counts worker_counts(int64_t run_id, int64_t worker_id) override;
     std::optional<int64_t> last_reported_run(int64_t worker_id) override;

@@ -190,11 +190,12 @@ void SqliteStorage::insert_report(const ReportRecord& r) {
         .run();
 }
 
-std::vector<ReportRecord> SqliteStorage::list_reports(int64_t run_id) {
+std::vector<ReportRecord> SqliteStorage::list_reports(int64_t run_id, int64_t after_id) {
     Statement& s = db_.prepare(
         "SELECT batch_id, sequence, worker_id, pairs, wins, draws, losses, ll, ld, dd_wl, wd, "
-        "ww, received_ms FROM results WHERE run_id = ? AND purge_id = 0 ORDER BY id");
-    s.bind(run_id);
+        "ww, received_ms, id FROM results WHERE run_id = ? AND purge_id = 0 AND id > ? "
+        "ORDER BY id");
+    s.bind(run_id, after_id);
     std::vector<ReportRecord> reports;
     while (s.step()) {
         ReportRecord& r = reports.emplace_back();
@@ -208,6 +209,7 @@ std::vector<ReportRecord> SqliteStorage::list_reports(int64_t run_id) {
         r.counts.losses = s.int64(6);
         for (int i = 0; i < 5; ++i) r.counts.penta.counts[size_t(i)] = s.int64(7 + i);
         r.received_ms = s.int64(12);
+        r.id = s.int64(13);
     }
     return reports;
 }

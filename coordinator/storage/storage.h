@@ -13,6 +13,17 @@
 
 namespace sparring::coordinator {
 
+// What a listing of runs selects: filters, the order and one page.
+struct RunQuery {
+    std::vector<RunState> states;  // any when empty
+    std::optional<RunKind> kind;
+    std::string version;        // the test or base version's name; any when empty
+    std::string text;           // found in the description, a version name or the result
+    bool active_first = false;  // active runs by priority first, then the others newest first
+    int offset = 0;
+    int limit = 100;
+};
+
 class Storage {
   public:
     virtual ~Storage() = default;
@@ -58,6 +69,9 @@ class Storage {
     virtual std::optional<Run> find_run(int64_t id) = 0;
     // Returns runs in the given states (all when empty), newest first.
     virtual std::vector<Run> list_runs(const std::vector<RunState>& states, int limit) = 0;
+    // Returns the page of runs a query selects (newest first unless active_first), and sets
+    // *total to how many it selects in all.
+    virtual std::vector<Run> find_runs(const RunQuery& query, int64_t* total) = 0;
     virtual Book load_book(int64_t run_id) = 0;
     // Writes a run's state, result, progress, counts and statistics.
     virtual void update_run(const Run& run) = 0;
@@ -94,9 +108,9 @@ class Storage {
     virtual void insert_report(const ReportRecord& report) = 0;
     // Returns when the last report on a batch arrived, if any did.
     virtual std::optional<int64_t> last_report_ms(int64_t batch_id) = 0;
-    // Returns a run's counted (unpurged) reports in the order they were counted, without
-    // digests.
-    virtual std::vector<ReportRecord> list_reports(int64_t run_id) = 0;
+    // Returns a run's counted (unpurged) reports with ids above after_id (0: all), in the
+    // order they were counted, without digests.
+    virtual std::vector<ReportRecord> list_reports(int64_t run_id, int64_t after_id) = 0;
     // Returns each worker's counted (unpurged) pairs in a run, by worker id, with its name.
     virtual std::vector<WorkerFit> worker_counts(int64_t run_id) = 0;
     // Returns one worker's counted (unpurged) pairs in a run.

@@ -129,23 +129,15 @@ Dashboard::Dashboard(Options options, UserApi& api, std::function<std::string()>
       api_(api),
       metrics_(std::move(metrics)),
       live_([this](int64_t run_id) { return read_update(run_id); }, options_.live_interval) {
-    if (options_.tls_cert_file.empty() != options_.tls_key_file.empty())
-        throw std::runtime_error("HTTPS needs both --tls-cert and --tls-key");
-    if (options_.tls_cert_file.empty()) {
-        server_ = std::make_unique<httplib::Server>();
-    } else {
-        auto secure = std::make_unique<httplib::SSLServer>(options_.tls_cert_file.c_str(),
-                                                           options_.tls_key_file.c_str());
-        if (!secure->is_valid())
-            throw std::runtime_error("cannot load the TLS certificate or key for HTTPS");
-        server_ = std::move(secure);
-    }
+    HttpServer::Options http;
+    http.listen = options_.listen;
+    http.flag = "--http-listen";
     // Each live page holds a thread while it watches; the rest serve requests.
-    const size_t threads = size_t(options_.max_viewers) + 16;
-    server_->new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
-    server_->set_payload_max_length(options_.max_body_bytes);
-    server_->set_read_timeout(std::chrono::seconds(10));
-    server_->set_write_timeout(std::chrono::seconds(10));
+    http.threads = options_.max_viewers + 16;
+    http.max_body_bytes = options_.max_body_bytes;
+    http.tls_cert_file = options_.tls_cert_file;
+    http.tls_key_file = options_.tls_key_file;
+    server_ = std::make_unique<HttpServer>(http);
     route();
 }
 
@@ -154,32 +146,12 @@ Dashboard::~Dashboard() {
 }
 
 int Dashboard::start() {
-    const size_t colon = options_.listen.rfind(':');
-    int port = -1;
-    try {
-        if (colon != std::string::npos) port = std::stoi(options_.listen.substr(colon + 1));
-    } catch (const std::exception&) {
-    }
-    if (port < 0 || port > 65535)
-        throw std::runtime_error("--http-listen must be HOST:PORT, not '" + options_.listen + "'");
-    std::string host = options_.listen.substr(0, colon);
-    if (host.size() > 1 && host.front() == '[' && host.back() == ']')
-        host = host.substr(1, host.size() - 2);
-    if (port == 0) {
-        port = server_->bind_to_any_port(host);
-        if (port < 0) port = 0;
-    } else if (!server_->bind_to_port(host, port)) {
-        port = 0;
-    }
-    if (port == 0) throw std::runtime_error("cannot listen on " + options_.listen);
-    thread_ = std::thread([this] { server_->listen_after_bind(); });
-    return port;
+    return server_->start();
 }
 
 void Dashboard::stop() {
     live_.close();
-    if (server_) server_->stop();
-    if (thread_.joinable()) thread_.join();
+    server_->stop();
 }
 
 EventBus::Subscription Dashboard::follow(EventBus& events) {
@@ -220,42 +192,42 @@ void Dashboard::route() {
             handler(api_, credential(request), request, response);
         };
         if (std::string_view(route.method) == "GET")
-            server_->Get(route.pattern, serve);
+            server_->get(route.pattern, serve);
         else
-            server_->Post(route.pattern, serve);
+            server_->post(route.pattern, serve);
     }
-    server_->Get("/",
+    server_->get("/",
                  [this](const auto& request, auto& response) { runs_list(request, response); });
-    server_->Get(R"(/runs/(\d+))",
+    server_->get(R"(/runs/(\d+))",
                  [this](const auto& request, auto& response) { run(request, response); });
-    server_->Get(R"(/runs/(\d+)/pgn)",
+    server_->get(R"(/runs/(\d+)/pgn)",
                  [this](const auto& request, auto& response) { run_pgn(request, response); });
-    server_->Get(R"(/runs/(\d+)/events)",
+    server_->get(R"(/runs/(\d+)/events)",
                  [this](const auto& request, auto& response) { run_events(request, response); });
-    server_->Get("/workers",
+    server_->get("/workers",
                  [this](const auto& request, auto& response) { workers(request, response); });
-    server_->Get("/versions",
+    server_->get("/versions",
                  [this](const auto& request, auto& response) { versions(request, response); });
     // Before /versions/NAME, which would take "compare" for a name.
-    server_->Get("/versions/compare",
+    server_->get("/versions/compare",
                  [this](const auto& request, auto& response) { compare(request, response); });
-    server_->Get(R"(/versions/([^/]+))",
+    server_->get(R"(/versions/([^/]+))",
                  [this](const auto& request, auto& response) { version(request, response); });
-    server_->Get(R"(/static/([A-Za-z0-9._-]+))", [](const auto& request, auto& response) {
+    server_->get(R"(/static/([A-Za-z0-9._-]+))", [](const auto& request, auto& response) {
         const Asset* asset = find_asset(request.matches[1].str());
         if (!asset) return reply_error_page(response, absl::NotFoundError("no such file"));
         response.set_header("Cache-Control", "public, max-age=86400");
         response.set_content(asset->body.data(), asset->body.size(),
                              (std::string(asset->content_type) + "; charset=utf-8").c_str());
     });
-    server_->Get("/login", [](const httplib::Request& request, httplib::Response& response) {
+    server_->get("/login", [](const httplib::Request& request, httplib::Response& response) {
         const std::string token = request.get_param_value("token");
         response.set_header("Set-Cookie", std::string(kTokenCookie) + "=" + token +
                                               "; Path=/; HttpOnly; SameSite=Strict");
         response.set_redirect("/");
     });
     if (metrics_)
-        server_->Get("/metrics", [this](const httplib::Request&, httplib::Response& response) {
+        server_->get("/metrics", [this](const httplib::Request&, httplib::Response& response) {
             try {
                 response.set_content(metrics_(), "text/plain; version=0.0.4; charset=utf-8");
             } catch (const std::exception& e) {
@@ -264,42 +236,31 @@ void Dashboard::route() {
                                      "text/plain");
             }
         });
-    server_->set_error_handler(httplib::Server::HandlerWithResponse(
-        [](const httplib::Request& request, httplib::Response& response) {
-            if (!response.body.empty()) return httplib::Server::HandlerResponse::Unhandled;
-            const absl::Status status =
-                response.status == 413   ? absl::ResourceExhaustedError("request body too large")
-                : response.status == 404 ? absl::NotFoundError("no such page: " + request.path)
-                : response.status == 405
-                    ? absl::UnimplementedError("method not allowed here")
-                    : absl::InvalidArgumentError(
-                          request.method == "POST"
-                              ? "bad request: a POST needs a Content-Length (curl -d '')"
-                              : "bad request");
-            const int code = response.status;
-            if (request.path.rfind("/api/", 0) == 0)
-                reply_error(response, status);
-            else
-                reply_error_page(response, status);
-            response.status = code;
-            return httplib::Server::HandlerResponse::Handled;
-        }));
+    server_->on_error([](const httplib::Request& request, httplib::Response& response) {
+        const absl::Status status =
+            response.status == 413   ? absl::ResourceExhaustedError("request body too large")
+            : response.status == 404 ? absl::NotFoundError("no such page: " + request.path)
+            : response.status == 405
+                ? absl::UnimplementedError("method not allowed here")
+                : absl::InvalidArgumentError(
+                      request.method == "POST"
+                          ? "bad request: a POST needs a Content-Length (curl -d '')"
+                          : "bad request");
+        const int code = response.status;
+        if (request.path.rfind("/api/", 0) == 0)
+            reply_error(response, status);
+        else
+            reply_error_page(response, status);
+        response.status = code;
+        return true;
+    });
 }
 
 void Dashboard::runs_list(const httplib::Request& request, httplib::Response& response) {
     const RunsQuery query = parse_runs_query(request.params);
-    v1::ListRunsRequest list;
-    if (!query.state.empty()) {
-        v1::RunState state{};
-        v1::RunState_Parse("RUN_STATE_" + std::string(query.state == "active"     ? "ACTIVE"
-                                                      : query.state == "finished" ? "FINISHED"
-                                                                                  : "STOPPED"),
-                           &state);
-        list.add_states(state);
-    }
-    list.set_limit(5000);
     v1::ListRunsResponse runs;
-    const absl::Status status = call(api_, &UserApi::list_runs, credential(request), list, &runs);
+    const absl::Status status =
+        call(api_, &UserApi::list_runs, credential(request), runs_request(query), &runs);
     if (!status.ok()) return reply_error_page(response, status);
     response.set_content(runs_page(runs, query), "text/html; charset=utf-8");
 }

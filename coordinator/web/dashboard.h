@@ -1,6 +1,6 @@
-// The coordinator's HTTP server: the dashboard's pages, its static files, live updates of
-// run pages (server-sent events), the REST API /api/v1 and, when given, /metrics — all over
-// the same UserApi as the gRPC UserService.
+// The dashboard on the coordinator's HTTP server (HttpServer): its pages, its static files,
+// live updates of run pages (server-sent events), the REST API /api/v1 and, when given,
+// /metrics — all over the same UserApi as the gRPC UserService.
 #pragma once
 
 #include <functional>
@@ -9,14 +9,9 @@
 #include <thread>
 
 #include "coordinator/domain/events.h"
+#include "coordinator/ops/http_server.h"
 #include "coordinator/rpc/user_api.h"
 #include "coordinator/web/live.h"
-
-namespace httplib {
-class Server;
-struct Request;
-struct Response;
-}  // namespace httplib
 
 namespace sparring::coordinator::web {
 
@@ -67,9 +62,8 @@ class Dashboard {
     Options options_;
     UserApi& api_;
     std::function<std::string()> metrics_;
-    std::unique_ptr<httplib::Server> server_;
     LiveHub live_;
-    std::thread thread_;
+    std::unique_ptr<HttpServer> server_;
 };
 
 }  // namespace sparring::coordinator::web

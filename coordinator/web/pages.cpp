@@ -12,6 +12,7 @@ namespace sparring::coordinator::web {
 namespace {
 
 constexpr int kMaxPerPage = 500;
+constexpr size_t kMaxTunePoints = 500;
 
 // Returns the whole document around a page's body.
 std::string layout(std::string_view title, std::string_view body, bool scripts) {
@@ -120,20 +121,6 @@ std::string filter_form(const RunsQuery& query) {
     out += "<label>Text <input name=\"q\" value=\"" + escape_html(query.text) + "\"></label>";
     out += "<button type=\"submit\">Filter</button></form>";
     return out;
-}
-
-// Returns whether a run passes a query's filters.
-bool matches(const v1::RunStatus& run, const RunsQuery& query) {
-    if (!query.state.empty() && state_name(run.state()) != query.state) return false;
-    if (!query.kind.empty() && kind_name(run.spec().kind()) != query.kind) return false;
-    if (!query.version.empty() && run.spec().test_version() != query.version &&
-        run.spec().base_version() != query.version)
-        return false;
-    if (query.text.empty()) return true;
-    for (const std::string* field : {&run.spec().description(), &run.spec().test_version(),
-                                     &run.spec().base_version(), &run.result()})
-        if (field->find(query.text) != std::string::npos) return true;
-    return false;
 }
 
 // Returns a table row of a label and a value that is already HTML.
@@ -251,25 +238,27 @@ std::string runs_query_url(const RunsQuery& query, int page) {
     return out.empty() ? "?" : out;
 }
 
-std::vector<const v1::RunStatus*> select_runs(const v1::ListRunsResponse& runs,
-                                              const RunsQuery& query, size_t* matching) {
-    std::vector<const v1::RunStatus*> selected;
-    for (const v1::RunStatus& run : runs.runs())
-        if (matches(run, query)) selected.push_back(&run);
-    std::stable_sort(selected.begin(), selected.end(),
-                     [](const v1::RunStatus* a, const v1::RunStatus* b) {
-                         const bool a_active = a->state() == v1::RUN_STATE_ACTIVE;
-                         const bool b_active = b->state() == v1::RUN_STATE_ACTIVE;
-                         if (a_active != b_active) return a_active;
-                         if (a_active && a->spec().priority() != b->spec().priority())
-                             return a->spec().priority() > b->spec().priority();
-                         return a->id() > b->id();
-                     });
-    *matching = selected.size();
-    const size_t first = size_t(query.page - 1) * size_t(query.per_page);
-    if (first >= selected.size()) return {};
-    const size_t last = std::min(selected.size(), first + size_t(query.per_page));
-    return {selected.begin() + long(first), selected.begin() + long(last)};
+v1::ListRunsRequest runs_request(const RunsQuery& query) {
+    v1::ListRunsRequest request;
+    if (!query.state.empty()) {
+        v1::RunState state{};
+        std::string name = "RUN_STATE_" + query.state;
+        std::transform(name.begin(), name.end(), name.begin(), ::toupper);
+        if (v1::RunState_Parse(name, &state)) request.add_states(state);
+    }
+    if (!query.kind.empty()) {
+        v1::RunKind kind{};
+        std::string name = "RUN_KIND_" + query.kind;
+        std::transform(name.begin(), name.end(), name.begin(), ::toupper);
+        // An unknown kind is refused by the API rather than taken for any kind.
+        request.set_kind(v1::RunKind_Parse(name, &kind) ? kind : v1::RunKind(-1));
+    }
+    request.set_version(query.version);
+    request.set_text(query.text);
+    request.set_active_first(true);
+    request.set_offset(uint32_t(query.page - 1) * uint32_t(query.per_page));
+    request.set_limit(uint32_t(query.per_page));
+    return request;
 }
 
 std::map<std::string, std::string> run_fields(const v1::RunStatus& run) {
@@ -361,22 +350,21 @@ std::string llr_svg(const v1::LlrHistory& history) {
 }
 
 std::string runs_page(const v1::ListRunsResponse& runs, const RunsQuery& query) {
-    size_t matching = 0;
-    const std::vector<const v1::RunStatus*> shown = select_runs(runs, query, &matching);
+    const uint64_t matching = runs.total();
     std::string body = "<h1>Runs</h1>" + filter_form(query);
     body +=
         "<table class=\"grid runs\"><thead><tr><th>id</th><th>kind</th><th>test vs base</th>"
         "<th>tc</th><th>games</th><th>Elo ± 95%</th><th>LLR</th><th>state</th></tr></thead>"
         "<tbody>";
-    for (const v1::RunStatus* run : shown) body += run_row(*run);
-    if (shown.empty()) body += "<tr><td colspan=\"8\">No runs match.</td></tr>";
+    for (const v1::RunStatus& run : runs.runs()) body += run_row(run);
+    if (runs.runs().empty()) body += "<tr><td colspan=\"8\">No runs match.</td></tr>";
     body += "</tbody></table>";
-    const int pages = int((matching + size_t(query.per_page) - 1) / size_t(query.per_page));
+    const uint64_t pages = (matching + uint64_t(query.per_page) - 1) / uint64_t(query.per_page);
     body += "<p class=\"paging\">" + std::to_string(matching) + (matching == 1 ? " run" : " runs");
     if (query.page > 1)
         body += " · <a rel=\"prev\" href=\"/" + escape_html(runs_query_url(query, query.page - 1)) +
                 "\">newer</a>";
-    if (query.page < pages)
+    if (uint64_t(query.page) < pages)
         body += " · <a rel=\"next\" href=\"/" + escape_html(runs_query_url(query, query.page + 1)) +
                 "\">older</a>";
     if (pages > 1) body += " · page " + std::to_string(query.page) + " of " + std::to_string(pages);
@@ -423,8 +411,11 @@ std::string tune_section(const v1::RunStatus& run, const v1::TuneHistory& histor
 }
 
 // Returns a generation run's section: positions stored and the rate of play.
-std::string generate_section(const v1::RunStatus& run) {
-    const int64_t end = run.finished_unix_ms() > 0 ? run.finished_unix_ms() : 0;
+std::string generate_section(const v1::RunStatus& run, const v1::LlrHistory& history) {
+    // An active run's rate runs up to its last counted report.
+    const int64_t end = run.finished_unix_ms() > 0 ? run.finished_unix_ms()
+                        : history.points().empty() ? 0
+                                                   : history.points().rbegin()->unix_ms();
     std::string out = "<h2>Generation</h2><table class=\"kv\">";
     out += row("positions stored", live_text("positions", grouped(run.generate().positions())));
     out += row("positions per game",
@@ -523,16 +514,64 @@ std::string tune_series_json(const v1::RunStatus& run, const v1::TuneHistory& hi
         if (run.tune().params(i).c_end() > 0) c[size_t(i)] = run.tune().params(i).c_end();
     }
     nlohmann::json raw = nlohmann::json::array(), share = nlohmann::json::array();
-    for (const v1::TunePoint& point : history.points()) {
+    // A point per report would outweigh the page: the first, then at most kMaxTunePoints
+    // spread evenly, the last always among them (as the LLR series is thinned).
+    const size_t n = size_t(history.points_size());
+    const size_t wanted = std::min(n, kMaxTunePoints);
+    std::vector<size_t> chosen;
+    if (n > 0) chosen.push_back(0);
+    for (size_t j = 1; j <= wanted; ++j) {
+        const size_t index = (j * n + wanted - 1) / wanted - 1;
+        if (index != chosen.back()) chosen.push_back(index);
+    }
+    for (const size_t index : chosen) {
+        const v1::TunePoint& point = history.points(int(index));
         nlohmann::json a = {2 * point.pairs()}, b = {2 * point.pairs()};
         for (int i = 0; i < point.values_size() && size_t(i) < start.size(); ++i) {
-            a.push_back(point.values(i));
-            b.push_back((point.values(i) - start[size_t(i)]) / c[size_t(i)]);
+            // Rounded below what a plot shows, so that the page keeps its weight.
+            a.push_back(std::round(100 * point.values(i)) / 100);
+            b.push_back(std::round(1000 * (point.values(i) - start[size_t(i)]) / c[size_t(i)]) /
+                        1000);
         }
         raw.push_back(std::move(a));
         share.push_back(std::move(b));
     }
     return nlohmann::json{{"names", names}, {"raw", raw}, {"share", share}}.dump();
+}
+
+std::string workers_table(const v1::LlrHistory& history) {
+    if (history.workers().empty()) return "";
+    // Beyond 3 standard errors: by chance about once in 370 workers.
+    constexpr double kOutlier = 3;
+    std::string out =
+        "<h2>Workers</h2><table class=\"grid\"><thead><tr><th>worker</th><th>games</th>"
+        "<th>W / D / L</th><th>residual</th></tr></thead><tbody>";
+    for (const v1::WorkerShare& w : history.workers()) {
+        const bool outlier = std::fabs(w.residual()) > kOutlier;
+        out += std::string("<tr") + (outlier ? " class=\"outlier\"" : "") + "><td>" +
+               std::to_string(w.worker_id()) + " " + escape_html(w.name()) +
+               "</td><td class=\"num\">" + grouped(w.games()) + "</td><td class=\"num\">" +
+               grouped(w.wins()) + " / " + grouped(w.draws()) + " / " + grouped(w.losses()) +
+               "</td><td class=\"num\">" + signed_fixed(w.residual(), 2) +
+               (outlier ? " <span class=\"badge h0\">outlier</span>" : "") + "</td></tr>";
+    }
+    return out +
+           "</tbody></table><p class=\"note\">residual: the worker's score minus the run's, in "
+           "standard errors of its game count; beyond ±3 it is marked.</p>";
+}
+
+std::string leases_table(const v1::LlrHistory& history) {
+    if (history.leases().empty()) return "";
+    std::string out =
+        "<h2>Leases out</h2><table class=\"grid\"><thead><tr><th>lease</th><th>worker</th>"
+        "<th>since</th><th>games</th><th>reported</th></tr></thead><tbody>";
+    for (const v1::LeaseOut& l : history.leases())
+        out += "<tr><td>" + std::to_string(l.lease_id()) + "</td><td>" +
+               std::to_string(l.worker_id()) + " " + escape_html(l.worker_name()) + "</td><td>" +
+               escape_html(utc_time(l.since_unix_ms())) + "</td><td class=\"num\">" +
+               grouped(l.games()) + "</td><td class=\"num\">" + grouped(l.games_reported()) +
+               "</td></tr>";
+    return out + "</tbody></table>";
 }
 
 std::string run_page(const v1::RunStatus& run, const RunExtras& extras) {
@@ -587,9 +626,11 @@ std::string run_page(const v1::RunStatus& run, const RunExtras& extras) {
             "<script type=\"application/json\" id=\"elo-data\">" +
             elo_series_json(history) + "</script>";
     if (run.has_tune() && run.tune().params_size() > 0) body += tune_section(run, extras.tune);
-    if (run.has_generate()) body += generate_section(run);
+    if (run.has_generate()) body += generate_section(run, history);
     if (run.has_train()) body += train_section(run, extras.start);
     if (run.has_chain()) body += chain_section(run);
+    body += workers_table(history);
+    body += leases_table(history);
     body += "<h2>Specification</h2>" + spec_table(run);
     body += mismatch_table(run);
     body += "<p><a href=\"/runs/" + id + "/pgn\" download=\"run" + id +

@@ -28,10 +28,9 @@ RunsQuery parse_runs_query(const std::multimap<std::string, std::string>& params
 // Returns the query as URL parameters ("?state=active&page=2"), with page replaced.
 std::string runs_query_url(const RunsQuery& query, int page);
 
-// Returns the runs a query selects, in the list's order (active runs first, by priority,
-// then the others, newest first), and sets *matching to how many match before paging.
-std::vector<const v1::RunStatus*> select_runs(const v1::ListRunsResponse& runs,
-                                              const RunsQuery& query, size_t* matching);
+// Returns the ListRuns request of the page a query shows: its filters, the list's order
+// (active runs first, by priority, then the others, newest first) and its page.
+v1::ListRunsRequest runs_request(const RunsQuery& query);
 
 // Returns the live numbers of a run page by field name, formatted as the page shows them.
 std::map<std::string, std::string> run_fields(const v1::RunStatus& run);
@@ -46,18 +45,23 @@ std::string elo_series_json(const v1::LlrHistory& history);
 // Returns an SVG drawing of the LLR against games with its bounds, for pages without script.
 std::string llr_svg(const v1::LlrHistory& history);
 
-// Returns the page `/`: the runs a query selects, with filters and paging.
+// Returns the page `/`: the page of runs a query selected (runs_request), with filters and
+// links to the other pages.
 std::string runs_page(const v1::ListRunsResponse& runs, const RunsQuery& query);
 // What a run page shows beyond the run itself, each read only for the runs that have it.
 struct RunExtras {
-    v1::LlrHistory history;  // every run
+    v1::LlrHistory history;  // every run: the plots' series, its workers and leases
     v1::TuneHistory tune;    // tuning runs
     v1::Version start;       // training runs: the version they start from
 };
 
 // Returns the tuning plot's data: {"names": [...], "raw": [[games, v...]], "share": [[games,
-// (v - start) / c...]]}, games being twice the pairs.
+// (v - start) / c...]]}, games being twice the pairs; at most about 500 points, spread evenly.
 std::string tune_series_json(const v1::RunStatus& run, const v1::TuneHistory& history);
+// Returns the table of what each worker contributed to a run, an outlier marked.
+std::string workers_table(const v1::LlrHistory& history);
+// Returns the table of a run's leases out.
+std::string leases_table(const v1::LlrHistory& history);
 // Returns the page of one run, with its history plotted and its kind's section.
 std::string run_page(const v1::RunStatus& run, const RunExtras& extras);
 // Returns the page `/workers`: every worker, active ones first.

@@ -1,6 +1,7 @@
 // The core's leases and exactly-once accounting, on a temporary SQLite file with a fake clock.
 #include <gtest/gtest.h>
 
+#include "coordinator/domain/run_history.h"
 #include "fixture.h"
 
 namespace sparring::coordinator::testing {
@@ -44,6 +45,62 @@ TEST_F(LeaseTest, LeaseCarriesPairsOpeningsAndVersions) {
     EXPECT_NE(lease.base.params_json, lease.test.params_json);
     EXPECT_EQ(lease.batch.expires_ms, now + 10'000);
     EXPECT_EQ(run_now(run.id).pairs_leased, 4u);
+}
+
+TEST_F(LeaseTest, CachedHistoryIsTheHistoryOfEveryReportAndFollowsNewOnes) {
+    const coordinator::Run run = submit(spec(RunKind::Regression, 400));
+    auto [caller, worker] = add_worker(2);
+    auto [other_caller, other] = add_worker(2);
+    RunHistoryCache cache(16);
+    const auto compare = [&](size_t max_points) {
+        storage->begin(false);
+        const RunHistory cached = *cache.history(*storage, run.id, max_points);
+        const RunHistory whole =
+            history_of(*storage->find_run(run.id), storage->list_reports(run.id, 0), max_points);
+        storage->commit();
+        ASSERT_EQ(cached.points.size(), whole.points.size());
+        for (size_t i = 0; i < whole.points.size(); ++i) {
+            EXPECT_EQ(cached.points[i].games, whole.points[i].games) << i;
+            EXPECT_EQ(cached.points[i].unix_ms, whole.points[i].unix_ms) << i;
+            EXPECT_DOUBLE_EQ(cached.points[i].llr, whole.points[i].llr) << i;
+            EXPECT_DOUBLE_EQ(cached.points[i].elo.elo, whole.points[i].elo.elo) << i;
+        }
+        ASSERT_EQ(cached.workers.size(), whole.workers.size());
+        for (size_t i = 0; i < whole.workers.size(); ++i) {
+            EXPECT_EQ(cached.workers[i].counts.pairs, whole.workers[i].counts.pairs);
+            EXPECT_DOUBLE_EQ(cached.workers[i].residual, whole.workers[i].residual);
+        }
+    };
+    compare(500);
+    for (int round = 0; round < 6; ++round) {
+        const bool first = round % 2 == 0;
+        const LeaseGrant lease = lease_for(first ? caller : other_caller, first ? worker : other);
+        now += 1000;
+        ASSERT_TRUE(send(first ? caller : other_caller,
+                         report(lease, 1, {0, 1}, first ? Outcome::Win : Outcome::Loss))
+                        .ok());
+        compare(500);
+        compare(3);
+        // The other two pairs stay out on the lease until the next round reports them.
+        storage->begin(false);
+        const RunHistory now_out = *cache.history(*storage, run.id, 500);
+        storage->commit();
+        ASSERT_EQ(now_out.leases.size(), 1u);
+        EXPECT_EQ(now_out.leases[0].lease_id, lease.batch.id);
+        EXPECT_EQ(now_out.leases[0].games, 8u);
+        EXPECT_EQ(now_out.leases[0].games_reported, 4u);
+        ASSERT_TRUE(send(first ? caller : other_caller, report(lease, 2, {2, 3})).ok());
+    }
+    compare(500);
+    storage->begin(false);
+    const RunHistory end = *cache.history(*storage, run.id, 500);
+    EXPECT_FALSE(cache.history(*storage, run.id + 100, 500).ok());
+    storage->commit();
+    EXPECT_TRUE(end.leases.empty());
+    ASSERT_EQ(end.workers.size(), 2u);
+    EXPECT_EQ(end.workers[0].counts.pairs, 12);
+    EXPECT_GT(end.workers[0].residual, 0);  // it won its first pairs, the other lost them
+    EXPECT_LT(end.workers[1].residual, 0);
 }
 
 TEST_F(LeaseTest, RepeatedRequestReturnsTheSameLease) {

@@ -259,6 +259,123 @@ TEST(Storage, RunsThatPlayNoGamesKeepTheirNodesZero) {
     EXPECT_EQ(r.spec.time_control.nodes, 0u);
 }
 
+TEST(Storage, RunListingsAreFilteredOrderedAndPagedInTheQuery) {
+    TempDatabase db;
+    SqliteStorage s(db.path());
+    s.begin(true);
+    Version v = uci_version();
+    v.name = "x";
+    const int64_t x = s.insert_version(v);
+    v.name = "knight";
+    const int64_t knight = s.insert_version(v);
+    v.name = "base";
+    const int64_t base = s.insert_version(v);
+    const auto add = [&](RunState state, int priority, RunKind kind, int64_t test,
+                         const std::string& description) {
+        coordinator::Run run;
+        run.test_id = test;
+        run.base_id = base;
+        run.spec.kind = kind;
+        run.spec.time_control = *parse_time_control("nodes=100");
+        run.spec.priority = priority;
+        run.spec.description = description;
+        run.id = s.insert_run(run);
+        run.state = state;
+        s.update_run(run);
+        return run.id;
+    };
+    const int64_t r1 = add(RunState::Active, 0, RunKind::Tune, x, "");
+    const int64_t r2 = add(RunState::Stopped, 0, RunKind::Regression, x, "");
+    const int64_t r3 = add(RunState::Active, 2, RunKind::Tune, knight, "");
+    const int64_t r4 = add(RunState::Active, 0, RunKind::Regression, x, "try the new king safety");
+    const int64_t r5 = add(RunState::Finished, 9, RunKind::Tune, x, "");
+    s.commit();
+
+    s.begin(false);
+    const auto ids = [&s](RunQuery query, int64_t* total) {
+        std::vector<int64_t> out;
+        for (const coordinator::Run& run : s.find_runs(query, total)) out.push_back(run.id);
+        return out;
+    };
+    int64_t total = 0;
+    RunQuery listed;
+    listed.active_first = true;
+    EXPECT_EQ(ids(listed, &total), (std::vector<int64_t>{r3, r4, r1, r5, r2}));
+    EXPECT_EQ(total, 5);
+    // Without active_first: newest first, as ListRuns always answered.
+    EXPECT_EQ(ids({}, &total), (std::vector<int64_t>{r5, r4, r3, r2, r1}));
+
+    RunQuery page2 = listed;
+    page2.limit = 2;
+    page2.offset = 2;
+    EXPECT_EQ(ids(page2, &total), (std::vector<int64_t>{r1, r5}));
+    EXPECT_EQ(total, 5);
+    page2.offset = 6;
+    EXPECT_TRUE(ids(page2, &total).empty());
+    EXPECT_EQ(total, 5);
+
+    RunQuery active_tune = listed;
+    active_tune.states = {RunState::Active};
+    active_tune.kind = RunKind::Tune;
+    EXPECT_EQ(ids(active_tune, &total), (std::vector<int64_t>{r3, r1}));
+    EXPECT_EQ(total, 2);
+    RunQuery by_version = listed;
+    by_version.version = "knight";
+    EXPECT_EQ(ids(by_version, &total), (std::vector<int64_t>{r3}));
+    by_version.version = "base";
+    EXPECT_EQ(ids(by_version, &total).size(), 5u);
+    by_version.version = "kni";  // a version filter names a version whole
+    EXPECT_TRUE(ids(by_version, &total).empty());
+    RunQuery text = listed;
+    text.text = "king safety";
+    EXPECT_EQ(ids(text, &total), (std::vector<int64_t>{r4}));
+    text.text = "nigh";  // text is found inside version names too
+    EXPECT_EQ(ids(text, &total), (std::vector<int64_t>{r3}));
+    text.text = "%";  // no wildcards
+    EXPECT_TRUE(ids(text, &total).empty());
+    s.commit();
+}
+
+TEST(Storage, ReportsAfterAnIdAreThoseCountedSince) {
+    TempDatabase db;
+    SqliteStorage s(db.path());
+    s.begin(true);
+    coordinator::Run run;
+    run.test_id = run.base_id = s.insert_version(uci_version());
+    run.spec.time_control = *parse_time_control("nodes=100");
+    const int64_t run_id = s.insert_run(run);
+    Worker w;
+    w.token_id = s.insert_token(Token{0, Role::Worker, "w", 1, false}, sha256_hex("secret"));
+    const int64_t worker_id = s.insert_worker(w);
+    Batch batch;
+    batch.run_id = run_id;
+    batch.worker_id = worker_id;
+    batch.pairs = 10;
+    batch.reported.assign(2, 0);
+    batch.id = s.insert_batch(batch);
+    for (uint32_t sequence = 1; sequence <= 3; ++sequence) {
+        ReportRecord report;
+        report.batch_id = batch.id;
+        report.sequence = sequence;
+        report.run_id = run_id;
+        report.worker_id = worker_id;
+        report.counts.pairs = sequence;
+        report.digest = "d";
+        s.insert_report(report);
+    }
+    s.commit();
+    s.begin(false);
+    const std::vector<ReportRecord> all = s.list_reports(run_id, 0);
+    ASSERT_EQ(all.size(), 3u);
+    EXPECT_LT(all[0].id, all[1].id);
+    const std::vector<ReportRecord> since = s.list_reports(run_id, all[0].id);
+    ASSERT_EQ(since.size(), 2u);
+    EXPECT_EQ(since[0].counts.pairs, 2);
+    EXPECT_EQ(since[1].id, all[2].id);
+    EXPECT_TRUE(s.list_reports(run_id, all[2].id).empty());
+    s.commit();
+}
+
 TEST(Storage, TokensAreStoredHashedAndRevocable) {
     TempDatabase db;
     SqliteStorage s(db.path());

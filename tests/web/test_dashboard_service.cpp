@@ -3,6 +3,9 @@
 // mutations need a user token, and bad requests change nothing.
 #include <gtest/gtest.h>
 #include <httplib.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -27,7 +30,6 @@ class DashboardTest : public ::testing::Test {
         for (int i = 0; i < 500 && !std::filesystem::exists(port_file); ++i)
             std::this_thread::sleep_for(10ms);
         std::ifstream in(port_file);
-        int port = 0;
         in >> port;
         ASSERT_GT(port, 0) << "no port in " << port_file;
         http = std::make_unique<httplib::Client>("127.0.0.1", port);
@@ -59,6 +61,7 @@ class DashboardTest : public ::testing::Test {
     }
 
     std::string port_file;
+    int port = 0;
     std::unique_ptr<Cluster> cluster;
     std::unique_ptr<httplib::Client> http;
 };
@@ -107,6 +110,27 @@ TEST_F(DashboardTest, RestAnswersEqualTheGrpcAnswersOfAPlayedSprtRun) {
     finished_only.set_limit(5);
     ASSERT_TRUE(users->ListRuns(context().get(), finished_only, &runs).ok());
     EXPECT_EQ(get("/api/v1/runs?states=RUN_STATE_FINISHED&limit=5"), to_json(runs));
+    // Filters and paging run in the database query, alike over both.
+    v1::ListRunsRequest paged;
+    paged.set_kind(v1::RUN_KIND_REGRESSION);
+    paged.set_text("alert");
+    paged.set_active_first(true);
+    paged.set_limit(1);
+    ASSERT_TRUE(users->ListRuns(context().get(), paged, &runs).ok());
+    EXPECT_EQ(runs.total(), 1u);
+    ASSERT_EQ(runs.runs_size(), 1);
+    EXPECT_EQ(get("/api/v1/runs?kind=RUN_KIND_REGRESSION&text=alert&active_first=true&limit=1"),
+              to_json(runs));
+    paged.set_offset(1);
+    ASSERT_TRUE(users->ListRuns(context().get(), paged, &runs).ok());
+    EXPECT_EQ(runs.runs_size(), 0);
+    EXPECT_EQ(runs.total(), 1u);
+    EXPECT_EQ(get("/api/v1/runs?kind=RUN_KIND_REGRESSION&text=alert&active_first=true&limit=1"
+                  "&offset=1"),
+              to_json(runs));
+    const httplib::Result bad_kind = http->Get("/api/v1/runs?kind=7");
+    ASSERT_TRUE(bad_kind);
+    EXPECT_EQ(bad_kind->status, 400) << bad_kind->body;
 
     v1::GetLlrHistoryRequest get_llr;
     get_llr.set_run_id(submitted.id());
@@ -147,6 +171,23 @@ TEST_F(DashboardTest, RestAnswersEqualTheGrpcAnswersOfAPlayedSprtRun) {
     EXPECT_EQ(page.find("<script>alert(1)"), std::string::npos);
     EXPECT_NE(page.find("&lt;script&gt;alert(1)&lt;/script&gt;"), std::string::npos);
     EXPECT_NE(page.find("maximum games reached"), std::string::npos);
+    // The worker that played every game, with all of them and no residual to speak of.
+    ASSERT_EQ(llr.workers_size(), 1);
+    EXPECT_EQ(llr.workers(0).name(), "w1");
+    EXPECT_EQ(llr.workers(0).games(), 40u);
+    EXPECT_DOUBLE_EQ(llr.workers(0).residual(), 0);
+    EXPECT_NE(page.find("<h2>Workers</h2>"), std::string::npos);
+    EXPECT_EQ(llr.leases_size(), 0);
+    // The page and every file it loads, as a browser fetches them, weigh under 300 KB.
+    size_t weight = page.size();
+    for (const char* attribute : {"src=\"/static/", "href=\"/static/"})
+        for (size_t at = page.find(attribute); at != std::string::npos;
+             at = page.find(attribute, at + 1)) {
+            const size_t start = at + std::string_view(attribute).size() - 8;
+            weight += get(page.substr(start, page.find('"', start) - start)).size();
+        }
+    EXPECT_GT(weight, 100'000u);  // dygraphs itself is counted
+    EXPECT_LT(weight, 300'000u);
     const std::string pgn = get("/runs/" + id + "/pgn");
     EXPECT_EQ(size_t(std::count(pgn.begin(), pgn.end(), '\n') > 0), 1u);
     size_t events = 0;
@@ -168,6 +209,88 @@ TEST_F(DashboardTest, RestAnswersEqualTheGrpcAnswersOfAPlayedSprtRun) {
     ASSERT_TRUE(stop_finished);
     EXPECT_EQ(stop_finished->status, 409) << stop_finished->body;
     EXPECT_NE(stop_finished->body.find("FAILED_PRECONDITION"), std::string::npos);
+}
+
+// Opens a connection to 127.0.0.1:port; -1 on failure.
+int connect_to(int port) {
+    const int fd = socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_port = htons(uint16_t(port));
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+// Sends a raw request and returns the whole answer (the server closes the connection).
+std::string raw_request(int port, const std::string& request) {
+    const int fd = connect_to(port);
+    if (fd < 0) return "";
+    send(fd, request.data(), request.size(), MSG_NOSIGNAL);
+    std::string response;
+    char buffer[4096];
+    for (ssize_t n; (n = recv(fd, buffer, sizeof buffer, 0)) > 0;)
+        response.append(buffer, size_t(n));
+    close(fd);
+    return response;
+}
+
+TEST_F(DashboardTest, SlowAndHostileClientsDelayNoOtherRequest) {
+    // Twenty clients trickle their request headers a byte a second, for 9 s each.
+    constexpr int kSlow = 20;
+    const auto trickle_time = 9s;
+    std::vector<int> slow;
+    for (int i = 0; i < kSlow; ++i) {
+        slow.push_back(connect_to(port));
+        ASSERT_GE(slow.back(), 0);
+        const std::string head = "GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\n";
+        send(slow.back(), head.data(), head.size(), MSG_NOSIGNAL);
+    }
+    const auto started = std::chrono::steady_clock::now();
+    std::thread trickle([&slow] {
+        for (const char c : std::string("X-Slow: 1")) {
+            for (const int fd : slow) send(fd, &c, 1, MSG_NOSIGNAL);
+            std::this_thread::sleep_for(1s);
+        }
+        for (const int fd : slow) send(fd, "\r\nConnection: close\r\n\r\n", 23, MSG_NOSIGNAL);
+    });
+    // Others send huge headers meanwhile: many lines, or one line too long.
+    std::string many;
+    for (int i = 0; i < 200; ++i)
+        many += "X-" + std::to_string(i) + ": " + std::string(100, 'a') + "\r\n";
+    const std::string huge_many =
+        raw_request(port, "GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n" + many + "\r\n");
+    EXPECT_TRUE(huge_many.starts_with("HTTP/1.1 431 ")) << huge_many.substr(0, 200);
+    const std::string huge_line =
+        raw_request(port, "GET / HTTP/1.1\r\nX-Long: " + std::string(10000, 'a') + "\r\n\r\n");
+    EXPECT_TRUE(huge_line.starts_with("HTTP/1.1 400 ")) << huge_line.substr(0, 200);
+    for (int round = 0; round < 4; ++round) {
+        for (const char* path : {"/metrics", "/", "/api/v1/runs"}) {
+            httplib::Client client("127.0.0.1", port);
+            client.set_read_timeout(10s);
+            const auto start = std::chrono::steady_clock::now();
+            const httplib::Result result = client.Get(path);
+            const auto elapsed = std::chrono::steady_clock::now() - start;
+            ASSERT_TRUE(result) << path;
+            EXPECT_EQ(result->status, 200) << path;
+            EXPECT_LT(elapsed, 1s) << path << " waited for the slow clients";
+        }
+        std::this_thread::sleep_for(1s);
+    }
+    // Every request above was answered while the slow clients were still sending.
+    EXPECT_LT(std::chrono::steady_clock::now() - started, trickle_time);
+    trickle.join();
+    for (const int fd : slow) {
+        std::string response;
+        char buffer[4096];
+        for (ssize_t n; (n = recv(fd, buffer, sizeof buffer, 0)) > 0;)
+            response.append(buffer, size_t(n));
+        close(fd);
+        EXPECT_TRUE(response.starts_with("HTTP/1.1 200 OK\r\n")) << "a slow client is served too";
+    }
 }
 
 TEST_F(DashboardTest, MutationsNeedAUserTokenAndBadRequestsChangeNothing) {

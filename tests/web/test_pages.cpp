@@ -2,8 +2,11 @@
 // list's filters and paging, and the JSON mapping of the REST API.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "coordinator/domain/core.h"
 #include "coordinator/domain/run_history.h"
+#include "coordinator/web/assets.h"
 #include "coordinator/web/html.h"
 #include "coordinator/web/json.h"
 #include "coordinator/web/pages.h"
@@ -205,46 +208,167 @@ TEST(PlotSeries, TuneSeriesGiveValuesAndTheirChangeOverC) {
               R"("share":[[0,0.0],[100,0.5],[200,-0.5]]})");
 }
 
-TEST(RunsList, ActiveRunsComeFirstByPriorityThenTheRestNewestFirst) {
+TEST(RunsList, TheQueryBecomesTheRequestOfOnePageInTheListsOrder) {
+    const v1::ListRunsRequest all = runs_request({});
+    EXPECT_TRUE(all.active_first());
+    EXPECT_EQ(all.offset(), 0u);
+    EXPECT_EQ(all.limit(), 50u);
+    EXPECT_EQ(all.states_size(), 0);
+    EXPECT_EQ(all.kind(), v1::RUN_KIND_UNSPECIFIED);
+
+    const v1::ListRunsRequest some = runs_request(parse_runs_query({{"state", "stopped"},
+                                                                    {"kind", "fixed_games"},
+                                                                    {"version", "knight"},
+                                                                    {"q", "king"},
+                                                                    {"page", "3"},
+                                                                    {"per_page", "20"}}));
+    ASSERT_EQ(some.states_size(), 1);
+    EXPECT_EQ(some.states(0), v1::RUN_STATE_STOPPED);
+    EXPECT_EQ(some.kind(), v1::RUN_KIND_FIXED_GAMES);
+    EXPECT_EQ(some.version(), "knight");
+    EXPECT_EQ(some.text(), "king");
+    EXPECT_EQ(some.offset(), 40u);
+    EXPECT_EQ(some.limit(), 20u);
+    // A kind the API does not know is sent as such, to be refused, not dropped.
+    EXPECT_FALSE(v1::RunKind_IsValid(runs_request(parse_runs_query({{"kind", "nope"}})).kind()));
+}
+
+TEST(RunsList, PagingLinksFollowTheTotal) {
     v1::ListRunsResponse runs;
-    const auto add = [&runs](int64_t id, v1::RunState state, int priority) {
-        v1::RunStatus* run = runs.add_runs();
-        run->set_id(id);
-        run->set_state(state);
-        run->mutable_spec()->set_priority(priority);
-        run->mutable_spec()->set_kind(id % 2 ? v1::RUN_KIND_TUNE : v1::RUN_KIND_REGRESSION);
-        run->mutable_spec()->set_test_version(id == 3 ? "knight" : "x");
-        run->mutable_spec()->set_base_version("base");
-        run->mutable_spec()->set_description(id == 4 ? "try the new king safety" : "");
-    };
-    add(5, v1::RUN_STATE_FINISHED, 9);
-    add(4, v1::RUN_STATE_ACTIVE, 0);
-    add(3, v1::RUN_STATE_ACTIVE, 2);
-    add(2, v1::RUN_STATE_STOPPED, 0);
-    add(1, v1::RUN_STATE_ACTIVE, 0);
-    const auto ids = [&runs](const RunsQuery& query, size_t* matching) {
-        std::vector<int64_t> out;
-        for (const v1::RunStatus* run : select_runs(runs, query, matching))
-            out.push_back(run->id());
-        return out;
-    };
-    size_t matching = 0;
-    EXPECT_EQ(ids({}, &matching), (std::vector<int64_t>{3, 4, 1, 5, 2}));
-    EXPECT_EQ(matching, 5u);
+    runs.add_runs()->set_id(7);
+    runs.set_total(120);
+    RunsQuery query;
+    query.page = 2;
+    const std::string page = runs_page(runs, query);
+    EXPECT_NE(page.find("120 runs"), std::string::npos) << page;
+    EXPECT_NE(page.find("page 2 of 3"), std::string::npos);
+    EXPECT_NE(page.find("href=\"/?page=3\""), std::string::npos);
+    EXPECT_NE(page.find("href=\"/?\">newer"), std::string::npos);
+    query.page = 3;
+    EXPECT_EQ(runs_page(runs, query).find("rel=\"next\""), std::string::npos);
+}
 
-    RunsQuery page2;
-    page2.per_page = 2;
-    page2.page = 2;
-    EXPECT_EQ(ids(page2, &matching), (std::vector<int64_t>{1, 5}));
-    EXPECT_EQ(matching, 5u);
-    page2.page = 4;
-    EXPECT_TRUE(ids(page2, &matching).empty());
+TEST(RunPage, WorkersAndLeasesAreTabledAnOutlierMarked) {
+    v1::LlrHistory history;
+    v1::WorkerShare* good = history.add_workers();
+    good->set_worker_id(1);
+    good->set_name(kScript);
+    good->set_games(100);
+    good->set_wins(30);
+    good->set_draws(40);
+    good->set_losses(30);
+    good->set_residual(0.4);
+    v1::WorkerShare* bad = history.add_workers();
+    bad->set_worker_id(2);
+    bad->set_residual(-4.2);
+    v1::LeaseOut* lease = history.add_leases();
+    lease->set_lease_id(9);
+    lease->set_worker_id(1);
+    lease->set_worker_name(kScript);
+    lease->set_games(16);
+    lease->set_games_reported(4);
+    const std::string workers = workers_table(history);
+    EXPECT_EQ(workers.find(kScript), std::string::npos);
+    EXPECT_NE(workers.find("30 / 40 / 30"), std::string::npos) << workers;
+    EXPECT_EQ(workers.find("<tr class=\"outlier\"><td>1 "), std::string::npos);
+    EXPECT_NE(workers.find("<tr class=\"outlier\"><td>2 "), std::string::npos);
+    EXPECT_NE(workers.find("-4.20"), std::string::npos);
+    const std::string leases = leases_table(history);
+    EXPECT_EQ(leases.find(kScript), std::string::npos);
+    EXPECT_NE(leases.find("<td class=\"num\">16</td><td class=\"num\">4</td>"), std::string::npos)
+        << leases;
+    v1::RunStatus run = hostile_run(3);
+    RunExtras extras;
+    extras.history = history;
+    const std::string page = run_page(run, extras);
+    EXPECT_NE(page.find("<h2>Workers</h2>"), std::string::npos);
+    EXPECT_NE(page.find("<h2>Leases out</h2>"), std::string::npos);
+    EXPECT_EQ(workers_table(v1::LlrHistory{}), "");
+    EXPECT_EQ(leases_table(v1::LlrHistory{}), "");
+}
 
-    EXPECT_EQ(ids(parse_runs_query({{"state", "active"}, {"kind", "tune"}}), &matching),
-              (std::vector<int64_t>{3, 1}));
-    EXPECT_EQ(ids(parse_runs_query({{"version", "knight"}}), &matching), (std::vector<int64_t>{3}));
-    EXPECT_EQ(ids(parse_runs_query({{"q", "king safety"}}), &matching), (std::vector<int64_t>{4}));
-    EXPECT_EQ(ids(parse_runs_query({{"version", "base"}}), &matching).size(), 5u);
+// Returns the bytes of a page and of every embedded file it loads (src= and href= /static/).
+size_t page_weight(const std::string& page) {
+    size_t total = page.size();
+    for (const char* attribute : {"src=\"/static/", "href=\"/static/"}) {
+        for (size_t at = page.find(attribute); at != std::string::npos;
+             at = page.find(attribute, at + 1)) {
+            const size_t start = at + std::string_view(attribute).size();
+            const std::string name = page.substr(start, page.find('"', start) - start);
+            const Asset* asset = find_asset(name);
+            EXPECT_NE(asset, nullptr) << name;
+            if (asset) total += asset->body.size();
+        }
+    }
+    return total;
+}
+
+TEST(RunPage, WeighsUnder300KilobytesWithEverythingItLoads) {
+    // A long SPRT run at the series' limit, with many workers and leases, and a tuning run
+    // of twenty parameters with a point per report of a long run.
+    v1::RunStatus sprt = hostile_run(1);
+    RunExtras extras;
+    extras.history.set_llr_lower(-2.94);
+    extras.history.set_llr_upper(2.94);
+    for (int i = 0; i < 500; ++i) {
+        v1::LlrPoint* p = extras.history.add_points();
+        p->set_games(uint64_t(400 * i));
+        p->set_llr(-2.5 + 0.01 * i);
+        p->set_elo(1.234567);
+        p->set_elo_low(-3.21);
+        p->set_elo_high(5.4321);
+    }
+    for (int i = 0; i < 100; ++i) {
+        v1::WorkerShare* w = extras.history.add_workers();
+        w->set_worker_id(i);
+        w->set_name("worker-with-a-long-host-name-" + std::to_string(i));
+        w->set_games(2000);
+        v1::LeaseOut* l = extras.history.add_leases();
+        l->set_worker_id(i);
+        l->set_worker_name(w->name());
+    }
+    const size_t sprt_weight = page_weight(run_page(sprt, extras));
+    EXPECT_LT(sprt_weight, 300'000u);
+
+    v1::RunStatus tune;
+    tune.set_id(2);
+    tune.mutable_spec()->set_kind(v1::RUN_KIND_TUNE);
+    tune.mutable_spec()->set_games(100'000);
+    RunExtras tuned;
+    for (int i = 0; i < 20; ++i) {
+        v1::TuneParam* p = tune.mutable_tune()->add_params();
+        p->set_name("Parameter" + std::to_string(i));
+        p->set_start(100);
+        p->set_c_end(4);
+        tuned.tune.add_names(p->name());
+    }
+    for (int i = 0; i < 25'000; ++i) {
+        v1::TunePoint* point = tuned.tune.add_points();
+        point->set_pairs(uint64_t(4 * i));
+        for (int j = 0; j < 20; ++j) point->add_values(100 + 0.001 * i * j);
+    }
+    const std::string tune_page = run_page(tune, tuned);
+    EXPECT_LT(page_weight(tune_page), 300'000u);
+    // Thinned for the plot, the last point kept.
+    EXPECT_NE(tune_page.find("[199992,"), std::string::npos);
+}
+
+TEST(RunPage, ResidualIsTheScoreDistanceInStandardErrors) {
+    coordinator::Counts run;
+    run.wins = 300;
+    run.draws = 400;
+    run.losses = 300;
+    coordinator::Counts same = run;
+    EXPECT_DOUBLE_EQ(worker_residual(same, run), 0);
+    coordinator::Counts strong;
+    strong.wins = 60;
+    strong.draws = 20;
+    strong.losses = 20;
+    // Run score 0.5, per-game variance (300 * 0.25 + 300 * 0.25) / 1000 = 0.15; the worker
+    // scores 0.7 over 100 games: 0.2 / sqrt(0.15 / 100).
+    EXPECT_NEAR(worker_residual(strong, run), 0.2 / std::sqrt(0.0015), 1e-9);
+    EXPECT_DOUBLE_EQ(worker_residual(coordinator::Counts{}, run), 0);
+    EXPECT_DOUBLE_EQ(worker_residual(strong, coordinator::Counts{}), 0);
 }
 
 TEST(RunsList, QueryRoundTripsThroughTheUrlAndBadValuesFallBack) {
