@@ -3,8 +3,8 @@
 #   demo   the main job (see README)          test   every test (ctest), then the sanitizer stage
 #   build  build only                         bench  the benchmarks in bench/
 # The sanitizer stage builds the quick tests and the fuzz targets with clang under ASan and
-# UBSan (the debug-sanitize preset, in build-asan/) and runs them; SPARRING_SANITIZER_STAGE=0
-# leaves it out.
+# UBSan (the debug-sanitize preset, in build-asan/) and runs them; it runs when
+# SPARRING_SANITIZER_STAGE=1 (not yet by default: its CI time is not measured yet).
 set -euo pipefail
 
 job=${1:-demo}
@@ -56,7 +56,7 @@ build_all() {
 # Builds the quick tests and the fuzz targets under ASan and UBSan and runs them: the quick
 # label, and each fuzz target over its corpus plus a few seconds (ctest label fuzz).
 sanitizer_stage() {
-    [ "${SPARRING_SANITIZER_STAGE:-1}" = 0 ] && return 0
+    [ "${SPARRING_SANITIZER_STAGE:-0}" = 1 ] || return 0
     cd "$root"
     cmake --preset debug-sanitize >/dev/null
     cmake --build --preset debug-sanitize -j "$jobs"

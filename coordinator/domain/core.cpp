@@ -200,7 +200,7 @@ std::vector<WorkerSummary> Core::list_workers(Storage& storage, bool include_ina
         const std::optional<int64_t> run_id =
             w.run_id ? std::optional(w.run_id) : storage.last_reported_run(w.worker.id);
         if (!run_id) continue;
-        if (std::optional<Run> run = storage.find_run(*run_id))
+        if (absl::StatusOr<Run> run = get_run(storage, *run_id); run.ok())
             w.fit = worker_fit(storage, *run, w.worker.id);
     }
     return workers;

@@ -95,8 +95,8 @@ class Core {
         // A worker whose pairs in a run fit the rest of it with p below this is leased no
         // more of the run (stats/homogeneity.h); 0 turns quarantine off.
         double quarantine_p = 0;
-        int max_workers_per_token = 1000;   // workers of one token seen lately, at most
-        int max_leases_per_token = 1000;    // leases the workers of one token hold, at most
+        int max_workers_per_token = 1000;  // workers of one token seen lately, at most
+        int max_leases_per_token = 1000;   // leases the workers of one token hold, at most
         // A lease without a report for this long expires, however many heartbeats it gets.
         int64_t max_lease_silence_ms = 3'600'000;
         int lease_failures_per_worker = 3;  // a worker that failed a run this often backs off
@@ -168,8 +168,7 @@ class Core {
     // Returns each worker's fit in a run, against the rest of the run's counted pairs.
     std::vector<WorkerFit> worker_fits(Storage& storage, const Run& run) const;
     // Returns the fit of one worker's pairs in a run; nullopt when it has none counted.
-    std::optional<WorkerFit> worker_fit(Storage& storage, const Run& run,
-                                        int64_t worker_id) const;
+    std::optional<WorkerFit> worker_fit(Storage& storage, const Run& run, int64_t worker_id) const;
 
     // Returns the workers seen lately (or all), with their runs and games.
     std::vector<WorkerSummary> list_workers(Storage& storage, bool include_inactive) const;

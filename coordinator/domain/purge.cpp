@@ -48,14 +48,9 @@ std::vector<WorkerFit> Core::worker_fits(Storage& storage, const Run& run) const
 
 std::optional<WorkerFit> Core::worker_fit(Storage& storage, const Run& run,
                                           int64_t worker_id) const {
-    WorkerFit w;
-    w.run_id = run.id;
-    w.worker_id = worker_id;
-    w.counts = storage.worker_counts(run.id, worker_id);
-    if (w.counts.pairs == 0) return std::nullopt;
-    w.fit = stats::homogeneity(w.counts.penta, rest_of(run.counts, w.counts));
-    w.quarantined = quarantined(w, run, options_.quarantine_p);
-    return w;
+    for (WorkerFit& w : worker_fits(storage, run))
+        if (w.worker_id == worker_id) return std::move(w);
+    return std::nullopt;
 }
 
 absl::StatusOr<Run> Core::purge_worker(Storage& storage, const Caller& caller, int64_t run_id,

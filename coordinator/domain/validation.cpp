@@ -4,10 +4,10 @@
 #include <cctype>
 #include <string>
 
-#include "coordinator/domain/limits.h"
-#include "coordinator/domain/text.h"
 #include "common/engine_archive.h"
 #include "common/sha256.h"
+#include "coordinator/domain/limits.h"
+#include "coordinator/domain/text.h"
 #include "coordinator/kinds/run_kind.h"
 #include "engine/board.h"
 #include "engine/notation.h"

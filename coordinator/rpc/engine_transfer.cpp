@@ -9,6 +9,7 @@
 #include "common/engine_archive.h"
 #include "common/log.h"
 #include "common/sha256.h"
+#include "coordinator/domain/text.h"
 #include "coordinator/rpc/convert.h"
 #include "coordinator/rpc/services.h"
 
@@ -166,17 +167,26 @@ class UploadReactor final : public grpc::ServerReadReactor<v1::UploadEngineReque
 };
 
 // Streams one stored engine file from an offset, a chunk at a time.
-class FetchReactor final : public grpc::ServerWriteReactor<v1::EngineChunk> {
+class FetchReactor final : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
   public:
+    // Takes the request as bytes: the caller's token is checked before they are parsed.
     FetchReactor(EngineTransfers& transfers, grpc::CallbackServerContext* context,
-                 const v1::FetchEngineRequest& request)
-        : transfers_(transfers), sha256_(request.sha256()), offset_(request.offset()) {
+                 const grpc::ByteBuffer& request)
+        : transfers_(transfers), request_(request) {
         transfers_.reader().submit(
             [this, &core = transfers_.core(), token = bearer_token(*context)](Storage& storage) {
                 absl::StatusOr<Caller> caller = core.authenticate(storage, token, Role::Worker);
                 if (!caller.ok()) return caller.status();
+                v1::FetchEngineRequest parsed;
+                if (!grpc::SerializationTraits<v1::FetchEngineRequest>::Deserialize(&request_,
+                                                                                    &parsed)
+                         .ok())
+                    return absl::InvalidArgumentError(
+                        "malformed request: not a sparring.v1.FetchEngineRequest");
+                sha256_ = parsed.sha256();
+                offset_ = parsed.offset();
                 const std::optional<EngineFile> file = storage.find_engine(sha256_);
-                if (!file) return absl::NotFoundError("no engine file " + sha256_);
+                if (!file) return absl::NotFoundError("no engine file " + excerpt(sha256_));
                 size_ = file->size;
                 return absl::OkStatus();
             },
@@ -214,15 +224,20 @@ class FetchReactor final : public grpc::ServerWriteReactor<v1::EngineChunk> {
         chunk_.set_offset(offset_);
         chunk_.set_size(size_);
         offset_ += uint64_t(n);
-        StartWrite(&chunk_);
+        bool own = false;
+        if (!grpc::SerializationTraits<v1::EngineChunk>::Serialize(chunk_, &buffer_, &own).ok())
+            return Finish(grpc::Status(grpc::StatusCode::INTERNAL, "cannot serialize a chunk"));
+        StartWrite(&buffer_);
     }
 
     EngineTransfers& transfers_;
+    grpc::ByteBuffer request_;
     std::string sha256_;
     uint64_t offset_ = 0;
     uint64_t size_ = 0;
     int fd_ = -1;
     v1::EngineChunk chunk_;
+    grpc::ByteBuffer buffer_;
 };
 
 }  // namespace
@@ -232,8 +247,8 @@ grpc::ServerReadReactor<v1::UploadEngineRequest>* EngineTransfers::upload(
     return new UploadReactor(*this, context, response);
 }
 
-grpc::ServerWriteReactor<v1::EngineChunk>* EngineTransfers::fetch(
-    grpc::CallbackServerContext* context, const v1::FetchEngineRequest* request) {
+grpc::ServerWriteReactor<grpc::ByteBuffer>* EngineTransfers::fetch(
+    grpc::CallbackServerContext* context, const grpc::ByteBuffer* request) {
     return new FetchReactor(*this, context, *request);
 }
 

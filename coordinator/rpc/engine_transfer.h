@@ -29,9 +29,9 @@ class EngineTransfers {
     // Returns the reactor of an upload call (user token).
     grpc::ServerReadReactor<v1::UploadEngineRequest>* upload(grpc::CallbackServerContext* context,
                                                              v1::UploadEngineResponse* response);
-    // Returns the reactor of a fetch call (worker token).
-    grpc::ServerWriteReactor<v1::EngineChunk>* fetch(grpc::CallbackServerContext* context,
-                                                     const v1::FetchEngineRequest* request);
+    // Returns the reactor of a fetch call (worker token), its request still unparsed bytes.
+    grpc::ServerWriteReactor<grpc::ByteBuffer>* fetch(grpc::CallbackServerContext* context,
+                                                      const grpc::ByteBuffer* request);
 
     const Options& options() const { return options_; }
     Core& core() { return core_; }

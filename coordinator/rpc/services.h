@@ -41,14 +41,9 @@ void run_authenticated(grpc::CallbackServerContext* context, Core& core, Executo
 
 class WorkerServiceImpl final : public v1::WorkerService::CallbackService {
   public:
-    // Serves every unary method behind the gate (changes run on the writer); FetchEngine streams
-    // and authenticates in its reactor before it reads the request.
+    // Serves every unary method behind the gate (changes run on the writer); FetchEngine
+    // streams from raw bytes and authenticates in its reactor before it parses the request.
     WorkerServiceImpl(Core& core, Executor& writer, Gate& gate, EngineTransfers& engines);
-
-    grpc::ServerWriteReactor<v1::EngineChunk>* FetchEngine(
-        grpc::CallbackServerContext* context, const v1::FetchEngineRequest* request) override {
-        return engines_.fetch(context, request);
-    }
 
   private:
     void register_worker(grpc::CallbackServerContext* context, const v1::RegisterRequest& request,

@@ -240,6 +240,7 @@ void UserApi::import_positions(const Credential& credential,
                     response->set_run_id(ack->run_id);
                     response->set_positions(ack->positions);
                     response->set_duplicate(ack->duplicate);
+                    response->set_next_chunk(ack->next_chunk);
                     return absl::OkStatus();
                 });
         },

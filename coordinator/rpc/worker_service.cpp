@@ -1,4 +1,7 @@
 // The WorkerService handlers: every call needs a worker token and runs on the writer.
+#include <google/protobuf/descriptor.h>
+#include <grpcpp/impl/codegen/server_callback_handlers.h>
+
 #include "coordinator/rpc/convert.h"
 #include "coordinator/rpc/services.h"
 
@@ -33,6 +36,18 @@ WorkerServiceImpl::WorkerServiceImpl(Core& core, Executor& writer, Gate& gate,
                  [this](int index, grpc::internal::MethodHandler* handler) {
                      MarkMethodRawCallback(index, handler);
                  });
+    const google::protobuf::ServiceDescriptor* service =
+        google::protobuf::DescriptorPool::generated_pool()->FindServiceByName(
+            v1::WorkerService::service_full_name());
+    for (int index = 0; index < service->method_count(); ++index)
+        if (service->method(index)->name() == "FetchEngine")
+            MarkMethodRawCallback(
+                index,
+                new grpc::internal::CallbackServerStreamingHandler<grpc::ByteBuffer,
+                                                                   grpc::ByteBuffer>(
+                    [this](grpc::CallbackServerContext* context, const grpc::ByteBuffer* request) {
+                        return engines_.fetch(context, request);
+                    }));
 }
 
 void WorkerServiceImpl::register_worker(grpc::CallbackServerContext* context,

@@ -7,8 +7,8 @@
 // threads running jobs never wait on a completion either.
 #pragma once
 
-#include <chrono>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <functional>

@@ -424,7 +424,7 @@ CREATE INDEX lease_failures_by_run ON lease_failures(run_id, worker_id);
 )sql";
 
 constexpr std::array<std::string_view, 6> kMigrations = {kSchema1, kSchema2, kSchema3,
-                                                       kSchema4, kSchema5, kSchema6};
+                                                         kSchema4, kSchema5, kSchema6};
 
 // Returns the schema version recorded in the file.
 int user_version(Database& db) {
