@@ -73,13 +73,16 @@ TEST_F(ResilienceTest, WorkerReportingOnlyWinsIsQuarantinedAndPurged) {
     ASSERT_TRUE(cluster->users()
                     ->SubmitRun(Cluster::context(cluster->user_token).get(), submit, &run)
                     .ok());
-    cluster->start_worker("honest", 2);
+    Process& honest_process = cluster->start_worker("honest", 2);
     const auto until = std::chrono::steady_clock::now() + 300s;
     while (get_run(run.id()).games() < 60 && std::chrono::steady_clock::now() < until)
         std::this_thread::sleep_for(100ms);
     ASSERT_GE(get_run(run.id()).games(), 60u);
     const int64_t honest = cluster->query("SELECT id FROM workers WHERE name = 'honest'");
 
+    // The honest worker pauses while the forger plays and its fit is read, so that the counts
+    // the fit is tested against hold still (the test merges thin classes as the run grows).
+    honest_process.signal(SIGSTOP);
     // The forger takes leases and reports every pair won, until it is leased nothing more.
     auto workers = cluster->workers();
     const int64_t forger = register_worker(*workers, cluster->worker_token);
@@ -120,6 +123,7 @@ TEST_F(ResilienceTest, WorkerReportingOnlyWinsIsQuarantinedAndPurged) {
     EXPECT_NE(show.out.find("QUARANTINED"), std::string::npos) << show.out;
     const CommandResult list = cluster->cli({"workers", "--all"});
     EXPECT_NE(list.out.find("QUARANTINED"), std::string::npos) << list.out;
+    honest_process.signal(SIGCONT);
 
     // Purging needs a user token, a worker and a purgeable run; then it removes the games.
     EXPECT_EQ(purge(run.id(), forger, cluster->worker_token).error_code(),
