@@ -255,9 +255,10 @@ TEST_F(FaultTest, WallClockJumpsNeitherExpireLeasesEarlyNorKeepThemForever) {
         fs::rename(offset + ".tmp", offset);
     };
 
-    // Leases of eight pairs: the victim is sure to die holding one.
+    // One lease of all twelve pairs, at a node count that takes the victim well over the
+    // seconds below: it is sure to die holding the lease.
     const CommandResult r = cluster->cli({"submit", "a", "b", "--kind", "fixed", "--games", "24",
-                                          "--tc", "nodes=3000", "--pairs-per-thread", "8"});
+                                          "--tc", "nodes=20000", "--pairs-per-thread", "12"});
     ASSERT_EQ(r.status, 0) << r.err;
     Process& victim = cluster->start_worker("victim", 1, {"--report-seconds", "1"});
     ASSERT_TRUE(
@@ -273,6 +274,8 @@ TEST_F(FaultTest, WallClockJumpsNeitherExpireLeasesEarlyNorKeepThemForever) {
     EXPECT_FALSE(victim.wait_exit(0ms));
 
     // Back two hours, and the worker dies: its lease must still expire in 20 seconds.
+    ASSERT_GT(cluster->query("SELECT count(*) FROM batches WHERE state = 'leased'"), 0)
+        << "the victim finished its lease before it could be killed holding it";
     victim.signal(SIGKILL);
     ASSERT_EQ(victim.wait_exit(10s), 128 + SIGKILL);
     set_offset("-1h");
