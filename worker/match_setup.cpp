@@ -1,13 +1,21 @@
 #include "worker/match_setup.h"
 
+#include <algorithm>
+#include <charconv>
+
 #include "engine/params.h"
+#include "match/uci_options.h"
 
 namespace sparring::worker {
 
 namespace {
 
+constexpr int64_t kDefaultHashMb = 16;
+constexpr int64_t kMaxHashMb = int64_t(1) << 30;  // keeps the limit's arithmetic in range
+
 // Returns the runner player of a version.
-std::optional<match::PlayerSpec> player_spec(const v1::Version& version, std::string* error) {
+std::optional<match::PlayerSpec> player_spec(const v1::Version& version, const EngineLimits& limits,
+                                             std::string* error) {
     match::PlayerSpec spec;
     spec.name = version.name();
     if (version.has_uci()) {
@@ -15,6 +23,13 @@ std::optional<match::PlayerSpec> player_spec(const v1::Version& version, std::st
         uci.command = version.uci().command();
         for (const auto& [name, value] : version.uci().options())
             uci.options.emplace_back(name, value);
+        if (const std::string why = match::check_uci_options(uci.options); !why.empty()) {
+            *error = "version '" + version.name() + "': " + why;
+            return std::nullopt;
+        }
+        if (limits.memory_headroom_mb > 0)
+            uci.memory_limit_mb = reserved_memory_mb(version) + limits.memory_headroom_mb;
+        uci.cpu_limit_seconds = limits.cpu_seconds;
         spec.engine = std::move(uci);
         return spec;
     }
@@ -65,10 +80,25 @@ v1::GameOutcome outcome(int half_points) {
 
 }  // namespace
 
+int64_t reserved_memory_mb(const v1::Version& version) {
+    if (!version.has_uci())
+        return version.builtin().hash_mb() > 0 ? int64_t(version.builtin().hash_mb())
+                                               : kDefaultHashMb;
+    const auto it = version.uci().options().find("Hash");
+    if (it == version.uci().options().end()) return kDefaultHashMb;
+    int64_t mb = 0;
+    const std::string& text = it->second;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), mb);
+    if (ec == std::errc::result_out_of_range) return kMaxHashMb;
+    if (ec != std::errc() || end != text.data() + text.size()) return kDefaultHashMb;
+    return std::clamp<int64_t>(mb, 0, kMaxHashMb);
+}
+
 std::optional<match::MatchConfig> match_config(const v1::Lease& lease, int concurrency,
-                                               const std::string& site, std::string* error) {
-    auto test = player_spec(lease.test(), error);
-    auto base = player_spec(lease.base(), error);
+                                               const std::string& site, std::string* error,
+                                               const EngineLimits& limits) {
+    auto test = player_spec(lease.test(), limits, error);
+    auto base = player_spec(lease.base(), limits, error);
     if (!test || !base) return std::nullopt;
     match::MatchConfig config;
     config.first = std::move(*test);

@@ -2,6 +2,7 @@
 // report messages.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -11,10 +12,25 @@
 
 namespace sparring::worker {
 
-// Returns the runner configuration of a lease (test version first); nullopt with *error when
-// a version's parameters do not parse.
+// The resource limits of the worker's external engine processes.
+struct EngineLimits {
+    // Address space allowed beyond the hash table the run reserved (binary, networks,
+    // threads); 0: no limit at all.
+    int64_t memory_headroom_mb = 0;
+    int64_t cpu_seconds = 0;  // CPU time of one engine process (a lease's games); 0: none
+};
+
+// Returns the memory a run reserves for one engine of a version, in MiB: the built-in
+// engine's hash, or a UCI engine's Hash option (16 when absent or unreadable), as the
+// coordinator's scheduler counts it.
+int64_t reserved_memory_mb(const v1::Version& version);
+
+// Returns the runner configuration of a lease (test version first), external engines
+// confined by limits; nullopt with *error when a version's parameters do not parse or its
+// UCI options cannot be sent safely.
 std::optional<match::MatchConfig> match_config(const v1::Lease& lease, int concurrency,
-                                               const std::string& site, std::string* error);
+                                               const std::string& site, std::string* error,
+                                               const EngineLimits& limits = {});
 // Returns the lease's pairs as runner jobs numbered by their pair index in the run.
 std::vector<match::PairJob> pair_jobs(const v1::Lease& lease);
 // Writes a finished pair as a report entry (index within the lease).

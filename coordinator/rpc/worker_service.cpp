@@ -35,8 +35,11 @@ grpc::ServerUnaryReactor* WorkerServiceImpl::RequestWork(grpc::CallbackServerCon
                                                          v1::RequestWorkResponse* response) {
     return run_as_worker(
         context, core_, writer_,
-        [this, worker_id = request->worker_id(), response](Storage& storage, const Caller& caller) {
-            auto lease = core_.request_work(storage, caller, worker_id);
+        [this, worker_id = request->worker_id(),
+         avoid =
+             std::vector<int64_t>(request->avoid_run_ids().begin(), request->avoid_run_ids().end()),
+         response](Storage& storage, const Caller& caller) {
+            auto lease = core_.request_work(storage, caller, worker_id, avoid);
             if (!lease.ok()) return lease.status();
             if (*lease)
                 lease_to_proto(**lease, response->mutable_lease());
