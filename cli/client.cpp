@@ -14,7 +14,9 @@ namespace {
 
 constexpr Flag kRemoteFlags[] = {
     {"coordinator", "HOST:PORT", "coordinator address", "", true},
-    {"token", "TOKEN", "access token", "", true},
+    {"token", "TOKEN", "access token (visible in `ps`; prefer SPARRING_TOKEN or --token-file)", "",
+     true},
+    {"token-file", "FILE", "read the access token from the first line of FILE", "", true},
     {"tls-ca", "FILE", "use TLS, verifying the coordinator with these CA certificates"},
     {"timeout", "S", "seconds to wait for the coordinator", "10"},
 };
@@ -33,7 +35,10 @@ RemoteClient::RemoteClient(const Flags& args) {
         throw UsageError(
             "no coordinator: pass --coordinator HOST:PORT or set "
             "SPARRING_COORDINATOR");
-    endpoint_.token = args.get_string("token", "");
+    if (args.has("token") && args.has("token-file"))
+        throw UsageError("give --token (or SPARRING_TOKEN) or --token-file, not both");
+    endpoint_.token = args.has("token-file") ? rpc::read_token_file(args.get_string("token-file"))
+                                             : args.get_string("token", "");
     endpoint_.tls_ca_file = args.get_string("tls-ca", "");
     const int64_t timeout_s = args.get_int("timeout");
     if (timeout_s < 1 || timeout_s > 3600) throw UsageError("--timeout must be in 1..3600");

@@ -1,6 +1,6 @@
 // The CLI's connection to the coordinator: flags and environment (--coordinator or
-// SPARRING_COORDINATOR, --token or SPARRING_TOKEN, --tls-ca, --timeout) and calls with a
-// deadline whose failures become one-line errors.
+// SPARRING_COORDINATOR, --token or SPARRING_TOKEN, --token-file, --tls-ca, --timeout) and calls
+// with a deadline whose failures become one-line errors.
 #pragma once
 
 #include <google/protobuf/message.h>

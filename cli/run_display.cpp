@@ -5,6 +5,8 @@
 #include <ctime>
 #include <iostream>
 
+#include "common/printable.h"
+
 namespace sparring::cli {
 
 namespace {
@@ -65,7 +67,14 @@ std::string fit_text(const v1::WorkerFit& fit) {
     return text;
 }
 
-void print_table(const std::vector<std::vector<std::string>>& rows) {
+void print_table(const std::vector<std::vector<std::string>>& raw_rows) {
+    // Cells carry names and messages that users and workers chose: a terminal escape or a
+    // newline in one must not reach the terminal.
+    std::vector<std::vector<std::string>> rows;
+    for (const auto& raw : raw_rows) {
+        std::vector<std::string>& row = rows.emplace_back();
+        for (const std::string& cell : raw) row.push_back(printable(cell));
+    }
     std::vector<size_t> widths;
     for (const auto& row : rows)
         for (size_t i = 0; i < row.size(); ++i) {

@@ -11,7 +11,8 @@
 
 namespace sparring::cli {
 
-// Prints rows as left-aligned columns, the first row being the header.
+// Prints rows as left-aligned columns, the first row being the header, with control
+// characters in cells escaped.
 void print_table(const std::vector<std::vector<std::string>>& rows);
 // Returns a number with a fixed count of decimals.
 std::string fixed(double value, int decimals);

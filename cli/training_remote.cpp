@@ -212,16 +212,7 @@ void print_generations(const v1::ChainStatus& chain) {
                              : "-",
                          g.verify_result().empty() ? (g.verify_run_id() ? "playing" : "-")
                                                    : g.verify_result()});
-    std::vector<size_t> widths(table[0].size(), 0);
-    for (const auto& row : table)
-        for (size_t i = 0; i < row.size(); ++i) widths[i] = std::max(widths[i], row[i].size());
-    for (const auto& row : table) {
-        std::string line;
-        for (size_t i = 0; i < row.size(); ++i)
-            line += row[i] +
-                    (i + 1 < row.size() ? std::string(widths[i] - row[i].size() + 2, ' ') : "");
-        std::cout << line << "\n";
-    }
+    print_table(table);
 }
 
 namespace {

@@ -11,6 +11,7 @@
 #include "cli/commands.h"
 #include "cli/run_kinds.h"
 #include "cli/tune.h"
+#include "common/printable.h"
 #include "common/progress.h"
 #include "engine/params.h"
 
@@ -164,7 +165,7 @@ void print_tune(const v1::RunStatus& run, RemoteClient& client) {
     for (int i = 0; i < tune.params_size(); ++i) {
         const v1::TuneParam& p = tune.params(i);
         const double change = tune.values(i) - p.start();
-        rows.push_back({p.name(), decimals(p.start(), 0), decimals(tune.values(i), 1),
+        rows.push_back({printable(p.name()), decimals(p.start(), 0), decimals(tune.values(i), 1),
                         (change >= 0 ? "+" : "") + decimals(change, 1), decimals(p.min(), 0),
                         decimals(p.max(), 0), decimals(p.c_end(), 2), decimals(p.r_end(), 4)});
     }
@@ -188,9 +189,10 @@ void print_tune(const v1::RunStatus& run, RemoteClient& client) {
     request.set_run_id(tune.verify_run_id());
     v1::RunStatus verify;
     client.call(&v1::UserService::Stub::GetRun, request, &verify);
-    std::cout << "verification: run " << verify.id() << ", " << tune.tuned_version() << " vs "
-              << verify.spec().base_version() << ": "
-              << (verify.state() == v1::RUN_STATE_ACTIVE ? "active" : verify.result()) << "\n"
+    std::cout << "verification: run " << verify.id() << ", " << printable(tune.tuned_version())
+              << " vs " << printable(verify.spec().base_version()) << ": "
+              << (verify.state() == v1::RUN_STATE_ACTIVE ? "active" : printable(verify.result()))
+              << "\n"
               << "  games " << verify.games() << ", Elo " << decimals(verify.elo(), 1) << " ["
               << decimals(verify.elo_low(), 1) << ", " << decimals(verify.elo_high(), 1)
               << "] (95%), LLR " << decimals(verify.llr(), 2) << " ("

@@ -13,6 +13,7 @@ std::shared_ptr<grpc::Channel> make_channel(const Endpoint& endpoint) {
     args.SetInt(GRPC_ARG_KEEPALIVE_TIME_MS, 30'000);
     // A restarted coordinator is found again within seconds, not gRPC's default two minutes.
     args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 5'000);
+    if (endpoint.max_receive_bytes > 0) args.SetMaxReceiveMessageSize(endpoint.max_receive_bytes);
     if (endpoint.tls_ca_file.empty())
         return grpc::CreateCustomChannel(endpoint.address, grpc::InsecureChannelCredentials(),
                                          args);
@@ -23,6 +24,22 @@ std::shared_ptr<grpc::Channel> make_channel(const Endpoint& endpoint) {
     grpc::SslCredentialsOptions ssl;
     ssl.pem_root_certs = pem.str();
     return grpc::CreateCustomChannel(endpoint.address, grpc::SslCredentials(ssl), args);
+}
+
+std::string read_token_file(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw std::runtime_error("cannot read the token file " + path);
+    std::string token;
+    std::getline(in, token);
+    const size_t first = token.find_first_not_of(" \t\r");
+    const size_t last = token.find_last_not_of(" \t\r");
+    token = first == std::string::npos ? "" : token.substr(first, last - first + 1);
+    if (token.empty()) throw std::runtime_error("the token file " + path + " holds no token");
+    for (const char c : token)
+        if (static_cast<unsigned char>(c) < 0x21 || c == 0x7f)
+            throw std::runtime_error("the token file " + path +
+                                     " holds a control character or a blank in its token");
+    return token;
 }
 
 void prepare(grpc::ClientContext& context, const std::string& token,

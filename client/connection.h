@@ -11,10 +11,16 @@
 namespace sparring::rpc {
 
 struct Endpoint {
-    std::string address;      // HOST:PORT
-    std::string token;        // bearer token
-    std::string tls_ca_file;  // PEM CA certificates; empty: plaintext
+    std::string address;        // HOST:PORT
+    std::string token;          // bearer token
+    std::string tls_ca_file;    // PEM CA certificates; empty: plaintext
+    int max_receive_bytes = 0;  // largest message accepted from the coordinator; 0: gRPC's 4 MiB
 };
+
+// Returns the token kept in a file (its first line, surrounding blanks removed), so that it
+// shows in no process listing; throws std::runtime_error when the file cannot be read or
+// holds no token.
+std::string read_token_file(const std::string& path);
 
 // Returns a channel to the endpoint; throws std::runtime_error if the CA file is unreadable.
 std::shared_ptr<grpc::Channel> make_channel(const Endpoint& endpoint);

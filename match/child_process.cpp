@@ -3,13 +3,18 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <spawn.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
+#include <filesystem>
+#include <system_error>
 #include <thread>
 
 extern char** environ;
@@ -27,63 +32,183 @@ std::string describe_status(int status) {
     return "status " + std::to_string(status);
 }
 
+// Returns whether path names an executable regular file.
+bool is_executable_file(const std::string& path) {
+    struct stat info {};
+    return stat(path.c_str(), &info) == 0 && S_ISREG(info.st_mode) &&
+           access(path.c_str(), X_OK) == 0;
+}
+
+// Returns the file exec should run for command: a name without '/' found in PATH, a relative
+// path made absolute when the child changes into a scratch directory (it names a file here),
+// or command itself; empty when a name is not in PATH.
+std::string executable_of(const std::string& command, bool scratch_dir) {
+    if (command.find('/') != std::string::npos) {
+        if (!scratch_dir || command.front() == '/') return command;
+        std::error_code ec;
+        const std::filesystem::path absolute = std::filesystem::absolute(command, ec);
+        return ec ? command : absolute.string();
+    }
+    const char* path = std::getenv("PATH");
+    std::string_view dirs = path ? path : "/usr/local/bin:/usr/bin:/bin";
+    while (true) {
+        const size_t colon = dirs.find(':');
+        const std::string_view dir = dirs.substr(0, colon);
+        const std::string candidate =
+            (dir.empty() ? std::string(".") : std::string(dir)) + "/" + command;
+        if (is_executable_file(candidate)) return candidate;
+        if (colon == std::string_view::npos) return "";
+        dirs.remove_prefix(colon + 1);
+    }
+}
+
+// Makes a fresh private directory for a child; empty with *error when it cannot.
+std::string make_scratch_dir(std::string* error) {
+    const char* tmp = std::getenv("TMPDIR");
+    std::string pattern = std::string(tmp && *tmp ? tmp : "/tmp") + "/sparring-engine-XXXXXX";
+    if (!mkdtemp(pattern.data())) {
+        if (error)
+            *error =
+                "cannot make a working directory from " + pattern + ": " + std::strerror(errno);
+        return "";
+    }
+    return pattern;
+}
+
+// What the forked child does before exec; only async-signal-safe calls, since the parent
+// may have other threads. Reports a failure's errno on report_fd and exits.
+[[noreturn]] void exec_child(pid_t parent, int socket_fd, int report_fd, bool merge_stderr,
+                             const char* dir, const rlimit* memory, const rlimit* cpu,
+                             const char* file, char* const* argv, char* const* envp) {
+    const auto fail = [report_fd] {
+        const int code = errno;
+        [[maybe_unused]] ssize_t written = write(report_fd, &code, sizeof code);
+        _exit(127);
+    };
+    setpgid(0, 0);
+    // An engine dies with its owner: a worker killed by SIGKILL leaves no engines behind.
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) fail();
+    if (getppid() != parent) _exit(127);  // the owner died before the line above
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, nullptr);
+    struct sigaction defaults {};
+    defaults.sa_handler = SIG_DFL;
+    for (int signal : {SIGPIPE, SIGINT, SIGTERM, SIGHUP, SIGCHLD})
+        sigaction(signal, &defaults, nullptr);
+    if (dup2(socket_fd, STDIN_FILENO) < 0 || dup2(socket_fd, STDOUT_FILENO) < 0) fail();
+    if (merge_stderr) {
+        if (dup2(socket_fd, STDERR_FILENO) < 0) fail();
+    } else {
+        const int null = open("/dev/null", O_WRONLY);
+        if (null < 0 || dup2(null, STDERR_FILENO) < 0) fail();
+    }
+    if (chdir(dir) != 0) fail();
+    if (memory && setrlimit(RLIMIT_AS, memory) != 0) fail();
+    if (cpu && setrlimit(RLIMIT_CPU, cpu) != 0) fail();
+    // Descriptors the owner opened without close-on-exec (sockets, databases) stay behind.
+    close_range(3, ~0U, CLOSE_RANGE_CLOEXEC);
+    execve(file, argv, envp);
+    fail();
+    _exit(127);
+}
+
 }  // namespace
+
+std::vector<std::string> child_environment() {
+    std::vector<std::string> variables;
+    for (char** entry = environ; entry && *entry; ++entry)
+        if (std::strncmp(*entry, "SPARRING_", 9) != 0) variables.emplace_back(*entry);
+    return variables;
+}
 
 // Kills the child if it still runs.
 ChildProcess::~ChildProcess() {
     if (running()) stop(std::chrono::milliseconds(0));
 }
 
-// Spawns the child with one socket as its standard input and output.
+// Prepares everything the child needs, forks, and waits for exec to succeed or report why not.
 bool ChildProcess::start(const std::string& command, const std::vector<std::string>& args,
-                         const std::string& working_dir, std::string* error) {
+                         const ChildOptions& options, std::string* error) {
     if (running()) stop(std::chrono::milliseconds(0));
-    // One socket serves as the child's stdin and stdout; unlike a pipe it lets us write with
-    // MSG_NOSIGNAL, so an engine that dies cannot kill the runner with SIGPIPE.
-    int fds[2];
-    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0) {
-        if (error) *error = std::string("socketpair: ") + std::strerror(errno);
+    const bool scratch = options.working_dir.empty();
+    const std::string file = executable_of(command, scratch);
+    const auto cannot_start = [&](const std::string& why) {
+        if (error)
+            *error = "cannot start '" + command + "'" +
+                     (scratch ? "" : " in '" + options.working_dir + "'") + ": " + why;
         return false;
+    };
+    if (file.empty()) return cannot_start(std::strerror(ENOENT));
+    std::string dir = options.working_dir;
+    if (scratch) {
+        std::string why;
+        dir = make_scratch_dir(&why);
+        if (dir.empty()) return cannot_start(why);
     }
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_adddup2(&actions, fds[1], STDIN_FILENO);
-    posix_spawn_file_actions_adddup2(&actions, fds[1], STDOUT_FILENO);
-    posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
-    if (!working_dir.empty()) posix_spawn_file_actions_addchdir_np(&actions, working_dir.c_str());
-    posix_spawnattr_t attributes;
-    posix_spawnattr_init(&attributes);
-    posix_spawnattr_setflags(
-        &attributes, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-    posix_spawnattr_setpgroup(&attributes, 0);
-    sigset_t signals;
-    sigemptyset(&signals);
-    posix_spawnattr_setsigmask(&attributes, &signals);
-    sigaddset(&signals, SIGPIPE);
-    sigaddset(&signals, SIGINT);
-    sigaddset(&signals, SIGTERM);
-    posix_spawnattr_setsigdefault(&attributes, &signals);
+    const auto remove_scratch = [&] {
+        std::error_code ignored;
+        if (scratch) std::filesystem::remove_all(dir, ignored);
+    };
 
     std::vector<char*> argv;
     argv.push_back(const_cast<char*>(command.c_str()));
     for (const std::string& arg : args) argv.push_back(const_cast<char*>(arg.c_str()));
     argv.push_back(nullptr);
-    pid_t pid = -1;
-    int rc = posix_spawnp(&pid, command.c_str(), &actions, &attributes, argv.data(), environ);
-    posix_spawn_file_actions_destroy(&actions);
-    posix_spawnattr_destroy(&attributes);
-    close(fds[1]);
-    if (rc != 0) {
+    std::vector<std::string> variables = child_environment();
+    std::vector<char*> envp;
+    for (std::string& variable : variables) envp.push_back(variable.data());
+    envp.push_back(nullptr);
+    const rlimit memory{rlim_t(options.memory_limit_mb) << 20, rlim_t(options.memory_limit_mb)
+                                                                   << 20};
+    // The soft limit sends SIGXCPU; the hard one, a second later, SIGKILL for an engine that
+    // ignores it.
+    const rlimit cpu{rlim_t(options.cpu_limit_seconds), rlim_t(options.cpu_limit_seconds) + 1};
+
+    // One socket serves as the child's stdin and stdout; unlike a pipe it lets us write with
+    // MSG_NOSIGNAL, so an engine that dies cannot kill the runner with SIGPIPE.
+    int fds[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0) {
+        remove_scratch();
+        return cannot_start(std::string("socketpair: ") + std::strerror(errno));
+    }
+    // exec closes this pipe; a failure before it writes its errno there instead.
+    int report[2];
+    if (pipe2(report, O_CLOEXEC) != 0) {
         close(fds[0]);
-        if (error)
-            *error = "cannot start '" + command + "'" +
-                     (working_dir.empty() ? "" : " in '" + working_dir + "'") + ": " +
-                     std::strerror(rc);
-        return false;
+        close(fds[1]);
+        remove_scratch();
+        return cannot_start(std::string("pipe: ") + std::strerror(errno));
+    }
+    const pid_t parent = getpid();
+    const pid_t pid = fork();
+    if (pid == 0)
+        exec_child(parent, fds[1], report[1], options.merge_stderr, dir.c_str(),
+                   options.memory_limit_mb > 0 ? &memory : nullptr,
+                   options.cpu_limit_seconds > 0 ? &cpu : nullptr, file.c_str(), argv.data(),
+                   envp.data());
+    const int fork_errno = errno;
+    if (pid > 0) setpgid(pid, pid);  // also here, so that stop() never kills a group too early
+    close(fds[1]);
+    close(report[1]);
+    int child_errno = 0;
+    if (pid > 0) {
+        ssize_t n = 0;
+        do n = read(report[0], &child_errno, sizeof child_errno);
+        while (n < 0 && errno == EINTR);
+        if (n != ssize_t(sizeof child_errno)) child_errno = 0;
+    }
+    close(report[0]);
+    if (pid < 0 || child_errno != 0) {
+        if (pid > 0) waitpid(pid, nullptr, 0);
+        close(fds[0]);
+        remove_scratch();
+        return cannot_start(std::strerror(pid < 0 ? fork_errno : child_errno));
     }
     pid_ = pid;
     fd_ = fds[0];
     buffer_.clear();
+    scratch_dir_ = scratch ? dir : "";
     return true;
 }
 
@@ -124,12 +249,21 @@ ChildProcess::ReadStatus ChildProcess::read_line(std::string* line, Clock::time_
         char chunk[4096];
         ssize_t n = read(fd_, chunk, sizeof chunk);
         if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) return ReadStatus::Closed;
+        if (n <= 0) {
+            // A last line without a newline still counts.
+            if (!buffer_.empty()) {
+                line->swap(buffer_);
+                buffer_.clear();
+                return ReadStatus::Line;
+            }
+            return ReadStatus::Closed;
+        }
         buffer_.append(chunk, static_cast<std::size_t>(n));
     }
 }
 
-// Closes our end, waits for the exit, kills the group and reaps the child.
+// Closes our end, waits for the exit, kills the group, reaps the child and removes its
+// scratch directory.
 std::string ChildProcess::stop(std::chrono::milliseconds grace) {
     if (!running()) return "not running";
     close(fd_);
@@ -149,6 +283,11 @@ std::string ChildProcess::stop(std::chrono::milliseconds grace) {
     pid_t done = waitpid(pid_, &status, 0);
     pid_ = -1;
     buffer_.clear();
+    if (!scratch_dir_.empty()) {
+        std::error_code ignored;
+        std::filesystem::remove_all(scratch_dir_, ignored);
+        scratch_dir_.clear();
+    }
     return done > 0 ? describe_status(status) : "lost";
 }
 

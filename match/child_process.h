@@ -1,14 +1,30 @@
-// A child process talking line by line over its standard input and output (for UCI engines).
+// A child process talking line by line over its standard input and output (for UCI engines
+// and their bench), confined: its own working directory, no SPARRING_ variables in its
+// environment, resource limits, and killed with its owner.
 #pragma once
 
 #include <sys/types.h>
 
 #include <chrono>
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace sparring::match {
+
+// How a child is confined.
+struct ChildOptions {
+    // Where it runs; empty: a fresh directory under $TMPDIR (or /tmp), removed when it stops.
+    std::string working_dir;
+    bool merge_stderr = false;      // its stderr joins stdout (bench output); else /dev/null
+    int64_t memory_limit_mb = 0;    // address space (RLIMIT_AS); 0: unlimited
+    int64_t cpu_limit_seconds = 0;  // CPU time (RLIMIT_CPU); 0: unlimited
+};
+
+// Returns the environment a child gets: ours without any SPARRING_ variable (tokens,
+// coordinator address), as NAME=VALUE strings.
+std::vector<std::string> child_environment();
 
 class ChildProcess {
   public:
@@ -22,10 +38,11 @@ class ChildProcess {
     ChildProcess(const ChildProcess&) = delete;
     ChildProcess& operator=(const ChildProcess&) = delete;
 
-    // Starts command (searched in PATH) with args in working_dir (empty: ours), in a process
-    // group of its own; false with *error when it cannot be started.
+    // Starts command (searched in PATH) with args, confined as options say, in a process
+    // group of its own; the child gets SIGKILL if the thread calling start ends first (the
+    // whole process included). False with *error when it cannot be started.
     bool start(const std::string& command, const std::vector<std::string>& args,
-               const std::string& working_dir, std::string* error);
+               const ChildOptions& options, std::string* error);
     // Returns whether a child was started and not yet stopped.
     bool running() const { return pid_ > 0; }
     // Writes line and a newline; false when the process no longer reads.
@@ -40,6 +57,7 @@ class ChildProcess {
     pid_t pid_ = -1;
     int fd_ = -1;
     std::string buffer_;
+    std::string scratch_dir_;  // the fresh working directory to remove, if one was made
 };
 
 }  // namespace sparring::match

@@ -5,6 +5,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "match/uci_options.h"
+
 namespace sparring::match {
 
 namespace {
@@ -140,6 +142,8 @@ std::optional<PlayerSpec> parse_player_spec(std::string_view text, std::string* 
         if (hash) builtin->hash_mb = *hash;
         spec.engine = *builtin;
     } else {
+        if (const std::string why_not = check_uci_options(uci->options); !why_not.empty())
+            return fail(why_not);
         spec.engine = *uci;
     }
     if (spec.name.empty()) spec.name = default_name;

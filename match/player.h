@@ -26,8 +26,10 @@ struct BuiltinSpec {
 struct UciSpec {
     std::string command;  // path, or a name in PATH
     std::vector<std::string> args;
-    std::string working_dir;                                   // empty: the current one
+    std::string working_dir;  // empty: a fresh temporary one per engine process
     std::vector<std::pair<std::string, std::string>> options;  // sent with setoption, in order
+    int64_t memory_limit_mb = 0;    // address space of the engine process; 0: unlimited
+    int64_t cpu_limit_seconds = 0;  // CPU time of one engine process; 0: unlimited
 };
 
 struct PlayerSpec {

@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "engine/notation.h"
+#include "match/uci_options.h"
 
 namespace sparring::match {
 
@@ -77,10 +78,19 @@ UciPlayer::~UciPlayer() {
     process_.stop(StopGrace);
 }
 
-// Starts the engine, runs the uci handshake, sets the options and waits until ready.
+// Checks the options, starts the engine, runs the uci handshake, sets the options and waits
+// until ready.
 bool UciPlayer::start(std::string* error) {
-    std::string why;
-    if (!process_.start(uci_.command, uci_.args, uci_.working_dir, &why)) {
+    std::string why = check_uci_options(uci_.options);
+    if (!why.empty()) {
+        if (error) *error = why;
+        return false;
+    }
+    ChildOptions options;
+    options.working_dir = uci_.working_dir;
+    options.memory_limit_mb = uci_.memory_limit_mb;
+    options.cpu_limit_seconds = uci_.cpu_limit_seconds;
+    if (!process_.start(uci_.command, uci_.args, options, &why)) {
         if (error) *error = why;
         return false;
     }

@@ -5,11 +5,14 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <iostream>
 #include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/run_display.h"
 #include "cli/run_kinds.h"
 
 namespace sparring::cli {
@@ -27,6 +30,27 @@ class SubmitLine {
     CLI::App app{"test", "sparring submit"};
     Flags flags;
 };
+
+// Returns what print_table writes for rows.
+std::string printed(const std::vector<std::vector<std::string>>& rows) {
+    std::ostringstream out;
+    std::streambuf* saved = std::cout.rdbuf(out.rdbuf());
+    print_table(rows);
+    std::cout.rdbuf(saved);
+    return out.str();
+}
+
+TEST(CliTables, ControlCharactersInCellsAreEscapedAndColumnsStayAligned) {
+    // The worker name of the issue: colour and screen-clearing escapes and a forged row.
+    const std::string hostile = "box\x1b[31m\x1b[2J\n7  forged  active";
+    const std::string text = printed({{"ID", "NAME", "STATE"}, {"1", hostile, "active"}});
+    EXPECT_EQ(text.find('\x1b'), std::string::npos) << text;
+    EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 2) << text;  // header and one row
+    EXPECT_NE(text.find("box\\e[31m\\e[2J\\n7  forged  active"), std::string::npos) << text;
+    // The STATE column starts at the same place in both lines.
+    const size_t newline = text.find('\n');
+    EXPECT_EQ(text.find("STATE"), text.rfind("active") - newline - 1);
+}
 
 TEST(CliRunKinds, EveryKindOfTheProtocolHasItsOwnEntry) {
     const auto* kinds = v1::RunKind_descriptor();

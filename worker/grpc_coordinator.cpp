@@ -4,10 +4,21 @@
 
 namespace sparring::worker {
 
+bool is_message_too_large(const grpc::Status& status) {
+    // gRPC reports both ends' limits with this code and "Received/Sent message larger than
+    // max (N vs. M)"; the coordinator's own RESOURCE_EXHAUSTED (busy) stays transient.
+    return status.error_code() == grpc::StatusCode::RESOURCE_EXHAUSTED &&
+           status.error_message().find("larger than max") != std::string::npos;
+}
+
 CallOutcome outcome_of(const grpc::Status& status, const grpc::ClientContext* context) {
     if (status.ok()) return {};
     CallOutcome outcome;
     outcome.error = rpc::describe(status);
+    if (is_message_too_large(status)) {
+        outcome.kind = CallOutcome::Kind::Permanent;
+        return outcome;
+    }
     if (context) outcome.retry_after = rpc::retry_after(*context);
     // The coordinator answers a report or release for a lease that has ended (expired,
     // released, complete, its run stopped) with a failed precondition.

@@ -11,6 +11,10 @@
 
 namespace sparring::worker {
 
+// Returns whether a call failed because a message exceeded a size limit (the worker's
+// receive limit or the coordinator's): repeating it unchanged cannot help.
+bool is_message_too_large(const grpc::Status& status);
+
 // Returns how a finished gRPC call ended, as the worker's retry logic sees it, with the wait
 // a busy coordinator asked for in the call's trailing metadata (when context is given).
 CallOutcome outcome_of(const grpc::Status& status, const grpc::ClientContext* context = nullptr);

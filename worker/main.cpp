@@ -1,6 +1,9 @@
 // sparring-worker: plays the coordinator's games on this machine until SIGTERM or SIGINT.
+#include <sys/prctl.h>
+
 #include <CLI/CLI.hpp>
 #include <cstdlib>
+#include <cstring>
 #include <iostream>
 #include <optional>
 #include <sstream>
@@ -19,7 +22,8 @@ using sparring::UsageError;
 
 constexpr Flag kFlags[] = {
     {"coordinator", "HOST:PORT", "coordinator address (required)"},
-    {"token", "TOKEN", "worker token (required)"},
+    {"token", "TOKEN", "worker token (or --token-file; on the command line it shows in `ps`)"},
+    {"token-file", "FILE", "read the worker token from the first line of FILE"},
     {"tls-ca", "FILE", "verify the coordinator's TLS certificate with these CA certificates"},
     {"concurrency", "N", "games played at once", "1"},
     {"name", "NAME", "name shown by `sparring workers` (default: host name)"},
@@ -32,7 +36,21 @@ constexpr Flag kFlags[] = {
      "where fetched engine files are kept (default: engines/ in the worker's state directory)"},
     {"cache-mb", "N", "most MiB the fetched engine files take; least recently used go first",
      "2048"},
+    {"bench-timeout-seconds", "N", "kill a UCI engine's bench after N s (a bench mismatch)", "300"},
+    {"engine-memory-headroom-mb", "N",
+     "address space of an engine process beyond the hash its run reserved (0: no limit)", "1024"},
+    {"engine-cpu-seconds", "N", "CPU time of one engine process, a lease's games (0: no limit)",
+     "3600"},
+    {"max-lease-kb", "N", "largest lease accepted; a larger one is handed back", "4096"},
 };
+
+// Returns whether argv gives --token itself (not through SPARRING_TOKEN or --token-file).
+bool token_on_command_line(int argc, char** argv) {
+    for (int i = 1; i < argc; ++i)
+        if (std::strcmp(argv[i], "--token") == 0 || std::strncmp(argv[i], "--token=", 8) == 0)
+            return true;
+    return false;
+}
 
 // Returns the worker's state directory: systemd's $STATE_DIRECTORY, else
 // $XDG_STATE_HOME/sparring-worker, else ~/.local/state/sparring-worker.
@@ -51,7 +69,13 @@ std::string state_directory() {
 sparring::worker::Worker::Options options_of(const Flags& args) {
     sparring::worker::Worker::Options o;
     o.endpoint.address = args.get_string("coordinator");
-    o.endpoint.token = args.get_string("token");
+    if (args.has("token") && args.has("token-file"))
+        throw UsageError("give --token (or SPARRING_TOKEN) or --token-file, not both");
+    if (!args.has("token") && !args.has("token-file"))
+        throw UsageError("a worker token is required: --token-file FILE or SPARRING_TOKEN");
+    o.endpoint.token = args.has("token-file")
+                           ? sparring::rpc::read_token_file(args.get_string("token-file"))
+                           : args.get_string("token");
     o.endpoint.tls_ca_file = args.get_string("tls-ca", "");
     o.concurrency = int(args.get_int("concurrency"));
     if (o.concurrency < 1 || o.concurrency > 1024)
@@ -74,6 +98,11 @@ sparring::worker::Worker::Options options_of(const Flags& args) {
         throw UsageError("--cache-dir and --cache-mb need --accept-uploaded-engines");
     o.cache_dir = args.get_string("cache-dir", state_directory() + "/engines");
     o.cache_bytes = uint64_t(args.get_int_in("cache-mb", 1, 1 << 24)) << 20;
+    o.bench.timeout = std::chrono::seconds(args.get_int_in("bench-timeout-seconds", 1, 86400));
+    o.engine_limits.memory_headroom_mb = args.get_int_in("engine-memory-headroom-mb", 0, 1 << 30);
+    o.engine_limits.cpu_seconds = args.get_int_in("engine-cpu-seconds", 0, 365 * 86400);
+    o.bench.limits = o.engine_limits;
+    o.endpoint.max_receive_bytes = int(args.get_int_in("max-lease-kb", 1, 1 << 20) * 1024);
     return o;
 }
 
@@ -82,13 +111,21 @@ sparring::worker::Worker::Options options_of(const Flags& args) {
 // Runs the worker; the first SIGTERM or SIGINT stops it cleanly, a second one at once.
 int main(int argc, char** argv) {
     CLI::App app("Play the coordinator's games on this machine.", "sparring-worker");
-    sparring::set_synopsis(app, "--coordinator HOST:PORT --token TOKEN [FLAGS]");
+    sparring::set_synopsis(app, "--coordinator HOST:PORT --token-file FILE [FLAGS]");
     app.footer(
         "Every flag can also be given as an environment variable: --coordinator as "
         "SPARRING_COORDINATOR.");
     const Flags flags(app, kFlags, sparring::Arguments::None, sparring::Environment::EveryFlag);
     return sparring::run_command_line(app, argc, argv, [&] {
         sparring::worker::Worker::Options options = options_of(flags);
+        if (token_on_command_line(argc, argv))
+            sparring::log_event(sparring::LogLevel::Warn, "token_on_command_line",
+                                {{"message",
+                                  "--token shows in every process listing; use --token-file "
+                                  "FILE or SPARRING_TOKEN"}});
+        // Engines run as our user: without this they could read our token from
+        // /proc/<worker>/environ, cmdline or mem.
+        prctl(PR_SET_DUMPABLE, 0);
 
         std::optional<sparring::worker::Worker> worker;  // outlives the signal waiter
         sparring::StopSignals signals;                   // before the worker starts its threads

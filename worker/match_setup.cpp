@@ -1,35 +1,51 @@
 #include "worker/match_setup.h"
 
+#include <algorithm>
+#include <charconv>
+
 #include "engine/params.h"
+#include "match/uci_options.h"
 
 namespace sparring::worker {
 
 namespace {
 
-// Returns the runner player of a version.
-std::optional<match::PlayerSpec> player_spec(const v1::Version& version, std::string* error,
-                                             const EnginePaths& engines) {
+constexpr int64_t kDefaultHashMb = 16;
+constexpr int64_t kMaxHashMb = int64_t(1) << 30;  // keeps the limit's arithmetic in range
+
+// Returns the UCI options a version sends (nullptr for the built-in engine).
+const google::protobuf::Map<std::string, std::string>* uci_options_of(const v1::Version& version) {
+    if (version.has_uploaded()) return &version.uploaded().options();
+    if (version.has_uci()) return &version.uci().options();
+    return nullptr;
+}
+
+// Returns the runner player of a version; external engines confined by limits.
+std::optional<match::PlayerSpec> player_spec(const v1::Version& version, const EngineLimits& limits,
+                                             const EnginePaths& engines, std::string* error) {
     match::PlayerSpec spec;
     spec.name = version.name();
-    if (version.has_uploaded()) {
-        const auto path = engines.find(version.uploaded().sha256());
-        if (path == engines.end()) {
-            *error = "version '" + version.name() + "': its engine file is not fetched";
+    if (const auto* options = uci_options_of(version)) {
+        match::UciSpec uci;
+        if (version.has_uploaded()) {
+            const auto path = engines.find(version.uploaded().sha256());
+            if (path == engines.end()) {
+                *error = "version '" + version.name() + "': its engine file is not fetched";
+                return std::nullopt;
+            }
+            uci.command = path->second;
+            uci.args.assign(version.uploaded().args().begin(), version.uploaded().args().end());
+        } else {
+            uci.command = version.uci().command();
+        }
+        for (const auto& [name, value] : *options) uci.options.emplace_back(name, value);
+        if (const std::string why = match::check_uci_options(uci.options); !why.empty()) {
+            *error = "version '" + version.name() + "': " + why;
             return std::nullopt;
         }
-        match::UciSpec uci;
-        uci.command = path->second;
-        uci.args.assign(version.uploaded().args().begin(), version.uploaded().args().end());
-        for (const auto& [name, value] : version.uploaded().options())
-            uci.options.emplace_back(name, value);
-        spec.engine = std::move(uci);
-        return spec;
-    }
-    if (version.has_uci()) {
-        match::UciSpec uci;
-        uci.command = version.uci().command();
-        for (const auto& [name, value] : version.uci().options())
-            uci.options.emplace_back(name, value);
+        if (limits.memory_headroom_mb > 0)
+            uci.memory_limit_mb = reserved_memory_mb(version) + limits.memory_headroom_mb;
+        uci.cpu_limit_seconds = limits.cpu_seconds;
         spec.engine = std::move(uci);
         return spec;
     }
@@ -80,11 +96,27 @@ v1::GameOutcome outcome(int half_points) {
 
 }  // namespace
 
+int64_t reserved_memory_mb(const v1::Version& version) {
+    const auto* options = uci_options_of(version);
+    if (!options)
+        return version.builtin().hash_mb() > 0 ? int64_t(version.builtin().hash_mb())
+                                               : kDefaultHashMb;
+    const auto it = options->find("Hash");
+    if (it == options->end()) return kDefaultHashMb;
+    int64_t mb = 0;
+    const std::string& text = it->second;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), mb);
+    if (ec == std::errc::result_out_of_range) return kMaxHashMb;
+    if (ec != std::errc() || end != text.data() + text.size()) return kDefaultHashMb;
+    return std::clamp<int64_t>(mb, 0, kMaxHashMb);
+}
+
 std::optional<match::MatchConfig> match_config(const v1::Lease& lease, int concurrency,
                                                const std::string& site, std::string* error,
+                                               const EngineLimits& limits,
                                                const EnginePaths& engines) {
-    auto test = player_spec(lease.test(), error, engines);
-    auto base = player_spec(lease.base(), error, engines);
+    auto test = player_spec(lease.test(), limits, engines, error);
+    auto base = player_spec(lease.base(), limits, engines, error);
     if (!test || !base) return std::nullopt;
     match::MatchConfig config;
     config.first = std::move(*test);

@@ -2,6 +2,7 @@
 // report messages.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -15,10 +16,25 @@ namespace sparring::worker {
 // The executables of a lease's uploaded engines, by SHA-256 (see EngineCache).
 using EnginePaths = std::map<std::string, std::string>;
 
-// Returns the runner configuration of a lease (test version first); nullopt with *error when
-// a version's parameters do not parse or an uploaded engine is not in `engines`.
+// The resource limits of the worker's external engine processes.
+struct EngineLimits {
+    // Address space allowed beyond the hash table the run reserved (binary, networks,
+    // threads); 0: no limit at all.
+    int64_t memory_headroom_mb = 0;
+    int64_t cpu_seconds = 0;  // CPU time of one engine process (a lease's games); 0: none
+};
+
+// Returns the memory a run reserves for one engine of a version, in MiB: the built-in
+// engine's hash, or an external engine's Hash option (16 when absent or unreadable), as the
+// coordinator's scheduler counts it.
+int64_t reserved_memory_mb(const v1::Version& version);
+
+// Returns the runner configuration of a lease (test version first), external engines
+// confined by limits; nullopt with *error when a version's parameters do not parse, its UCI
+// options cannot be sent safely or an uploaded engine is not in `engines`.
 std::optional<match::MatchConfig> match_config(const v1::Lease& lease, int concurrency,
                                                const std::string& site, std::string* error,
+                                               const EngineLimits& limits = {},
                                                const EnginePaths& engines = {});
 // Returns the lease's pairs as runner jobs numbered by their pair index in the run.
 std::vector<match::PairJob> pair_jobs(const v1::Lease& lease);

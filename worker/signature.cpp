@@ -1,7 +1,6 @@
 #include "worker/signature.h"
 
 #include <cctype>
-#include <cstdio>
 
 #include "engine/bench.h"
 #include "engine/params.h"
@@ -11,25 +10,58 @@ namespace sparring::worker {
 
 namespace {
 
-// Runs a UCI engine's `bench` command and returns what it printed on stdout and stderr.
-std::optional<std::string> run_bench_command(const std::string& command, std::string* error) {
-    std::string quoted = "'";
-    for (char c : command) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    quoted += "'";
-    FILE* pipe = popen((quoted + " bench 2>&1 </dev/null").c_str(), "r");
-    if (!pipe) {
-        *error = "cannot start " + command;
-        return std::nullopt;
-    }
+constexpr size_t kMaxBenchOutput = 1 << 20;  // a bench that floods its output has failed
+
+// Runs `COMMAND ARGS... bench` of an external engine through the child-process code of games
+// (its stdout and stderr read, killed at the timeout).
+Signature run_bench_command(const v1::Version& version, const std::string& command,
+                            std::vector<std::string> args, const BenchOptions& options) {
+    Signature result;
+    args.push_back("bench");
+    match::ChildOptions child;
+    child.merge_stderr = true;
+    if (options.limits.memory_headroom_mb > 0)
+        child.memory_limit_mb = reserved_memory_mb(version) + options.limits.memory_headroom_mb;
+    child.cpu_limit_seconds =
+        std::chrono::duration_cast<std::chrono::seconds>(options.timeout).count() + 1;
+    match::ChildProcess process;
+    if (!process.start(command, args, child, &result.error)) return result;
+    result.status = Signature::Status::NoSignature;
+    const auto deadline = match::ChildProcess::Clock::now() + options.timeout;
     std::string output;
-    char buffer[4096];
-    while (size_t n = fread(buffer, 1, sizeof buffer, pipe)) output.append(buffer, n);
-    const int status = pclose(pipe);
-    if (status != 0) {
-        *error = command + " bench exited with status " + std::to_string(status);
-        return std::nullopt;
+    std::string line;
+    while (true) {
+        const auto status = process.read_line(&line, deadline);
+        if (status == match::ChildProcess::ReadStatus::Line) {
+            output += line;
+            output += '\n';
+            if (output.size() <= kMaxBenchOutput) continue;
+            result.error = command + " bench printed more than " +
+                           std::to_string(kMaxBenchOutput >> 20) + " MiB";
+            process.stop(std::chrono::milliseconds(0));
+            return result;
+        }
+        if (status == match::ChildProcess::ReadStatus::Timeout) {
+            process.stop(std::chrono::milliseconds(0));
+            result.error = command + " bench gave no result within " +
+                           std::to_string(options.timeout.count() / 1000) + " s; killed";
+            return result;
+        }
+        break;
     }
-    return output;
+    const std::string ended = process.stop(std::chrono::milliseconds(1000));
+    if (ended != "exit status 0") {
+        result.error = command + " bench ended with " + ended;
+        return result;
+    }
+    const auto nodes = parse_bench_output(output);
+    if (!nodes) {
+        result.error = command + " bench printed no 'Nodes searched'";
+        return result;
+    }
+    result.status = Signature::Status::Computed;
+    result.nodes = *nodes;
+    return result;
 }
 
 }  // namespace
@@ -49,41 +81,33 @@ std::optional<uint64_t> parse_bench_output(const std::string& output) {
     return nodes;
 }
 
-std::optional<uint64_t> compute_uploaded_signature(const std::string& executable,
-                                                   const v1::UploadedEngine& engine,
-                                                   std::string* error) {
-    std::vector<std::string> args(engine.args().begin(), engine.args().end());
-    args.push_back("bench");
-    match::ChildProcess child;
-    if (!child.start(executable, args, "", error)) return std::nullopt;
-    // A bench at the engine's default depth takes seconds; ten minutes means it hangs.
-    const auto deadline = match::ChildProcess::Clock::now() + std::chrono::minutes(10);
-    std::string output;
-    std::string line;
-    match::ChildProcess::ReadStatus status;
-    while ((status = child.read_line(&line, deadline)) == match::ChildProcess::ReadStatus::Line)
-        output += line + "\n";
-    const std::string ended = child.stop(std::chrono::milliseconds(2000));
-    if (status == match::ChildProcess::ReadStatus::Timeout) {
-        *error = "the engine's bench did not finish within ten minutes";
-        return std::nullopt;
+Signature signature_of(const v1::Version& version, const BenchOptions& options,
+                       const EnginePaths& engines) {
+    if (version.has_uci()) return run_bench_command(version, version.uci().command(), {}, options);
+    Signature result;
+    if (version.has_uploaded()) {
+        const auto path = engines.find(version.uploaded().sha256());
+        if (path == engines.end()) {
+            result.error = "version '" + version.name() + "': its engine file is not fetched";
+            return result;
+        }
+        const std::vector<std::string> args(version.uploaded().args().begin(),
+                                            version.uploaded().args().end());
+        return run_bench_command(version, path->second, args, options);
     }
-    const auto nodes = parse_bench_output(output);
-    if (!nodes) *error = "the engine's bench printed no 'Nodes searched' (" + ended + ")";
-    return nodes;
+    const auto params =
+        ParamSet::from_json(version.builtin().params_json(), ParamSet(), &result.error);
+    if (!params) return result;
+    result.status = Signature::Status::Computed;
+    result.nodes = run_bench(BENCH_DEFAULT_DEPTH, *params).nodes;
+    return result;
 }
 
 std::optional<uint64_t> compute_signature(const v1::Version& version, std::string* error) {
-    if (version.has_uci()) {
-        const auto output = run_bench_command(version.uci().command(), error);
-        if (!output) return std::nullopt;
-        const auto nodes = parse_bench_output(*output);
-        if (!nodes) *error = version.uci().command() + " bench printed no 'Nodes searched'";
-        return nodes;
-    }
-    const auto params = ParamSet::from_json(version.builtin().params_json(), ParamSet(), error);
-    if (!params) return std::nullopt;
-    return run_bench(BENCH_DEFAULT_DEPTH, *params).nodes;
+    const Signature signature = signature_of(version, BenchOptions());
+    if (signature.status == Signature::Status::Computed) return signature.nodes;
+    *error = signature.error;
+    return std::nullopt;
 }
 
 }  // namespace sparring::worker

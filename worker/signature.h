@@ -1,24 +1,45 @@
 // Bench signatures as the worker computes them, to check it runs the engine a version names.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "sparring/v1/common.pb.h"
+#include "worker/match_setup.h"
 
 namespace sparring::worker {
 
-// Returns the bench signature of a version on this machine: the built-in engine's bench
-// with the version's parameters, or `COMMAND bench` of a UCI engine; nullopt with *error
-// when it cannot be computed.
-std::optional<uint64_t> compute_signature(const v1::Version& version, std::string* error);
+// How `COMMAND bench` of a UCI engine runs: confined like the engine's games, and killed
+// when it takes longer than timeout.
+struct BenchOptions {
+    std::chrono::milliseconds timeout{300'000};
+    EngineLimits limits;
+};
 
-// Returns the bench signature of an uploaded engine: its `bench` command (after the
-// version's arguments), run as an engine child like any game's engine; nullopt with *error.
-std::optional<uint64_t> compute_uploaded_signature(const std::string& executable,
-                                                   const v1::UploadedEngine& engine,
-                                                   std::string* error);
+// What computing a signature gave.
+struct Signature {
+    enum class Status {
+        Computed,     // nodes holds the signature
+        NoSignature,  // the engine ran but gave none: hung, failed or printed no node count
+        Error,        // it could not be computed here (unstartable command, bad parameters)
+    };
+    Status status = Status::Error;
+    uint64_t nodes = 0;
+    std::string error;  // why, unless computed
+};
+
+// Returns the bench signature of a version on this machine: the built-in engine's bench
+// with the version's parameters, `COMMAND bench` of a UCI engine, or an uploaded engine's
+// `bench` (after the version's arguments) run from its file in `engines`.
+Signature signature_of(const v1::Version& version, const BenchOptions& options,
+                       const EnginePaths& engines = {});
+
+// Returns the bench signature as signature_of with default options, nullopt with *error when
+// there is none.
+std::optional<uint64_t> compute_signature(const v1::Version& version, std::string* error);
 
 // Returns the node count of a bench's output (the last "Nodes searched" line), if any.
 std::optional<uint64_t> parse_bench_output(const std::string& output);

@@ -23,7 +23,10 @@ Worker::Worker(Options options)
     : options_(std::move(options)),
       channel_(rpc::make_channel(options_.endpoint)),
       stub_(v1::WorkerService::NewStub(channel_)),
-      coordinator_(*stub_, options_.endpoint.token, options_.rpc_timeout) {
+      coordinator_(*stub_, options_.endpoint.token, options_.rpc_timeout),
+      run_backoff_(options_.first_run_backoff, options_.max_run_backoff, std::random_device{}()),
+      unreadable_backoff_(options_.first_run_backoff, options_.max_run_backoff,
+                          std::random_device{}()) {
     if (options_.accept_uploaded_engines)
         cache_ = std::make_unique<EngineCache>(
             EngineCache::Options{.dir = options_.cache_dir, .max_bytes = options_.cache_bytes},
@@ -99,12 +102,30 @@ bool Worker::register_worker() {
     return true;
 }
 
+void Worker::refuse_unreadable_lease(const grpc::Status& status) {
+    const std::string why =
+        "lease larger than this worker's receive limit (" + rpc::describe(status) + ")";
+    v1::ReleaseLeaseRequest request;
+    request.set_worker_id(worker_id_);
+    request.set_lease_id(0);  // the lease this worker holds: its id is in the unread grant
+    request.set_reason(v1::RELEASE_REASON_ENGINE_FAILURE);
+    request.set_message(why);
+    v1::ReleaseLeaseResponse response;
+    const grpc::Status released = with_retry(
+        [&](grpc::ClientContext& c) { return stub_->ReleaseLease(&c, request, &response); });
+    const milliseconds delay = unreadable_backoff_.next();
+    log("refused a " + why + (released.ok() ? "; handed it back" : "; it will expire") +
+        "; asking for work again in " + std::to_string(delay.count()) + " ms");
+    sleep_for(delay);
+}
+
 int Worker::run() {
     if (!register_worker()) return stopping_ ? 0 : 1;
     std::thread heartbeats([this] { heartbeat_loop(); });
     while (!stopping_) {
         v1::RequestWorkRequest request;
         request.set_worker_id(worker_id_);
+        for (int64_t run : run_backoff_.avoided(clock_.now())) request.add_avoid_run_ids(run);
         v1::RequestWorkResponse response;
         const grpc::Status status = with_retry(
             [&](grpc::ClientContext& c) { return stub_->RequestWork(&c, request, &response); });
@@ -120,6 +141,10 @@ int Worker::run() {
             exit_status_ = 1;
             break;
         }
+        if (is_message_too_large(status)) {
+            refuse_unreadable_lease(status);
+            continue;
+        }
         if (!status.ok()) {
             log("work request failed: " + rpc::describe(status));
             sleep_for(options_.max_backoff);
@@ -129,7 +154,33 @@ int Worker::run() {
             sleep_for(milliseconds(std::max<uint32_t>(100, response.retry_after_ms())));
             continue;
         }
-        serve_lease(response.lease());
+        unreadable_backoff_.reset();
+        const v1::Lease& lease = response.lease();
+        if (const auto until = run_backoff_.avoided_until(lease.run_id(), clock_.now())) {
+            // A coordinator that does not know avoid_run_ids had nothing else for us.
+            v1::ReleaseLeaseRequest release;
+            release.set_worker_id(worker_id_);
+            release.set_lease_id(lease.lease_id());
+            release.set_reason(v1::RELEASE_REASON_ENGINE_FAILURE);
+            release.set_message("backing off run " + std::to_string(lease.run_id()) + " after " +
+                                std::to_string(run_backoff_.failures(lease.run_id())) +
+                                " failed leases on " + options_.name);
+            v1::ReleaseLeaseResponse released;
+            with_retry([&](grpc::ClientContext& c) {
+                return stub_->ReleaseLease(&c, release, &released);
+            });
+            sleep_for(std::chrono::duration_cast<milliseconds>(*until - clock_.now()));
+            continue;
+        }
+        if (serve_lease(lease)) {
+            run_backoff_.succeeded(lease.run_id());
+        } else if (!stopping_) {
+            const milliseconds delay = run_backoff_.failed(lease.run_id(), clock_.now());
+            log("run " + std::to_string(lease.run_id()) + ": " +
+                std::to_string(run_backoff_.failures(lease.run_id())) +
+                " failed leases in a row here; avoiding it for " + std::to_string(delay.count()) +
+                " ms");
+        }
     }
     finished_ = true;
     wake_.notify_all();
@@ -194,24 +245,25 @@ bool Worker::verify_versions(const v1::Lease& lease, LeaseSession& session,
         }
         if (version->bench() == 0) continue;
         if (!signatures_.count(version->id())) {
-            std::string error;
-            const auto signature =
-                version->has_uploaded()
-                    ? compute_uploaded_signature(engines.at(version->uploaded().sha256()),
-                                                 version->uploaded(), &error)
-                    : compute_signature(*version, &error);
-            if (!signature) {
-                session.hand_back(v1::RELEASE_REASON_ENGINE_FAILURE, 0, 0, error);
+            const Signature signature = signature_of(*version, options_.bench, engines);
+            if (signature.status == Signature::Status::Error) {
+                session.hand_back(v1::RELEASE_REASON_ENGINE_FAILURE, 0, 0, signature.error);
                 return false;
             }
-            signatures_[version->id()] = *signature;
+            // An engine that hangs in its bench, fails or prints no count has no signature
+            // here: that is a mismatch (computed 0), and the coordinator stops sending it.
+            if (signature.status == Signature::Status::NoSignature)
+                bench_errors_[version->id()] = signature.error;
+            signatures_[version->id()] = signature.nodes;
         }
         const uint64_t computed = signatures_[version->id()];
         if (computed != version->bench()) {
+            const auto error = bench_errors_.find(version->id());
+            const std::string why = error == bench_errors_.end() ? "" : ": " + error->second;
             log("version '" + version->name() + "' has bench " + std::to_string(version->bench()) +
-                " but this machine computes " + std::to_string(computed) + "; refusing it");
+                " but this machine computes " + std::to_string(computed) + why + "; refusing it");
             session.hand_back(v1::RELEASE_REASON_BENCH_MISMATCH, version->id(), computed,
-                              "bench mismatch on " + options_.name);
+                              "bench mismatch on " + options_.name + why);
             return false;
         }
     }
@@ -233,7 +285,8 @@ std::optional<PlayPairs> Worker::player_of(const v1::Lease& lease, LeaseSession&
             play_generate_pairs(lease, options, keep, cancel);
         };
     }
-    const auto config = match_config(lease, options_.concurrency, options_.name, &error, engines);
+    const auto config = match_config(lease, options_.concurrency, options_.name, &error,
+                                     options_.engine_limits, engines);
     if (!config) return refuse();
     std::optional<std::vector<match::MatchConfig>> tune_pairs;
     if (lease.has_tune()) {
@@ -255,7 +308,7 @@ std::optional<PlayPairs> Worker::player_of(const v1::Lease& lease, LeaseSession&
     };
 }
 
-void Worker::serve_lease(const v1::Lease& lease) {
+bool Worker::serve_lease(const v1::Lease& lease) {
     const size_t pairs = lease.has_generate() ? size_t(lease.generate().game_openings_size() / 2)
                                               : size_t(lease.openings_size());
     log("lease " + std::to_string(lease.lease_id()) + ": run " + std::to_string(lease.run_id()) +
@@ -272,23 +325,21 @@ void Worker::serve_lease(const v1::Lease& lease) {
     options.seed = std::random_device{}();
     LeaseSession session(lease, options, coordinator_, clock_,
                          [this](const std::string& line) { log(line); });
+    // A broken download is retried after the run's backoff (the next lease of the run).
     EnginePaths engines;
-    if (!prepare_engines(lease, session, &engines)) {
-        // The coordinator offers the run again at once: give a broken download time to heal.
-        sleep_for(std::min(options_.max_backoff, milliseconds(5'000)));
-        return;
-    }
-    if (!verify_versions(lease, session, engines)) return;
+    if (!prepare_engines(lease, session, &engines)) return false;
+    if (!verify_versions(lease, session, engines)) return false;
     const std::optional<PlayPairs> play = player_of(lease, session, engines);
-    if (!play) return;
+    if (!play) return false;
     {
         std::lock_guard lock(mutex_);
         session_ = &session;
         if (stopping_) session.shut_down();
     }
-    session.play(*play);
+    const LeaseSession::End end = session.play(*play);
     std::lock_guard lock(mutex_);
     session_ = nullptr;
+    return end != LeaseSession::End::Failed && end != LeaseSession::End::Refused;
 }
 
 void Worker::heartbeat_loop() {

@@ -20,7 +20,8 @@
 #include "worker/engine_cache.h"
 #include "worker/grpc_coordinator.h"
 #include "worker/lease_session.h"
-#include "worker/match_setup.h"
+#include "worker/run_backoff.h"
+#include "worker/signature.h"
 
 namespace sparring::worker {
 
@@ -39,6 +40,10 @@ class Worker {
         std::chrono::milliseconds report_interval{2'000};
         std::chrono::milliseconds max_backoff{30'000};
         std::chrono::milliseconds shutdown_grace{15'000};  // to report and hand back on stop
+        BenchOptions bench;  // how UCI engines' bench signatures are computed
+        EngineLimits engine_limits;
+        std::chrono::milliseconds first_run_backoff{1'000};  // after a run's first failed lease
+        std::chrono::milliseconds max_run_backoff{300'000};
     };
 
     // Throws std::runtime_error if the endpoint is unusable (unreadable CA file).
@@ -58,8 +63,12 @@ class Worker {
     grpc::Status with_retry(Call call);
     // Registers the worker; false if stopped first or refused.
     bool register_worker();
-    // Plays one lease to its end through a lease session.
-    void serve_lease(const v1::Lease& lease);
+    // Plays one lease to its end through a lease session; false when it failed here (an
+    // engine, a bench, the lease's content), so that its run is backed off.
+    bool serve_lease(const v1::Lease& lease);
+    // Hands back the lease the coordinator granted but this worker could not read (larger
+    // than its receive limit), and backs off from requesting work.
+    void refuse_unreadable_lease(const grpc::Status& status);
     // Returns what plays a lease's pairs: self-play games for a generation lease, the match
     // runner otherwise; hands the lease back and returns nullopt when it cannot be played.
     std::optional<PlayPairs> player_of(const v1::Lease& lease, LeaseSession& session,
@@ -92,9 +101,12 @@ class Worker {
     int exit_status_ = 0;
     std::mutex mutex_;
     std::condition_variable wake_;
-    LeaseSession* session_ = nullptr;         // the lease being played; under mutex_
-    std::map<int64_t, uint64_t> signatures_;  // version id -> bench computed here
-    std::unique_ptr<EngineCache> cache_;      // with accept_uploaded_engines
+    LeaseSession* session_ = nullptr;              // the lease being played; under mutex_
+    std::map<int64_t, uint64_t> signatures_;       // version id -> bench computed here
+    std::map<int64_t, std::string> bench_errors_;  // version id -> why it gave no signature
+    std::unique_ptr<EngineCache> cache_;           // with accept_uploaded_engines
+    RunBackoff run_backoff_;                       // runs whose leases failed here; run() only
+    Backoff unreadable_backoff_;                   // between leases too large to read
 };
 
 }  // namespace sparring::worker

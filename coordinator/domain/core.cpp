@@ -34,7 +34,10 @@ void refresh_statistics(Run& run) {
 }
 
 Core::Core(Options options, std::function<int64_t()> now_ms, EventBus* events)
-    : options_(options), now_ms_(std::move(now_ms)), events_(events) {}
+    : options_(options),
+      now_ms_(std::move(now_ms)),
+      events_(events),
+      books_(std::max<size_t>(1, options.max_cached_books), std::size_t(256) << 20) {}
 
 void Core::publish(Storage& storage, Event event) const {
     if (!events_) return;

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "coordinator/domain/book_cache.h"
 #include "coordinator/storage/storage.h"
 
 namespace sparring::coordinator {
@@ -140,10 +141,12 @@ class Core {
     // Records a new worker process of the caller's token.
     absl::StatusOr<Worker> register_worker(Storage& storage, const Caller& caller,
                                            Worker worker) const;
-    // Leases pairs of the run the scheduler picks, re-sends the worker's current lease, or
-    // returns nullopt when there is nothing the worker can play.
-    absl::StatusOr<std::optional<LeaseGrant>> request_work(Storage& storage, const Caller& caller,
-                                                           int64_t worker_id);
+    // Leases pairs of the run the scheduler picks (none of avoid_runs, which the worker backs
+    // off from), re-sends the worker's current lease, or returns nullopt when there is
+    // nothing the worker can play.
+    absl::StatusOr<std::optional<LeaseGrant>> request_work(
+        Storage& storage, const Caller& caller, int64_t worker_id,
+        const std::vector<int64_t>& avoid_runs = {});
     // Counts a report exactly once; a retry of a recorded report is acknowledged unchanged.
     absl::StatusOr<ReportAck> report_results(Storage& storage, const Caller& caller,
                                              const Report& report) const;
@@ -151,7 +154,8 @@ class Core {
     absl::StatusOr<HeartbeatAck> heartbeat(Storage& storage, const Caller& caller,
                                            int64_t worker_id,
                                            const std::vector<int64_t>& lease_ids) const;
-    // Ends a lease early, returning its unreported pairs; returns how many.
+    // Ends a lease early (lease id 0: the one the worker holds), returning its unreported
+    // pairs; returns how many.
     absl::StatusOr<uint32_t> release_lease(Storage& storage, const Caller& caller,
                                            const Release& release) const;
     // Expires the leases past their time, returning their unreported pairs; returns how many.
@@ -205,9 +209,8 @@ class Core {
     Options options_;
     std::function<int64_t()> now_ms_;
     EventBus* events_;
-    std::mutex books_mutex_;
     // Keyed by run id and creation time, so a run id reused after a rollback misses.
-    std::map<std::pair<int64_t, int64_t>, std::shared_ptr<const std::vector<Opening>>> books_;
+    BookCache books_;  // at most max_cached_books runs and 256 MiB
 };
 
 // Recomputes a run's Elo estimate and, for regression runs, its SPRT.

@@ -140,21 +140,14 @@ void Core::end_lease(Storage& storage, Run& run, Batch& batch, BatchState state)
 }
 
 std::shared_ptr<const std::vector<Opening>> Core::openings(Storage& storage, const Run& run) {
-    const std::pair key(run.id, run.created_ms);
-    {
-        std::lock_guard lock(books_mutex_);
-        if (auto it = books_.find(key); it != books_.end()) return it->second;
-    }
+    const BookCache::Key key(run.id, run.created_ms);
+    if (BookCache::Book kept = books_.find(key)) return kept;
     const Book book = storage.load_book(run.id);
     auto ordered = std::make_shared<std::vector<Opening>>();
     const BookOrder order = book.random_order ? BookOrder::Random : BookOrder::Sequential;
     for (size_t i : opening_order(book.openings.size(), order, book.seed))
         ordered->push_back(book.openings[i]);
-    std::lock_guard lock(books_mutex_);
-    // The oldest runs go first: they are the likeliest to be over.
-    while (!books_.empty() && books_.size() >= std::max<size_t>(1, options_.max_cached_books))
-        books_.erase(books_.begin());
-    return books_.emplace(key, std::move(ordered)).first->second;
+    return books_.insert(key, std::move(ordered));
 }
 
 LeaseGrant Core::grant(Storage& storage, Batch batch, Run run) {
@@ -168,8 +161,9 @@ LeaseGrant Core::grant(Storage& storage, Batch batch, Run run) {
     return g;
 }
 
-absl::StatusOr<std::optional<LeaseGrant>> Core::request_work(Storage& storage, const Caller& caller,
-                                                             int64_t worker_id) {
+absl::StatusOr<std::optional<LeaseGrant>> Core::request_work(
+    Storage& storage, const Caller& caller, int64_t worker_id,
+    const std::vector<int64_t>& avoid_runs) {
     absl::StatusOr<Worker> worker = holder(storage, caller, worker_id);
     if (!worker.ok()) return worker.status();
     const int64_t now = now_ms_();
@@ -205,6 +199,7 @@ absl::StatusOr<std::optional<LeaseGrant>> Core::request_work(Storage& storage, c
             if (std::optional<WorkerFit> fit = worker_fit(storage, run, worker_id);
                 fit && fit->quarantined)
                 continue;
+        if (std::find(avoid_runs.begin(), avoid_runs.end(), run.id) != avoid_runs.end()) continue;
         RunCandidate c;
         c.run_id = run.id;
         c.priority = run.spec.priority;
@@ -401,9 +396,11 @@ absl::StatusOr<HeartbeatAck> Core::heartbeat(Storage& storage, const Caller& cal
 
 absl::StatusOr<uint32_t> Core::release_lease(Storage& storage, const Caller& caller,
                                              const Release& release) const {
-    if (absl::StatusOr<Worker> worker = holder(storage, caller, release.worker_id); !worker.ok())
-        return worker.status();
-    absl::StatusOr<Batch> batch = held_batch(storage, release.worker_id, release.lease_id);
+    absl::StatusOr<Worker> worker = holder(storage, caller, release.worker_id);
+    if (!worker.ok()) return worker.status();
+    // A worker that could not read its grant does not know the lease's id.
+    const int64_t lease_id = release.lease_id ? release.lease_id : worker->lease_id;
+    absl::StatusOr<Batch> batch = held_batch(storage, release.worker_id, lease_id);
     if (!batch.ok()) return batch.status();
     Run run = *storage.find_run(batch->run_id);
     if (release.reason == Release::Reason::BenchMismatch) {

@@ -49,12 +49,9 @@ bool name_contains(std::string_view name, std::string_view text) {
     return lower.find(text) != std::string::npos;
 }
 
-// Checks a UCI version's engine command and options: each becomes one line on the engine's
-// stdin (`setoption name N value V`), so none may hold a line break or split that line.
-absl::Status check_uci(const Version& v) {
-    if (v.uci_command.size() > kMaxUciCommandBytes)
-        return invalid("UCI command is over 1024 bytes");
-    if (has_control(v.uci_command)) return invalid("UCI command holds a control character");
+// Checks an external engine's UCI options: each becomes one line on the engine's stdin
+// (`setoption name N value V`), so none may hold a line break or split that line.
+absl::Status check_uci_options(const Version& v) {
     if (v.uci_options.size() > kMaxUciOptions)
         return invalid("a UCI version takes at most " + std::to_string(kMaxUciOptions) +
                        " options, got " + std::to_string(v.uci_options.size()));
@@ -83,6 +80,14 @@ absl::Status check_uci(const Version& v) {
         }
     }
     return absl::OkStatus();
+}
+
+// Checks a UCI version's engine command and options.
+absl::Status check_uci(const Version& v) {
+    if (v.uci_command.size() > kMaxUciCommandBytes)
+        return invalid("UCI command is over 1024 bytes");
+    if (has_control(v.uci_command)) return invalid("UCI command holds a control character");
+    return check_uci_options(v);
 }
 
 }  // namespace
@@ -166,10 +171,11 @@ absl::Status check_uploaded_engine(const Version& v) {
             return invalid("--entry '" + v.engine_entry + "': " + why);
     }
     if (v.engine_args.size() > 64) return invalid("an engine takes at most 64 arguments");
-    for (const std::string& arg : v.engine_args)
+    for (const std::string& arg : v.engine_args) {
         if (arg.size() > 1024) return invalid("an engine argument is over 1024 bytes");
-    if (v.uci_options.size() > 256) return invalid("a version sets at most 256 UCI options");
-    return absl::OkStatus();
+        if (has_control(arg)) return invalid("an engine argument holds a control character");
+    }
+    return check_uci_options(v);
 }
 
 absl::Status check_version(Version& v) {

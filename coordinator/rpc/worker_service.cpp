@@ -71,8 +71,11 @@ void WorkerServiceImpl::request_work(grpc::CallbackServerContext* context,
                                      v1::RequestWorkResponse* response, Done done) {
     run_authenticated(
         context, core_, writer_, Role::Worker,
-        [this, worker_id = request.worker_id(), response](Storage& storage, const Caller& caller) {
-            auto lease = core_.request_work(storage, caller, worker_id);
+        [this, worker_id = request.worker_id(),
+         avoid =
+             std::vector<int64_t>(request.avoid_run_ids().begin(), request.avoid_run_ids().end()),
+         response](Storage& storage, const Caller& caller) {
+            auto lease = core_.request_work(storage, caller, worker_id, avoid);
             if (!lease.ok()) return lease.status();
             if (*lease)
                 lease_to_proto(**lease, response->mutable_lease());

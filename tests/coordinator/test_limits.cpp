@@ -97,6 +97,32 @@ TEST_F(LimitsTest, TwoHashIntMaxVersionsGetNoLeaseOnAOneMebibyteWorker) {
     EXPECT_FALSE(incapability(run, worker).empty());
 }
 
+TEST(UploadedVersionChecks, OptionsAndArgumentsAreCheckedAsAUciVersionsAre) {
+    Version v;
+    v.name = "build-a";
+    v.kind = Version::Kind::Uploaded;
+    v.engine_sha256 = std::string(64, 'a');
+    v.uci_options["Threads"] = "1";
+    EXPECT_TRUE(check_version(v).ok()) << check_version(v);
+
+    Version smuggled = v;
+    smuggled.uci_options["Hash"] = "16\nsetoption name Debug Log File value /tmp/x\nquit";
+    EXPECT_NE(std::string(check_version(smuggled).message()).find("control character"),
+              std::string::npos);
+    Version log_file = v;
+    log_file.uci_options["Debug Log File"] = "/tmp/engine.log";
+    EXPECT_NE(std::string(check_version(log_file).message()).find("write files"),
+              std::string::npos);
+    Version huge_hash = v;
+    huge_hash.uci_options["Hash"] = "9223372036854775807";
+    EXPECT_NE(std::string(check_version(huge_hash).message()).find("Hash must be"),
+              std::string::npos);
+    Version argument = v;
+    argument.engine_args = {"--net\nquit"};
+    EXPECT_NE(std::string(check_version(argument).message()).find("control character"),
+              std::string::npos);
+}
+
 TEST_F(LimitsTest, OneTokenRegistersAtMostItsCapOfActiveWorkers) {
     configure([](Core::Options& o) { o.max_workers_per_token = 2; });
     const Caller caller = worker_token();

@@ -1,0 +1,177 @@
+// External engines are confined: UCI options cannot smuggle in commands, and the child runs
+// in a fresh directory of its own, without SPARRING_ variables, under resource limits, and
+// dies with the thread (and so the process) that started it. Real child processes throughout.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "match/child_process.h"
+#include "match/engine_spec.h"
+#include "match/uci_options.h"
+#include "match/uci_player.h"
+
+namespace sparring::match {
+namespace {
+
+using namespace std::chrono_literals;
+
+const std::string ProbeEngine = std::string(SPARRING_SOURCE_DIR) + "/tests/match/probe_engine.sh";
+
+// Returns a fresh log path for the probe engine of the current test.
+std::string probe_log() {
+    const std::string path = testing::TempDir() + "/probe_" + std::to_string(getpid()) + "_" +
+                             testing::UnitTest::GetInstance()->current_test_info()->name() + ".log";
+    std::remove(path.c_str());
+    return path;
+}
+
+// Returns the lines of a file (none when it does not exist).
+std::vector<std::string> lines_of(const std::string& path) {
+    std::ifstream in(path);
+    std::vector<std::string> lines;
+    for (std::string line; std::getline(in, line);) lines.push_back(line);
+    return lines;
+}
+
+// Returns the value of the first "key=" line of a probe log, or "" when there is none.
+std::string probe_value(const std::vector<std::string>& lines, const std::string& key) {
+    for (const std::string& line : lines)
+        if (line.rfind(key + "=", 0) == 0) return line.substr(key.size() + 1);
+    return "";
+}
+
+// The value of the issue: one option that would add two commands.
+const std::string Injected = "16\nsetoption name Debug Log File value /tmp/pwned.log\nquit";
+
+TEST(UciOptions, InjectedCommandsNeverReachTheEngine) {
+    const std::string log = probe_log();
+    PlayerSpec spec{"probe", UciSpec{ProbeEngine, {log}, "", {{"Hash", Injected}}}, 0};
+    UciPlayer player(spec);
+    std::string error;
+    EXPECT_FALSE(player.new_game(&error));
+    EXPECT_NE(error.find("UCI option 'Hash'"), std::string::npos) << error;
+    EXPECT_NE(error.find("control character"), std::string::npos) << error;
+    for (const std::string& line : lines_of(log))
+        EXPECT_EQ(line.find("Debug Log File"), std::string::npos) << line;
+
+    // The same engine with a clean value gets exactly one setoption line.
+    PlayerSpec clean{"probe", UciSpec{ProbeEngine, {log}, "", {{"Hash", "16"}}}, 0};
+    UciPlayer good(clean);
+    ASSERT_TRUE(good.new_game(&error)) << error;
+    const auto lines = lines_of(log);
+    EXPECT_EQ(std::count(lines.begin(), lines.end(), "in:setoption name Hash value 16"), 1);
+    for (const std::string& line : lines) {
+        EXPECT_EQ(line.find("Debug Log File"), std::string::npos) << line;
+        EXPECT_NE(line, "in:quit");  // not before the player is destroyed
+    }
+}
+
+TEST(UciOptions, CapsCountSizeAndShape) {
+    using Options = std::vector<std::pair<std::string, std::string>>;
+    EXPECT_EQ(check_uci_options({{"Hash", "16"}, {"Debug Log File", "/tmp/a b"}}), "");
+    EXPECT_NE(check_uci_options({{"Hash", Injected}}), "");
+    EXPECT_NE(check_uci_options({{"Ha\nsh", "1"}}), "");
+    EXPECT_NE(check_uci_options({{"Hash", "1\r"}}), "");
+    EXPECT_NE(check_uci_options({{"Hash", "\x1b[2J"}}), "");
+    EXPECT_NE(check_uci_options({{"", "1"}}), "");
+    EXPECT_NE(check_uci_options({{" Hash", "1"}}), "");
+    EXPECT_NE(check_uci_options({{"Hash value 1 name Threads", "4"}}), "");
+    EXPECT_EQ(check_uci_options({{"Hash values", "4"}}), "");
+    EXPECT_NE(check_uci_options({{std::string(kMaxUciOptionNameBytes + 1, 'n'), "1"}}), "");
+    EXPECT_EQ(check_uci_options({{std::string(kMaxUciOptionNameBytes, 'n'), "1"}}), "");
+    EXPECT_NE(check_uci_options({{"Hash", std::string(kMaxUciOptionValueBytes + 1, '1')}}), "");
+    Options many;
+    for (size_t i = 0; i <= kMaxUciOptions; ++i) many.emplace_back("O" + std::to_string(i), "1");
+    EXPECT_NE(check_uci_options(many).find("more than"), std::string::npos);
+    many.pop_back();
+    EXPECT_EQ(check_uci_options(many), "");
+    // A message shows a hostile name escaped, so it cannot break a log line either.
+    EXPECT_EQ(check_uci_options({{"A\nB", "1"}}).find('\n'), std::string::npos);
+}
+
+TEST(UciOptions, TheMatchEngineSyntaxRefusesThemToo) {
+    std::string error;
+    EXPECT_FALSE(parse_player_spec("cmd=/bin/true,option.Hash=1\nquit", &error));
+    EXPECT_NE(error.find("control character"), std::string::npos) << error;
+    EXPECT_TRUE(parse_player_spec("cmd=/bin/true,option.Hash=16", &error)) << error;
+}
+
+TEST(ChildConfinement, FreshDirectoryNoSparringVariablesAndLimits) {
+    setenv("SPARRING_TOKEN", "spw_secret_token_of_the_worker", 1);
+    setenv("SPARRING_COORDINATOR", "127.0.0.1:1", 1);
+    const std::string log = probe_log();
+    std::string scratch;
+    {
+        UciSpec uci{ProbeEngine, {log}, "", {}};
+        uci.memory_limit_mb = 300;
+        uci.cpu_limit_seconds = 77;
+        UciPlayer player(PlayerSpec{"probe", uci, 0});
+        std::string error;
+        ASSERT_TRUE(player.new_game(&error)) << error;
+        const auto lines = lines_of(log);
+        scratch = probe_value(lines, "cwd");
+        EXPECT_NE(scratch.find("sparring-engine-"), std::string::npos) << scratch;
+        EXPECT_NE(std::filesystem::current_path().string(), scratch);
+        EXPECT_TRUE(std::filesystem::is_directory(scratch));
+        bool path = false;
+        for (const std::string& line : lines) {
+            EXPECT_EQ(line.find("SPARRING_"), std::string::npos) << line;
+            EXPECT_EQ(line.find("spw_secret"), std::string::npos) << line;
+            path |= line.rfind("env:PATH=", 0) == 0;
+        }
+        EXPECT_TRUE(path);  // the rest of the environment is kept
+        EXPECT_EQ(probe_value(lines, "limit_as_kb"), std::to_string(300 * 1024));
+        EXPECT_EQ(probe_value(lines, "limit_cpu_s"), "77");
+    }
+    EXPECT_FALSE(std::filesystem::exists(scratch)) << scratch;  // removed with the engine
+    unsetenv("SPARRING_TOKEN");
+    unsetenv("SPARRING_COORDINATOR");
+}
+
+TEST(ChildConfinement, AConfiguredDirectoryIsUsedAndKept) {
+    const std::string dir = testing::TempDir() + "/configured_" + std::to_string(getpid());
+    std::filesystem::create_directories(dir);
+    const std::string log = probe_log();
+    {
+        UciPlayer player(PlayerSpec{"probe", UciSpec{ProbeEngine, {log}, dir, {}}, 0});
+        std::string error;
+        ASSERT_TRUE(player.new_game(&error)) << error;
+    }
+    EXPECT_EQ(std::filesystem::canonical(probe_value(lines_of(log), "cwd")),
+              std::filesystem::canonical(dir));
+    EXPECT_EQ(probe_value(lines_of(log), "limit_as_kb"), "unlimited");
+    EXPECT_TRUE(std::filesystem::is_directory(dir));
+    std::filesystem::remove_all(dir);
+}
+
+TEST(ChildConfinement, TheChildDiesWithTheThreadThatStartedIt) {
+    ChildProcess process;
+    std::string error;
+    std::thread starter([&] { ASSERT_TRUE(process.start("sleep", {"100"}, {}, &error)) << error; });
+    starter.join();
+    std::string line;
+    // sleep prints nothing: only its death closes the socket before the deadline.
+    EXPECT_EQ(process.read_line(&line, ChildProcess::Clock::now() + 5s),
+              ChildProcess::ReadStatus::Closed);
+    EXPECT_NE(process.stop(0ms).find("signal 9"), std::string::npos);
+}
+
+TEST(ChildConfinement, AnUnstartableCommandIsAClearErrorAndLeavesNoDirectory) {
+    ChildProcess process;
+    std::string error;
+    EXPECT_FALSE(process.start("/nonexistent/engine", {}, {}, &error));
+    EXPECT_NE(error.find("cannot start '/nonexistent/engine'"), std::string::npos) << error;
+    EXPECT_FALSE(process.start("no-such-engine-in-path", {}, {}, &error));
+    EXPECT_NE(error.find("No such file"), std::string::npos) << error;
+    ChildOptions tiny;
+    tiny.memory_limit_mb = 1;  // too little to even load a shell
+    EXPECT_FALSE(process.start("sh", {"-c", "exit 0"}, tiny, &error) &&
+                 process.stop(1000ms) == "exit status 0");
+}
+
+}  // namespace
+}  // namespace sparring::match
