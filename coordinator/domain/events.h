@@ -119,10 +119,28 @@ struct TrainingEpochDone {
     double loss = 0;  // mean squared error after the epoch; 0 for epoch 0
 };
 
+// A user removed a worker's games from a run's totals (sparring purge).
+struct WorkerPurged {
+    int64_t run_id = 0;
+    int64_t worker_id = 0;
+    int64_t games = 0;      // the games that no longer count
+    std::string purged_by;  // the user token's name
+};
+
+// A worker asked for work and was refused a run because its results there fit the rest of
+// the run with p below --quarantine-p. Published at each such request; the log keeps only the
+// first of each run and worker.
+struct WorkerQuarantined {
+    int64_t run_id = 0;
+    int64_t worker_id = 0;
+    double p_value = 1;
+};
+
 // One of the events above. A struct (not an alias) so that core.h can declare it.
-struct Event : std::variant<VersionAdded, RunSubmitted, RunProgressed, RunStopRequested,
-                            RunFinished, WorkerRegistered, WorkerSeen, LeaseGranted, LeaseExpired,
-                            LeaseReleased, ReportCounted, TrainingEpochDone> {
+struct Event
+    : std::variant<VersionAdded, RunSubmitted, RunProgressed, RunStopRequested, RunFinished,
+                   WorkerRegistered, WorkerSeen, LeaseGranted, LeaseExpired, LeaseReleased,
+                   ReportCounted, TrainingEpochDone, WorkerPurged, WorkerQuarantined> {
     using variant::variant;
 };
 

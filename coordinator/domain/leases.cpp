@@ -197,8 +197,10 @@ absl::StatusOr<std::optional<LeaseGrant>> Core::request_work(
         if (run.pairs_available() == 0) continue;
         if (options_.quarantine_p > 0)
             if (std::optional<WorkerFit> fit = worker_fit(storage, run, worker_id);
-                fit && fit->quarantined)
+                fit && fit->quarantined) {
+                publish(storage, WorkerQuarantined{run.id, worker_id, fit->fit.p_value});
                 continue;
+            }
         if (std::find(avoid_runs.begin(), avoid_runs.end(), run.id) != avoid_runs.end()) continue;
         RunCandidate c;
         c.run_id = run.id;

@@ -117,6 +117,11 @@ absl::StatusOr<Run> Core::purge_worker(Storage& storage, const Caller& caller, i
         run.result = *verdict;
     }
     storage.update_run(run);
+    // Purges are rare: the token list is read for the purger's name.
+    std::string purged_by;
+    for (const Token& token : storage.list_tokens())
+        if (token.id == caller.token_id) purged_by = token.name;
+    publish(storage, WorkerPurged{run.id, worker_id, 2 * purge.counts.pairs, purged_by});
     publish(storage, RunProgressed{run.id, run.counts, run.elo, run.sprt.llr});
     if (active && verdict) {
         end_run(storage, run, RunState::Finished, std::move(*verdict));

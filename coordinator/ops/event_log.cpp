@@ -1,7 +1,10 @@
 #include "coordinator/ops/event_log.h"
 
 #include <cstdio>
+#include <memory>
+#include <set>
 #include <string>
+#include <utility>
 
 #include "common/log.h"
 #include "coordinator/domain/text.h"
@@ -14,6 +17,13 @@ namespace {
 std::string fixed2(double value) {
     char text[32];
     std::snprintf(text, sizeof text, "%.2f", value);
+    return text;
+}
+
+// Returns a p-value readably: three decimals, or two significant digits when small.
+std::string fixed_p(double p) {
+    char text[32];
+    std::snprintf(text, sizeof text, p >= 0.001 ? "%.3f" : "%.1e", p);
     return text;
 }
 
@@ -98,15 +108,35 @@ struct LogLine {
                    {"games", std::to_string(e.games)},
                    {"duplicate", e.duplicate ? "true" : "false"}});
     }
+    void operator()(const WorkerPurged& e) const {
+        log_event(LogLevel::Warn, "worker_purged",
+                  {{"run", std::to_string(e.run_id)},
+                   {"worker", std::to_string(e.worker_id)},
+                   {"games", std::to_string(e.games)},
+                   {"by", e.purged_by}});
+    }
+    void operator()(const WorkerQuarantined& e) {
+        // A quarantined worker asks again every few seconds: one line per run and worker.
+        if (!quarantined.insert({e.run_id, e.worker_id}).second) return;
+        log_event(LogLevel::Warn, "worker_quarantined",
+                  {{"run", std::to_string(e.run_id)},
+                   {"worker", std::to_string(e.worker_id)},
+                   {"p", fixed_p(e.p_value)},
+                   {"why", "its results fit the rest of the run with p below --quarantine-p"}});
+    }
     void operator()(const RunProgressed&) const {}
     void operator()(const WorkerSeen&) const {}
     void operator()(const TrainingEpochDone&) const {}
+
+    std::set<std::pair<int64_t, int64_t>> quarantined;  // runs and workers logged as such
 };
 
 }  // namespace
 
 EventBus::Subscription log_events(EventBus& bus) {
-    return bus.subscribe_all([](const Event& event) { std::visit(LogLine{}, event); });
+    // The bus delivers to one subscriber at a time, so its state needs no lock of its own.
+    return bus.subscribe_all(
+        [line = std::make_shared<LogLine>()](const Event& event) { std::visit(*line, event); });
 }
 
 }  // namespace sparring::coordinator

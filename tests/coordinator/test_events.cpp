@@ -61,6 +61,15 @@ struct Label {
     std::string operator()(const TrainingEpochDone& e) const {
         return "epoch " + std::to_string(e.epoch);
     }
+    std::string operator()(const WorkerPurged& e) const {
+        return "purged worker " + std::to_string(e.worker_id) + " from " +
+               std::to_string(e.run_id) + " games " + std::to_string(e.games) + " by " +
+               e.purged_by;
+    }
+    std::string operator()(const WorkerQuarantined& e) const {
+        return "quarantined worker " + std::to_string(e.worker_id) + " in " +
+               std::to_string(e.run_id);
+    }
 };
 
 // Records the labels of the events a bus delivers.
@@ -171,6 +180,74 @@ TEST_F(CoreEventTest, LeasesExpiredReleasedAndRunsStoppedArePublished) {
     EXPECT_EQ(deliver(), (std::vector<std::string>{
                              "stop requested " + std::to_string(run.id) + " by ipv4:127.0.0.1:5",
                              "finished " + std::to_string(run.id) + " stopped by user"}));
+}
+
+TEST_F(CoreEventTest, AQuarantinedWorkerAndAPurgeArePublished) {
+    Core::Options options = core->options();
+    options.quarantine_p = 0.001;
+    options.pairs_per_thread = 100;
+    core = std::make_unique<Core>(
+        options, [this] { return now.load(); }, &bus);
+    add_version("test");
+    add_version("base", 250);
+    const coordinator::Run run = submit(spec(RunKind::FixedGames, 2000));
+    auto [honest_caller, honest] = add_worker(1);
+    auto [forger_caller, forger] = add_worker(1);
+    const auto lease_of = [&](const Caller& caller, int64_t worker) {
+        auto lease = transact([&](Storage& s) { return core->request_work(s, caller, worker); });
+        EXPECT_TRUE(lease.ok() && lease->has_value());
+        return **lease;
+    };
+    const LeaseGrant honest_lease = lease_of(honest_caller, honest);
+    const LeaseGrant forger_lease = lease_of(forger_caller, forger);
+    // The honest worker's 100 pairs: 10 LL, 20 LD, 40 DD, 20 WD, 10 WW.
+    const std::vector<std::pair<Outcome, Outcome>> classes = {{Outcome::Loss, Outcome::Loss},
+                                                              {Outcome::Loss, Outcome::Draw},
+                                                              {Outcome::Draw, Outcome::Draw},
+                                                              {Outcome::Win, Outcome::Draw},
+                                                              {Outcome::Win, Outcome::Win}};
+    const std::vector<uint32_t> sizes = {10, 20, 40, 20, 10};
+    uint32_t next = 0;
+    for (size_t c = 0; c < classes.size(); ++c) {
+        std::vector<uint32_t> indices;
+        for (uint32_t i = 0; i < sizes[c]; ++i) indices.push_back(next++);
+        const Report r =
+            report(honest_lease, uint32_t(c + 1), indices, classes[c].first, classes[c].second);
+        ASSERT_TRUE(
+            transact([&](Storage& s) { return core->report_results(s, honest_caller, r); }).ok());
+    }
+    // The forger's 30 pairs are all won twice, and it hands the rest of its lease back.
+    std::vector<uint32_t> forged(30);
+    for (uint32_t i = 0; i < 30; ++i) forged[i] = i;
+    const Report r = report(forger_lease, 1, forged, Outcome::Win, Outcome::Win);
+    ASSERT_TRUE(
+        transact([&](Storage& s) { return core->report_results(s, forger_caller, r); }).ok());
+    Release release;
+    release.worker_id = forger;
+    release.lease_id = forger_lease.batch.id;
+    ASSERT_TRUE(
+        transact([&](Storage& s) { return core->release_lease(s, forger_caller, release); }).ok());
+    deliver();
+
+    const auto refused =
+        transact([&](Storage& s) { return core->request_work(s, forger_caller, forger); });
+    ASSERT_TRUE(refused.ok());
+    EXPECT_FALSE(refused->has_value());
+    const std::string w = std::to_string(forger);
+    const std::string id = std::to_string(run.id);
+    EXPECT_EQ(deliver(),
+              (std::vector<std::string>{"seen " + w, "quarantined worker " + w + " in " + id}));
+
+    storage->begin(true);
+    core->create_token(*storage, Role::User, "alice");
+    const int64_t alice = storage->list_tokens().back().id;
+    storage->commit();
+    const Caller user{alice, Role::User, {}};
+    ASSERT_TRUE(
+        transact([&](Storage& s) { return core->purge_worker(s, user, run.id, forger); }).ok());
+    EXPECT_EQ(deliver(),
+              (std::vector<std::string>{"purged worker " + w + " from " + id + " games 60 by alice",
+                                        "progressed " + id + " pairs 100"}));
 }
 
 TEST_F(CoreEventTest, NothingIsPublishedBeforeTheCommitOrAfterARollback) {
