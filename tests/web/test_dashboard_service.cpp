@@ -9,6 +9,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <thread>
 
 #include "cluster.h"
@@ -257,16 +258,19 @@ TEST_F(DashboardTest, SlowAndHostileClientsDelayNoOtherRequest) {
         }
         for (const int fd : slow) send(fd, "\r\nConnection: close\r\n\r\n", 23, MSG_NOSIGNAL);
     });
-    // Others send huge headers meanwhile: many lines, or one line too long.
+    // Others send huge headers meanwhile: many lines, or one line too long. Each answer ends
+    // when the server closes the connection after its 2 s keep-alive, so they run alongside
+    // the requests below.
     std::string many;
     for (int i = 0; i < 200; ++i)
         many += "X-" + std::to_string(i) + ": " + std::string(100, 'a') + "\r\n";
-    const std::string huge_many =
-        raw_request(port, "GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n" + many + "\r\n");
-    EXPECT_TRUE(huge_many.starts_with("HTTP/1.1 431 ")) << huge_many.substr(0, 200);
-    const std::string huge_line =
-        raw_request(port, "GET / HTTP/1.1\r\nX-Long: " + std::string(10000, 'a') + "\r\n\r\n");
-    EXPECT_TRUE(huge_line.starts_with("HTTP/1.1 400 ")) << huge_line.substr(0, 200);
+    std::future<std::string> huge_many = std::async(std::launch::async, [&] {
+        return raw_request(port, "GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n" + many + "\r\n");
+    });
+    std::future<std::string> huge_line = std::async(std::launch::async, [this] {
+        return raw_request(port,
+                           "GET / HTTP/1.1\r\nX-Long: " + std::string(10000, 'a') + "\r\n\r\n");
+    });
     for (int round = 0; round < 4; ++round) {
         for (const char* path : {"/metrics", "/", "/api/v1/runs"}) {
             httplib::Client client("127.0.0.1", port);
@@ -280,6 +284,10 @@ TEST_F(DashboardTest, SlowAndHostileClientsDelayNoOtherRequest) {
         }
         std::this_thread::sleep_for(1s);
     }
+    const std::string too_many = huge_many.get();
+    EXPECT_TRUE(too_many.starts_with("HTTP/1.1 431 ")) << too_many.substr(0, 200);
+    const std::string too_long = huge_line.get();
+    EXPECT_TRUE(too_long.starts_with("HTTP/1.1 400 ")) << too_long.substr(0, 200);
     // Every request above was answered while the slow clients were still sending.
     EXPECT_LT(std::chrono::steady_clock::now() - started, trickle_time);
     trickle.join();
