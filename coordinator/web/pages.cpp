@@ -14,6 +14,7 @@ namespace {
 
 constexpr int kMaxPerPage = 500;
 constexpr size_t kMaxTunePoints = 500;
+constexpr int kMaxLiveWorkers = 64;  // workers whose table live updates carry, at most
 
 // Returns the whole document around a page's body.
 std::string layout(std::string_view title, std::string_view body, bool scripts) {
@@ -316,6 +317,9 @@ std::string live_update_json(const v1::RunStatus& run) {
                              {"active", run.state() == v1::RUN_STATE_ACTIVE}};
     if (has_sprt(run)) update["llr"] = {run.games(), run.llr(), run.llr_lower(), run.llr_upper()};
     if (run.games() > 0) update["elo"] = {run.games(), {run.elo_low(), run.elo(), run.elo_high()}};
+    // Every viewer receives each update whole: beyond a small cluster's table the page keeps
+    // the one it was loaded with.
+    if (run.workers_size() <= kMaxLiveWorkers) update["workers"] = workers_table(run);
     return update.dump();
 }
 
@@ -661,7 +665,8 @@ std::string run_page(const v1::RunStatus& run, const RunExtras& extras) {
     if (run.has_generate()) body += generate_section(run, history);
     if (run.has_train()) body += train_section(run, extras.start);
     if (run.has_chain()) body += chain_section(run);
-    body += workers_table(run);
+    // Live updates replace the workers' table whole: its fits change with every report.
+    body += "<div id=\"workers\">" + workers_table(run) + "</div>";
     body += leases_table(history);
     body += "<h2>Specification</h2>" + spec_table(run);
     body += mismatch_table(run);

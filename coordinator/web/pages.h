@@ -36,7 +36,7 @@ v1::ListRunsRequest runs_request(const RunsQuery& query);
 std::map<std::string, std::string> run_fields(const v1::RunStatus& run);
 // Returns what a live run page receives on a change: {"fields": run_fields, "llr": [games,
 // llr, lower, upper] (SPRT runs), "elo": [games, [low, elo, high]] (once there are games),
-// "active": bool}.
+// "workers": the workers' table (workers_table; runs of at most 64 workers), "active": bool}.
 std::string live_update_json(const v1::RunStatus& run);
 // Returns the LLR plot's data as a JSON array of [games, llr, lower, upper] rows.
 std::string llr_series_json(const v1::LlrHistory& history);

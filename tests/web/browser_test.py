@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """The dashboard in a real browser: headless Chromium opens `/` and the page of a live SPRT run
 played by a real worker, waits until the LLR plot has drawn, checks that the games count on
-the page grows without a reload (server-sent events), and saves a screenshot.
+the page grows without a reload (server-sent events) and that the workers' table follows it,
+and saves a screenshot.
 
 usage: browser_test.py BUILD_DIR [--screenshot FILE [--screenshot-games N]]; exits 77
 (skipped) without Chromium. With --screenshot-games the screenshot waits until the run has N
@@ -255,6 +256,13 @@ def main():
             print("games: %d as rendered, %d when the plot drew, %d %.1f s later; %d live "
                   "updates, %d LLR points" % (rendered, first, live, waited, updates, points))
             assert grew, "the games count did not grow without a reload"
+            # The workers' table follows too: its games add up to the run's, read at once.
+            counted = page.evaluate(
+                "[%s, [...document.querySelectorAll('#workers tbody tr td:nth-child(2)')]"
+                ".reduce((sum, cell) => sum + Number(cell.textContent.replace(/\\D/g, '')), 0)]"
+                % games)
+            assert counted[0] == counted[1], "the workers' table shows %d games of %d" % (
+                counted[1], counted[0])
             # The page was loaded once: the navigation entry is still the first one.
             assert page.evaluate("performance.getEntriesByType('navigation').length === 1 && "
                                  "performance.getEntriesByType('navigation')[0].type === 'navigate'")

@@ -4,6 +4,7 @@
 
 #include <array>
 #include <cmath>
+#include <nlohmann/json.hpp>
 
 #include "coordinator/domain/core.h"
 #include "coordinator/domain/run_history.h"
@@ -400,6 +401,25 @@ TEST(RunPage, WeighsUnder300KilobytesWithEverythingItLoads) {
     EXPECT_LT(page_weight(tune_page), 300'000u);
     // Thinned for the plot, the last point kept.
     EXPECT_NE(tune_page.find("[199992,"), std::string::npos);
+}
+
+TEST(LivePage, UpdateCarriesTheWorkersTableEscaped) {
+    v1::RunStatus run = hostile_run(3);
+    run.set_state(v1::RUN_STATE_ACTIVE);
+    run.mutable_workers(0)->set_games(42);
+    const nlohmann::json update = nlohmann::json::parse(live_update_json(run));
+    ASSERT_TRUE(update.contains("workers"));
+    const std::string workers = update["workers"];
+    EXPECT_EQ(workers, workers_table(run));
+    EXPECT_NE(workers.find("<td class=\"num\">42</td>"), std::string::npos) << workers;
+    EXPECT_EQ(workers.find(kScript), std::string::npos);
+    EXPECT_TRUE(update["active"]);
+    // A large cluster's table stays as the page was loaded: every viewer gets every update.
+    for (int i = 0; i < 64; ++i) run.add_workers()->set_worker_id(100 + i);
+    EXPECT_FALSE(nlohmann::json::parse(live_update_json(run)).contains("workers"));
+    // The page holds the table where the updates put it.
+    EXPECT_NE(run_page(run, RunExtras{}).find("<div id=\"workers\"><h2>Workers</h2>"),
+              std::string::npos);
 }
 
 TEST(RunHistory, WorkerResidualIsItsFitAgainstTheRestOfTheRun) {
