@@ -215,5 +215,8 @@ class Core {
 
 // Recomputes a run's Elo estimate and, for regression runs, its SPRT.
 void refresh_statistics(Run& run);
+// Returns the test of a worker's pairs in a run against the rest of the run's (the run's
+// counts include the worker's): the fit `sparring show`, `workers` and the dashboard print.
+stats::Homogeneity worker_homogeneity(const Counts& worker, const Counts& run);
 
 }  // namespace sparring::coordinator

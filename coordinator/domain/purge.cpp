@@ -28,6 +28,10 @@ bool quarantined(const WorkerFit& worker, const Run& run, double threshold) {
 
 }  // namespace
 
+stats::Homogeneity worker_homogeneity(const Counts& worker, const Counts& run) {
+    return stats::homogeneity(worker.penta, rest_of(run, worker));
+}
+
 void Counts::subtract(const Counts& other) {
     pairs -= other.pairs;
     wins -= other.wins;
@@ -40,7 +44,7 @@ std::vector<WorkerFit> Core::worker_fits(Storage& storage, const Run& run) const
     std::vector<WorkerFit> fits = storage.worker_counts(run.id);
     for (WorkerFit& w : fits) {
         w.run_id = run.id;
-        w.fit = stats::homogeneity(w.counts.penta, rest_of(run.counts, w.counts));
+        w.fit = worker_homogeneity(w.counts, run.counts);
         w.quarantined = quarantined(w, run, options_.quarantine_p);
     }
     return fits;

@@ -1,7 +1,6 @@
 #include "coordinator/domain/run_history.h"
 
 #include <algorithm>
-#include <cmath>
 #include <string>
 
 #include "coordinator/domain/core.h"
@@ -41,7 +40,8 @@ RunHistory history_from_totals(const Run& run, const ReportTotals& totals, size_
     }
     const Counts all = n > 0 ? totals.after_report.back().counts : Counts{};
     for (const auto& [worker_id, counts] : totals.by_worker)
-        history.workers.push_back({worker_id, "", counts, worker_residual(counts, all)});
+        history.workers.push_back(
+            {worker_id, "", counts, worker_homogeneity(counts, all).residual});
     return history;
 }
 
@@ -49,20 +49,6 @@ RunHistory history_of(const Run& run, const std::vector<ReportRecord>& reports, 
     ReportTotals totals;
     totals.add(reports);
     return history_from_totals(run, totals, max_points);
-}
-
-double worker_residual(const Counts& worker, const Counts& run) {
-    const double games = double(run.wins + run.draws + run.losses);
-    const double own = double(worker.wins + worker.draws + worker.losses);
-    if (games == 0 || own == 0) return 0;
-    const double score = (double(run.wins) + 0.5 * double(run.draws)) / games;
-    const double variance =
-        (double(run.wins) * (1 - score) * (1 - score) +
-         double(run.draws) * (0.5 - score) * (0.5 - score) + double(run.losses) * score * score) /
-        games;
-    if (variance <= 0) return 0;
-    const double own_score = (double(worker.wins) + 0.5 * double(worker.draws)) / own;
-    return (own_score - score) / std::sqrt(variance / own);
 }
 
 absl::StatusOr<RunHistory> RunHistoryCache::history(Storage& storage, int64_t run_id,

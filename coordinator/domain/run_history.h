@@ -26,7 +26,8 @@ struct WorkerShare {
     int64_t worker_id = 0;
     std::string name;
     Counts counts;
-    // How far its score lies from the run's, in standard errors of its own game count.
+    // The largest adjusted standardized residual of its pairs against the rest of the run's
+    // (worker_homogeneity, the fit `sparring show` prints).
     double residual = 0;
 };
 
@@ -67,11 +68,6 @@ struct ReportTotals {
 RunHistory history_from_totals(const Run& run, const ReportTotals& totals, size_t max_points);
 // Returns the same from the reports themselves.
 RunHistory history_of(const Run& run, const std::vector<ReportRecord>& reports, size_t max_points);
-
-// Returns how far a worker's score lies from the whole run's: (its score - the run's) over
-// the standard error of a score from its number of games, the per-game variance taken from
-// the run's wins, draws and losses. 0 without games.
-double worker_residual(const Counts& worker, const Counts& run);
 
 // Keeps the running totals of recently viewed runs and reads only the reports counted since
 // the last view, so a page of a long run costs its new reports, not all of them. Safe to

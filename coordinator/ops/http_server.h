@@ -21,7 +21,7 @@ class HttpServer {
     struct Options {
         std::string listen;                     // HOST:PORT ("[V6]:PORT"); port 0 picks a free port
         std::string flag = "--metrics-listen";  // names the address in errors
-        int threads = 8;
+        int threads = 8;                        // --metrics-listen's; the dashboard sets its own
         std::chrono::seconds read_timeout{5};   // per read of a request
         std::chrono::seconds write_timeout{5};  // per write of a response
         std::chrono::seconds keep_alive{2};     // an idle connection holds a thread this long

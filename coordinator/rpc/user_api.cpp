@@ -267,6 +267,10 @@ void UserApi::purge_worker(const Credential& credential, const v1::PurgeWorkerRe
     change(
         credential,
         [this, &request, response]() -> absl::StatusOr<Change> {
+            if (request.worker_id() <= 0)
+                return absl::InvalidArgumentError(
+                    "a purge needs worker_id: the worker whose games to remove (see `sparring "
+                    "workers --all`)");
             return Change([this, run_id = request.run_id(), worker_id = request.worker_id(),
                            response](Storage& storage, const Caller& caller) {
                 absl::StatusOr<Run> run = core_.purge_worker(storage, caller, run_id, worker_id);

@@ -111,6 +111,7 @@ const std::vector<RestRoute>& rest_routes() {
         {"POST", R"(/api/v1/runs)", rest(&UserApi::submit_run, nullptr)},
         {"GET", R"(/api/v1/runs/(\d+))", rest(&UserApi::get_run, "run_id")},
         {"POST", R"(/api/v1/runs/(\d+):stop)", rest(&UserApi::stop_run, "run_id")},
+        {"POST", R"(/api/v1/runs/(\d+):purge)", rest(&UserApi::purge_worker, "run_id")},
         {"GET", R"(/api/v1/runs/(\d+)/pgn)", rest(&UserApi::export_games, "run_id")},
         {"GET", R"(/api/v1/runs/(\d+)/llr)", rest(&UserApi::get_llr_history, "run_id")},
         {"GET", R"(/api/v1/runs/(\d+)/tune-history)", rest(&UserApi::get_tune_history, "run_id")},

@@ -1,5 +1,6 @@
 // Draws a run page's plots with dygraphs and applies the coordinator's live updates (server-
-// sent events) to its numbers and plots in place. The page reads without this script.
+// sent events) to its numbers, plots and workers' table in place. The page reads without
+// this script.
 (function () {
     "use strict";
     const run = document.getElementById("run");
@@ -88,6 +89,9 @@
             eloData.push(update.elo);
             drawElo();
         }
+        // Rendered and escaped by the server, like the page itself.
+        const workers = document.getElementById("workers");
+        if (workers && typeof update.workers === "string") workers.innerHTML = update.workers;
         if (!update.active) {
             run.dataset.active = "false";
             source.close();

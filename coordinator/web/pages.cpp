@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -13,6 +14,7 @@ namespace {
 
 constexpr int kMaxPerPage = 500;
 constexpr size_t kMaxTunePoints = 500;
+constexpr int kMaxLiveWorkers = 64;  // workers whose table live updates carry, at most
 
 // Returns the whole document around a page's body.
 std::string layout(std::string_view title, std::string_view body, bool scripts) {
@@ -195,6 +197,24 @@ std::string mismatch_table(const v1::RunStatus& run) {
     return out + "</table>";
 }
 
+// Returns a p-value as `sparring show` prints it: three decimals, or two digits below 0.001.
+std::string p_text(double p) {
+    if (p >= 0.001) return fixed(p, 3);
+    char text[32];
+    std::snprintf(text, sizeof text, "%.1e", p);
+    return text;
+}
+
+// Returns a worker's fit in its run as `sparring show` and `workers` print it ("p 0.421,
+// residual +1.2", "too few pairs"), quarantine marked.
+std::string fit_cell(const v1::WorkerFit& fit) {
+    std::string out = fit.df() == 0 ? "too few pairs"
+                                    : "p " + p_text(fit.p_value()) + ", residual " +
+                                          signed_fixed(fit.residual(), 1);
+    if (fit.quarantined()) out += " <span class=\"badge h0\">quarantined</span>";
+    return out;
+}
+
 }  // namespace
 
 RunsQuery parse_runs_query(const std::multimap<std::string, std::string>& params) {
@@ -297,6 +317,9 @@ std::string live_update_json(const v1::RunStatus& run) {
                              {"active", run.state() == v1::RUN_STATE_ACTIVE}};
     if (has_sprt(run)) update["llr"] = {run.games(), run.llr(), run.llr_lower(), run.llr_upper()};
     if (run.games() > 0) update["elo"] = {run.games(), {run.elo_low(), run.elo(), run.elo_high()}};
+    // Every viewer receives each update whole: beyond a small cluster's table the page keeps
+    // the one it was loaded with.
+    if (run.workers_size() <= kMaxLiveWorkers) update["workers"] = workers_table(run);
     return update.dump();
 }
 
@@ -539,25 +562,38 @@ std::string tune_series_json(const v1::RunStatus& run, const v1::TuneHistory& hi
     return nlohmann::json{{"names", names}, {"raw", raw}, {"share", share}}.dump();
 }
 
-std::string workers_table(const v1::LlrHistory& history) {
-    if (history.workers().empty()) return "";
-    // Beyond 3 standard errors: by chance about once in 370 workers.
-    constexpr double kOutlier = 3;
+std::string workers_table(const v1::RunStatus& run) {
+    if (run.workers().empty() && run.purges().empty()) return "";
     std::string out =
         "<h2>Workers</h2><table class=\"grid\"><thead><tr><th>worker</th><th>games</th>"
-        "<th>W / D / L</th><th>residual</th></tr></thead><tbody>";
-    for (const v1::WorkerShare& w : history.workers()) {
-        const bool outlier = std::fabs(w.residual()) > kOutlier;
-        out += std::string("<tr") + (outlier ? " class=\"outlier\"" : "") + "><td>" +
+        "<th>LL / LD / DD+WL / WD / WW</th><th>χ² (df)</th><th>fit</th></tr></thead><tbody>";
+    for (const v1::WorkerFit& w : run.workers()) {
+        const v1::Pentanomial& p = w.pentanomial();
+        out += std::string("<tr") + (w.quarantined() ? " class=\"outlier\"" : "") + "><td>" +
                std::to_string(w.worker_id()) + " " + escape_html(w.name()) +
                "</td><td class=\"num\">" + grouped(w.games()) + "</td><td class=\"num\">" +
-               grouped(w.wins()) + " / " + grouped(w.draws()) + " / " + grouped(w.losses()) +
-               "</td><td class=\"num\">" + signed_fixed(w.residual(), 2) +
-               (outlier ? " <span class=\"badge h0\">outlier</span>" : "") + "</td></tr>";
+               grouped(p.ll()) + " / " + grouped(p.ld()) + " / " + grouped(p.dd_wl()) + " / " +
+               grouped(p.wd()) + " / " + grouped(p.ww()) + "</td><td class=\"num\">" +
+               fixed(w.chi2(), 1) + " (" + std::to_string(w.df()) + ")</td><td>" + fit_cell(w) +
+               "</td></tr>";
     }
-    return out +
-           "</tbody></table><p class=\"note\">residual: the worker's score minus the run's, in "
-           "standard errors of its game count; beyond ±3 it is marked.</p>";
+    if (run.workers().empty())
+        out += "<tr><td colspan=\"5\">No counted games left: every worker was purged.</td></tr>";
+    out +=
+        "</tbody></table><p class=\"note\">Each worker's pairs against the rest of the run's "
+        "(chi-squared test of homogeneity of the pentanomial counts, as <code>sparring "
+        "show</code> prints it). p: the chance that a worker like the others gives results "
+        "this far off; residual: the largest adjusted standardized residual of its row "
+        "(positive: more of that result class than the rest would give it); quarantined: p "
+        "below the coordinator's <code>--quarantine-p</code>, so it is leased no more of the "
+        "run.</p>";
+    for (const v1::Purge& p : run.purges())
+        out += "<p class=\"note\">Purged: worker " + std::to_string(p.worker_id()) + " " +
+               escape_html(p.worker_name()) + ", " + grouped(p.games()) + " games (W / D / L " +
+               grouped(p.wins()) + " / " + grouped(p.draws()) + " / " + grouped(p.losses()) +
+               "), by " + escape_html(p.purged_by()) + " at " + escape_html(utc_time(p.unix_ms())) +
+               ".</p>";
+    return out;
 }
 
 std::string leases_table(const v1::LlrHistory& history) {
@@ -629,7 +665,8 @@ std::string run_page(const v1::RunStatus& run, const RunExtras& extras) {
     if (run.has_generate()) body += generate_section(run, history);
     if (run.has_train()) body += train_section(run, extras.start);
     if (run.has_chain()) body += chain_section(run);
-    body += workers_table(history);
+    // Live updates replace the workers' table whole: its fits change with every report.
+    body += "<div id=\"workers\">" + workers_table(run) + "</div>";
     body += leases_table(history);
     body += "<h2>Specification</h2>" + spec_table(run);
     body += mismatch_table(run);
@@ -650,7 +687,8 @@ std::string workers_page(const v1::ListWorkersResponse& workers) {
     std::string body =
         "<h1>Workers</h1><table class=\"grid\"><thead><tr><th>id</th><th>name</th>"
         "<th>cores</th><th>memory</th><th>concurrency</th><th>engines offered</th>"
-        "<th>state</th><th>current run</th><th>games</th><th>last seen</th></tr></thead><tbody>";
+        "<th>state</th><th>current run</th><th>games</th><th>fit (run)</th><th>last seen</th></tr>"
+        "</thead><tbody>";
     for (const v1::WorkerStatus* w : sorted) {
         std::string engines = "built-in";
         for (const std::string& uci : w->uci_engines()) engines += ", " + escape_html(uci);
@@ -666,9 +704,14 @@ std::string workers_page(const v1::ListWorkersResponse& workers) {
                 engines + "</td><td><span class=\"badge " + (w->active() ? "active" : "neutral") +
                 "\">" + (w->active() ? "active" : "inactive") + "</span></td><td>" +
                 (runs.empty() ? "idle" : runs) + "</td><td class=\"num\">" + grouped(w->games()) +
+                "</td><td>" +
+                (w->has_fit() ? fit_cell(w->fit()) + " (<a href=\"/runs/" +
+                                    std::to_string(w->fit().run_id()) + "\">" +
+                                    std::to_string(w->fit().run_id()) + "</a>)"
+                              : "-") +
                 "</td><td>" + escape_html(utc_time(w->last_seen_unix_ms())) + "</td></tr>";
     }
-    if (sorted.empty()) body += "<tr><td colspan=\"10\">No workers seen lately.</td></tr>";
+    if (sorted.empty()) body += "<tr><td colspan=\"11\">No workers seen lately.</td></tr>";
     body +=
         "</tbody></table><p class=\"paging\"><a href=\"/workers?all=true\">include workers "
         "not seen lately</a></p>";

@@ -36,7 +36,7 @@ v1::ListRunsRequest runs_request(const RunsQuery& query);
 std::map<std::string, std::string> run_fields(const v1::RunStatus& run);
 // Returns what a live run page receives on a change: {"fields": run_fields, "llr": [games,
 // llr, lower, upper] (SPRT runs), "elo": [games, [low, elo, high]] (once there are games),
-// "active": bool}.
+// "workers": the workers' table (workers_table; runs of at most 64 workers), "active": bool}.
 std::string live_update_json(const v1::RunStatus& run);
 // Returns the LLR plot's data as a JSON array of [games, llr, lower, upper] rows.
 std::string llr_series_json(const v1::LlrHistory& history);
@@ -58,13 +58,14 @@ struct RunExtras {
 // Returns the tuning plot's data: {"names": [...], "raw": [[games, v...]], "share": [[games,
 // (v - start) / c...]]}, games being twice the pairs; at most about 500 points, spread evenly.
 std::string tune_series_json(const v1::RunStatus& run, const v1::TuneHistory& history);
-// Returns the table of what each worker contributed to a run, an outlier marked.
-std::string workers_table(const v1::LlrHistory& history);
+// Returns the table of each worker's fit in a run (GetRun's, as `sparring show` prints it),
+// a quarantined worker marked, and the workers purged from the run.
+std::string workers_table(const v1::RunStatus& run);
 // Returns the table of a run's leases out.
 std::string leases_table(const v1::LlrHistory& history);
 // Returns the page of one run, with its history plotted and its kind's section.
 std::string run_page(const v1::RunStatus& run, const RunExtras& extras);
-// Returns the page `/workers`: every worker, active ones first.
+// Returns the page `/workers`: every worker, active ones first, with its fit in its run.
 std::string workers_page(const v1::ListWorkersResponse& workers);
 // Returns the page `/versions`: every version, newest first, with the compare form.
 std::string versions_page(const v1::ListVersionsResponse& versions);

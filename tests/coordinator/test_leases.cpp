@@ -99,8 +99,13 @@ TEST_F(LeaseTest, CachedHistoryIsTheHistoryOfEveryReportAndFollowsNewOnes) {
     EXPECT_TRUE(end.leases.empty());
     ASSERT_EQ(end.workers.size(), 2u);
     EXPECT_EQ(end.workers[0].counts.pairs, 12);
-    EXPECT_GT(end.workers[0].residual, 0);  // it won its first pairs, the other lost them
-    EXPECT_LT(end.workers[1].residual, 0);
+    // Each worker's residual is its fit in the run, as GetRun (and `sparring show`) has it.
+    const coordinator::Run shown = run_now(run.id);
+    ASSERT_EQ(shown.workers.size(), 2u);
+    for (size_t i = 0; i < 2; ++i) {
+        EXPECT_EQ(end.workers[i].worker_id, shown.workers[i].worker_id);
+        EXPECT_DOUBLE_EQ(end.workers[i].residual, shown.workers[i].fit.residual);
+    }
 }
 
 TEST_F(LeaseTest, RepeatedRequestReturnsTheSameLease) {

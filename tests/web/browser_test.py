@@ -1,9 +1,13 @@
 #!/usr/bin/env python3
 """The dashboard in a real browser: headless Chromium opens `/` and the page of a live SPRT run
 played by a real worker, waits until the LLR plot has drawn, checks that the games count on
-the page grows without a reload (server-sent events), and saves a screenshot.
+the page grows without a reload (server-sent events) and that the workers' table follows it,
+and saves a screenshot.
 
-usage: browser_test.py BUILD_DIR [--screenshot FILE]; exits 77 (skipped) without Chromium.
+usage: browser_test.py BUILD_DIR [--screenshot FILE [--screenshot-games N]]; exits 77
+(skipped) without Chromium. With --screenshot-games the screenshot waits until the run has N
+games, opens the page afresh (so its workers' fits and leases hold them) and shows it down to
+the specification: how docs/dashboard-run.png is made.
 """
 import argparse
 import base64
@@ -115,9 +119,14 @@ class Browser:
             time.sleep(0.1)
         return False
 
-    def screenshot(self, path):
-        """Saves the page as a PNG."""
-        data = self.call("Page.captureScreenshot", {"format": "png"})["data"]
+    def screenshot(self, path, height=0):
+        """Saves the page as a PNG: the window, or its top `height` pixels."""
+        params = {"format": "png"}
+        if height:
+            width = self.evaluate("document.documentElement.clientWidth")
+            params["clip"] = {"x": 0, "y": 0, "width": width, "height": height, "scale": 1}
+            params["captureBeyondViewport"] = True
+        data = self.call("Page.captureScreenshot", params)["data"]
         with open(path, "wb") as out:
             out.write(base64.b64decode(data))
 
@@ -159,6 +168,7 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("build")
     parser.add_argument("--screenshot", default="")
+    parser.add_argument("--screenshot-games", type=int, default=0)
     args = parser.parse_args()
     browser = chromium()
     if not browser:
@@ -202,15 +212,20 @@ def main():
                 stdout=open(os.path.join(work, "worker-%d.log" % i), "w"),
                 stderr=subprocess.STDOUT))
         base = "http://127.0.0.1:" + http_port
-        deadline = time.time() + 120
-        while True:
-            with urllib.request.urlopen(base + "/api/v1/runs/" + run) as answer:
-                games = int(json.load(answer)["games"])
-            if games > 0:
-                break
-            if time.time() > deadline:
-                raise AssertionError("no games after 120 s")
-            time.sleep(0.5)
+
+        def wait_for_games(wanted):
+            """Waits until the run has at least `wanted` games."""
+            deadline = time.time() + 120
+            while True:
+                with urllib.request.urlopen(base + "/api/v1/runs/" + run) as answer:
+                    games = int(json.load(answer)["games"])
+                if games >= wanted:
+                    return
+                if time.time() > deadline:
+                    raise AssertionError("fewer than %d games after 120 s" % wanted)
+                time.sleep(0.5)
+
+        wait_for_games(1)
 
         profile = os.path.join(work, "profile")
         listing = browse(browser, profile, base + "/", "--dump-dom", wait_ms=3000)
@@ -241,12 +256,29 @@ def main():
             print("games: %d as rendered, %d when the plot drew, %d %.1f s later; %d live "
                   "updates, %d LLR points" % (rendered, first, live, waited, updates, points))
             assert grew, "the games count did not grow without a reload"
+            # The workers' table follows too: its games add up to the run's, read at once.
+            counted = page.evaluate(
+                "[%s, [...document.querySelectorAll('#workers tbody tr td:nth-child(2)')]"
+                ".reduce((sum, cell) => sum + Number(cell.textContent.replace(/\\D/g, '')), 0)]"
+                % games)
+            assert counted[0] == counted[1], "the workers' table shows %d games of %d" % (
+                counted[1], counted[0])
             # The page was loaded once: the navigation entry is still the first one.
             assert page.evaluate("performance.getEntriesByType('navigation').length === 1 && "
                                  "performance.getEntriesByType('navigation')[0].type === 'navigate'")
             if args.screenshot:
-                time.sleep(3)  # a few more points on the plots
-                page.screenshot(os.path.abspath(args.screenshot))
+                height = 0
+                if args.screenshot_games:
+                    wait_for_games(args.screenshot_games)
+                    page.open(base + "/runs/" + run, height=2400)
+                    assert page.until("document.getElementById('llr-plot').dataset.drawn === "
+                                      "'true'", 20), "the LLR plot did not draw"
+                    height = page.evaluate(
+                        "Math.ceil([...document.querySelectorAll('h2')].find("
+                        "h => h.textContent === 'Specification').getBoundingClientRect().top)")
+                else:
+                    time.sleep(3)  # a few more points on the plots
+                page.screenshot(os.path.abspath(args.screenshot), height)
                 assert os.path.getsize(args.screenshot) > 10000
                 print("screenshot:", args.screenshot)
         finally:

@@ -9,6 +9,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <thread>
 
 #include "cluster.h"
@@ -257,16 +258,19 @@ TEST_F(DashboardTest, SlowAndHostileClientsDelayNoOtherRequest) {
         }
         for (const int fd : slow) send(fd, "\r\nConnection: close\r\n\r\n", 23, MSG_NOSIGNAL);
     });
-    // Others send huge headers meanwhile: many lines, or one line too long.
+    // Others send huge headers meanwhile: many lines, or one line too long. Each answer ends
+    // when the server closes the connection after its 2 s keep-alive, so they run alongside
+    // the requests below.
     std::string many;
     for (int i = 0; i < 200; ++i)
         many += "X-" + std::to_string(i) + ": " + std::string(100, 'a') + "\r\n";
-    const std::string huge_many =
-        raw_request(port, "GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n" + many + "\r\n");
-    EXPECT_TRUE(huge_many.starts_with("HTTP/1.1 431 ")) << huge_many.substr(0, 200);
-    const std::string huge_line =
-        raw_request(port, "GET / HTTP/1.1\r\nX-Long: " + std::string(10000, 'a') + "\r\n\r\n");
-    EXPECT_TRUE(huge_line.starts_with("HTTP/1.1 400 ")) << huge_line.substr(0, 200);
+    std::future<std::string> huge_many = std::async(std::launch::async, [&] {
+        return raw_request(port, "GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n" + many + "\r\n");
+    });
+    std::future<std::string> huge_line = std::async(std::launch::async, [this] {
+        return raw_request(port,
+                           "GET / HTTP/1.1\r\nX-Long: " + std::string(10000, 'a') + "\r\n\r\n");
+    });
     for (int round = 0; round < 4; ++round) {
         for (const char* path : {"/metrics", "/", "/api/v1/runs"}) {
             httplib::Client client("127.0.0.1", port);
@@ -280,6 +284,10 @@ TEST_F(DashboardTest, SlowAndHostileClientsDelayNoOtherRequest) {
         }
         std::this_thread::sleep_for(1s);
     }
+    const std::string too_many = huge_many.get();
+    EXPECT_TRUE(too_many.starts_with("HTTP/1.1 431 ")) << too_many.substr(0, 200);
+    const std::string too_long = huge_line.get();
+    EXPECT_TRUE(too_long.starts_with("HTTP/1.1 400 ")) << too_long.substr(0, 200);
     // Every request above was answered while the slow clients were still sending.
     EXPECT_LT(std::chrono::steady_clock::now() - started, trickle_time);
     trickle.join();
@@ -352,6 +360,113 @@ TEST_F(DashboardTest, MutationsNeedAUserTokenAndBadRequestsChangeNothing) {
     ASSERT_TRUE(stopped);
     EXPECT_EQ(stopped->status, 200) << stopped->body;
     EXPECT_EQ(cluster->query("SELECT count(*) FROM runs WHERE state = 'stopped'"), 1);
+}
+
+TEST_F(DashboardTest, PurgeNeedsAUserTokenAndTakesTheWorkersGamesOutOfTheRun) {
+    cluster->add_version("a", "KnightValueMg=400");
+    cluster->add_version("b");
+    v1::SubmitRunRequest submit;
+    *submit.mutable_spec() = fixed_games_spec(40);
+    v1::RunStatus submitted;
+    ASSERT_TRUE(cluster->users()
+                    ->SubmitRun(Cluster::context(cluster->user_token).get(), submit, &submitted)
+                    .ok());
+    // Two workers report pairs of the run: two pairs (4 games) and three (6 games).
+    auto stub = cluster->workers();
+    int64_t ids[2] = {};
+    for (int i = 0; i < 2; ++i) {
+        ids[i] = register_worker(*stub, cluster->worker_token);
+        ASSERT_NE(ids[i], 0);
+        v1::RequestWorkResponse work;
+        ASSERT_TRUE(request_work(*stub, cluster->worker_token, ids[i], &work).ok());
+        ASSERT_TRUE(work.has_lease());
+        std::vector<uint32_t> pairs = {0, 1};
+        if (i == 1) pairs.push_back(2);
+        v1::ReportResultsResponse ack;
+        ASSERT_TRUE(stub->ReportResults(Cluster::context(cluster->worker_token).get(),
+                                        report(ids[i], work.lease().lease_id(), 1, pairs), &ack)
+                        .ok());
+    }
+    const std::string id = std::to_string(submitted.id());
+    const std::string run_path = "/api/v1/runs/" + id;
+    const auto games = [&] {
+        v1::RunStatus run;
+        const absl::Status parsed = coordinator::web::from_json(get(run_path), &run);
+        EXPECT_TRUE(parsed.ok()) << parsed;
+        return run.games();
+    };
+    ASSERT_EQ(games(), 10u);
+    const auto state = [this] {
+        return std::to_string(cluster->query("SELECT count(*) FROM purges")) + " purges, " +
+               std::to_string(cluster->query("SELECT count(*) FROM results WHERE purge_id = 0")) +
+               " results counted";
+    };
+    const std::string before = state();
+    const std::string body = "{\"worker_id\": " + std::to_string(ids[0]) + "}";
+
+    struct Case {
+        std::string path, body, token;
+        int status;
+        std::string grpc_status;
+    };
+    const std::string purge = run_path + ":purge";
+    const std::vector<Case> cases = {
+        {purge, body, "", 401, "UNAUTHENTICATED"},
+        {purge, body, "spu_forged", 401, "UNAUTHENTICATED"},
+        // The token is checked before the body is read: a bad body without one is still 401.
+        {purge, "{\"worker_id\": ", "", 401, "UNAUTHENTICATED"},
+        {purge, body, cluster->worker_token, 403, "PERMISSION_DENIED"},
+        {purge, "{\"worker_id\": ", cluster->user_token, 400, "INVALID_ARGUMENT"},
+        {purge, "{\"worker\": 1}", cluster->user_token, 400, "INVALID_ARGUMENT"},
+        {purge, "{}", cluster->user_token, 400, "INVALID_ARGUMENT"},
+        {purge, "", cluster->user_token, 400, "INVALID_ARGUMENT"},
+        {"/api/v1/runs/999999:purge", body, cluster->user_token, 404, "NOT_FOUND"},
+        {purge, "{\"worker_id\": 999999}", cluster->user_token, 404, "NOT_FOUND"},
+    };
+    for (const Case& c : cases) {
+        const httplib::Result result = post(c.path, c.body, c.token);
+        ASSERT_TRUE(result) << c.path;
+        EXPECT_EQ(result->status, c.status) << c.path << " " << c.body << " " << result->body;
+        EXPECT_NE(result->body.find("\"status\":\"" + c.grpc_status + "\""), std::string::npos)
+            << result->body;
+        EXPECT_EQ(state(), before) << c.path << " " << c.body;
+        EXPECT_EQ(games(), 10u);
+    }
+
+    // With a user token the first worker's 4 games leave the run's totals, as over gRPC.
+    const httplib::Result purged = post(purge, body, cluster->user_token);
+    ASSERT_TRUE(purged);
+    ASSERT_EQ(purged->status, 200) << purged->body;
+    v1::RunStatus answer;
+    ASSERT_TRUE(coordinator::web::from_json(purged->body, &answer).ok());
+    EXPECT_EQ(answer.games(), 6u);
+    ASSERT_EQ(answer.purges_size(), 1);
+    EXPECT_EQ(answer.purges(0).worker_id(), ids[0]);
+    EXPECT_EQ(answer.purges(0).games(), 4u);
+    EXPECT_EQ(games(), 6u);
+    v1::GetRunRequest get_run;
+    get_run.set_run_id(submitted.id());
+    v1::RunStatus run;
+    ASSERT_TRUE(
+        cluster->users()->GetRun(Cluster::context(cluster->user_token).get(), get_run, &run).ok());
+    EXPECT_EQ(get(run_path), to_json(run));
+    ASSERT_EQ(run.workers_size(), 1);
+    EXPECT_EQ(run.workers(0).worker_id(), ids[1]);
+    EXPECT_EQ(
+        cluster->query("SELECT count(*) FROM purges WHERE worker_id = " + std::to_string(ids[0])),
+        1);
+    // The run page lists the purge, and the series no longer counts the games.
+    EXPECT_NE(get("/runs/" + id).find("Purged: worker " + std::to_string(ids[0])),
+              std::string::npos);
+    v1::LlrHistory llr;
+    ASSERT_TRUE(coordinator::web::from_json(get(run_path + "/llr"), &llr).ok());
+    ASSERT_EQ(llr.workers_size(), 1);
+    EXPECT_EQ(llr.workers(0).games(), 6u);
+    const httplib::Result again = post(purge, body, cluster->user_token);
+    ASSERT_TRUE(again);
+    EXPECT_EQ(again->status, 409) << again->body;
+    EXPECT_NE(again->body.find("ALREADY_EXISTS"), std::string::npos);
+    EXPECT_EQ(games(), 6u);
 }
 
 }  // namespace

@@ -2,7 +2,9 @@
 // list's filters and paging, and the JSON mapping of the REST API.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
+#include <nlohmann/json.hpp>
 
 #include "coordinator/domain/core.h"
 #include "coordinator/domain/run_history.h"
@@ -44,6 +46,13 @@ v1::RunStatus hostile_run(int64_t id) {
     generation->set_trained_version(kScript);
     generation->set_verify_result(kScript);
     run.mutable_generate()->mutable_spec()->set_filters(kScript);
+    v1::WorkerFit* fit = run.add_workers();
+    fit->set_worker_id(4);
+    fit->set_name(kScript);
+    v1::Purge* purge = run.add_purges();
+    purge->set_worker_id(5);
+    purge->set_worker_name(kScript);
+    purge->set_purged_by(kScript);
     return run;
 }
 
@@ -71,6 +80,7 @@ TEST(Escaping, NoSuppliedStringReachesAPageUnescaped) {
     worker->set_name(kScript);
     worker->set_build(kScript);
     worker->add_uci_engines(kScript);
+    worker->mutable_fit()->set_name(kScript);
     v1::ListVersionsResponse versions;
     for (const char* suffix : {"1", "2"}) {
         v1::Version* v = versions.add_versions();
@@ -248,43 +258,83 @@ TEST(RunsList, PagingLinksFollowTheTotal) {
     EXPECT_EQ(runs_page(runs, query).find("rel=\"next\""), std::string::npos);
 }
 
-TEST(RunPage, WorkersAndLeasesAreTabledAnOutlierMarked) {
-    v1::LlrHistory history;
-    v1::WorkerShare* good = history.add_workers();
+TEST(RunPage, WorkersAreTabledWithTheirFitAQuarantinedOneMarkedAndLeasesListed) {
+    v1::RunStatus run = hostile_run(3);
+    run.clear_workers();
+    run.clear_purges();
+    v1::WorkerFit* good = run.add_workers();
     good->set_worker_id(1);
     good->set_name(kScript);
-    good->set_games(100);
-    good->set_wins(30);
-    good->set_draws(40);
-    good->set_losses(30);
-    good->set_residual(0.4);
-    v1::WorkerShare* bad = history.add_workers();
+    good->set_games(88);
+    good->mutable_pentanomial()->set_ll(3);
+    good->mutable_pentanomial()->set_ld(10);
+    good->mutable_pentanomial()->set_dd_wl(20);
+    good->mutable_pentanomial()->set_wd(9);
+    good->mutable_pentanomial()->set_ww(2);
+    good->set_chi2(1.73);
+    good->set_df(2);
+    good->set_p_value(0.4211);
+    good->set_residual(0.44);
+    v1::WorkerFit* bad = run.add_workers();
     bad->set_worker_id(2);
-    bad->set_residual(-4.2);
+    bad->set_chi2(31.2);
+    bad->set_df(3);
+    bad->set_p_value(7.7e-7);
+    bad->set_residual(5.47);
+    bad->set_quarantined(true);
+    v1::WorkerFit* sparse = run.add_workers();
+    sparse->set_worker_id(6);
+    v1::Purge* purge = run.add_purges();
+    purge->set_worker_id(7);
+    purge->set_worker_name("forger");
+    purge->set_games(40);
+    purge->set_wins(40);
+    purge->set_purged_by("alice");
+    const std::string workers = workers_table(run);
+    EXPECT_EQ(workers.find(kScript), std::string::npos);
+    EXPECT_NE(workers.find("3 / 10 / 20 / 9 / 2"), std::string::npos) << workers;
+    EXPECT_NE(workers.find("1.7 (2)"), std::string::npos);
+    // The fit reads as `sparring show` prints it.
+    EXPECT_NE(workers.find("p 0.421, residual +0.4"), std::string::npos);
+    EXPECT_NE(workers.find("p 7.7e-07, residual +5.5 <span class=\"badge h0\">quarantined"),
+              std::string::npos);
+    EXPECT_NE(workers.find("<td>too few pairs</td>"), std::string::npos);
+    EXPECT_EQ(workers.find("<tr class=\"outlier\"><td>1 "), std::string::npos);
+    EXPECT_NE(workers.find("<tr class=\"outlier\"><td>2 "), std::string::npos);
+    EXPECT_EQ(workers.find("<tr class=\"outlier\"><td>6 "), std::string::npos);
+    EXPECT_NE(workers.find("Purged: worker 7 forger, 40 games (W / D / L 40 / 0 / 0), by alice"),
+              std::string::npos);
+
+    v1::LlrHistory history;
     v1::LeaseOut* lease = history.add_leases();
     lease->set_lease_id(9);
     lease->set_worker_id(1);
     lease->set_worker_name(kScript);
     lease->set_games(16);
     lease->set_games_reported(4);
-    const std::string workers = workers_table(history);
-    EXPECT_EQ(workers.find(kScript), std::string::npos);
-    EXPECT_NE(workers.find("30 / 40 / 30"), std::string::npos) << workers;
-    EXPECT_EQ(workers.find("<tr class=\"outlier\"><td>1 "), std::string::npos);
-    EXPECT_NE(workers.find("<tr class=\"outlier\"><td>2 "), std::string::npos);
-    EXPECT_NE(workers.find("-4.20"), std::string::npos);
     const std::string leases = leases_table(history);
     EXPECT_EQ(leases.find(kScript), std::string::npos);
     EXPECT_NE(leases.find("<td class=\"num\">16</td><td class=\"num\">4</td>"), std::string::npos)
         << leases;
-    v1::RunStatus run = hostile_run(3);
     RunExtras extras;
     extras.history = history;
     const std::string page = run_page(run, extras);
     EXPECT_NE(page.find("<h2>Workers</h2>"), std::string::npos);
     EXPECT_NE(page.find("<h2>Leases out</h2>"), std::string::npos);
-    EXPECT_EQ(workers_table(v1::LlrHistory{}), "");
+    EXPECT_EQ(workers_table(v1::RunStatus{}), "");
     EXPECT_EQ(leases_table(v1::LlrHistory{}), "");
+
+    // The workers page shows each worker's fit in its run too.
+    v1::ListWorkersResponse list;
+    v1::WorkerStatus* status = list.add_workers();
+    status->set_id(2);
+    *status->mutable_fit() = *bad;
+    status->mutable_fit()->set_run_id(3);
+    list.add_workers()->set_id(8);
+    const std::string workers_list = workers_page(list);
+    EXPECT_NE(workers_list.find("quarantined</span> (<a href=\"/runs/3\">3</a>)"),
+              std::string::npos)
+        << workers_list;
 }
 
 // Returns the bytes of a page and of every embedded file it loads (src= and href= /static/).
@@ -353,22 +403,62 @@ TEST(RunPage, WeighsUnder300KilobytesWithEverythingItLoads) {
     EXPECT_NE(tune_page.find("[199992,"), std::string::npos);
 }
 
-TEST(RunPage, ResidualIsTheScoreDistanceInStandardErrors) {
-    coordinator::Counts run;
-    run.wins = 300;
-    run.draws = 400;
-    run.losses = 300;
-    coordinator::Counts same = run;
-    EXPECT_DOUBLE_EQ(worker_residual(same, run), 0);
-    coordinator::Counts strong;
-    strong.wins = 60;
-    strong.draws = 20;
-    strong.losses = 20;
-    // Run score 0.5, per-game variance (300 * 0.25 + 300 * 0.25) / 1000 = 0.15; the worker
-    // scores 0.7 over 100 games: 0.2 / sqrt(0.15 / 100).
-    EXPECT_NEAR(worker_residual(strong, run), 0.2 / std::sqrt(0.0015), 1e-9);
-    EXPECT_DOUBLE_EQ(worker_residual(coordinator::Counts{}, run), 0);
-    EXPECT_DOUBLE_EQ(worker_residual(strong, coordinator::Counts{}), 0);
+TEST(LivePage, UpdateCarriesTheWorkersTableEscaped) {
+    v1::RunStatus run = hostile_run(3);
+    run.set_state(v1::RUN_STATE_ACTIVE);
+    run.mutable_workers(0)->set_games(42);
+    const nlohmann::json update = nlohmann::json::parse(live_update_json(run));
+    ASSERT_TRUE(update.contains("workers"));
+    const std::string workers = update["workers"];
+    EXPECT_EQ(workers, workers_table(run));
+    EXPECT_NE(workers.find("<td class=\"num\">42</td>"), std::string::npos) << workers;
+    EXPECT_EQ(workers.find(kScript), std::string::npos);
+    EXPECT_TRUE(update["active"]);
+    // A large cluster's table stays as the page was loaded: every viewer gets every update.
+    for (int i = 0; i < 64; ++i) run.add_workers()->set_worker_id(100 + i);
+    EXPECT_FALSE(nlohmann::json::parse(live_update_json(run)).contains("workers"));
+    // The page holds the table where the updates put it.
+    EXPECT_NE(run_page(run, RunExtras{}).find("<div id=\"workers\"><h2>Workers</h2>"),
+              std::string::npos);
+}
+
+TEST(RunHistory, WorkerResidualIsItsFitAgainstTheRestOfTheRun) {
+    // One worker reports only won pairs, two others a spread of results.
+    std::vector<coordinator::ReportRecord> reports;
+    const auto add = [&reports](int64_t worker, std::array<int64_t, 5> penta) {
+        coordinator::ReportRecord& r = reports.emplace_back();
+        r.id = int64_t(reports.size());
+        r.worker_id = worker;
+        for (size_t i = 0; i < 5; ++i) {
+            r.counts.penta.counts[i] = penta[i];
+            r.counts.pairs += penta[i];
+        }
+        r.counts.wins = 2 * penta[4] + penta[3];
+        r.counts.losses = 2 * penta[0] + penta[1];
+        r.counts.draws = 2 * r.counts.pairs - r.counts.wins - r.counts.losses;
+    };
+    for (int i = 0; i < 4; ++i) {
+        add(1, {2, 6, 10, 6, 2});
+        add(2, {3, 5, 11, 5, 2});
+        add(3, {0, 0, 0, 0, 26});
+    }
+    coordinator::Run run;
+    run.spec.kind = coordinator::RunKind::FixedGames;
+    const coordinator::RunHistory history = coordinator::history_of(run, reports, 10);
+    ASSERT_EQ(history.workers.size(), 3u);
+    coordinator::Counts all;
+    for (const coordinator::ReportRecord& r : reports) all.add(r.counts);
+    for (const coordinator::WorkerShare& w : history.workers) {
+        // The test of its pentanomial counts against those of the other workers together.
+        stats::Pentanomial rest;
+        for (size_t i = 0; i < 5; ++i)
+            rest.counts[i] = all.penta.counts[i] - w.counts.penta.counts[i];
+        EXPECT_DOUBLE_EQ(w.residual, stats::homogeneity(w.counts.penta, rest).residual)
+            << w.worker_id;
+    }
+    EXPECT_GT(history.workers[2].residual, 5);  // far more won pairs than the others
+    EXPECT_LT(history.workers[0].residual, 0);
+    EXPECT_LT(history.workers[1].residual, 0);
 }
 
 TEST(RunsList, QueryRoundTripsThroughTheUrlAndBadValuesFallBack) {
