@@ -20,7 +20,7 @@ tool="$build/coordinator/sparring-coordinator"
 load() {
     local rate=$1
     shift
-    rm -f "$work"/load.db* "$work/port"
+    rm -rf "$work"/load.db* "$work/port"
     local user worker
     user=$("$tool" token create --db "$work/load.db" --role user)
     worker=$("$tool" token create --db "$work/load.db" --role worker)

@@ -181,7 +181,8 @@ absl::StatusOr<std::optional<LeaseGrant>> Core::request_work(
         }
         end_lease(storage, run, *current, BatchState::Expired);
     }
-    if (storage.count_leases_of_token(caller.token_id) >= options_.max_leases_per_token)
+    if (storage.count_leases_of_token(caller.token_id, options_.max_leases_per_token) >=
+        options_.max_leases_per_token)
         return std::optional<LeaseGrant>();
 
     WorkerProfile profile;

@@ -423,8 +423,18 @@ CREATE TABLE lease_failures (
 CREATE INDEX lease_failures_by_run ON lease_failures(run_id, worker_id);
 )sql";
 
-constexpr std::array<std::string_view, 6> kMigrations = {kSchema1, kSchema2, kSchema3,
-                                                         kSchema4, kSchema5, kSchema6};
+// Migration 7: each lease names its worker's token, so that the per-token lease cap counts
+// an index range of the token's leases (at most the cap) instead of joining every lease out
+// with its worker on each work request.
+constexpr std::string_view kSchema7 = R"sql(
+ALTER TABLE batches ADD COLUMN token_id INTEGER NOT NULL DEFAULT 0;
+UPDATE batches SET token_id = coalesce((SELECT w.token_id FROM workers w
+                                        WHERE w.id = batches.worker_id), 0);
+CREATE INDEX batches_leased_by_token ON batches(token_id) WHERE state = 'leased';
+)sql";
+
+constexpr std::array<std::string_view, 7> kMigrations = {kSchema1, kSchema2, kSchema3, kSchema4,
+                                                         kSchema5, kSchema6, kSchema7};
 
 // Returns the schema version recorded in the file.
 int user_version(Database& db) {

@@ -99,13 +99,14 @@ std::vector<WorkerSummary> SqliteStorage::list_workers(int64_t seen_since_ms) {
 int64_t SqliteStorage::insert_batch(const Batch& b) {
     db_.prepare(
            "INSERT INTO batches (run_id, worker_id, first_pair, pairs, cores, state, "
-           "pairs_reported, reported, last_sequence, created_ms, expires_ms, ended_ms) "
-           "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+           "pairs_reported, reported, last_sequence, created_ms, expires_ms, ended_ms, token_id) "
+           "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+           "coalesce((SELECT token_id FROM workers WHERE id = ?), 0))")
         .bind(b.run_id, b.worker_id, b.first_pair, b.pairs, b.cores, batch_state_name(b.state),
               b.pairs_reported,
               Blob{std::string_view(reinterpret_cast<const char*>(b.reported.data()),
                                     b.reported.size())},
-              b.last_sequence, b.created_ms, b.expires_ms, b.ended_ms)
+              b.last_sequence, b.created_ms, b.expires_ms, b.ended_ms, b.worker_id)
         .run();
     return db_.last_insert_rowid();
 }
@@ -335,11 +336,11 @@ int64_t SqliteStorage::count_workers_of_token(int64_t token_id, int64_t seen_sin
     return s.step() ? s.int64(0) : 0;
 }
 
-int64_t SqliteStorage::count_leases_of_token(int64_t token_id) {
+int64_t SqliteStorage::count_leases_of_token(int64_t token_id, int64_t at_most) {
     Statement& s = db_.prepare(
-        "SELECT count(*) FROM batches b JOIN workers w ON w.id = b.worker_id "
-        "WHERE b.state = 'leased' AND w.token_id = ?");
-    s.bind(token_id);
+        "SELECT count(*) FROM (SELECT 1 FROM batches WHERE token_id = ? AND state = 'leased' "
+        "LIMIT ?)");
+    s.bind(token_id, at_most);
     return s.step() ? s.int64(0) : 0;
 }
 

@@ -92,8 +92,8 @@ class Storage {
     virtual std::vector<WorkerSummary> list_workers(int64_t seen_since_ms) = 0;
     // Returns how many workers of a token were seen since the given time.
     virtual int64_t count_workers_of_token(int64_t token_id, int64_t seen_since_ms) = 0;
-    // Returns how many leases the workers of a token hold.
-    virtual int64_t count_leases_of_token(int64_t token_id) = 0;
+    // Returns how many leases the workers of a token hold, counting no further than at_most.
+    virtual int64_t count_leases_of_token(int64_t token_id, int64_t at_most) = 0;
 
     virtual int64_t insert_batch(const Batch& batch) = 0;
     virtual std::optional<Batch> find_batch(int64_t id) = 0;
