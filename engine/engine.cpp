@@ -1,5 +1,7 @@
 #include "engine/engine.h"
 
+#include <algorithm>
+
 #include "engine/evaluate.h"
 #include "engine/history.h"
 #include "engine/search.h"
@@ -42,8 +44,13 @@ const ParamSet& Engine::params() const {
     return impl_->params;
 }
 
+// Resizes the table; at its current size only clears it, which leaves the same empty table
+// without reallocating it and faulting its pages in again (a GUI may send Hash every game).
 void Engine::set_hash_mb(int megabytes) {
-    impl_->tt.resize(megabytes);
+    if (std::max(1, megabytes) == impl_->tt.megabytes())
+        impl_->tt.clear();
+    else
+        impl_->tt.resize(megabytes);
 }
 
 int Engine::hash_mb() const {

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cstdint>
+#include <functional>
 #include <future>
 #include <string>
 #include <thread>
@@ -264,6 +266,31 @@ TEST(Search, HashTableSizeIsConfigurableAndReportsItsFill) {
         engine.search(limits, [&](const SearchInfo& info) { large_fill = info.hashfull; });
     EXPECT_LT(large_fill, small_fill);
     EXPECT_TRUE(MoveList<>(Board()).contains(r.best_move));
+}
+
+TEST(Search, SettingTheHashToItsCurrentSizeEmptiesTheTableLikeAResize) {
+    const Board board =
+        board_of("r2q1rk1/pp1n1ppp/2p1pnb1/8/PbBPP3/2N2N2/1P2QPPP/R1B2RK1 w - - 1 11");
+    SearchLimits limits;
+    limits.depth = 9;
+    // Searches twice on one engine, running between the searches what `between` does.
+    auto second_search = [&](const std::function<void(Engine&)>& between) {
+        Engine engine(Engine::Options{16, ParamSet()});
+        engine.set_position(board);
+        engine.search(limits);
+        between(engine);
+        engine.set_position(board);
+        return engine.search(limits).nodes;
+    };
+    const std::uint64_t warm = second_search([](Engine&) {});
+    const std::uint64_t resized = second_search([](Engine& engine) {
+        engine.set_hash_mb(8);
+        engine.set_hash_mb(16);
+    });
+    const std::uint64_t same_size = second_search([](Engine& engine) { engine.set_hash_mb(16); });
+    // The table's entries change the second search, or the comparison below proves nothing.
+    ASSERT_NE(warm, resized);
+    EXPECT_EQ(same_size, resized);
 }
 
 TEST(Search, TwoEnginesWithDifferentParametersAreIsolated) {
