@@ -201,6 +201,30 @@ TEST(Search, NewGameLeavesNothingOfEarlierSearchesBehind) {
     EXPECT_EQ(again.depth, fresh.depth);
 }
 
+TEST(Search, NewGameAfterNewGameAndAfterASearchStillForgetsEverything) {
+    // new_game() skips clearing the history when no search has run since the last clear;
+    // each search must mark it used again, however the calls interleave.
+    const Board later =
+        board_of("r1bqr1k1/bpp2pp1/p1np1n1p/4p3/P1B1P3/2PP1N1P/1P1N1PP1/R1BQR1K1 w - - 2 11");
+    SearchLimits limits;
+    limits.nodes = 30000;
+    const SearchResult fresh = search_fresh(later, limits);
+    Engine engine;
+    engine.new_game();
+    engine.new_game();
+    for (int game = 0; game < 2; ++game) {
+        engine.set_position(Board());
+        engine.search(limits);
+        engine.new_game();
+        engine.new_game();
+        engine.set_position(later);
+        const SearchResult again = engine.search(limits);
+        EXPECT_EQ(again.nodes, fresh.nodes) << "game " << game;
+        EXPECT_EQ(again.best_move, fresh.best_move) << "game " << game;
+        engine.new_game();
+    }
+}
+
 TEST(Search, LimitsAreRespected) {
     Board board;
     SearchLimits depth_limit;
