@@ -1,5 +1,7 @@
 #include "engine/engine.h"
 
+#include <algorithm>
+
 #include "engine/evaluate.h"
 #include "engine/history.h"
 #include "engine/search.h"
@@ -22,6 +24,7 @@ struct Engine::Impl {
     std::unique_ptr<PawnCache> pawn_cache;  // holds terms computed with evaluator's params
     TranspositionTable tt;
     std::unique_ptr<SearchHistory> history;
+    bool history_used = false;  // a search has run since the history was last cleared
     Board board;
     std::atomic<bool> stop{false};
 };
@@ -42,17 +45,26 @@ const ParamSet& Engine::params() const {
     return impl_->params;
 }
 
+// Resizes the table; at its current size only clears it, which leaves the same empty table
+// without reallocating it and faulting its pages in again (a GUI may send Hash every game).
 void Engine::set_hash_mb(int megabytes) {
-    impl_->tt.resize(megabytes);
+    if (std::max(1, megabytes) == impl_->tt.megabytes())
+        impl_->tt.clear();
+    else
+        impl_->tt.resize(megabytes);
 }
 
 int Engine::hash_mb() const {
     return impl_->tt.megabytes();
 }
 
+// Clears the table and, when a search has written to it since, the 2 MiB history: a UCI
+// session or a match may start many games in a row before the first search.
 void Engine::new_game() {
     impl_->tt.clear();
+    if (!impl_->history_used) return;
     impl_->history->clear();
+    impl_->history_used = false;
 }
 
 void Engine::set_position(const Board& board) {
@@ -62,6 +74,7 @@ void Engine::set_position(const Board& board) {
 SearchResult Engine::search(const SearchLimits& limits,
                             const std::function<void(const SearchInfo&)>& on_info) {
     impl_->stop.store(false);
+    impl_->history_used = true;
     Board board = impl_->board;
     board.set_psq_table(&impl_->evaluator->psq_table());
     auto searcher =

@@ -17,7 +17,7 @@ namespace {
 // Returns whether the input resizes the hash table: any size from 1 to 4096 MiB but the
 // default is legal, and each such input would allocate and clear the table twice (there and
 // back for the next session), which only slows the fuzzer down. Values the engine refuses,
-// and the default, are kept.
+// and the default (which only clears the table), are kept.
 bool resizes_hash(std::string_view text) {
     std::string lower;
     for (char c : text) lower += char(std::tolower(static_cast<unsigned char>(c)));
@@ -25,8 +25,11 @@ bool resizes_hash(std::string_view text) {
          at = lower.find("hash", at + 1)) {
         const std::size_t digits = lower.find_first_of("0123456789", at);
         if (digits == std::string::npos || digits > lower.find('\n', at)) continue;
+        // Leading zeros count for nothing, as in the engine's parse: "00000000008" is 8.
+        const std::size_t first = lower.find_first_not_of('0', digits);
         const std::size_t end = lower.find_first_not_of("0123456789", digits);
-        const std::string number = lower.substr(digits, std::min<std::size_t>(end - digits, 9));
+        if (first >= end) continue;
+        const std::string number = lower.substr(first, std::min<std::size_t>(end - first, 9));
         const int megabytes = std::stoi(number);
         if (megabytes >= 1 && megabytes <= 4096 && megabytes != 16) return true;
     }

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cstdint>
+#include <functional>
 #include <future>
 #include <string>
 #include <thread>
@@ -199,6 +201,30 @@ TEST(Search, NewGameLeavesNothingOfEarlierSearchesBehind) {
     EXPECT_EQ(again.depth, fresh.depth);
 }
 
+TEST(Search, NewGameAfterNewGameAndAfterASearchStillForgetsEverything) {
+    // new_game() skips clearing the history when no search has run since the last clear;
+    // each search must mark it used again, however the calls interleave.
+    const Board later =
+        board_of("r1bqr1k1/bpp2pp1/p1np1n1p/4p3/P1B1P3/2PP1N1P/1P1N1PP1/R1BQR1K1 w - - 2 11");
+    SearchLimits limits;
+    limits.nodes = 30000;
+    const SearchResult fresh = search_fresh(later, limits);
+    Engine engine;
+    engine.new_game();
+    engine.new_game();
+    for (int game = 0; game < 2; ++game) {
+        engine.set_position(Board());
+        engine.search(limits);
+        engine.new_game();
+        engine.new_game();
+        engine.set_position(later);
+        const SearchResult again = engine.search(limits);
+        EXPECT_EQ(again.nodes, fresh.nodes) << "game " << game;
+        EXPECT_EQ(again.best_move, fresh.best_move) << "game " << game;
+        engine.new_game();
+    }
+}
+
 TEST(Search, LimitsAreRespected) {
     Board board;
     SearchLimits depth_limit;
@@ -264,6 +290,31 @@ TEST(Search, HashTableSizeIsConfigurableAndReportsItsFill) {
         engine.search(limits, [&](const SearchInfo& info) { large_fill = info.hashfull; });
     EXPECT_LT(large_fill, small_fill);
     EXPECT_TRUE(MoveList<>(Board()).contains(r.best_move));
+}
+
+TEST(Search, SettingTheHashToItsCurrentSizeEmptiesTheTableLikeAResize) {
+    const Board board =
+        board_of("r2q1rk1/pp1n1ppp/2p1pnb1/8/PbBPP3/2N2N2/1P2QPPP/R1B2RK1 w - - 1 11");
+    SearchLimits limits;
+    limits.depth = 9;
+    // Searches twice on one engine, running between the searches what `between` does.
+    auto second_search = [&](const std::function<void(Engine&)>& between) {
+        Engine engine(Engine::Options{16, ParamSet()});
+        engine.set_position(board);
+        engine.search(limits);
+        between(engine);
+        engine.set_position(board);
+        return engine.search(limits).nodes;
+    };
+    const std::uint64_t warm = second_search([](Engine&) {});
+    const std::uint64_t resized = second_search([](Engine& engine) {
+        engine.set_hash_mb(8);
+        engine.set_hash_mb(16);
+    });
+    const std::uint64_t same_size = second_search([](Engine& engine) { engine.set_hash_mb(16); });
+    // The table's entries change the second search, or the comparison below proves nothing.
+    ASSERT_NE(warm, resized);
+    EXPECT_EQ(same_size, resized);
 }
 
 TEST(Search, TwoEnginesWithDifferentParametersAreIsolated) {

@@ -158,6 +158,35 @@ TEST(PositionFormats, EveryFormatRoundTripsRandomPositions) {
     }
 }
 
+TEST(PositionFormats, ScoresAtBothEndsOfSixteenBitsRoundTripInEveryFormat) {
+    // fuzz_positions: a record with white's score -32768 decoded, but its EPD and fen-score
+    // lines were refused ("expected an integer from -32767 to 32767"), so an export of such
+    // a record could not be read back. Every score a record holds now reads back from text.
+    for (const std::string_view fen :
+         {std::string_view(START_FEN), std::string_view("4k3/8/8/8/8/8/4P3/4K3 b - - 3 40")}) {
+        for (const int score : {-32768, 32767}) {
+            const LabelledPosition position = labelled(fen, Outcome::Loss, std::int16_t(score));
+            for (const PositionFormat format : {PositionFormat::Epd, PositionFormat::FenScore}) {
+                std::string error;
+                const auto line = format_labelled_line(position, format, &error);
+                ASSERT_TRUE(line) << error;
+                const auto read = parse_labelled_line(*line, &error);
+                ASSERT_TRUE(read) << *line << ": " << error;
+                EXPECT_EQ(read->score, position.score) << *line;
+                EXPECT_EQ(read->position, position.position) << *line;
+            }
+        }
+    }
+    // One past either end of white's 16 bits is refused, with the range in the message.
+    std::string error;
+    EXPECT_FALSE(parse_labelled_line(std::string(START_FEN) + " | 32768 | 0.0", &error));
+    EXPECT_NE(error.find("from -32768 to 32767"), std::string::npos) << error;
+    EXPECT_FALSE(parse_labelled_line(std::string(START_FEN) + " | -32769 | 0.0", &error));
+    EXPECT_FALSE(parse_labelled_line(
+        "4k3/8/8/8/8/8/4P3/4K3 b - - c9 \"0-1\"; ce -32768; hmvc 3; fmvn 40;", &error));
+    EXPECT_NE(error.find("from -32767 to 32768"), std::string::npos) << error;
+}
+
 TEST(PositionFormats, WritesTheLinesOtherTunersRead) {
     const auto p =
         labelled("rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 2", Outcome::Win, -25);

@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <fstream>
+#include <limits>
 #include <utility>
 
 namespace sparring::training {
@@ -77,14 +78,20 @@ bool read_result(std::string_view text, LabelledPosition* position, std::string*
     return true;
 }
 
-// Parses a centipawn score that fits the stored 16 bits.
-bool read_score(std::string_view text, std::int16_t* score, std::string* error) {
-    const auto value = parse_int(text, -32767, 32767);
+// Parses a centipawn score whose white's view fits the stored 16 bits, all of them: white's
+// is the value negated when negate is set (an EPD ce counts for the side to move).
+bool read_score(std::string_view text, bool negate, std::int16_t* score, std::string* error) {
+    constexpr int low = std::numeric_limits<std::int16_t>::min();
+    constexpr int high = std::numeric_limits<std::int16_t>::max();
+    const int min = negate ? -high : low;
+    const int max = negate ? -low : high;
+    const auto value = parse_int(text, min, max);
     if (!value) {
-        *error = "bad score '" + std::string(text) + "'; expected an integer from -32767 to 32767";
+        *error = "bad score '" + std::string(text) + "'; expected an integer from " +
+                 std::to_string(min) + " to " + std::to_string(max);
         return false;
     }
-    *score = static_cast<std::int16_t>(*value);
+    *score = static_cast<std::int16_t>(negate ? -*value : *value);
     return true;
 }
 
@@ -103,7 +110,7 @@ bool parse_score_line(std::string_view line, LabelledPosition* position, std::st
         return false;
     }
     std::int16_t score = 0;
-    if (!parse_position(parts[0], position, error) || !read_score(parts[1], &score, error) ||
+    if (!parse_position(parts[0], position, error) || !read_score(parts[1], false, &score, error) ||
         !read_result(parts[2], position, error))
         return false;
     position->score = score;
@@ -223,10 +230,10 @@ bool parse_epd_line(std::string_view line, LabelledPosition* position, std::stri
     fen += ' ' + std::string(hmvc.value_or("0")) + ' ' + std::string(fmvn.value_or("1"));
     if (!parse_position(fen, position, error) || !read_result(*c9, position, error)) return false;
     if (ce) {
-        std::int16_t score = 0;
-        if (!read_score(*ce, &score, error)) return false;
         const bool black_to_move = position->position.bytes[24] & 1;
-        position->score = black_to_move ? static_cast<std::int16_t>(-score) : score;
+        std::int16_t score = 0;
+        if (!read_score(*ce, black_to_move, &score, error)) return false;
+        position->score = score;
     }
     return true;
 }
