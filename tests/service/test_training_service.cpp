@@ -292,6 +292,23 @@ v1::RunStatus wait_for_epoch(Cluster& cluster, int64_t run_id, uint32_t epochs) 
     return run;
 }
 
+// Waits up to 60 s until the log of the coordinator's latest start says that the training of
+// a run started (after its first progress, epoch 0, was stored); false if it never does.
+bool wait_for_training_start(const Cluster& cluster, int64_t run_id) {
+    const std::string line = "event=training_started run=" + std::to_string(run_id) + " ";
+    for (int i = 0; i < 600; ++i) {
+        std::string latest;
+        for (int n = 1; std::ifstream(cluster.dir + "/coordinator-" + std::to_string(n) + ".log");
+             ++n)
+            latest = cluster.dir + "/coordinator-" + std::to_string(n) + ".log";
+        std::stringstream text;
+        text << std::ifstream(latest).rdbuf();
+        if (text.str().find(line) != std::string::npos) return true;
+        std::this_thread::sleep_for(100ms);
+    }
+    return false;
+}
+
 TEST_F(TrainingServiceTest, ATrainingRunLowersTheLossBecomesAVersionAndSurvivesARestart) {
     cluster = std::make_unique<Cluster>(std::vector<std::string>{"--heartbeat-seconds", "1"});
     cluster->add_version("default");
@@ -356,6 +373,8 @@ TEST_F(TrainingServiceTest, ATrainingRunLowersTheLossBecomesAVersionAndSurvivesA
     ASSERT_EQ(wait_for_epoch(*cluster, 4, 2).state(), v1::RUN_STATE_ACTIVE);
     cluster->stop_coordinator(SIGTERM);
     cluster->start_coordinator();
+    // Until the restarted training stores its epoch 0, the run shows the epochs of before.
+    ASSERT_TRUE(wait_for_training_start(*cluster, 4));
     const v1::RunStatus resumed = wait_for_epoch(*cluster, 4, 2);
     EXPECT_EQ(resumed.state(), v1::RUN_STATE_ACTIVE);
     EXPECT_GT(resumed.train().epoch(), 2u);
