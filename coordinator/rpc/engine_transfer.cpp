@@ -225,6 +225,7 @@ class FetchReactor final : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
         chunk_.set_size(size_);
         offset_ += uint64_t(n);
         bool own = false;
+        buffer_.Clear();  // the last chunk's bytes: serializing into a filled buffer aborts
         if (!grpc::SerializationTraits<v1::EngineChunk>::Serialize(chunk_, &buffer_, &own).ok())
             return Finish(grpc::Status(grpc::StatusCode::INTERNAL, "cannot serialize a chunk"));
         StartWrite(&buffer_);

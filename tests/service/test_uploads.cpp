@@ -246,6 +246,24 @@ TEST_F(UploadTest, WorkersFetchOnceVerifyAndThenUseTheirCache) {
     EXPECT_FALSE(fs::exists(cache1 + "/partial/" + sha256));
 }
 
+TEST_F(UploadTest, AFileOfManyChunksIsFetchedWhole) {
+    start();
+    // Over three chunks of 1 MiB: the script, then a comment the shell never reads (it execs
+    // the engine first).
+    const std::string big = cluster->dir + "/big-engine.sh";
+    write_file(big, script_text("started") + "# " + std::string(3 << 20, 'x') + "\n",
+               fs::perms::owner_all);
+    ASSERT_EQ(add_uploaded("a", big, 0).status, 0);
+    cluster->add_version("b");
+    const std::string cache = cluster->dir + "/cache";
+    Process& w = cluster->start_worker("w", 1, {"--accept-uploaded-engines", "--cache-dir", cache});
+    const int64_t run = submit(4);
+    EXPECT_EQ(cluster->wait_for_run(run, 120s).games(), 4u);
+    EXPECT_EQ(count_in(w.log_path(), "verified and cached"), 1u) << w.log_path();
+    EXPECT_EQ(count_in(w.log_path(), "broke off"), 0u) << w.log_path();
+    EXPECT_EQ(slurp(cache + "/" + *sha256_of_file(big) + "/files/engine"), slurp(big));
+}
+
 TEST_F(UploadTest, ATamperedOrTruncatedFileIsRefusedRetriedAndNeverRun) {
     start();
     ASSERT_EQ(add_uploaded("a", script, 0).status, 0);
