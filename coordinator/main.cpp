@@ -39,7 +39,7 @@ constexpr Flag kServeFlags[] = {
     {"max-queued-calls", "N",
      "calls waiting for the database at most; past it RESOURCE_EXHAUSTED with retry-after-ms "
      "(0: no bound)",
-     "256"},
+     "64"},
     {"quarantine-p", "P",
      "lease no more of a run to a worker whose results fit the rest at p < P (0: off)", "0"},
     {"max-workers-per-token", "N", "active workers one worker token may register", "1000"},

@@ -23,9 +23,12 @@ std::string hex(const unsigned char* bytes, size_t size) {
 }  // namespace
 
 std::string sha256_hex(std::string_view bytes) {
+    // Fetched once: EVP_sha256() makes OpenSSL 3 look the algorithm up again on every call,
+    // which cost more than hashing a token (and every call hashes one or two).
+    static EVP_MD* const sha256 = EVP_MD_fetch(nullptr, "SHA256", nullptr);
     unsigned char digest[EVP_MAX_MD_SIZE];
     unsigned int size = 0;
-    if (EVP_Digest(bytes.data(), bytes.size(), digest, &size, EVP_sha256(), nullptr) != 1)
+    if (!sha256 || EVP_Digest(bytes.data(), bytes.size(), digest, &size, sha256, nullptr) != 1)
         throw std::runtime_error("openssl: SHA-256 failed");
     return hex(digest, size);
 }

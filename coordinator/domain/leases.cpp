@@ -338,6 +338,7 @@ absl::StatusOr<ReportAck> Core::report_results(Storage& storage, const Caller& c
             game.outcome = pair.games[g].outcome;
             game.test_white = pair.games[g].test_white;
             game.pgn = pair.games[g].pgn;
+            game.stored_pgn = pair.games[g].stored_pgn;
             storage.insert_game(game);
         }
         kind.count_pair(storage, run, *batch, pair);

@@ -342,6 +342,9 @@ struct GameRecord {
     bool test_white = true;
     std::string pgn;
     std::optional<Outcome> pgn_white_outcome;  // the PGN's Result, once its one game was read
+    // The PGN as stored (its zlib stream), made where the report is read off the wire so that
+    // the writer does not compress; empty: the storage compresses pgn itself.
+    std::string stored_pgn;
     std::string positions;  // generation runs: the kept labelled positions' records
     uint32_t position_count = 0;
 };
@@ -380,6 +383,7 @@ struct StoredGame {
     Outcome outcome = Outcome::Draw;
     bool test_white = true;
     std::string pgn;
+    std::string stored_pgn;  // pgn's zlib stream if already made (GameRecord::stored_pgn)
 };
 
 // The stored labelled positions of one game of a generation run.

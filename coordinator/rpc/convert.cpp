@@ -7,6 +7,7 @@
 #include "coordinator/domain/text.h"
 #include "coordinator/kinds/generate_run.h"
 #include "coordinator/kinds/run_kind.h"
+#include "coordinator/storage/compression.h"
 #include "match/pgn.h"
 
 namespace sparring::coordinator {
@@ -112,6 +113,7 @@ absl::StatusOr<GameRecord> game_from_proto(const v1::Game& in, uint32_t pair) {
         absl::StatusOr<Outcome> white = pgn_outcome(game.pgn, pair);
         if (!white.ok()) return white.status();
         game.pgn_white_outcome = *white;
+        game.stored_pgn = compress(game.pgn);
     }
     game.positions = in.positions();
     game.position_count = in.position_count();

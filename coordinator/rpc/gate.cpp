@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "client/connection.h"
+#include "coordinator/domain/auth.h"
 
 namespace sparring::coordinator {
 
@@ -30,20 +31,53 @@ void finish_call(grpc::CallbackServerContext* context, grpc::ServerUnaryReactor*
     reactor->Finish(to_grpc(status));
 }
 
+std::optional<Role> PassedTokens::role(const std::string& token) const {
+    const std::string key = sha256_hex(token);
+    std::lock_guard lock(mutex_);
+    const auto it = passed_.find(key);
+    if (it == passed_.end() || std::chrono::steady_clock::now() - it->second.passed >= kLife)
+        return std::nullopt;
+    return it->second.role;
+}
+
+void PassedTokens::remember(const std::string& token, Role role) {
+    std::string key = sha256_hex(token);
+    std::lock_guard lock(mutex_);
+    if (passed_.size() >= kCapacity && !passed_.count(key)) passed_.clear();
+    passed_[std::move(key)] = Entry{role, std::chrono::steady_clock::now()};
+}
+
 grpc::internal::MethodHandler* Gate::handler(GatedMethod method) {
     return new grpc::internal::CallbackUnaryHandler<grpc::ByteBuffer, grpc::ByteBuffer>(
         [this, method = std::move(method)](grpc::CallbackServerContext* context,
                                            const grpc::ByteBuffer* request,
                                            grpc::ByteBuffer* response) {
             grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+            std::string token = bearer_token(*context);
+            if (const std::optional<Role> role = token.empty() ? std::nullopt : passed_.role(token);
+                role && (!method.role || *role == *method.role)) {
+                if (method.admitted_by)
+                    if (absl::Status shed = method.admitted_by->admit(); !shed.ok()) {
+                        finish_call(context, reactor, shed);
+                        return reactor;
+                    }
+                method.serve(context, *request, response, [context, reactor](absl::Status status) {
+                    finish_call(context, reactor, status);
+                });
+                return reactor;
+            }
             // Once the method runs, it alone finishes the call: the request and response it
             // holds live until then.
             auto served = std::make_shared<std::atomic<bool>>(false);
             reader_.submit(
-                [this, &method, token = bearer_token(*context), context, request, response, reactor,
+                [this, &method, token = std::move(token), context, request, response, reactor,
                  served](Storage& storage) {
                     absl::StatusOr<Caller> caller = core_.authenticate(storage, token, method.role);
                     if (!caller.ok()) return caller.status();
+                    passed_.remember(token, caller->role);
+                    if (method.admitted_by)
+                        if (absl::Status shed = method.admitted_by->admit(); !shed.ok())
+                            return shed;
                     served->store(true);
                     method.serve(context, *request, response,
                                  [context, reactor](absl::Status status) {

@@ -11,13 +11,16 @@ namespace {
 
 // Returns a gated method that needs a worker token and runs (service->*fn)(...).
 template <typename Request, typename Response, typename Service>
-GatedMethod as_worker(Service* service, void (Service::*fn)(grpc::CallbackServerContext*,
-                                                            const Request&, Response*, Done)) {
-    return {Role::Worker, typed<Request, Response>(
-                              [service, fn](grpc::CallbackServerContext* context,
-                                            const Request& request, Response* response, Done done) {
-                                  (service->*fn)(context, request, response, std::move(done));
-                              })};
+GatedMethod as_worker(Service* service, Executor& writer,
+                      void (Service::*fn)(grpc::CallbackServerContext*, const Request&, Response*,
+                                          Done)) {
+    return {Role::Worker,
+            typed<Request, Response>([service, fn](grpc::CallbackServerContext* context,
+                                                   const Request& request, Response* response,
+                                                   Done done) {
+                (service->*fn)(context, request, response, std::move(done));
+            }),
+            &writer};
 }
 
 }  // namespace
@@ -26,11 +29,11 @@ WorkerServiceImpl::WorkerServiceImpl(Core& core, Executor& writer, Gate& gate,
                                      EngineTransfers& engines)
     : core_(core), writer_(writer), engines_(engines) {
     const std::map<std::string, GatedMethod> methods = {
-        {"Register", as_worker(this, &WorkerServiceImpl::register_worker)},
-        {"RequestWork", as_worker(this, &WorkerServiceImpl::request_work)},
-        {"ReportResults", as_worker(this, &WorkerServiceImpl::report_results)},
-        {"Heartbeat", as_worker(this, &WorkerServiceImpl::heartbeat)},
-        {"ReleaseLease", as_worker(this, &WorkerServiceImpl::release_lease)},
+        {"Register", as_worker(this, writer_, &WorkerServiceImpl::register_worker)},
+        {"RequestWork", as_worker(this, writer_, &WorkerServiceImpl::request_work)},
+        {"ReportResults", as_worker(this, writer_, &WorkerServiceImpl::report_results)},
+        {"Heartbeat", as_worker(this, writer_, &WorkerServiceImpl::heartbeat)},
+        {"ReleaseLease", as_worker(this, writer_, &WorkerServiceImpl::release_lease)},
     };
     gate.install(v1::WorkerService::service_full_name(), methods,
                  [this](int index, grpc::internal::MethodHandler* handler) {

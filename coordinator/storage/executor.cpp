@@ -100,11 +100,33 @@ void Executor::enqueue(Job job, Done done, bool bounded) {
     done(std::move(refused));
 }
 
-absl::Status Executor::busy() const {
-    // The time the queue takes to drain, within bounds: long enough for the excess to go
-    // away, short enough that a burst does not leave the coordinator idle.
+absl::Status Executor::admit() {
+    std::lock_guard lock(mutex_);
+    if (stopping_ || options_.max_queued == 0 || queue_.size() < options_.max_queued)
+        return absl::OkStatus();
+    return busy();
+}
+
+absl::Status Executor::busy() {
+    // The time the queue takes to drain, stretched by how many calls were shed lately for
+    // each place in the queue: clients that keep coming back too early cost the coordinator
+    // as much as the calls it takes, so the more it sheds the longer they are told to wait.
+    // Spread over ±50% so that the shed do not all come back at once; within bounds, short
+    // enough that a burst does not leave the coordinator idle.
+    const int64_t second = std::chrono::duration_cast<std::chrono::seconds>(
+                               std::chrono::steady_clock::now().time_since_epoch())
+                               .count();
+    if (second != shed_second_) {
+        shed_before_ = second == shed_second_ + 1 ? shed_now_ : 0;
+        shed_now_ = 0;
+        shed_second_ = second;
+    }
+    ++shed_now_;
     const int64_t drain_ms = int64_t(queue_.size()) * job_ns_.load() / 1'000'000;
-    const int64_t wait_ms = std::clamp<int64_t>(drain_ms, 20, 5'000);
+    const double crowd = 1.0 + double(shed_now_ + shed_before_) / double(queue_.size() + 1);
+    const double spread = 0.5 + double((shed_now_ * 0x9E3779B97F4A7C15ull) >> 54) / 1024.0;
+    const int64_t wait_ms = std::clamp<int64_t>(
+        int64_t(double(std::max<int64_t>(drain_ms, 20)) * crowd * spread), 20, 5'000);
     absl::Status status =
         absl::ResourceExhaustedError("the coordinator is busy (" + std::to_string(queue_.size()) +
                                      " calls queued); retry in " + std::to_string(wait_ms) + " ms");

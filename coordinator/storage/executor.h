@@ -59,6 +59,10 @@ class Executor {
     // RESOURCE_EXHAUSTED with a retry-after at once, on the calling thread. For the calls of
     // clients, which retry; the coordinator's own jobs use submit().
     void offer(Job job, Done done);
+    // Returns what offer() would answer a job now if it sheds it (RESOURCE_EXHAUSTED with a
+    // retry-after), counted as shed, or OK if there is room: for a caller that can refuse a
+    // call before the work of reading its request.
+    absl::Status admit();
     // Sets the observer of committed transactions (called on the job threads); call it before
     // the first submit.
     void observe(Observer observer) { observer_ = std::move(observer); }
@@ -74,8 +78,9 @@ class Executor {
   private:
     // Queues a job, bounded by max_queued or not (see submit() and offer()).
     void enqueue(Job job, Done done, bool bounded);
-    // Returns the status of a job shed because the queue is full (caller holds mutex_).
-    absl::Status busy() const;
+    // Returns the status of a job shed because the queue is full, and counts it (caller
+    // holds mutex_).
+    absl::Status busy();
 
     struct Entry {
         Job job;
@@ -103,6 +108,10 @@ class Executor {
     std::condition_variable queued_;  // a job arrived, or shutting down
     std::deque<Entry> queue_;
     std::atomic<int64_t> job_ns_{0};  // recent mean time per job, for the retry-after
+    // Jobs shed in the current second and the one before (under mutex_), for the retry-after.
+    int64_t shed_second_ = 0;
+    uint64_t shed_now_ = 0;
+    uint64_t shed_before_ = 0;
     bool stopping_ = false;
 
     std::mutex completion_mutex_;

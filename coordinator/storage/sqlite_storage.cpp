@@ -156,12 +156,14 @@ SqliteStorage::SqliteStorage(const std::string& path) : db_(path) {
 }
 
 void SqliteStorage::begin(bool write) {
-    db_.exec(write ? "BEGIN IMMEDIATE" : "BEGIN");
+    // Prepared once, like every statement the writer runs per call: sqlite3_exec parses its
+    // text each time.
+    db_.prepare(write ? "BEGIN IMMEDIATE" : "BEGIN").bind().run();
 }
 
 void SqliteStorage::commit() {
     db_.reset_statements();
-    db_.exec("COMMIT");
+    db_.prepare("COMMIT").bind().run();
     std::move(pending_.begin(), pending_.end(), std::back_inserter(committed_));
     pending_.clear();
 }
@@ -173,12 +175,12 @@ void SqliteStorage::rollback() {
 }
 
 void SqliteStorage::savepoint() {
-    db_.exec("SAVEPOINT job");
+    db_.prepare("SAVEPOINT job").bind().run();
     savepoint_mark_ = pending_.size();
 }
 
 void SqliteStorage::release_savepoint() {
-    db_.exec("RELEASE job");
+    db_.prepare("RELEASE job").bind().run();
 }
 
 void SqliteStorage::rollback_to_savepoint() {

@@ -1,4 +1,6 @@
 // SqliteStorage, second half: workers, leased batches, reports, games and bench mismatches.
+#include <algorithm>
+
 #include "coordinator/domain/text.h"
 #include "coordinator/storage/compression.h"
 #include "coordinator/storage/json_column.h"
@@ -216,7 +218,7 @@ std::vector<ReportRecord> SqliteStorage::list_reports(int64_t run_id, int64_t af
 }
 
 void SqliteStorage::insert_game(const StoredGame& g) {
-    const std::string pgn = compress(g.pgn);
+    const std::string pgn = g.stored_pgn.empty() ? compress(g.pgn) : g.stored_pgn;
     db_.prepare(
            "INSERT INTO games (run_id, game, batch_id, worker_id, outcome, test_white, pgn) "
            "VALUES (?, ?, ?, ?, ?, ?, ?)")
@@ -337,11 +339,9 @@ int64_t SqliteStorage::count_workers_of_token(int64_t token_id, int64_t seen_sin
 }
 
 int64_t SqliteStorage::count_leases_of_token(int64_t token_id, int64_t at_most) {
-    Statement& s = db_.prepare(
-        "SELECT count(*) FROM (SELECT 1 FROM batches WHERE token_id = ? AND state = 'leased' "
-        "LIMIT ?)");
-    s.bind(token_id, at_most);
-    return s.step() ? s.int64(0) : 0;
+    Statement& s = db_.prepare("SELECT leased FROM token_leases WHERE token_id = ?");
+    s.bind(token_id);
+    return std::min(s.step() ? s.int64(0) : 0, at_most);
 }
 
 std::optional<int64_t> SqliteStorage::last_report_ms(int64_t batch_id) {

@@ -92,7 +92,7 @@ class Storage {
     virtual std::vector<WorkerSummary> list_workers(int64_t seen_since_ms) = 0;
     // Returns how many workers of a token were seen since the given time.
     virtual int64_t count_workers_of_token(int64_t token_id, int64_t seen_since_ms) = 0;
-    // Returns how many leases the workers of a token hold, counting no further than at_most.
+    // Returns how many leases the workers of a token hold, or at_most if they hold more.
     virtual int64_t count_leases_of_token(int64_t token_id, int64_t at_most) = 0;
 
     virtual int64_t insert_batch(const Batch& batch) = 0;

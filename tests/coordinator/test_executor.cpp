@@ -130,6 +130,42 @@ TEST_F(ExecutorTest, SubmitReturnsBeforeTheJobRunsOnAThreadOfItsOwn) {
     EXPECT_NE(done_thread, job_thread) << "completions run on a thread apart from the writer";
 }
 
+// admit() tells a caller beforehand what offer() would answer; the more calls are shed, the
+// longer the shed are told to wait (spread, so that they do not all come back at once).
+TEST_F(ExecutorTest, AdmitShedsLikeOfferAndTheWaitGrowsWithTheSheds) {
+    auto executor = std::make_unique<Executor>(std::make_unique<SqliteStorage>(db.path()),
+                                               Executor::Options{true, 512, 0us, 2});
+    EXPECT_TRUE(executor->admit().ok());
+    std::promise<void> started, release;
+    std::shared_future<void> released = release.get_future().share();
+    Completions completions;
+    executor->offer(
+        [&](Storage&) {
+            started.set_value();
+            released.wait();
+            return absl::OkStatus();
+        },
+        completions.done());
+    started.get_future().wait();
+    executor->offer(insert("q1"), completions.done());
+    EXPECT_TRUE(executor->admit().ok());
+    executor->offer(insert("q2"), completions.done());
+    const absl::Status first = executor->admit();
+    EXPECT_EQ(first.code(), absl::StatusCode::kResourceExhausted) << first;
+    ASSERT_TRUE(Executor::retry_after(first).has_value());
+    std::vector<int64_t> waits;
+    for (int i = 0; i < 400; ++i)
+        waits.push_back(Executor::retry_after(executor->admit())->count());
+    std::sort(waits.begin(), waits.end());
+    EXPECT_GT(waits[200], 3 * Executor::retry_after(first)->count()) << "median of 400 sheds";
+    EXPECT_GT(waits[399], waits[0]) << "the waits are spread";
+    EXPECT_LE(waits[399], 5000);
+    release.set_value();
+    for (const absl::Status& status : completions.wait(3)) EXPECT_TRUE(status.ok()) << status;
+    EXPECT_TRUE(executor->admit().ok());
+    executor->shutdown();
+}
+
 TEST_F(ExecutorTest, OfferShedsPastTheQueueBoundWithARetryAfter) {
     auto executor = std::make_unique<Executor>(std::make_unique<SqliteStorage>(db.path()),
                                                Executor::Options{true, 512, 0us, 3});

@@ -154,6 +154,33 @@ TEST_F(LimitsTest, OneTokenHoldsAtMostItsCapOfLeases) {
     EXPECT_TRUE(elsewhere.ok() && elsewhere->has_value());
 }
 
+TEST_F(LimitsTest, ALeaseThatEndsGivesItsPlaceUnderTheCapBack) {
+    add_version("test");
+    add_version("base", 250);
+    configure([](Core::Options& o) { o.max_leases_per_token = 2; });
+    submit(spec(RunKind::FixedGames, 100));
+    const Caller caller = worker_token();
+    int64_t workers[3];
+    for (int64_t& w : workers) w = register_as(caller)->id;
+    const auto first = work(caller, workers[0]);
+    ASSERT_TRUE(first.ok() && first->has_value());
+    ASSERT_TRUE(work(caller, workers[1]).ok());
+    const auto refused = work(caller, workers[2]);
+    ASSERT_TRUE(refused.ok());
+    EXPECT_FALSE(refused->has_value());
+    Release shutdown;
+    shutdown.worker_id = workers[0];
+    shutdown.lease_id = (*first)->batch.id;
+    ASSERT_TRUE(
+        transact([&](Storage& s) { return core->release_lease(s, caller, shutdown); }).ok());
+    const auto granted = work(caller, workers[2]);
+    ASSERT_TRUE(granted.ok());
+    EXPECT_TRUE(granted->has_value());
+    const auto full = work(caller, workers[0]);  // two out again
+    ASSERT_TRUE(full.ok());
+    EXPECT_FALSE(full->has_value());
+}
+
 TEST_F(LimitsTest, HeartbeatsAloneCannotKeepALeaseForever) {
     add_version("test");
     add_version("base", 250);

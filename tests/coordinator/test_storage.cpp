@@ -1,9 +1,15 @@
 // SQLite storage: schema migrations, round trips of every record, free pair ranges, and
 // that committed data survives reopening the file while rolled-back data does not.
 #include <gtest/gtest.h>
+#include <zlib.h>
+
+#include <atomic>
+#include <random>
+#include <thread>
 
 #include "coordinator/domain/auth.h"
 #include "coordinator/domain/text.h"
+#include "coordinator/rpc/gate.h"
 #include "coordinator/storage/compression.h"
 #include "coordinator/storage/json_column.h"
 #include "coordinator/storage/migrations.h"
@@ -241,6 +247,85 @@ TEST(Storage, BooksGamesAndBatchesRoundTrip) {
     s.commit();
 }
 
+// The leases out per token (the per-token lease cap) are kept by triggers: after any mix of
+// leases granted and ended, under two tokens, the count is what the batches table holds; a
+// database of schema 7 gets its counts from the leases already out.
+TEST(Storage, LeasesOutPerTokenFollowEveryLeaseAndSurviveTheMigration) {
+    TempDatabase db;
+    std::vector<Batch> batches;
+    int64_t tokens[2] = {};
+    const auto direct = [&](int64_t token) {
+        Database raw(db.path());
+        Statement& q = raw.prepare(
+            "SELECT count(*) FROM batches b JOIN workers w ON w.id = b.worker_id "
+            "WHERE w.token_id = ? AND b.state = 'leased'");
+        q.bind(token);
+        return q.step() ? q.int64(0) : -1;
+    };
+    {
+        SqliteStorage s(db.path());
+        s.begin(true);
+        const int64_t version = s.insert_version(uci_version());
+        coordinator::Run run;
+        run.test_id = run.base_id = version;
+        run.spec.kind = RunKind::FixedGames;
+        run.spec.games = 1000;
+        run.spec.time_control = *parse_time_control("10+0.1");
+        const int64_t run_id = s.insert_run(run);
+        int64_t workers[2] = {};
+        for (int t = 0; t < 2; ++t) {
+            tokens[t] = s.insert_token(Token{0, Role::Worker, "fleet", 1, false},
+                                       sha256_hex("secret" + std::to_string(t)));
+            Worker w;
+            w.token_id = tokens[t];
+            w.name = "box";
+            workers[t] = s.insert_worker(w);
+        }
+        std::mt19937 random(5);
+        for (int step = 0; step < 300; ++step) {
+            if (batches.empty() || random() % 3 != 0) {
+                Batch b;
+                b.run_id = run_id;
+                b.worker_id = workers[random() % 2];
+                b.pairs = 1;
+                b.reported.assign(1, 0);
+                b.state = random() % 5 == 0 ? BatchState::Done : BatchState::Leased;
+                b.id = s.insert_batch(b);
+                batches.push_back(b);
+            } else {
+                Batch& b = batches[random() % batches.size()];
+                static constexpr BatchState states[] = {BatchState::Leased, BatchState::Done,
+                                                        BatchState::Expired, BatchState::Released,
+                                                        BatchState::Stopped};
+                b.state = states[random() % 5];
+                s.update_batch(b);
+            }
+        }
+        s.commit();
+        s.begin(false);
+        for (int64_t token : tokens) {
+            EXPECT_GT(direct(token), 10);
+            EXPECT_EQ(s.count_leases_of_token(token, 1'000'000), direct(token));
+            EXPECT_EQ(s.count_leases_of_token(token, 3), 3);
+        }
+        EXPECT_EQ(s.count_leases_of_token(tokens[1] + 1, 10), 0);
+        s.commit();
+    }
+    {  // back to schema 7: no counts, the index of before
+        Database raw(db.path());
+        raw.exec(
+            "DROP TRIGGER token_leases_insert; DROP TRIGGER token_leases_update; "
+            "DROP TRIGGER token_leases_delete; DROP TABLE token_leases; "
+            "CREATE INDEX batches_leased_by_token ON batches(token_id) WHERE state = 'leased'; "
+            "PRAGMA user_version = 7");
+    }
+    SqliteStorage s(db.path());
+    s.begin(false);
+    for (int64_t token : tokens)
+        EXPECT_EQ(s.count_leases_of_token(token, 1'000'000), direct(token));
+    s.commit();
+}
+
 TEST(Storage, RunsThatPlayNoGamesKeepTheirNodesZero) {
     TempDatabase db;
     SqliteStorage s(db.path());
@@ -402,6 +487,26 @@ TEST(Storage, TokensAreStoredHashedAndRevocable) {
     s.commit();
 }
 
+// The gate's memory of tokens that passed: a role for a second, then the token is checked in
+// the database again; a full memory starts over rather than grow.
+TEST(Storage, PassedTokensAreRememberedForASecondOnly) {
+    PassedTokens passed;
+    EXPECT_FALSE(passed.role("spw_a"));
+    passed.remember("spw_a", Role::Worker);
+    passed.remember("spu_b", Role::User);
+    EXPECT_EQ(passed.role("spw_a"), Role::Worker);
+    EXPECT_EQ(passed.role("spu_b"), Role::User);
+    EXPECT_FALSE(passed.role("spw_a "));
+    std::this_thread::sleep_for(PassedTokens::kLife + std::chrono::milliseconds(50));
+    EXPECT_FALSE(passed.role("spw_a"));
+    passed.remember("spw_a", Role::Worker);
+    for (size_t i = 0; i < PassedTokens::kCapacity; ++i)
+        passed.remember("spw_" + std::to_string(i), Role::Worker);
+    EXPECT_FALSE(passed.role("spw_a"));  // the memory was full and started over
+    EXPECT_EQ(passed.role(std::to_string(PassedTokens::kCapacity - 1).insert(0, "spw_")),
+              Role::Worker);
+}
+
 TEST(Storage, Sha256MatchesKnownVectors) {
     EXPECT_EQ(sha256_hex(""), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
     EXPECT_EQ(sha256_hex("abc"),
@@ -415,6 +520,44 @@ TEST(Storage, CompressionRoundTripsAndRejectsDamage) {
     EXPECT_EQ(decompress(packed), text);
     EXPECT_FALSE(decompress(packed.substr(0, packed.size() / 2)));
     EXPECT_FALSE(decompress("not zlib"));
+}
+
+// compress keeps one zlib state per thread: stream after stream, on several threads at once,
+// each output is exactly zlib's compress2 output for the same bytes, so stored PGN and books
+// keep their format.
+TEST(Storage, CompressionReusesItsStateWithoutChangingTheStreams) {
+    std::vector<std::string> inputs = {"", "x", std::string(3'000'000, 'a')};
+    std::mt19937 random(17);
+    for (int i = 0; i < 40; ++i) {
+        std::string text(size_t(random() % 20'000), '\0');
+        for (char& c : text) c = char("e4e5Nf3Nc6Bb5a6 "[random() % 17]);
+        inputs.push_back(std::move(text));
+    }
+    const auto reference = [](const std::string& bytes) {
+        uLongf size = compressBound(uLong(bytes.size()));
+        std::string out(size, '\0');
+        EXPECT_EQ(compress2(reinterpret_cast<Bytef*>(out.data()), &size,
+                            reinterpret_cast<const Bytef*>(bytes.data()), uLong(bytes.size()),
+                            Z_DEFAULT_COMPRESSION),
+                  Z_OK);
+        out.resize(size);
+        return out;
+    };
+    std::vector<std::string> expected;
+    for (const std::string& text : inputs) expected.push_back(reference(text));
+    std::atomic<int> wrong = 0;
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 3; ++t)
+        threads.emplace_back([&, t] {
+            for (int round = 0; round < 3; ++round)
+                for (size_t i = 0; i < inputs.size(); ++i) {
+                    const size_t k = (i * (t + 1) + round) % inputs.size();
+                    const std::string packed = compress(inputs[k]);
+                    if (packed != expected[k] || decompress(packed) != inputs[k]) ++wrong;
+                }
+        });
+    for (std::thread& thread : threads) thread.join();
+    EXPECT_EQ(wrong, 0);
 }
 
 TEST(Storage, TimeControlsRoundTrip) {

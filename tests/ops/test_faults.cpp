@@ -12,14 +12,18 @@
 #include <sys/mount.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <iostream>
+#include <mutex>
 #include <thread>
 
+#include "client/connection.h"
 #include "service/cluster.h"
 
 namespace sparring::testing {
@@ -232,7 +236,7 @@ TEST_F(FaultTest, CoordinatorStoppedLongerThanTheLeaseRecovers) {
     cluster->signal_coordinator(SIGCONT);
 
     EXPECT_GE(cluster->query("SELECT pairs_done FROM runs WHERE id = 1"), acknowledged);
-    expect_finished_exactly(40);
+    expect_finished_exactly(20);
     expect_workers_running();
 }
 
@@ -282,6 +286,66 @@ TEST_F(FaultTest, WallClockJumpsNeitherExpireLeasesEarlyNorKeepThemForever) {
     cluster->start_worker("rescuer", 1, {"--report-seconds", "1"});
     ASSERT_TRUE(wait_until([&] { return cluster->query(expired) > expired_before; }, 60s));
     expect_finished_exactly(24);
+}
+
+// Past its queue bound the coordinator sheds: a flood of calls (from clients that wait as told
+// before they call again) gets RESOURCE_EXHAUSTED with a retry-after in the trailing metadata,
+// and nothing else goes wrong, while two real workers that get shed too wait, retry, and
+// finish their run with every game stored once.
+TEST_F(FaultTest, OverloadIsShedWithARetryAfterAndLosesNothing) {
+    cluster = std::make_unique<Cluster>(std::vector<std::string>{
+        "--heartbeat-seconds", "1", "--pairs-per-thread", "2", "--max-queued-calls", "1"});
+    cluster->add_version("a");
+    cluster->add_version("b", "KnightValueMg=200,KnightValueEg=200");
+    submit_fixed(20);
+    start_workers();
+    auto stub = cluster->workers();
+    const int64_t flooder = register_worker(*stub, cluster->worker_token);
+    ASSERT_GT(flooder, 0);
+    std::atomic<bool> finished = false;
+    std::atomic<int> ok = 0, shed = 0, shed_without_wait = 0, other = 0;
+    std::mutex mutex;
+    std::string unexpected;
+    std::vector<std::thread> flood;
+    for (int t = 0; t < 32; ++t)
+        flood.emplace_back([&] {
+            while (!finished) {
+                v1::HeartbeatRequest request;
+                request.set_worker_id(flooder);
+                v1::HeartbeatResponse response;
+                auto context = Cluster::context(cluster->worker_token);
+                const grpc::Status status = stub->Heartbeat(context.get(), request, &response);
+                if (status.ok()) {
+                    ++ok;
+                } else if (status.error_code() == grpc::StatusCode::RESOURCE_EXHAUSTED &&
+                           status.error_message().find("busy") != std::string::npos) {
+                    ++shed;
+                    const auto& trailers = context->GetServerTrailingMetadata();
+                    const auto wait = trailers.find(rpc::kRetryAfterKey);
+                    const int wait_ms =
+                        wait == trailers.end()
+                            ? 0
+                            : std::stoi(std::string(wait->second.data(), wait->second.size()));
+                    if (wait_ms < 20) ++shed_without_wait;
+                    std::this_thread::sleep_for(std::chrono::milliseconds(wait_ms));
+                } else {
+                    ++other;
+                    std::lock_guard lock(mutex);
+                    unexpected = status.error_message();
+                }
+            }
+        });
+    const v1::RunStatus run = cluster->wait_for_run(1, 300s);
+    finished = true;
+    for (std::thread& thread : flood) thread.join();
+    EXPECT_GT(shed, 0) << ok << " calls taken";
+    std::cout << ok << " calls taken, " << shed << " shed\n";
+    EXPECT_GT(ok, 0);
+    EXPECT_EQ(shed_without_wait, 0);
+    EXPECT_EQ(other, 0) << unexpected;
+    EXPECT_EQ(run.state(), v1::RUN_STATE_FINISHED);
+    expect_finished_exactly(20);
+    expect_workers_running();
 }
 
 TEST_F(FaultTest, DamagedDatabaseIsRefusedWithHowToRestore) {
