@@ -220,7 +220,11 @@ def main():
     coordinator = subprocess.Popen(
         [tool, "serve", "--db", db, "--listen", "127.0.0.1:0", "--port-file",
          os.path.join(work, "port"), "--http-listen", "127.0.0.1:0", "--http-port-file",
-         os.path.join(work, "http-port")],
+         os.path.join(work, "http-port"),
+         # Each round's load generator registers 1,000 more workers under the one worker token,
+         # while the leases of the round before are still out: the per-token caps (1,000 by
+         # default) would refuse the later rounds' work.
+         "--max-workers-per-token", "1000000", "--max-leases-per-token", "1000000"],
         stdout=open(os.path.join(work, "coordinator.log"), "w"), stderr=subprocess.STDOUT)
     try:
         address = "127.0.0.1:" + wait_for_file(os.path.join(work, "port"))

@@ -10,8 +10,10 @@ trap 'kill "$coordinator" 2>/dev/null || true; wait 2>/dev/null || true; rm -rf 
 tool="$build/coordinator/sparring-coordinator"
 user=$("$tool" token create --db "$work/load.db" --role user)
 worker=$("$tool" token create --db "$work/load.db" --role worker)
+# One worker token stands for all 10,000 simulated workers: the per-token caps (1,000 workers
+# and leases by default) are raised to let it.
 "$tool" serve --db "$work/load.db" --listen 127.0.0.1:0 --port-file "$work/port" \
-    2>"$work/coordinator.log" &
+    --max-workers-per-token 20000 --max-leases-per-token 20000 2>"$work/coordinator.log" &
 coordinator=$!
 for _ in $(seq 100); do [ -s "$work/port" ] && break; sleep 0.1; done
 address=127.0.0.1:$(cat "$work/port")

@@ -464,8 +464,75 @@ BEGIN
 END;
 )sql";
 
-constexpr std::array<std::string_view, 8> kMigrations = {kSchema1, kSchema2, kSchema3, kSchema4,
-                                                         kSchema5, kSchema6, kSchema7, kSchema8};
+// Migration 9: each worker's counted totals per run, kept by triggers on `results` (a report
+// counted adds, a purge takes away) in the same transaction, so that a run's worker fits (its
+// page, `sparring show`, the quarantine check of each work request) read one row per worker
+// instead of summing every report of the run (35 ms for a run of 200,000 games).
+constexpr std::string_view kSchema9 = R"sql(
+CREATE TABLE run_workers (
+  run_id     INTEGER NOT NULL,
+  worker_id  INTEGER NOT NULL,
+  pairs      INTEGER NOT NULL,
+  wins       INTEGER NOT NULL,
+  draws      INTEGER NOT NULL,
+  losses     INTEGER NOT NULL,
+  ll         INTEGER NOT NULL,
+  ld         INTEGER NOT NULL,
+  dd_wl      INTEGER NOT NULL,
+  wd         INTEGER NOT NULL,
+  ww         INTEGER NOT NULL,
+  PRIMARY KEY (run_id, worker_id)
+) WITHOUT ROWID;
+INSERT INTO run_workers (run_id, worker_id, pairs, wins, draws, losses, ll, ld, dd_wl, wd, ww)
+  SELECT run_id, worker_id, sum(pairs), sum(wins), sum(draws), sum(losses), sum(ll), sum(ld),
+         sum(dd_wl), sum(wd), sum(ww)
+  FROM results WHERE purge_id = 0 GROUP BY run_id, worker_id;
+CREATE TRIGGER run_workers_insert AFTER INSERT ON results WHEN new.purge_id = 0
+BEGIN
+  INSERT INTO run_workers (run_id, worker_id, pairs, wins, draws, losses, ll, ld, dd_wl, wd, ww)
+    VALUES (new.run_id, new.worker_id, new.pairs, new.wins, new.draws, new.losses,
+            new.ll, new.ld, new.dd_wl, new.wd, new.ww)
+    ON CONFLICT (run_id, worker_id) DO UPDATE SET
+      pairs = pairs + excluded.pairs, wins = wins + excluded.wins, draws = draws + excluded.draws,
+      losses = losses + excluded.losses, ll = ll + excluded.ll, ld = ld + excluded.ld, dd_wl = dd_wl + excluded.dd_wl,
+      wd = wd + excluded.wd, ww = ww + excluded.ww;
+END;
+CREATE TRIGGER run_workers_uncount AFTER UPDATE OF purge_id ON results
+  WHEN old.purge_id = 0 AND new.purge_id != 0
+BEGIN
+  INSERT INTO run_workers (run_id, worker_id, pairs, wins, draws, losses, ll, ld, dd_wl, wd, ww)
+    VALUES (old.run_id, old.worker_id, -old.pairs, -old.wins, -old.draws, -old.losses,
+            -old.ll, -old.ld, -old.dd_wl, -old.wd, -old.ww)
+    ON CONFLICT (run_id, worker_id) DO UPDATE SET
+      pairs = pairs + excluded.pairs, wins = wins + excluded.wins, draws = draws + excluded.draws,
+      losses = losses + excluded.losses, ll = ll + excluded.ll, ld = ld + excluded.ld, dd_wl = dd_wl + excluded.dd_wl,
+      wd = wd + excluded.wd, ww = ww + excluded.ww;
+END;
+CREATE TRIGGER run_workers_recount AFTER UPDATE OF purge_id ON results
+  WHEN old.purge_id != 0 AND new.purge_id = 0
+BEGIN
+  INSERT INTO run_workers (run_id, worker_id, pairs, wins, draws, losses, ll, ld, dd_wl, wd, ww)
+    VALUES (new.run_id, new.worker_id, new.pairs, new.wins, new.draws, new.losses,
+            new.ll, new.ld, new.dd_wl, new.wd, new.ww)
+    ON CONFLICT (run_id, worker_id) DO UPDATE SET
+      pairs = pairs + excluded.pairs, wins = wins + excluded.wins, draws = draws + excluded.draws,
+      losses = losses + excluded.losses, ll = ll + excluded.ll, ld = ld + excluded.ld, dd_wl = dd_wl + excluded.dd_wl,
+      wd = wd + excluded.wd, ww = ww + excluded.ww;
+END;
+CREATE TRIGGER run_workers_delete AFTER DELETE ON results WHEN old.purge_id = 0
+BEGIN
+  INSERT INTO run_workers (run_id, worker_id, pairs, wins, draws, losses, ll, ld, dd_wl, wd, ww)
+    VALUES (old.run_id, old.worker_id, -old.pairs, -old.wins, -old.draws, -old.losses,
+            -old.ll, -old.ld, -old.dd_wl, -old.wd, -old.ww)
+    ON CONFLICT (run_id, worker_id) DO UPDATE SET
+      pairs = pairs + excluded.pairs, wins = wins + excluded.wins, draws = draws + excluded.draws,
+      losses = losses + excluded.losses, ll = ll + excluded.ll, ld = ld + excluded.ld, dd_wl = dd_wl + excluded.dd_wl,
+      wd = wd + excluded.wd, ww = ww + excluded.ww;
+END;
+)sql";
+
+constexpr std::array<std::string_view, 9> kMigrations = {
+    kSchema1, kSchema2, kSchema3, kSchema4, kSchema5, kSchema6, kSchema7, kSchema8, kSchema9};
 
 // Returns the schema version recorded in the file.
 int user_version(Database& db) {

@@ -6,13 +6,7 @@ namespace sparring::coordinator {
 
 namespace {
 
-// The count columns of results and purges, in Counts order.
-#define COUNT_SUMS                                                               \
-    "coalesce(sum(pairs), 0), coalesce(sum(wins), 0), coalesce(sum(draws), 0), " \
-    "coalesce(sum(losses), 0), coalesce(sum(ll), 0), coalesce(sum(ld), 0), "     \
-    "coalesce(sum(dd_wl), 0), coalesce(sum(wd), 0), coalesce(sum(ww), 0)"
-
-// Reads nine count columns from `first` on.
+// Reads nine count columns (results, purges and run_workers order) from `first` on.
 Counts read_counts(const Statement& s, int first) {
     Counts c;
     c.pairs = s.int64(first);
@@ -26,10 +20,12 @@ Counts read_counts(const Statement& s, int first) {
 }  // namespace
 
 std::vector<WorkerFit> SqliteStorage::worker_counts(int64_t run_id) {
-    Statement& s = db_.prepare("SELECT r.worker_id, w.name, " COUNT_SUMS
-                               " FROM results r JOIN workers w ON w.id = r.worker_id "
-                               "WHERE r.run_id = ? AND r.purge_id = 0 GROUP BY r.worker_id "
-                               "ORDER BY r.worker_id");
+    // run_workers holds the sums of the counted reports (migration 9's triggers); a worker
+    // whose reports were all purged has a row of zeros.
+    Statement& s = db_.prepare(
+        "SELECT r.worker_id, w.name, r.pairs, r.wins, r.draws, r.losses, r.ll, r.ld, r.dd_wl, "
+        "r.wd, r.ww FROM run_workers r JOIN workers w ON w.id = r.worker_id "
+        "WHERE r.run_id = ? AND r.pairs > 0 ORDER BY r.worker_id");
     s.bind(run_id);
     std::vector<WorkerFit> workers;
     while (s.step()) {
@@ -42,9 +38,9 @@ std::vector<WorkerFit> SqliteStorage::worker_counts(int64_t run_id) {
 }
 
 Counts SqliteStorage::worker_counts(int64_t run_id, int64_t worker_id) {
-    Statement& s = db_.prepare("SELECT " COUNT_SUMS
-                               " FROM results WHERE worker_id = ? AND run_id = ? AND "
-                               "purge_id = 0");
+    Statement& s = db_.prepare(
+        "SELECT pairs, wins, draws, losses, ll, ld, dd_wl, wd, ww FROM run_workers "
+        "WHERE worker_id = ? AND run_id = ?");
     s.bind(worker_id, run_id);
     Counts counts;
     if (s.step()) counts = read_counts(s, 0);

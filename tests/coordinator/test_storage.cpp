@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <zlib.h>
 
+#include <array>
 #include <atomic>
 #include <random>
 #include <thread>
@@ -311,18 +312,110 @@ TEST(Storage, LeasesOutPerTokenFollowEveryLeaseAndSurviveTheMigration) {
         EXPECT_EQ(s.count_leases_of_token(tokens[1] + 1, 10), 0);
         s.commit();
     }
-    {  // back to schema 7: no counts, the index of before
+    {  // back to schema 7: no counts, the index of before (and no worker totals, schema 9)
         Database raw(db.path());
         raw.exec(
             "DROP TRIGGER token_leases_insert; DROP TRIGGER token_leases_update; "
             "DROP TRIGGER token_leases_delete; DROP TABLE token_leases; "
             "CREATE INDEX batches_leased_by_token ON batches(token_id) WHERE state = 'leased'; "
+            "DROP TRIGGER run_workers_insert; DROP TRIGGER run_workers_uncount; "
+            "DROP TRIGGER run_workers_recount; DROP TRIGGER run_workers_delete; "
+            "DROP TABLE run_workers; "
             "PRAGMA user_version = 7");
     }
     SqliteStorage s(db.path());
     s.begin(false);
     for (int64_t token : tokens)
         EXPECT_EQ(s.count_leases_of_token(token, 1'000'000), direct(token));
+    s.commit();
+}
+
+// Each worker's counted totals in a run are kept by triggers: after reports of three workers
+// and a purge of one, they equal the sums over the counted reports, and a database of schema
+// 8 gets them from its reports.
+TEST(Storage, WorkerTotalsFollowReportsAndPurgesAndSurviveTheMigration) {
+    TempDatabase db;
+    int64_t run_id = 0;
+    int64_t workers[3] = {};
+    const auto direct = [&](int64_t worker) {
+        Database raw(db.path());
+        Statement& q = raw.prepare(
+            "SELECT coalesce(sum(pairs), 0), coalesce(sum(wins), 0), coalesce(sum(ww), 0) "
+            "FROM results WHERE run_id = ? AND worker_id = ? AND purge_id = 0");
+        q.bind(run_id, worker);
+        q.step();
+        return std::array<int64_t, 3>{q.int64(0), q.int64(1), q.int64(2)};
+    };
+    const auto stored = [&](SqliteStorage& s, int64_t worker) {
+        const Counts c = s.worker_counts(run_id, worker);
+        return std::array<int64_t, 3>{c.pairs, c.wins, c.penta.counts[4]};
+    };
+    {
+        SqliteStorage s(db.path());
+        s.begin(true);
+        const int64_t version = s.insert_version(uci_version());
+        coordinator::Run run;
+        run.test_id = run.base_id = version;
+        run.spec.kind = RunKind::FixedGames;
+        run.spec.games = 1000;
+        run.spec.time_control = *parse_time_control("10+0.1");
+        run_id = s.insert_run(run);
+        const int64_t token =
+            s.insert_token(Token{0, Role::Worker, "w", 1, false}, sha256_hex("t"));
+        std::mt19937 random(9);
+        for (int64_t& worker : workers) {
+            Worker w;
+            w.token_id = token;
+            w.name = "box";
+            worker = s.insert_worker(w);
+            Batch batch;
+            batch.run_id = run_id;
+            batch.worker_id = worker;
+            batch.pairs = 100;
+            batch.reported.assign(13, 0);
+            batch.id = s.insert_batch(batch);
+            for (uint32_t sequence = 1; sequence <= 10; ++sequence) {
+                ReportRecord r;
+                r.batch_id = batch.id;
+                r.sequence = sequence;
+                r.run_id = run_id;
+                r.worker_id = worker;
+                r.counts.pairs = 1 + random() % 4;
+                r.counts.wins = random() % 5;
+                r.counts.penta.counts[4] = random() % 3;
+                r.digest = "d";
+                s.insert_report(r);
+            }
+        }
+        Purge p;
+        p.run_id = run_id;
+        p.worker_id = workers[1];
+        p.token_id = token;
+        p.peer = "peer";
+        p.purged_ms = 5;
+        const int64_t purge = s.insert_purge(p);
+        s.purge_worker_games(run_id, workers[1], purge);
+        s.commit();
+        s.begin(false);
+        for (int64_t worker : workers) EXPECT_EQ(stored(s, worker), direct(worker)) << worker;
+        EXPECT_EQ(direct(workers[1])[0], 0);
+        const std::vector<WorkerFit> fits = s.worker_counts(run_id);
+        ASSERT_EQ(fits.size(), 2u);  // the purged worker counts nothing
+        EXPECT_EQ(fits[0].worker_id, workers[0]);
+        EXPECT_EQ(fits[1].worker_id, workers[2]);
+        EXPECT_EQ(fits[1].counts.pairs, direct(workers[2])[0]);
+        s.commit();
+    }
+    {  // back to schema 8: no totals
+        Database raw(db.path());
+        raw.exec(
+            "DROP TRIGGER run_workers_insert; DROP TRIGGER run_workers_uncount; "
+            "DROP TRIGGER run_workers_recount; DROP TRIGGER run_workers_delete; "
+            "DROP TABLE run_workers; PRAGMA user_version = 8");
+    }
+    SqliteStorage s(db.path());
+    s.begin(false);
+    for (int64_t worker : workers) EXPECT_EQ(stored(s, worker), direct(worker)) << worker;
     s.commit();
 }
 
