@@ -1,6 +1,7 @@
 #include "coordinator/kinds/trainer.h"
 
 #include <future>
+#include <stdexcept>
 
 #include "common/log.h"
 #include "coordinator/kinds/training_run.h"
@@ -82,6 +83,12 @@ absl::Status Trainer::write(Executor::Job job) {
     return done.get_future().get();
 }
 
+void Trainer::write_or_throw(Executor::Job job) {
+    if (absl::Status status = write(std::move(job)); !status.ok())
+        throw std::runtime_error("cannot store the training's progress: " +
+                                 std::string(status.message()));
+}
+
 std::optional<int64_t> Trainer::next_run() {
     storage_->begin(false);
     std::optional<int64_t> oldest;
@@ -135,7 +142,7 @@ void Trainer::train(int64_t run_id) {
     }
     // Data or settings it cannot train with: the run ends saying why, rather than being tried
     // again and again.
-    write([&](Storage& s) {
+    write_or_throw([&](Storage& s) {
         fail_training(s, core_, run_id, why);
         return absl::OkStatus();
     });
@@ -147,7 +154,7 @@ void Trainer::fit(TrainInput input) {
     const training::TrainingSet set(input.positions, state.spec.threads);
     input.positions = {};
     if (set.size() == 0) {
-        write([&](Storage& s) {
+        write_or_throw([&](Storage& s) {
             fail_training(s, core_, run_id, "the data runs have no positions");
             return absl::OkStatus();
         });
@@ -172,21 +179,30 @@ void Trainer::fit(TrainInput input) {
     state.initial_loss = training::mean_squared_error(set, start, state.k, options.threads);
     options.k = state.k;
     bool active = true;
+    // A write that fails (a full disk) stops the training; the loop logs it and tries the run
+    // again after a while, as after any storage failure.
+    absl::Status stored;
     const auto progress = [&](int epoch, double loss) {
-        write([&](Storage& s) {
+        stored = write([&](Storage& s) {
             active = record_epoch(s, state, epoch, loss);
             if (active) core_.publish(s, TrainingEpochDone{run_id, epoch, loss});
             return absl::OkStatus();
         });
-        return active && !stopping_;
+        return stored.ok() && active && !stopping_;
     };
-    if (!progress(0, 0)) return;
+    const auto throw_if_not_stored = [&] {
+        if (!stored.ok())
+            throw std::runtime_error("cannot store the training's progress: " +
+                                     std::string(stored.message()));
+    };
+    if (!progress(0, 0)) return throw_if_not_stored();
     log_event(LogLevel::Info, "training_started",
               {{"run", std::to_string(run_id)}, {"positions", std::to_string(set.size())}});
     options.on_epoch = [&](const training::EpochReport& report) {
         return progress(report.epoch, report.loss);
     };
     const training::TexelResult result = training::train(set, input.base, options);
+    throw_if_not_stored();
     if (!active || stopping_) return;
     state.epoch = int(result.loss_curve.size());
     state.final_loss = result.final_loss;
@@ -194,7 +210,7 @@ void Trainer::fit(TrainInput input) {
     // The bench of the result, for the version a chain makes of it: computed here, not on
     // the writer.
     const uint64_t bench = run_bench(BENCH_DEFAULT_DEPTH, result.params).nodes;
-    write([&](Storage& s) {
+    write_or_throw([&](Storage& s) {
         finish_training(s, core_, state, bench);
         return absl::OkStatus();
     });

@@ -55,6 +55,8 @@ class Trainer {
     void fit(TrainInput input);
     // Runs a job on the writer and waits until it has committed.
     absl::Status write(Executor::Job job);
+    // The same; throws std::runtime_error if the job or its commit failed.
+    void write_or_throw(Executor::Job job);
 
     const Core& core_;
     Executor& writer_;
