@@ -1,5 +1,5 @@
 // Draws a run page's plots with dygraphs and applies the coordinator's live updates (server-
-// sent events) to its numbers, plots and workers' table in place. The page reads without
+// sent events) to its numbers, plots, workers' and leases' tables in place. The page reads without
 // this script.
 (function () {
     "use strict";
@@ -92,6 +92,8 @@
         // Rendered and escaped by the server, like the page itself.
         const workers = document.getElementById("workers");
         if (workers && typeof update.workers === "string") workers.innerHTML = update.workers;
+        const leases = document.getElementById("leases");
+        if (leases && typeof update.leases === "string") leases.innerHTML = update.leases;
         if (!update.active) {
             run.dataset.active = "false";
             source.close();

@@ -312,7 +312,7 @@ std::map<std::string, std::string> run_fields(const v1::RunStatus& run) {
     return fields;
 }
 
-std::string live_update_json(const v1::RunStatus& run) {
+std::string live_update_json(const v1::RunStatus& run, const v1::LlrHistory* history) {
     nlohmann::json update = {{"fields", run_fields(run)},
                              {"active", run.state() == v1::RUN_STATE_ACTIVE}};
     if (has_sprt(run)) update["llr"] = {run.games(), run.llr(), run.llr_lower(), run.llr_upper()};
@@ -320,6 +320,8 @@ std::string live_update_json(const v1::RunStatus& run) {
     // Every viewer receives each update whole: beyond a small cluster's table the page keeps
     // the one it was loaded with.
     if (run.workers_size() <= kMaxLiveWorkers) update["workers"] = workers_table(run);
+    if (history && history->leases_size() <= kMaxLiveWorkers)
+        update["leases"] = leases_table(*history);  // empty once no lease is out
     return update.dump();
 }
 
@@ -665,9 +667,10 @@ std::string run_page(const v1::RunStatus& run, const RunExtras& extras) {
     if (run.has_generate()) body += generate_section(run, history);
     if (run.has_train()) body += train_section(run, extras.start);
     if (run.has_chain()) body += chain_section(run);
-    // Live updates replace the workers' table whole: its fits change with every report.
+    // Live updates replace the workers' and the leases' tables whole: they change with every
+    // report.
     body += "<div id=\"workers\">" + workers_table(run) + "</div>";
-    body += leases_table(history);
+    body += "<div id=\"leases\">" + leases_table(history) + "</div>";
     body += "<h2>Specification</h2>" + spec_table(run);
     body += mismatch_table(run);
     body += "<p><a href=\"/runs/" + id + "/pgn\" download=\"run" + id +

@@ -37,7 +37,7 @@ std::map<std::string, std::string> run_fields(const v1::RunStatus& run);
 // Returns what a live run page receives on a change: {"fields": run_fields, "llr": [games,
 // llr, lower, upper] (SPRT runs), "elo": [games, [low, elo, high]] (once there are games),
 // "workers": the workers' table (workers_table; runs of at most 64 workers), "active": bool}.
-std::string live_update_json(const v1::RunStatus& run);
+std::string live_update_json(const v1::RunStatus& run, const v1::LlrHistory* history = nullptr);
 // Returns the LLR plot's data as a JSON array of [games, llr, lower, upper] rows.
 std::string llr_series_json(const v1::LlrHistory& history);
 // Returns the Elo plot's data as a JSON array of [games, [low, elo, high]] rows.

@@ -263,6 +263,12 @@ def main():
                 % games)
             assert counted[0] == counted[1], "the workers' table shows %d games of %d" % (
                 counted[1], counted[0])
+            # So does the leases table: the leases' reported games move on (or leases end and
+            # new ones start) while the page stays loaded.
+            leases = "document.getElementById('leases').textContent"
+            before = page.evaluate(leases)
+            assert page.until("%s !== %s" % (leases, json.dumps(before)), 20), \
+                "the leases table did not change without a reload: " + before
             # The page was loaded once: the navigation entry is still the first one.
             assert page.evaluate("performance.getEntriesByType('navigation').length === 1 && "
                                  "performance.getEntriesByType('navigation')[0].type === 'navigate'")

@@ -422,6 +422,36 @@ TEST(LivePage, UpdateCarriesTheWorkersTableEscaped) {
               std::string::npos);
 }
 
+TEST(LivePage, UpdateCarriesTheLeasesTableEscapedUntilItIsLarge) {
+    v1::RunStatus run = hostile_run(3);
+    run.set_state(v1::RUN_STATE_ACTIVE);
+    v1::LlrHistory history;
+    v1::LeaseOut* lease = history.add_leases();
+    lease->set_lease_id(77);
+    lease->set_worker_id(5);
+    lease->set_worker_name(kScript);
+    lease->set_games(8);
+    lease->set_games_reported(6);
+    const nlohmann::json update = nlohmann::json::parse(live_update_json(run, &history));
+    ASSERT_TRUE(update.contains("leases"));
+    const std::string leases = update["leases"];
+    EXPECT_EQ(leases, leases_table(history));
+    EXPECT_NE(leases.find("<td>77</td>"), std::string::npos) << leases;
+    EXPECT_EQ(leases.find(kScript), std::string::npos);
+    // No lease out: the table goes away; without the series, the update says nothing of it.
+    EXPECT_EQ(nlohmann::json::parse(live_update_json(run, &v1::LlrHistory::default_instance()))
+                  .at("leases"),
+              "");
+    EXPECT_FALSE(nlohmann::json::parse(live_update_json(run)).contains("leases"));
+    for (int i = 0; i < 64; ++i) history.add_leases()->set_lease_id(100 + i);
+    EXPECT_FALSE(nlohmann::json::parse(live_update_json(run, &history)).contains("leases"));
+    // The page holds the table where the updates put it.
+    RunExtras extras;
+    extras.history = history;
+    EXPECT_NE(run_page(run, extras).find("<div id=\"leases\"><h2>Leases out</h2>"),
+              std::string::npos);
+}
+
 TEST(RunHistory, WorkerResidualIsItsFitAgainstTheRestOfTheRun) {
     // One worker reports only won pairs, two others a spread of results.
     std::vector<coordinator::ReportRecord> reports;
