@@ -236,7 +236,7 @@ TEST_F(FaultTest, CoordinatorStoppedLongerThanTheLeaseRecovers) {
     cluster->signal_coordinator(SIGCONT);
 
     EXPECT_GE(cluster->query("SELECT pairs_done FROM runs WHERE id = 1"), acknowledged);
-    expect_finished_exactly(20);
+    expect_finished_exactly(40);
     expect_workers_running();
 }
 
