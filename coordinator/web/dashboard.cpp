@@ -335,17 +335,21 @@ void Dashboard::run_events(const httplib::Request& request, httplib::Response& r
     v1::RunStatus run;
     const absl::Status status = call(api_, &UserApi::get_run, credential(request), get, &run);
     if (!status.ok()) return reply_error(response, status);
-    if (!live_.join(*id)) return reply_error(response, absl::UnavailableError("shutting down"));
+    std::shared_ptr<LiveHub::Feed> feed = live_.join(*id);
+    if (!feed) return reply_error(response, absl::UnavailableError("shutting down"));
     response.set_header("Cache-Control", "no-cache");
     response.set_chunked_content_provider(
         "text/event-stream",
-        [this, run_id = *id, seen = uint64_t(0)](size_t, httplib::DataSink& sink) mutable {
-            const std::optional<LiveHub::Update> update = live_.wait(run_id, seen, kKeepAlive);
+        [this, feed = std::move(feed), seen = uint64_t(0)](size_t,
+                                                           httplib::DataSink& sink) mutable {
+            const std::optional<LiveHub::Update> update = feed->wait(seen, kKeepAlive);
             if (live_.closed()) return false;
             std::string chunk = ": keep-alive\n\n";
             if (update) {
                 seen = update->sequence;
-                chunk = "data: " + update->data + "\n\n";
+                chunk.clear();
+                chunk.reserve(update->data->size() + 8);
+                chunk.append("data: ").append(*update->data).append("\n\n");
             }
             return sink.write(chunk.data(), chunk.size());
         },

@@ -1,8 +1,34 @@
 #include "coordinator/web/live.h"
 
+#include <utility>
 #include <vector>
 
 namespace sparring::coordinator::web {
+
+std::optional<LiveHub::Update> LiveHub::Feed::wait(uint64_t seen,
+                                                   std::chrono::milliseconds timeout) {
+    std::unique_lock lock(mutex_);
+    const auto newer = [&] { return closed_ || latest_.sequence > seen; };
+    if (!updated_.wait_for(lock, timeout, newer) || closed_) return std::nullopt;
+    return latest_;
+}
+
+void LiveHub::Feed::publish(std::shared_ptr<const std::string> data) {
+    {
+        std::lock_guard lock(mutex_);
+        ++latest_.sequence;
+        latest_.data = std::move(data);
+    }
+    updated_.notify_all();
+}
+
+void LiveHub::Feed::close() {
+    {
+        std::lock_guard lock(mutex_);
+        closed_ = true;
+    }
+    updated_.notify_all();
+}
 
 LiveHub::LiveHub(Reader reader, std::chrono::milliseconds interval)
     : reader_(std::move(reader)), interval_(interval), thread_([this] { loop(); }) {}
@@ -20,16 +46,16 @@ void LiveHub::notify(int64_t run_id) {
     work_.notify_one();
 }
 
-bool LiveHub::join(int64_t run_id) {
+std::shared_ptr<LiveHub::Feed> LiveHub::join(int64_t run_id) {
     std::lock_guard lock(mutex_);
-    if (closed_) return false;
+    if (closed_) return nullptr;
     Channel& channel = channels_[run_id];
     ++channel.viewers;
     ++viewers_;
     // The page may have been rendered before the latest change: read the run once more.
     channel.dirty = true;
     work_.notify_one();
-    return true;
+    return channel.feed;
 }
 
 void LiveHub::leave(int64_t run_id) {
@@ -40,33 +66,20 @@ void LiveHub::leave(int64_t run_id) {
     if (--it->second.viewers == 0) channels_.erase(it);
 }
 
-std::optional<LiveHub::Update> LiveHub::wait(int64_t run_id, uint64_t seen,
-                                             std::chrono::milliseconds timeout) {
-    std::unique_lock lock(mutex_);
-    const auto newer = [&] {
-        if (closed_) return true;
-        const auto it = channels_.find(run_id);
-        return it != channels_.end() && it->second.latest.sequence > seen;
-    };
-    if (!updated_.wait_for(lock, timeout, newer) || closed_) return std::nullopt;
-    return channels_.at(run_id).latest;
-}
-
 size_t LiveHub::viewers() const {
     std::lock_guard lock(mutex_);
     return viewers_;
 }
 
 void LiveHub::close() {
-    std::lock_guard lock(mutex_);
-    closed_ = true;
-    work_.notify_all();
-    updated_.notify_all();
-}
-
-bool LiveHub::closed() const {
-    std::lock_guard lock(mutex_);
-    return closed_;
+    std::vector<std::shared_ptr<Feed>> feeds;
+    {
+        std::lock_guard lock(mutex_);
+        closed_ = true;
+        for (const auto& [id, channel] : channels_) feeds.push_back(channel.feed);
+        work_.notify_all();
+    }
+    for (const auto& feed : feeds) feed->close();
 }
 
 void LiveHub::loop() {
@@ -79,22 +92,17 @@ void LiveHub::loop() {
             return false;
         });
         if (closed_) return;
-        std::vector<int64_t> dirty;
+        std::vector<std::pair<int64_t, std::shared_ptr<Feed>>> dirty;
         for (auto& [id, channel] : channels_)
             if (channel.dirty) {
                 channel.dirty = false;
-                dirty.push_back(id);
+                dirty.emplace_back(id, channel.feed);
             }
         lock.unlock();
-        for (const int64_t id : dirty) {
+        for (const auto& [id, feed] : dirty) {
+            // A feed whose viewers have all left meanwhile is published to and dropped.
             std::optional<std::string> data = reader_(id);
-            if (!data) continue;
-            std::lock_guard publish(mutex_);
-            const auto it = channels_.find(id);
-            if (it == channels_.end()) continue;
-            ++it->second.latest.sequence;
-            it->second.latest.data = std::move(*data);
-            updated_.notify_all();
+            if (data) feed->publish(std::make_shared<const std::string>(std::move(*data)));
         }
         // Changes arriving meanwhile wait for the next round: one read per run per interval.
         std::this_thread::sleep_for(interval_);

@@ -118,7 +118,10 @@ TEST_F(CoreEventTest, CoreReportsWhatARunGoesThrough) {
     add_version("test");
     add_version("base", 250);
     const coordinator::Run run = submit(spec(RunKind::FixedGames, 4));  // 2 pairs
-    auto [caller, worker] = add_worker(1);
+    // Named, not bound: clang 14 (the sanitizer build) cannot capture structured bindings.
+    auto worker_added = add_worker(1);
+    Caller& caller = worker_added.first;
+    const int64_t worker = worker_added.second;
     const std::string w = std::to_string(worker);
     EXPECT_EQ(deliver(),
               (std::vector<std::string>{"version test", "version base",
@@ -151,7 +154,10 @@ TEST_F(CoreEventTest, LeasesExpiredReleasedAndRunsStoppedArePublished) {
     add_version("test");
     add_version("base", 250);
     const coordinator::Run run = submit(spec(RunKind::FixedGames, 20));
-    auto [caller, worker] = add_worker(1);
+    // Named, not bound: clang 14 (the sanitizer build) cannot capture structured bindings.
+    auto worker_added = add_worker(1);
+    Caller& caller = worker_added.first;
+    const int64_t worker = worker_added.second;
     auto lease = transact([&](Storage& s) { return core->request_work(s, caller, worker); });
     ASSERT_TRUE(lease.ok() && lease->has_value());
     deliver();
@@ -191,8 +197,13 @@ TEST_F(CoreEventTest, AQuarantinedWorkerAndAPurgeArePublished) {
     add_version("test");
     add_version("base", 250);
     const coordinator::Run run = submit(spec(RunKind::FixedGames, 2000));
-    auto [honest_caller, honest] = add_worker(1);
-    auto [forger_caller, forger] = add_worker(1);
+    // Named, not bound: clang 14 (the sanitizer build) cannot capture structured bindings.
+    auto honest_added = add_worker(1);
+    Caller& honest_caller = honest_added.first;
+    const int64_t honest = honest_added.second;
+    auto forger_added = add_worker(1);
+    Caller& forger_caller = forger_added.first;
+    const int64_t forger = forger_added.second;
     const auto lease_of = [&](const Caller& caller, int64_t worker) {
         auto lease = transact([&](Storage& s) { return core->request_work(s, caller, worker); });
         EXPECT_TRUE(lease.ok() && lease->has_value());

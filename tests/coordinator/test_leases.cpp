@@ -120,7 +120,10 @@ TEST_F(LeaseTest, RepeatedRequestReturnsTheSameLease) {
 
 TEST_F(LeaseTest, FixedGamesRunCountsExactlyItsGames) {
     const coordinator::Run run = submit(spec(RunKind::FixedGames, 10));  // 5 pairs
-    auto [caller, worker] = add_worker(2);
+    // Named, not bound: clang 14 (the sanitizer build) cannot capture structured bindings.
+    auto added = add_worker(2);
+    Caller& caller = added.first;
+    const int64_t worker = added.second;
     const LeaseGrant a = lease_for(caller, worker);
     ASSERT_TRUE(send(caller, report(a, 1, {0, 1, 2, 3})).ok());
     const LeaseGrant b = lease_for(caller, worker);
@@ -240,7 +243,10 @@ TEST_F(LeaseTest, RunEndingStopsOtherLeases) {
 
 TEST_F(LeaseTest, HeartbeatExtendsLeasesAndNamesStoppedOnes) {
     const coordinator::Run run = submit(spec(RunKind::FixedGames, 20));
-    auto [caller, worker] = add_worker();
+    // Named, not bound: clang 14 (the sanitizer build) cannot capture structured bindings.
+    auto added = add_worker();
+    Caller& caller = added.first;
+    const int64_t worker = added.second;
     const LeaseGrant lease = lease_for(caller, worker);
     now += 9'000;
     auto ack = transact([&](Storage& s) {
@@ -278,7 +284,10 @@ TEST_F(LeaseTest, RegressionRunStopsWhenSprtAcceptsH1) {
 
 TEST_F(LeaseTest, BenchMismatchHandsBackAndExcludesTheWorker) {
     const coordinator::Run run = submit(spec(RunKind::FixedGames, 20));
-    auto [caller, worker] = add_worker();
+    // Named, not bound: clang 14 (the sanitizer build) cannot capture structured bindings.
+    auto added = add_worker();
+    Caller& caller = added.first;
+    const int64_t worker = added.second;
     const LeaseGrant lease = lease_for(caller, worker);
     Release release;
     release.worker_id = worker;

@@ -1,0 +1,113 @@
+// The live hub: each run's viewers get that run's updates, read once per interval however many
+// viewers wait, and nothing for the viewers of other runs; closing wakes them all.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <map>
+#include <mutex>
+#include <set>
+#include <thread>
+#include <vector>
+
+#include "coordinator/web/live.h"
+
+namespace sparring::coordinator::web {
+namespace {
+
+using namespace std::chrono_literals;
+
+// Counts the reads of each run and answers "run N, read K".
+struct CountingReader {
+    std::mutex mutex;
+    std::map<int64_t, int> reads;
+    std::optional<std::string> operator()(int64_t run) {
+        std::lock_guard lock(mutex);
+        return "run " + std::to_string(run) + ", read " + std::to_string(++reads[run]);
+    }
+    int of(int64_t run) {
+        std::lock_guard lock(mutex);
+        return reads[run];
+    }
+};
+
+TEST(LiveHub, ViewersOfARunShareOneReadAndOtherRunsGetNothing) {
+    CountingReader reader;
+    constexpr auto interval = 200ms;
+    LiveHub hub([&](int64_t run) { return reader(run); }, interval);
+    std::vector<std::shared_ptr<LiveHub::Feed>> feeds;
+    for (int i = 0; i < 50; ++i) feeds.push_back(hub.join(7));
+    const std::shared_ptr<LiveHub::Feed> other = hub.join(8);
+    ASSERT_TRUE(other);
+    EXPECT_EQ(hub.viewers(), 51u);
+
+    // The joins ask for a first read of each run: one or two rounds, however many viewers.
+    ASSERT_TRUE(feeds[0]->wait(0, 5s));
+    ASSERT_TRUE(other->wait(0, 5s));
+    std::this_thread::sleep_for(3 * interval);
+    const int joined_reads = reader.of(7);
+    EXPECT_LE(joined_reads, 2);
+    EXPECT_LE(reader.of(8), 2);
+    const int other_reads = reader.of(8);
+    const uint64_t seen = feeds[0]->wait(0, 0ms)->sequence;
+    const uint64_t other_seen = other->wait(0, 0ms)->sequence;
+
+    // Every viewer of run 7 gets the next update, and they share its text; run 8's viewer
+    // gets nothing, and run 8 is not read again.
+    std::mutex mutex;
+    std::vector<std::shared_ptr<const std::string>> got;
+    std::vector<std::thread> viewers;
+    for (const auto& feed : feeds)
+        viewers.emplace_back([&, feed] {
+            const std::optional<LiveHub::Update> next = feed->wait(seen, 5s);
+            std::lock_guard lock(mutex);
+            if (next) got.push_back(next->data);
+        });
+    std::this_thread::sleep_for(50ms);
+    for (int i = 0; i < 100; ++i) hub.notify(7);  // many changes, one read per interval
+    for (auto& viewer : viewers) viewer.join();
+    std::this_thread::sleep_for(3 * interval);
+    const int burst_reads = reader.of(7) - joined_reads;
+    EXPECT_GE(burst_reads, 1);
+    EXPECT_LE(burst_reads, 2) << "100 changes within an interval";
+    ASSERT_EQ(got.size(), 50u);
+    std::set<const std::string*> texts;
+    for (const auto& data : got) texts.insert(data.get());
+    EXPECT_LE(texts.size(), size_t(burst_reads)) << "one text per read, shared by the viewers";
+    for (const std::string* text : texts)
+        EXPECT_TRUE(*text == "run 7, read " + std::to_string(joined_reads + 1) ||
+                    *text == "run 7, read " + std::to_string(joined_reads + 2))
+            << *text;
+    EXPECT_FALSE(other->wait(other_seen, 100ms)) << "run 8 did not change";
+    EXPECT_EQ(reader.of(8), other_reads);
+
+    // A run nobody views any more is not read.
+    for (int i = 0; i < 50; ++i) hub.leave(7);
+    EXPECT_EQ(hub.viewers(), 1u);
+    const int before = reader.of(7);
+    hub.notify(7);
+    std::this_thread::sleep_for(3 * interval);
+    EXPECT_EQ(reader.of(7), before);
+}
+
+TEST(LiveHub, ClosingWakesEveryViewerAndRefusesNewOnes) {
+    LiveHub hub([](int64_t) { return std::optional<std::string>("x"); }, 10ms);
+    const std::shared_ptr<LiveHub::Feed> feed = hub.join(3);
+    ASSERT_TRUE(feed);
+    const std::optional<LiveHub::Update> first = feed->wait(0, 5s);
+    ASSERT_TRUE(first);
+    std::thread closer([&] {
+        std::this_thread::sleep_for(50ms);
+        hub.close();
+    });
+    const auto started = std::chrono::steady_clock::now();
+    EXPECT_FALSE(feed->wait(first->sequence, 10s));
+    EXPECT_LT(std::chrono::steady_clock::now() - started, 5s);
+    closer.join();
+    EXPECT_TRUE(hub.closed());
+    EXPECT_FALSE(hub.join(3));
+    EXPECT_FALSE(feed->wait(0, 0ms)) << "a closed feed answers nothing";
+}
+
+}  // namespace
+}  // namespace sparring::coordinator::web
