@@ -4,7 +4,8 @@
 #   build  build only                         bench  the benchmarks in bench/
 # The sanitizer stage builds the quick tests and the fuzz targets with clang under ASan and
 # UBSan (the debug-sanitize preset, in build-asan/) and runs them; it runs when
-# SPARRING_SANITIZER_STAGE=1 (not yet by default: its CI time is not measured yet).
+# SPARRING_SANITIZER_STAGE=1 (not by default: it takes about 40 minutes on 2 cores, beyond CI's
+# budget; BENCHMARKS.md).
 set -euo pipefail
 
 job=${1:-demo}

@@ -1,5 +1,11 @@
 #include "coordinator/ops/http_server.h"
 
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
 #include <charconv>
 #include <stdexcept>
 #include <utility>
@@ -24,6 +30,30 @@ std::pair<std::string, int> split_address(const std::string& listen, const std::
     return {host.empty() ? "0.0.0.0" : host, port};
 }
 
+// httplib's pool, whose threads lower their own CPU priority by `nice` before their first
+// request (a thread's nice value is its own on Linux).
+class NicedThreadPool final : public httplib::ThreadPool {
+  public:
+    NicedThreadPool(size_t threads, int nice) : ThreadPool(threads), nice_(nice) {}
+
+    void enqueue(std::function<void()> task) override {
+        ThreadPool::enqueue([nice = nice_, task = std::move(task)] {
+            thread_local bool lowered = false;
+            if (!lowered && nice > 0) {
+                const auto self = id_t(syscall(SYS_gettid));
+                errno = 0;
+                const int current = getpriority(PRIO_PROCESS, self);
+                if (errno == 0) setpriority(PRIO_PROCESS, self, std::min(19, current + nice));
+            }
+            lowered = true;
+            task();
+        });
+    }
+
+  private:
+    const int nice_;
+};
+
 // Returns a plain server, or an HTTPS one when the options name a certificate.
 std::unique_ptr<httplib::Server> make_server(const HttpServer::Options& options) {
     if (options.tls_cert_file.empty() != options.tls_key_file.empty())
@@ -42,7 +72,10 @@ std::unique_ptr<httplib::Server> make_server(const HttpServer::Options& options)
 HttpServer::HttpServer(Options options)
     : options_(std::move(options)), server_(make_server(options_)) {
     const int threads = options_.threads;
-    server_->new_task_queue = [threads] { return new httplib::ThreadPool(size_t(threads)); };
+    const int nice = options_.nice;
+    server_->new_task_queue = [threads, nice] {
+        return new NicedThreadPool(size_t(threads), nice);
+    };
     server_->set_read_timeout(options_.read_timeout);
     server_->set_write_timeout(options_.write_timeout);
     server_->set_keep_alive_timeout(options_.keep_alive.count());

@@ -30,6 +30,10 @@ class HttpServer {
         size_t max_header_bytes = 16 * 1024;
         std::string tls_cert_file;  // with tls_key_file: serve HTTPS
         std::string tls_key_file;
+        // How much lower than the rest of the process the server's threads run (added to their
+        // nice value): under load, pages, live updates and scrapes wait for the CPU, not the
+        // workers' reports.
+        int nice = 10;
     };
     using Handler = std::function<void(const httplib::Request&, httplib::Response&)>;
     // Answers a request that found no route or failed before one (404, 405, 413, 400...);

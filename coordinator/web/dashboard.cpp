@@ -404,12 +404,13 @@ std::optional<std::string> Dashboard::read_update(int64_t run_id) {
     get.set_run_id(run_id);
     v1::RunStatus run;
     // The viewers were authorised when they joined; the hub reads on their behalf.
-    if (!call(api_, &UserApi::get_run, Credential{"", true}, get, &run).ok()) return std::nullopt;
+    const Credential hub{"", true, "live updates"};
+    if (!call(api_, &UserApi::get_run, hub, get, &run).ok()) return std::nullopt;
     // The leases come with the plots' series, read through the same cache as the page's.
     v1::GetLlrHistoryRequest series;
     series.set_run_id(run_id);
     v1::LlrHistory history;
-    if (!call(api_, &UserApi::get_llr_history, Credential{"", true}, series, &history).ok())
+    if (!call(api_, &UserApi::get_llr_history, hub, series, &history).ok())
         return live_update_json(run);
     return live_update_json(run, &history);
 }
