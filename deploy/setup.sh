@@ -2,10 +2,15 @@
 # Installs what is missing (Debian 12), builds Sparring, and runs one job:
 #   demo   the main job (see README)          test   every test (ctest), then the sanitizer stage
 #   build  build only                         bench  the benchmarks in bench/
-# The sanitizer stage builds the quick tests and the fuzz targets with clang under ASan and
-# UBSan (the debug-sanitize preset, in build-asan/) and runs them; it runs when
-# SPARRING_SANITIZER_STAGE=1 (not by default: it takes about 40 minutes on 2 cores, beyond CI's
-# budget; BENCHMARKS.md).
+# The test job runs every test in the release build (build/), then the sanitizer stage: clang
+# builds with ASan and UBSan (the debug-sanitize preset, in build-asan/) and runs what
+# SPARRING_SANITIZER_STAGE says:
+#   fuzz (the default, what CI runs)  the fuzz targets, each over its corpus plus a few seconds
+#   1    the quick tests too; the release build then runs only the slow, deploy and release
+#        labels, so that every test runs once (about 39 minutes on 2 cores, beyond CI's
+#        30-minute budget; BENCHMARKS.md)
+#   0    no sanitizer stage
+# Both builds are unity builds (SPARRING_UNITY_BUILD=OFF for one file per compiler run).
 set -euo pipefail
 
 job=${1:-demo}
@@ -48,25 +53,38 @@ install_missing() {
     DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
 }
 
-# Configures (Release) and builds every target with $jobs parallel jobs.
+# Configures (Release) and builds every target with $jobs parallel jobs; the arguments go to
+# cmake's configure step.
 build_all() {
-    cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
+    cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release \
+        -DCMAKE_UNITY_BUILD="${SPARRING_UNITY_BUILD:-ON}" "$@" >/dev/null
     cmake --build "$build" -j "$jobs"
 }
 
-# Builds the quick tests and the fuzz targets under ASan and UBSan and runs them: the quick
-# label, and each fuzz target over its corpus plus a few seconds (ctest label fuzz).
+# Builds under ASan and UBSan and runs: the fuzz targets, each over its corpus plus a few
+# seconds (ctest label fuzz), with `fuzz`; with `1` also the quick tests but for the release
+# label (the preset's build and test lists).
 sanitizer_stage() {
-    [ "${SPARRING_SANITIZER_STAGE:-0}" = 1 ] || return 0
     cd "$root"
-    cmake --preset debug-sanitize >/dev/null
-    cmake --build --preset debug-sanitize -j "$jobs"
-    ctest --preset debug-sanitize -j "$jobs"
+    cmake --preset debug-sanitize -DCMAKE_UNITY_BUILD="${SPARRING_UNITY_BUILD:-ON}" >/dev/null
+    if [ "$1" = 1 ]; then
+        cmake --build --preset debug-sanitize -j "$jobs"
+        ctest --preset debug-sanitize -j "$jobs"
+    else
+        cmake --build build-asan -j "$jobs" --target sparring_fuzzers
+        ctest --test-dir build-asan --output-on-failure -j "$jobs" -L fuzz
+    fi
 }
 
 case "$job" in
     demo|test|build|bench) ;;
     *) echo "usage: setup.sh demo|test|build|bench" >&2; exit 2 ;;
+esac
+sanitize=${SPARRING_SANITIZER_STAGE:-fuzz}
+case "$sanitize" in
+    fuzz|1|0) ;;
+    *) echo "setup: SPARRING_SANITIZER_STAGE is fuzz (the default), 1 or 0, not '$sanitize'" >&2
+       exit 2 ;;
 esac
 
 if [ "$job" = test ]; then
@@ -77,11 +95,19 @@ if [ "$job" = test ]; then
 fi
 [ "$job" = bench ] && packages+=("${bench_packages[@]}")
 install_missing
-build_all
+if [ "$job" = test ] && [ "$sanitize" = 1 ]; then
+    build_all -DSPARRING_QUICK_TESTS_IN_ALL=OFF
+else
+    build_all -DSPARRING_QUICK_TESTS_IN_ALL=ON
+fi
 case "$job" in
     build) ;;
-    test)  ctest --test-dir "$build" --output-on-failure -j "$jobs" "$@"
-           sanitizer_stage ;;
+    test)  if [ "$sanitize" = 1 ]; then
+               ctest --test-dir "$build" --output-on-failure -j "$jobs" -L 'slow|deploy|release' "$@"
+           else
+               ctest --test-dir "$build" --output-on-failure -j "$jobs" "$@"
+           fi
+           [ "$sanitize" = 0 ] || sanitizer_stage "$sanitize" ;;
     bench) "$root/bench/run_all.sh" "$build" "$@" ;;
     demo)  "$root/deploy/demo.sh" "$build" "$@" ;;
 esac

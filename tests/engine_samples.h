@@ -3,6 +3,8 @@
 // Stockfish 15.1) and random games for make/unmake, hashing and notation tests.
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <cstdint>
 #include <ostream>
 #include <random>
@@ -10,9 +12,23 @@
 #include <vector>
 
 #include "engine/board.h"
+#include "engine/lookup_tables.h"
 #include "engine/movegen.h"
 
 namespace sparring::samples {
+
+// Returns a board set to fen, failing the test if the FEN is rejected.
+inline Board board_at(const std::string& fen) {
+    Board board;
+    std::string error;
+    EXPECT_TRUE(board.set_fen(fen, &error)) << fen << ": " << error;
+    return board;
+}
+
+// Returns the mask of a named square ("e4").
+inline Bitboard at(const char* name) {
+    return *lookup_tables::mask_from_name(name);
+}
 
 struct PerftCase {
     const char* name;

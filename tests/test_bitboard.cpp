@@ -5,14 +5,12 @@
 
 #include "engine/bitboard.h"
 #include "engine/lookup_tables.h"
+#include "engine_samples.h"
 
 namespace sparring {
 namespace {
 
-// Returns the mask of a named square.
-Bitboard at(const char* name) {
-    return *lookup_tables::mask_from_name(name);
-}
+using samples::at;
 
 // Walks from s in each (file, rank) step until the edge or the first occupied square.
 Bitboard walk(Square s, Bitboard occupied, std::initializer_list<std::pair<int, int>> steps) {

@@ -13,18 +13,8 @@ namespace {
 
 namespace lt = lookup_tables;
 
-// Returns a board set to fen, failing the test if the FEN is rejected.
-Board board_at(const std::string& fen) {
-    Board board;
-    std::string error;
-    EXPECT_TRUE(board.set_fen(fen, &error)) << fen << ": " << error;
-    return board;
-}
-
-// Returns the mask of a named square.
-Bitboard at(const char* name) {
-    return *lt::mask_from_name(name);
-}
+using samples::at;
+using samples::board_at;
 
 TEST(LookupTables, PinTheSeedsExamples) {
     EXPECT_EQ(*lt::mask_from_name("c2"), Bitboard{1} << 10);

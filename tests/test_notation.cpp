@@ -10,13 +10,7 @@
 namespace sparring {
 namespace {
 
-// Returns a board set to fen, failing the test if the FEN is rejected.
-Board board_at(const std::string& fen) {
-    Board board;
-    std::string error;
-    EXPECT_TRUE(board.set_fen(fen, &error)) << fen << ": " << error;
-    return board;
-}
+using samples::board_at;
 
 // Returns the SAN of the legal move written in UCI.
 std::string san_of(const Board& board, const char* uci) {

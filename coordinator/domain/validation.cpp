@@ -20,11 +20,6 @@ namespace {
 constexpr size_t kMaxOpenings = 1'000'000;
 constexpr uint64_t kMaxGames = 1'000'000'000;
 
-// Returns an INVALID_ARGUMENT status with the message.
-absl::Status invalid(const std::string& message) {
-    return absl::InvalidArgumentError(message);
-}
-
 // Returns whether a name uses only letters, digits, '.', '_', '-' and '+'.
 bool is_plain_name(std::string_view name) {
     return std::all_of(name.begin(), name.end(), [](char c) {

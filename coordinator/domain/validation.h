@@ -1,12 +1,18 @@
 // Checks of what users and workers send, with messages that say what to fix.
 #pragma once
 
+#include <string>
 #include <string_view>
 
 #include "absl/status/status.h"
 #include "coordinator/domain/types.h"
 
 namespace sparring::coordinator {
+
+// Returns an INVALID_ARGUMENT status with the message: what every check below answers.
+inline absl::Status invalid(const std::string& message) {
+    return absl::InvalidArgumentError(message);
+}
 
 // Checks a new version and, for the built-in engine, resolves its parameter set into
 // version.params_json; INVALID_ARGUMENT explains the first problem.

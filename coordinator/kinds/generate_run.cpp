@@ -1,6 +1,7 @@
 #include "coordinator/kinds/generate_run.h"
 
 #include "coordinator/domain/events.h"
+#include "coordinator/domain/validation.h"
 #include "training/position_filter.h"
 #include "training/position_record.h"
 #include "training/self_play_opening.h"
@@ -15,11 +16,6 @@ constexpr uint32_t kMaxPositionsPerGame = kMaxPlies;
 constexpr uint32_t kDefaultExportGames = 1000;
 constexpr uint32_t kMaxExportGames = 100000;
 constexpr size_t kMaxExportBytes = 2 << 20;  // well below gRPC's 4 MiB message limit
-
-// Returns an INVALID_ARGUMENT status with the message.
-absl::Status invalid(const std::string& message) {
-    return absl::InvalidArgumentError(message);
-}
 
 // Returns the filters of a canonical filter text.
 training::FilterOptions parse_filters(const std::string& text) {

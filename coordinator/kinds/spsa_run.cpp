@@ -3,19 +3,13 @@
 #include <cmath>
 #include <set>
 
+#include "coordinator/domain/validation.h"
 #include "engine/bench.h"
 #include "engine/params.h"
 
 namespace sparring::coordinator {
 
 namespace {
-
-constexpr uint64_t kMaxVerifyGames = 1'000'000'000;
-
-// Returns an INVALID_ARGUMENT status with the message.
-absl::Status invalid(const std::string& message) {
-    return absl::InvalidArgumentError(message);
-}
 
 // Returns W - L of a pair for the engine reported as the test version (the plus engine).
 int pair_result(const PairRecord& pair) {

@@ -41,9 +41,9 @@ class TrainKind final : public RunKindModule {
         if (!train.ok()) return train.status();
         spec.train = train->spec;
         return RecordKindState(
-            [train = std::move(*train)](Storage& storage, const Core&, const Run& run) mutable {
+            [train = std::move(*train)](Storage& store, const Core&, const Run& run) mutable {
                 train.run_id = run.id;
-                storage.insert_train(train);
+                store.insert_train(train);
             });
     }
 

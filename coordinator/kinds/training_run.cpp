@@ -4,6 +4,7 @@
 #include <cmath>
 #include <set>
 
+#include "coordinator/domain/validation.h"
 #include "coordinator/kinds/generate_run.h"
 #include "coordinator/kinds/spsa_run.h"
 #include "engine/params.h"
@@ -19,13 +20,6 @@ constexpr int kMaxEpochs = 100'000;
 constexpr int kMaxThreads = 256;
 constexpr int kMaxGenerations = 100;
 constexpr size_t kMaxChainName = 48;  // leaves room for "-g100" in a 64-byte version name
-constexpr uint64_t kMaxVerifyGames = 1'000'000'000;
-
-// Returns an INVALID_ARGUMENT status with the message.
-absl::Status invalid(const std::string& message) {
-    return absl::InvalidArgumentError(message);
-}
-
 // Checks the Texel settings of a spec and fills their defaults (data runs aside).
 absl::StatusOr<TrainSpec> resolve_texel(TrainSpec spec) {
     if (spec.epochs == 0) spec.epochs = 100;

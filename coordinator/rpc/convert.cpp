@@ -291,16 +291,16 @@ void run_to_proto(const Run& in, v1::RunStatus* out) {
     out->set_verifies_run_id(in.verifies_run_id);
     out->set_chain_run_id(in.chain_run_id);
     for (const WorkerFit& w : in.workers) worker_fit_to_proto(w, out->add_workers());
-    for (const Purge& p : in.purges) {
+    for (const Purge& taken : in.purges) {
         v1::Purge* purge = out->add_purges();
-        purge->set_worker_id(p.worker_id);
-        purge->set_worker_name(p.worker_name);
-        purge->set_games(uint64_t(2 * p.counts.pairs));
-        purge->set_wins(uint64_t(p.counts.wins));
-        purge->set_draws(uint64_t(p.counts.draws));
-        purge->set_losses(uint64_t(p.counts.losses));
-        purge->set_purged_by(p.token_name);
-        purge->set_unix_ms(p.purged_ms);
+        purge->set_worker_id(taken.worker_id);
+        purge->set_worker_name(taken.worker_name);
+        purge->set_games(uint64_t(2 * taken.counts.pairs));
+        purge->set_wins(uint64_t(taken.counts.wins));
+        purge->set_draws(uint64_t(taken.counts.draws));
+        purge->set_losses(uint64_t(taken.counts.losses));
+        purge->set_purged_by(taken.token_name);
+        purge->set_unix_ms(taken.purged_ms);
     }
     kind.status_to_proto(in, out);
 }
