@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cstdio>
 #include <ctime>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <limits>
@@ -15,6 +16,7 @@
 #include "cli/run_kinds.h"
 #include "cli/training_remote.h"
 #include "cli/tune.h"
+#include "common/bench_cache.h"
 #include "engine/bench.h"
 #include "engine/params.h"
 
@@ -72,8 +74,10 @@ uint64_t local_bench(const std::string& preset, const std::map<std::string, int>
         std::string error;
         if (!params->set(name, value, &error)) throw UsageError("--set " + name + ": " + error);
     }
-    std::cerr << "computing the bench signature (depth " << BENCH_DEFAULT_DEPTH << ")...\n";
-    return run_bench(BENCH_DEFAULT_DEPTH, *params).nodes;
+    const std::optional<std::string> entry = bench_cache_entry(*params);
+    if (!entry || !std::filesystem::exists(*entry))
+        std::cerr << "computing the bench signature (depth " << BENCH_DEFAULT_DEPTH << ")...\n";
+    return builtin_bench(*params).nodes;
 }
 
 // Returns a version's engine in one line.

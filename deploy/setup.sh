@@ -19,7 +19,8 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${SPARRING_BUILD_DIR:-$root/build}
 jobs=${SPARRING_JOBS:-2}
 
-packages=(cmake g++ make pkg-config
+# (lld links faster than GNU ld; the build falls back to GNU ld without it.)
+packages=(cmake g++ make pkg-config lld
           libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler libabsl-dev
           libsqlite3-dev sqlite3 zlib1g-dev libssl-dev openssl libgtest-dev libgmock-dev libbenchmark-dev
           libarchive-dev

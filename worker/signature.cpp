@@ -2,7 +2,7 @@
 
 #include <cctype>
 
-#include "engine/bench.h"
+#include "common/bench_cache.h"
 #include "engine/params.h"
 #include "match/child_process.h"
 
@@ -98,8 +98,10 @@ Signature signature_of(const v1::Version& version, const BenchOptions& options,
     const auto params =
         ParamSet::from_json(version.builtin().params_json(), ParamSet(), &result.error);
     if (!params) return result;
+    const BuiltinBench bench = builtin_bench(*params);
     result.status = Signature::Status::Computed;
-    result.nodes = run_bench(BENCH_DEFAULT_DEPTH, *params).nodes;
+    result.nodes = bench.nodes;
+    result.cached = bench.cached;
     return result;
 }
 

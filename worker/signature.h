@@ -28,12 +28,15 @@ struct Signature {
     };
     Status status = Status::Error;
     uint64_t nodes = 0;
-    std::string error;  // why, unless computed
+    bool cached = false;  // a built-in version's count read from the bench cache
+    std::string error;    // why, unless computed
 };
 
 // Returns the bench signature of a version on this machine: the built-in engine's bench
 // with the version's parameters, `COMMAND bench` of a UCI engine, or an uploaded engine's
-// `bench` (after the version's arguments) run from its file in `engines`.
+// `bench` (after the version's arguments) run from its file in `engines`. A built-in
+// version's count comes from the bench cache when SPARRING_BENCH_CACHE holds it
+// (common/bench_cache.h).
 Signature signature_of(const v1::Version& version, const BenchOptions& options,
                        const EnginePaths& engines = {});
 

@@ -254,6 +254,9 @@ bool Worker::verify_versions(const v1::Lease& lease, LeaseSession& session,
             // here: that is a mismatch (computed 0), and the coordinator stops sending it.
             if (signature.status == Signature::Status::NoSignature)
                 bench_errors_[version->id()] = signature.error;
+            if (signature.cached)
+                log("version '" + version->name() + "': bench " + std::to_string(signature.nodes) +
+                    " read from the bench cache");
             signatures_[version->id()] = signature.nodes;
         }
         const uint64_t computed = signatures_[version->id()];

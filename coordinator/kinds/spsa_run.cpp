@@ -3,8 +3,8 @@
 #include <cmath>
 #include <set>
 
+#include "common/bench_cache.h"
 #include "coordinator/domain/validation.h"
-#include "engine/bench.h"
 #include "engine/params.h"
 
 namespace sparring::coordinator {
@@ -135,7 +135,7 @@ Version tuned_version(const Version& base, const TuneState& state) {
         v.overrides[state.params[i].name] = value;
         params.set(state.params[i].name, value);
     }
-    v.bench = run_bench(BENCH_DEFAULT_DEPTH, params).nodes;
+    v.bench = builtin_bench(params).nodes;
     return v;
 }
 

@@ -3,10 +3,10 @@
 #include <future>
 #include <stdexcept>
 
+#include "common/bench_cache.h"
 #include "common/log.h"
 #include "coordinator/kinds/training_run.h"
 #include "coordinator/storage/sqlite_storage.h"
-#include "engine/bench.h"
 #include "training/param_selection.h"
 #include "training/position_record.h"
 #include "training/texel.h"
@@ -209,7 +209,7 @@ void Trainer::fit(TrainInput input) {
     state.params_json = result.params.to_json();
     // The bench of the result, for the version a chain makes of it: computed here, not on
     // the writer.
-    const uint64_t bench = run_bench(BENCH_DEFAULT_DEPTH, result.params).nodes;
+    const uint64_t bench = builtin_bench(result.params).nodes;
     write_or_throw([&](Storage& s) {
         finish_training(s, core_, state, bench);
         return absl::OkStatus();

@@ -37,18 +37,24 @@ constexpr bool kAddressSanitizer = false;
 constexpr bool kAddressSanitizer = false;
 #endif
 
-// Returns a file's contents, or an empty string.
+}  // namespace
+
+std::string binary(const std::string& relative) {
+    return std::string(SPARRING_BINARY_DIR) + "/" + relative;
+}
+
 std::string slurp(const std::string& path) {
-    std::ifstream in(path);
+    std::ifstream in(path, std::ios::binary);
     std::ostringstream text;
     text << in.rdbuf();
     return text.str();
 }
 
-}  // namespace
-
-std::string binary(const std::string& relative) {
-    return std::string(SPARRING_BINARY_DIR) + "/" + relative;
+size_t count_in(const std::string& path, const std::string& text) {
+    const std::string log = slurp(path);
+    size_t n = 0;
+    for (size_t at = log.find(text); at != std::string::npos; at = log.find(text, at + 1)) ++n;
+    return n;
 }
 
 namespace {

@@ -112,5 +112,9 @@ v1::RunSpec fixed_games_spec(uint64_t games);
 
 // Returns the path of a built binary, relative to the build directory.
 std::string binary(const std::string& relative);
+// Returns a file's contents, or an empty string.
+std::string slurp(const std::string& path);
+// Returns how many times text occurs in a file.
+size_t count_in(const std::string& path, const std::string& text);
 
 }  // namespace sparring::testing

@@ -234,9 +234,10 @@ TEST_F(SecurityTest, EveryMethodAuthenticatesBeforeItLooksAtTheRequest) {
             const bool query = !worker_method && (method.path.find("/List") != std::string::npos ||
                                                   method.path.find("/Get") != std::string::npos ||
                                                   method.path.find("/Export") != std::string::npos);
-            if (!query)
+            if (!query) {
                 EXPECT_EQ(status.error_code(), grpc::StatusCode::PERMISSION_DENIED)
                     << method.path << " with a token of the wrong role: " << status.error_message();
+            }
         }
     }
     EXPECT_EQ(dump(cluster->db), before);

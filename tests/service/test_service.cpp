@@ -5,12 +5,15 @@
 #include <grpcpp/grpcpp.h>
 #include <gtest/gtest.h>
 
+#include <csignal>
+#include <cstdlib>
 #include <filesystem>
 #include <functional>
 #include <future>
 #include <thread>
 
 #include "cluster.h"
+#include "common/bench_cache.h"
 
 namespace sparring::testing {
 namespace {
@@ -246,6 +249,51 @@ TEST_F(ServiceTest, WorkerRefusesAVersionWithAnotherBenchSignature) {
     EXPECT_EQ(cluster->query("SELECT games FROM run_summary"), 0);
     EXPECT_EQ(cluster->query("SELECT free_pairs FROM runs"),
               cluster->query("SELECT pairs FROM batches"));
+}
+
+TEST_F(ServiceTest, ARestartedWorkerReadsItsBenchSignaturesFromTheBenchCache) {
+    // A cache of its own, so that the first computations happen here.
+    const std::string cache =
+        ::testing::TempDir() + "sparring-bench-cache-" + std::to_string(getpid());
+    std::filesystem::remove_all(cache);
+    ASSERT_EQ(setenv(kBenchCacheVariable, cache.c_str(), 1), 0);
+    cluster = std::make_unique<Cluster>();
+    // Versions a and b have the same parameters: the CLI computes a's bench and reads b's.
+    const CommandResult a = cluster->cli({"versions", "add", "a"});
+    ASSERT_EQ(a.status, 0) << a.err;
+    EXPECT_NE(a.err.find("computing the bench signature"), std::string::npos) << a.err;
+    const CommandResult b = cluster->cli({"versions", "add", "b"});
+    ASSERT_EQ(b.status, 0) << b.err;
+    EXPECT_EQ(b.err.find("computing the bench signature"), std::string::npos) << b.err;
+    EXPECT_EQ(cluster->query("SELECT count(DISTINCT bench) FROM versions"), 1);
+    EXPECT_GT(cluster->query("SELECT min(bench) FROM versions"), 0);
+
+    v1::RunStatus run;
+    ASSERT_TRUE(submit(fixed_games_spec(2), &run, cluster->user_token).ok());
+    Process& first = cluster->start_worker("first", 1);
+    EXPECT_EQ(cluster->wait_for_run(run.id(), 120s).games(), 2u);
+    first.signal(SIGTERM);
+    ASSERT_TRUE(first.wait_exit(30s));
+    // The worker is another executable: it computes a's bench and reads b's.
+    EXPECT_EQ(count_in(first.log_path(), "read from the bench cache"), 1u) << first.log_path();
+
+    // One entry of the CLI and one of the worker, private to the user.
+    size_t entries = 0;
+    for (const auto& entry : std::filesystem::directory_iterator(cache)) {
+        ++entries;
+        EXPECT_EQ(entry.status().permissions(),
+                  std::filesystem::perms::owner_read | std::filesystem::perms::owner_write)
+            << entry.path();
+    }
+    EXPECT_EQ(entries, 2u);
+    EXPECT_EQ(std::filesystem::status(cache).permissions(), std::filesystem::perms::owner_all);
+
+    ASSERT_TRUE(submit(fixed_games_spec(2), &run, cluster->user_token).ok());
+    Process& second = cluster->start_worker("second", 1);
+    EXPECT_EQ(cluster->wait_for_run(run.id(), 120s).games(), 2u);
+    EXPECT_EQ(count_in(second.log_path(), "read from the bench cache"), 2u) << second.log_path();
+    EXPECT_EQ(cluster->query("SELECT count(*) FROM bench_mismatches"), 0);
+    unsetenv(kBenchCacheVariable);
 }
 
 TEST_F(ServiceTest, HealthCheckingAnswersServing) {

@@ -19,26 +19,10 @@ namespace {
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 
-// Returns a file's contents, or an empty string.
-std::string slurp(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
-
 // Writes a file with the given mode.
 void write_file(const std::string& path, const std::string& text, fs::perms mode) {
     std::ofstream(path, std::ios::binary) << text;
     fs::permissions(path, mode);
-}
-
-// Returns how many times text occurs in a file.
-size_t count_in(const std::string& path, const std::string& text) {
-    const std::string log = slurp(path);
-    size_t n = 0;
-    for (size_t at = log.find(text); at != std::string::npos; at = log.find(text, at + 1)) ++n;
-    return n;
 }
 
 // Waits until a file holds text, up to timeout; returns whether it did.
