@@ -7,7 +7,7 @@
 # SPARRING_SANITIZER_STAGE says:
 #   fuzz (the default, what CI runs)  the fuzz targets, each over its corpus plus a few seconds
 #   1    the quick tests too; the release build then runs only the slow, deploy and release
-#        labels, so that every test runs once (about 39 minutes on 2 cores, beyond CI's
+#        labels, so that every test runs once (30.5 minutes on 2 cores, just beyond CI's
 #        30-minute budget; BENCHMARKS.md)
 #   0    no sanitizer stage
 # Both builds are unity builds (SPARRING_UNITY_BUILD=OFF for one file per compiler run).
@@ -63,8 +63,8 @@ build_all() {
 }
 
 # Builds under ASan and UBSan and runs: the fuzz targets, each over its corpus plus a few
-# seconds (ctest label fuzz), with `fuzz`; with `1` also the quick tests but for the release
-# label (the preset's build and test lists).
+# seconds (the build and test presets `fuzzers`), with `fuzz`; with `1` also the quick tests
+# but for the release label (the presets `debug-sanitize`).
 sanitizer_stage() {
     cd "$root"
     cmake --preset debug-sanitize -DCMAKE_UNITY_BUILD="${SPARRING_UNITY_BUILD:-ON}" >/dev/null
@@ -72,8 +72,8 @@ sanitizer_stage() {
         cmake --build --preset debug-sanitize -j "$jobs"
         ctest --preset debug-sanitize -j "$jobs"
     else
-        cmake --build build-asan -j "$jobs" --target sparring_fuzzers
-        ctest --test-dir build-asan --output-on-failure -j "$jobs" -L fuzz
+        cmake --build --preset fuzzers -j "$jobs"
+        ctest --preset fuzzers -j "$jobs"
     fi
 }
 

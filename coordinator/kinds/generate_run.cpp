@@ -13,9 +13,9 @@ namespace {
 constexpr int kMaxRandomPlies = 200;
 constexpr int kMaxPlies = 400;
 constexpr uint32_t kMaxPositionsPerGame = kMaxPlies;
-constexpr uint32_t kDefaultExportGames = 1000;
-constexpr uint32_t kMaxExportGames = 100000;
-constexpr size_t kMaxExportBytes = 2 << 20;  // well below gRPC's 4 MiB message limit
+constexpr uint32_t kDefaultPositionExportGames = 1000;
+constexpr uint32_t kMaxPositionExportGames = 100000;
+constexpr size_t kMaxPositionExportBytes = 2 << 20;  // well below gRPC's 4 MiB message limit
 
 // Returns the filters of a canonical filter text.
 training::FilterOptions parse_filters(const std::string& text) {
@@ -123,13 +123,13 @@ absl::StatusOr<PositionsPage> export_positions(Storage& storage, int64_t run_id,
         return absl::FailedPreconditionError("run " + std::to_string(run_id) +
                                              " is not a generation run: it has no positions");
     const uint32_t limit =
-        max_games == 0 ? kDefaultExportGames : std::min(max_games, kMaxExportGames);
+        max_games == 0 ? kDefaultPositionExportGames : std::min(max_games, kMaxPositionExportGames);
     const std::vector<StoredPositions> games =
         storage.list_positions(run_id, start_game, int(limit));
     PositionsPage page;
     page.next_start_game = start_game;
     for (const StoredPositions& game : games) {
-        if (page.games > 0 && page.data.size() + game.data.size() > kMaxExportBytes) break;
+        if (page.games > 0 && page.data.size() + game.data.size() > kMaxPositionExportBytes) break;
         page.data += game.data;
         page.count += game.count;
         page.next_start_game = game.game + 1;

@@ -197,7 +197,7 @@ void UserApi::get_tune_history(const Credential& credential,
                                Done done) {
     query(
         credential,
-        [this, run_id = request.run_id(), response](Storage& storage) {
+        [run_id = request.run_id(), response](Storage& storage) {
             absl::StatusOr<TuneHistory> history = tune_history(storage, run_id);
             if (!history.ok()) return history.status();
             tune_history_to_proto(*history, response);
