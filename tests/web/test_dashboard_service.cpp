@@ -280,7 +280,9 @@ TEST_F(DashboardTest, SlowAndHostileClientsDelayNoOtherRequest) {
             const auto elapsed = std::chrono::steady_clock::now() - start;
             ASSERT_TRUE(result) << path;
             EXPECT_EQ(result->status, 200) << path;
-            EXPECT_LT(elapsed, 1s) << path << " waited for the slow clients";
+            // A request queued behind the slow clients would wait out their 9 s trickle; the
+            // HTTP threads run niced, so a loaded CI machine can hold one back for a second.
+            EXPECT_LT(elapsed, 3s) << path << " waited for the slow clients";
         }
         std::this_thread::sleep_for(1s);
     }
