@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets (the debug-sanitize preset: clang-14, ASan + UBSan, a build
-# directory of its own) and runs each for SECONDS on its seed corpus, at the lowest CPU
-# priority; prints the seconds, executions and executions per second of each target, and
-# stops at the first target that fails.
+# directory of its own) and runs each for SECONDS on its seed corpus, with the target's own
+# flags from fuzz/options/TARGET, at the lowest CPU priority; prints the seconds, executions
+# and executions per second of each target, and stops at the first target that fails.
 #   bench/fuzz.sh [SECONDS] [TARGET ...]     (default: 60 seconds, every target)
 # Environment: SPARRING_FUZZ_RUNS (stop each target after that many executions, or SECONDS,
-# whichever comes first), SPARRING_FUZZ_BUILD_DIR (default build-asan, the preset's),
+# whichever comes first), SPARRING_FUZZ_NICE (the fuzzers' niceness, default 19),
+# SPARRING_FUZZ_BUILD_DIR (default build-asan, the preset's),
 # SPARRING_JOBS (default 2).
 # New inputs go to BUILD/fuzz/corpus/TARGET, crashes to BUILD/fuzz/crashes/.
 set -euo pipefail
@@ -30,8 +31,10 @@ for target in "${targets[@]}"; do
     log=$build/fuzz/$target.log
     status=0
     start=$(date +%s)
-    ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} nice -n 19 "$build/fuzz/fuzz_$target" \
-        -max_total_time="$seconds" "${runs_limit[@]}" -print_final_stats=1 \
+    options=()
+    [ ! -f "$root/fuzz/options/$target" ] || mapfile -t options <"$root/fuzz/options/$target"
+    ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} nice -n "${SPARRING_FUZZ_NICE:-19}" "$build/fuzz/fuzz_$target" \
+        "${options[@]}" -max_total_time="$seconds" "${runs_limit[@]}" -print_final_stats=1 \
         -artifact_prefix="$build/fuzz/crashes/$target-" \
         "$found" "$root/fuzz/corpus/$target" >"$log" 2>&1 || status=$?
     elapsed=$(($(date +%s) - start))
