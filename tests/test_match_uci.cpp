@@ -5,7 +5,9 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cstdio>
 #include <fstream>
+#include <vector>
 
 #include "match/game.h"
 #include "match/runner.h"
@@ -20,11 +22,27 @@ PlayerSpec builtin() {
     return PlayerSpec{"builtin", BuiltinSpec{ParamSet(), 1}, 0};
 }
 
+// The fake engines' start logs, removed when the test program ends, so that no run leaves
+// them in the temporary directory.
+class FakeEngineLogs : public testing::Environment {
+  public:
+    void add(const std::string& path) { paths_.push_back(path); }
+    void TearDown() override {
+        for (const std::string& path : paths_) std::remove(path.c_str());
+    }
+
+  private:
+    std::vector<std::string> paths_;
+};
+FakeEngineLogs* const fake_engine_logs =
+    static_cast<FakeEngineLogs*>(testing::AddGlobalTestEnvironment(new FakeEngineLogs));
+
 // Returns a fake engine in the given mode that logs its starts to a fresh file at *log.
 PlayerSpec fake(const std::string& mode, std::string* log) {
     *log = testing::TempDir() + "/fake_" + std::to_string(getpid()) + "_" + mode + "_" +
            testing::UnitTest::GetInstance()->current_test_info()->name() + ".log";
     std::remove(log->c_str());
+    fake_engine_logs->add(*log);
     return PlayerSpec{"fake", UciSpec{FakeEngine, {mode, *log}, "", {}}, 0};
 }
 
