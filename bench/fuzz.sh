@@ -6,6 +6,9 @@
 #   bench/fuzz.sh [SECONDS] [TARGET ...]     (default: 60 seconds, every target)
 # Environment: SPARRING_FUZZ_RUNS (stop each target after that many executions, or SECONDS,
 # whichever comes first), SPARRING_FUZZ_NICE (the fuzzers' niceness, default 19),
+# SPARRING_FUZZ_FORK (libFuzzer's fork mode with that many child processes, one per core:
+# one fuzzing session over one corpus; its executions are the sum over the children),
+# SPARRING_FUZZ_FLAGS (more libFuzzer flags for every target, split at spaces),
 # SPARRING_FUZZ_BUILD_DIR (default build-asan, the preset's),
 # SPARRING_JOBS (default 2).
 # New inputs go to BUILD/fuzz/corpus/TARGET, crashes to BUILD/fuzz/crashes/.
@@ -17,6 +20,9 @@ build=${SPARRING_FUZZ_BUILD_DIR:-$root/build-asan}
 targets=("$@")
 runs_limit=()
 [ -z "${SPARRING_FUZZ_RUNS:-}" ] || runs_limit=(-runs="$SPARRING_FUZZ_RUNS")
+fork=()
+extra=(${SPARRING_FUZZ_FLAGS:-})
+[ -z "${SPARRING_FUZZ_FORK:-}" ] || fork=(-fork="$SPARRING_FUZZ_FORK")
 if [ ${#targets[@]} -eq 0 ]; then
     targets=($(ls "$root/fuzz/corpus"))
 fi
@@ -34,12 +40,17 @@ for target in "${targets[@]}"; do
     options=()
     [ ! -f "$root/fuzz/options/$target" ] || mapfile -t options <"$root/fuzz/options/$target"
     ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} nice -n "${SPARRING_FUZZ_NICE:-19}" "$build/fuzz/fuzz_$target" \
-        "${options[@]}" -max_total_time="$seconds" "${runs_limit[@]}" -print_final_stats=1 \
+        "${options[@]}" "${fork[@]}" "${extra[@]}" -max_total_time="$seconds" "${runs_limit[@]}" -print_final_stats=1 \
         -artifact_prefix="$build/fuzz/crashes/$target-" \
         "$found" "$root/fuzz/corpus/$target" >"$log" 2>&1 || status=$?
     elapsed=$(($(date +%s) - start))
     runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
     rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)
+    if [ -z "$runs" ] && [ ${#fork[@]} -gt 0 ]; then
+        # Fork mode prints no final stats; its progress lines start with the executions so far.
+        runs=$(sed -n 's/^#\([0-9]*\): cov:.*/\1/p' "$log" | tail -1)
+        [ -z "$runs" ] || rate=$((runs / (elapsed > 0 ? elapsed : 1)))
+    fi
     result=ok
     [ "$status" -eq 0 ] || result="FAILED (exit $status, see $log)"
     printf '%-16s %8s %12s %10s %s\n' "$target" "$elapsed" "${runs:-?}" "${rate:-?}" "$result"
