@@ -46,8 +46,9 @@ for target in "${targets[@]}"; do
     elapsed=$(($(date +%s) - start))
     runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
     rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)
-    if [ -z "$runs" ] && [ ${#fork[@]} -gt 0 ]; then
-        # Fork mode prints no final stats; its progress lines start with the executions so far.
+    if [ ${#fork[@]} -gt 0 ]; then
+        # Fork mode's own progress lines start with the executions so far; the only `stat::`
+        # lines in its log are those of a child that was interrupted.
         runs=$(sed -n 's/^#\([0-9]*\): cov:.*/\1/p' "$log" | tail -1)
         [ -z "$runs" ] || rate=$((runs / (elapsed > 0 ? elapsed : 1)))
     fi
