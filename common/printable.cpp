@@ -6,31 +6,45 @@ namespace sparring {
 
 namespace {
 
-// Returns the length of the valid UTF-8 sequence at text[at] (0 when it is not one) and its
-// code point in *code.
-std::size_t utf8_sequence(std::string_view text, std::size_t at, uint32_t* code) {
-    const auto byte = [&](std::size_t i) { return uint8_t(text[i]); };
-    const uint8_t lead = byte(at);
+// A UTF-8 sequence read at some position: a valid one's length and code point, or the length
+// of an ill-formed one's maximal subpart (at least 1).
+struct Utf8Sequence {
+    std::size_t length;
+    bool valid;
+    uint32_t code;
+};
+
+// Reads the sequence at text[at] by the table of well-formed sequences in the Unicode standard
+// (D92): the second byte's range excludes overlong forms, surrogates and code points past
+// U+10FFFF.
+Utf8Sequence read_utf8(std::string_view text, std::size_t at) {
+    const auto lead = uint8_t(text[at]);
+    if (lead < 0x80) return {1, true, lead};
     std::size_t length = 0;
     uint32_t value = 0;
-    uint32_t least = 0;
+    uint8_t low = 0x80;
+    uint8_t high = 0xbf;
     if (lead >= 0xc2 && lead <= 0xdf) {
-        length = 2, value = lead & 0x1f, least = 0x80;
+        length = 2, value = lead & 0x1f;
     } else if (lead >= 0xe0 && lead <= 0xef) {
-        length = 3, value = lead & 0x0f, least = 0x800;
+        length = 3, value = lead & 0x0f;
+        if (lead == 0xe0) low = 0xa0;
+        if (lead == 0xed) high = 0x9f;
     } else if (lead >= 0xf0 && lead <= 0xf4) {
-        length = 4, value = lead & 0x07, least = 0x10000;
+        length = 4, value = lead & 0x07;
+        if (lead == 0xf0) low = 0x90;
+        if (lead == 0xf4) high = 0x8f;
     } else {
-        return 0;
+        return {1, false, 0};
     }
-    if (at + length > text.size()) return 0;
     for (std::size_t i = 1; i < length; ++i) {
-        if ((byte(at + i) & 0xc0) != 0x80) return 0;
-        value = value << 6 | (byte(at + i) & 0x3f);
+        if (at + i >= text.size()) return {i, false, 0};
+        const auto next = uint8_t(text[at + i]);
+        if (next < low || next > high) return {i, false, 0};
+        low = 0x80, high = 0xbf;
+        value = value << 6 | (next & 0x3f);
     }
-    if (value < least || value > 0x10ffff || (value >= 0xd800 && value <= 0xdfff)) return 0;
-    *code = value;
-    return length;
+    return {length, true, value};
 }
 
 // Appends "\xHH" for a byte.
@@ -45,7 +59,7 @@ void append_hex(std::string* out, uint8_t value) {
 
 std::string printable(std::string_view text, std::size_t max_bytes) {
     const bool cut = text.size() > max_bytes;
-    if (cut) text = text.substr(0, max_bytes);
+    if (cut) text = utf8_prefix(text, max_bytes);
     std::string out;
     out.reserve(text.size());
     for (std::size_t i = 0; i < text.size();) {
@@ -75,19 +89,18 @@ std::string printable(std::string_view text, std::size_t max_bytes) {
             ++i;
             continue;
         }
-        uint32_t code = 0;
-        const std::size_t length = utf8_sequence(text, i, &code);
-        if (length == 0) {
+        const Utf8Sequence sequence = read_utf8(text, i);
+        if (!sequence.valid) {
             append_hex(&out, c);
             ++i;
-        } else if (code <= 0x9f) {
+        } else if (sequence.code <= 0x9f) {
             out += "\\u00";
-            out += "0123456789abcdef"[code >> 4];
-            out += "0123456789abcdef"[code & 15];
-            i += length;
+            out += "0123456789abcdef"[sequence.code >> 4];
+            out += "0123456789abcdef"[sequence.code & 15];
+            i += sequence.length;
         } else {
-            out.append(text.substr(i, length));
-            i += length;
+            out.append(text.substr(i, sequence.length));
+            i += sequence.length;
         }
     }
     if (cut) out += "...";
@@ -102,12 +115,51 @@ bool is_printable(std::string_view text) {
             ++i;
             continue;
         }
-        uint32_t code = 0;
-        const std::size_t length = utf8_sequence(text, i, &code);
-        if (length == 0 || code <= 0x9f) return false;
-        i += length;
+        const Utf8Sequence sequence = read_utf8(text, i);
+        if (!sequence.valid || sequence.code <= 0x9f) return false;
+        i += sequence.length;
     }
     return true;
+}
+
+bool is_valid_utf8(std::string_view text) {
+    for (std::size_t i = 0; i < text.size();) {
+        if (uint8_t(text[i]) < 0x80) {
+            ++i;
+            continue;
+        }
+        const Utf8Sequence sequence = read_utf8(text, i);
+        if (!sequence.valid) return false;
+        i += sequence.length;
+    }
+    return true;
+}
+
+std::string valid_utf8(std::string_view text) {
+    if (is_valid_utf8(text)) return std::string(text);
+    std::string out;
+    out.reserve(text.size() + 8);
+    for (std::size_t i = 0; i < text.size();) {
+        const Utf8Sequence sequence = read_utf8(text, i);
+        if (sequence.valid)
+            out.append(text.substr(i, sequence.length));
+        else
+            out += "\xef\xbf\xbd";  // U+FFFD REPLACEMENT CHARACTER
+        i += sequence.length;
+    }
+    return out;
+}
+
+std::string_view utf8_prefix(std::string_view text, std::size_t max_bytes) {
+    if (text.size() <= max_bytes) return text;
+    // Back to the lead byte of the sequence the cut falls in, if it falls inside one.
+    std::size_t start = max_bytes;
+    while (start > 0 && max_bytes - start < 3 && (uint8_t(text[start]) & 0xc0) == 0x80) --start;
+    if (start < max_bytes) {
+        const Utf8Sequence sequence = read_utf8(text, start);
+        if (sequence.valid && start + sequence.length > max_bytes) return text.substr(0, start);
+    }
+    return text.substr(0, max_bytes);
 }
 
 }  // namespace sparring

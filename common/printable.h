@@ -1,5 +1,6 @@
-// Showing untrusted text on a terminal or in one log line: control characters (terminal
-// escapes, newlines) and broken UTF-8 escaped, long text cut.
+// Untrusted text: made valid UTF-8 before it is stored or sent (broken bytes replaced, cuts at
+// code-point boundaries), and shown on a terminal or in one log line (control characters such
+// as terminal escapes and newlines escaped, broken UTF-8 escaped, long text cut).
 #pragma once
 
 #include <cstddef>
@@ -15,5 +16,17 @@ std::string printable(std::string_view text, std::size_t max_bytes = std::string
 
 // Returns whether text is valid UTF-8 without control characters (C0, DEL or C1).
 bool is_printable(std::string_view text);
+
+// Returns whether text is well-formed UTF-8 (no overlong forms, surrogates or code points
+// past U+10FFFF; controls allowed).
+bool is_valid_utf8(std::string_view text);
+
+// Returns text with each ill-formed part replaced by U+FFFD, one per maximal subpart as
+// Unicode recommends ("\xe2\x82" is one U+FFFD, "\xc0\xaf" two); valid text is unchanged.
+std::string valid_utf8(std::string_view text);
+
+// Returns the longest prefix of text of at most max_bytes that does not end inside a valid
+// UTF-8 sequence: cutting valid text there leaves valid text.
+std::string_view utf8_prefix(std::string_view text, std::size_t max_bytes);
 
 }  // namespace sparring

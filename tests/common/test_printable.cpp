@@ -1,5 +1,6 @@
 // Untrusted text made safe to print: control characters and broken UTF-8 escaped, the rest
-// (UTF-8 included) unchanged.
+// (UTF-8 included) unchanged; made valid UTF-8 to store or send: broken parts replaced, cuts at
+// code-point boundaries.
 #include <gtest/gtest.h>
 
 #include "common/printable.h"
@@ -32,6 +33,81 @@ TEST(Printable, KeepsUtf8AndEscapesC1AndBrokenBytes) {
 TEST(Printable, CutsLongText) {
     EXPECT_EQ(printable(std::string(100, 'x'), 10), std::string(10, 'x') + "...");
     EXPECT_EQ(printable("short", 10), "short");
+}
+
+TEST(Printable, CutsLongTextAtACodePointBoundary) {
+    const std::string text = std::string(511, 'a') + "\xc3\xa9";
+    EXPECT_EQ(printable(text, 512), std::string(511, 'a') + "...");
+}
+
+// 1-, 2-, 3- and 4-byte sequences: "a", "é", "€", "𝄞".
+const std::string kMixed =
+    "a\xc3\xa9\xe2\x82\xac\xf0\x9d\x84\x9e"
+    "b\xf0\x9d\x84\x9e\xe2\x82\xac\xc3\xa9";
+
+TEST(Utf8, APrefixCutAtEveryByteIsValidAndAsLongAsPossible) {
+    ASSERT_TRUE(is_valid_utf8(kMixed));
+    for (size_t max = 0; max <= kMixed.size() + 1; ++max) {
+        const std::string_view prefix = utf8_prefix(kMixed, max);
+        EXPECT_TRUE(is_valid_utf8(prefix)) << "cut at " << max;
+        EXPECT_LE(prefix.size(), max);
+        EXPECT_GT(prefix.size() + 4, std::min(max, kMixed.size())) << "cut at " << max;
+        EXPECT_EQ(kMixed.substr(0, prefix.size()), prefix);
+    }
+    const std::string issue = std::string(511, 'a') + "\xc3\xa9";
+    EXPECT_EQ(utf8_prefix(issue, 512), std::string(511, 'a'));
+    EXPECT_EQ(utf8_prefix(issue, 513), issue);
+    EXPECT_EQ(utf8_prefix("\xe2\x82\xac", 2), "");
+}
+
+TEST(Utf8, APrefixOfBrokenTextIsCutWhereAsked) {
+    // Continuation bytes without a lead are no sequence to keep whole.
+    EXPECT_EQ(utf8_prefix("ab\x80\x80\x80\x80", 4), "ab\x80\x80");
+    EXPECT_EQ(utf8_prefix("ab\xc0\xaf", 3), "ab\xc0");
+}
+
+TEST(Utf8, RepairReplacesEachMaximalSubpartOnce) {
+    const std::string fffd = "\xef\xbf\xbd";
+    EXPECT_EQ(valid_utf8(kMixed), kMixed);
+    EXPECT_EQ(valid_utf8(""), "");
+    EXPECT_EQ(valid_utf8("a\xc0\xafz"), "a" + fffd + fffd + "z");          // overlong '/'
+    EXPECT_EQ(valid_utf8("\xe0\x80\xaf"), fffd + fffd + fffd);             // overlong 3
+    EXPECT_EQ(valid_utf8("\xf0\x80\x80\xaf"), fffd + fffd + fffd + fffd);  // overlong 4
+    EXPECT_EQ(valid_utf8("x\xe2\x82"), "x" + fffd);                        // truncated
+    EXPECT_EQ(valid_utf8("\xf0\x9d\x84x"), fffd + "x");                    // truncated 4
+    EXPECT_EQ(valid_utf8("\xc3"), fffd);                                   // truncated 2
+    EXPECT_EQ(valid_utf8("\xed\xa0\x80\xed\xbf\xbf"), fffd + fffd + fffd + fffd + fffd + fffd);
+    EXPECT_EQ(valid_utf8("\xf4\x90\x80\x80"), fffd + fffd + fffd + fffd);  // > U+10FFFF
+    EXPECT_EQ(valid_utf8("\xf5\xff\xfe"), fffd + fffd + fffd);
+    EXPECT_EQ(valid_utf8("\x80\xbf"), fffd + fffd);  // no lead
+    EXPECT_EQ(valid_utf8(std::string(511, 'a') + "\xc3"), std::string(511, 'a') + fffd);
+    for (const std::string broken :
+         {"\xc0\xaf", "\xe0\x80\xaf", "\xed\xa0\x80", "\xf4\x90\x80\x80", "\xe2\x82", "\xff"}) {
+        EXPECT_FALSE(is_valid_utf8(broken));
+        EXPECT_TRUE(is_valid_utf8(valid_utf8(broken)));
+    }
+    // The largest and smallest of each length stay.
+    for (const std::string edge :
+         {"\x7f", "\xc2\x80", "\xdf\xbf", "\xe0\xa0\x80", "\xed\x9f\xbf", "\xee\x80\x80",
+          "\xef\xbf\xbf", "\xf0\x90\x80\x80", "\xf4\x8f\xbf\xbf"}) {
+        EXPECT_TRUE(is_valid_utf8(edge));
+        EXPECT_EQ(valid_utf8(edge), edge);
+    }
+}
+
+TEST(Utf8, EveryCutOfRepairedRandomBytesIsValid) {
+    uint32_t state = 12345;
+    for (int round = 0; round < 200; ++round) {
+        std::string bytes;
+        for (int i = 0; i < 24; ++i) {
+            state = state * 1664525u + 1013904223u;
+            bytes += char(state >> 24);
+        }
+        const std::string repaired = valid_utf8(bytes);
+        ASSERT_TRUE(is_valid_utf8(repaired)) << round;
+        for (size_t max = 0; max <= repaired.size(); ++max)
+            ASSERT_TRUE(is_valid_utf8(utf8_prefix(repaired, max))) << round << " " << max;
+    }
 }
 
 }  // namespace
