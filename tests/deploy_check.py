@@ -270,17 +270,49 @@ def check_kubernetes_objects(objects, variant, uid, binaries):
     return sorted(by_kind)
 
 
+def kubectl_versions(kubectl):
+    """Returns the kubectl client's version and the kustomize it embeds, as they report them."""
+    out = subprocess.run([kubectl, "version", "--client"], capture_output=True,
+                         text=True).stdout
+    client = re.search(r'GitVersion:"([^"]+)"', out) or re.search(r"Client Version: (\S+)", out)
+    kustomize = re.search(r"Kustomize Version: (\S+)", out)
+    return (client.group(1) if client else "unknown",
+            kustomize.group(1) if kustomize else "not reported (kubectl 1.20 and older embed "
+            "kustomize v2.0.3)")
+
+
+def check_kustomize_2_form(yaml, root, variant):
+    """Requires the form Debian 12's kubectl (1.20, kustomize 2.0) also renders: directories
+    under `bases`, not `resources`; patches as files under `patchesJson6902` or
+    `patchesStrategicMerge`, not the newer `patches`."""
+    path = os.path.join(root, variant, "kustomization.yaml")
+    with open(path) as f:
+        kustomization = yaml.safe_load(f)
+    for entry in kustomization.get("resources", []):
+        require(os.path.isfile(os.path.join(root, variant, entry)),
+                f"{variant}: resource {entry} is a directory; kustomize 2.0 (Debian 12's "
+                "kubectl) takes it only under `bases`")
+    require("patches" not in kustomization,
+            f"{variant}: `patches` is not understood by kustomize 2.0 (Debian 12's kubectl); "
+            "use `patchesJson6902` with a file")
+    for patch in kustomization.get("patchesJson6902", []):
+        require("path" in patch, f"{variant}: kustomize 2.0 takes JSON patches from files only")
+
+
 def check_kubernetes(args, binaries):
     """Renders the base and each overlay with kubectl kustomize and checks the objects."""
     yaml = load_yaml()
     kubectl = shutil.which("kubectl")
     if not kubectl:
         skip("kubectl is not installed")
+    client, kustomize = kubectl_versions(kubectl)
+    print(f"kubectl {client} ({kubectl}), kustomize {kustomize}")
     root = os.path.join(args.source, "deploy", "kubernetes")
     variants = ["base"] + sorted(
         os.path.join("overlays", d) for d in os.listdir(os.path.join(root, "overlays")))
     uid = image_uid(args.source)
     for variant in variants:
+        check_kustomize_2_form(yaml, root, variant)
         rendered = subprocess.run([kubectl, "kustomize", os.path.join(root, variant)],
                                   capture_output=True, text=True)
         require(rendered.returncode == 0, f"kubectl kustomize {variant}: {rendered.stderr}")

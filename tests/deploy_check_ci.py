@@ -1,15 +1,20 @@
 #!/usr/bin/env python3
-"""Checks that deploy_check.py fails under CI=true when a tool is missing, and skips otherwise.
+"""Checks deploy_check.py itself: it fails under CI=true when a tool is missing and skips
+otherwise, and it refuses Kubernetes recipes that Debian 12's kubectl (1.20) cannot render.
 
     deploy_check_ci.py --source DIR --coordinator BIN --worker BIN
 
-Runs the systemd part with a PATH that holds no systemd-analyze.
+Runs the systemd part with a PATH that holds no systemd-analyze, and the kustomize 2.0 form
+check on overlays written in the newer form only current kubectl versions render.
 """
 import argparse
 import os
 import subprocess
 import sys
 import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import deploy_check  # noqa: E402
 
 
 def run_check(args, ci):
@@ -38,6 +43,30 @@ def main():
     if code != 77 or "SKIP: systemd-analyze is not installed" not in out:
         sys.exit(f"without CI a missing systemd-analyze must skip the check; got {code}: {out}")
     print("ok: a missing tool fails under CI=true and skips otherwise")
+    check_newer_form_refused()
+
+
+def check_newer_form_refused():
+    """Requires the form check to refuse a directory under `resources` and inline `patches`,
+    which Debian 12's kubectl rejects, and to accept the committed overlays' form."""
+    yaml = deploy_check.load_yaml()
+    newer = {
+        "directory": "resources:\n  - ../../base\n",
+        "inline": "bases:\n  - ../../base\npatches:\n  - target: {kind: Deployment}\n"
+                  "    patch: '[]'\n",
+    }
+    with tempfile.TemporaryDirectory() as root:
+        os.makedirs(os.path.join(root, "base"))
+        for name, text in newer.items():
+            os.makedirs(os.path.join(root, "overlays", name))
+            with open(os.path.join(root, "overlays", name, "kustomization.yaml"), "w") as f:
+                f.write(text)
+            try:
+                deploy_check.check_kustomize_2_form(yaml, root, os.path.join("overlays", name))
+            except deploy_check.CheckError as e:
+                print(f"ok: refused: {e}")
+                continue
+            sys.exit(f"the kustomize 2.0 form check accepted the newer form ({name})")
 
 
 if __name__ == "__main__":
