@@ -17,6 +17,7 @@
 #include "cli/training_remote.h"
 #include "cli/tune.h"
 #include "common/bench_cache.h"
+#include "common/printable.h"
 #include "engine/bench.h"
 #include "engine/params.h"
 
@@ -135,7 +136,7 @@ int versions_add(const Flags& args, RemoteClient& client) {
     v1::AddVersionRequest request;
     v1::Version& v = *request.mutable_version();
     v.set_name(args.positional()[1]);
-    v.set_description(args.get_string("description", ""));
+    v.set_description(valid_utf8(args.get_string("description", "")));
     if (!args.has("engine-file") && !args.has("engine-archive") &&
         (args.has("entry") || !args.get_all("arg").empty()))
         throw UsageError("--entry and --arg need --engine-file or --engine-archive");

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "common/json_text.h"
 #include "stats/stats.h"
 
 namespace sparring::cli {
@@ -156,7 +157,7 @@ void print_json(const Counts& counts, const st::EloEstimate& e,
         sprt["state"] = std::string(st::state_name(r.state));
         out["sprt"] = std::move(sprt);
     }
-    std::cout << out.dump() << "\n";
+    std::cout << json_text(out) << "\n";
 }
 
 // Computes and prints the statistics of the counts on the command line.

@@ -7,6 +7,7 @@
 #include "cli/commands.h"
 #include "cli/run_kinds.h"
 #include "cli/spec_flags.h"
+#include "common/printable.h"
 
 namespace sparring::cli {
 
@@ -19,7 +20,7 @@ v1::RunStatus send(const Flags& args, v1::SubmitRunRequest& request) {
     spec.set_priority(int32_t(args.get_int_in("priority", -1000, 1000)));
     spec.set_throughput(uint32_t(args.get_int_in("throughput", 1, 10000)));
     spec.set_pairs_per_thread(uint32_t(args.get_int_in("pairs-per-thread", 0, 0, 256)));
-    spec.set_description(args.get_string("description", ""));
+    spec.set_description(valid_utf8(args.get_string("description", "")));
     RemoteClient client(args);
     v1::RunStatus run;
     client.call(&v1::UserService::Stub::SubmitRun, request, &run);

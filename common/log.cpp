@@ -6,6 +6,8 @@
 #include <ctime>
 #include <mutex>
 
+#include "common/printable.h"
+
 namespace sparring {
 
 namespace {
@@ -86,6 +88,18 @@ void log_event(LogLevel level, std::string_view event, std::initializer_list<Log
     std::lock_guard lock(output_mutex);
     std::fwrite(line.data(), 1, line.size(), stderr);
     std::fflush(stderr);
+}
+
+void log_unexpected_exception(std::string_view where, std::exception_ptr exception) {
+    std::string what = exception ? "an exception that is not a std::exception" : "no exception";
+    try {
+        if (exception) std::rethrow_exception(exception);
+    } catch (const std::exception& e) {
+        what = e.what();
+    } catch (...) {
+    }
+    log_event(LogLevel::Error, "unexpected_exception",
+              {{"where", std::string(where)}, {"error", valid_utf8(what)}});
 }
 
 }  // namespace sparring

@@ -2,6 +2,7 @@
 // (`ts=... level=info event=run_submitted run=3 test=new base=master`), filtered by level.
 #pragma once
 
+#include <exception>
 #include <initializer_list>
 #include <optional>
 #include <string>
@@ -22,5 +23,11 @@ using LogField = std::pair<std::string_view, std::string>;
 
 // Writes an event with its fields as one line, values quoted when they need it.
 void log_event(LogLevel level, std::string_view event, std::initializer_list<LogField> fields = {});
+
+// Logs an exception (by default the one being handled: call it in a catch block) as an error
+// event `unexpected_exception` with where it was caught and its message: the last resort of a
+// thread that must keep serving after a fault it did not foresee.
+void log_unexpected_exception(std::string_view where,
+                              std::exception_ptr exception = std::current_exception());
 
 }  // namespace sparring

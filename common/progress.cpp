@@ -5,6 +5,8 @@
 
 #include <iostream>
 
+#include "common/printable.h"
+
 namespace sparring {
 
 namespace {
@@ -32,7 +34,7 @@ ConsoleProgress::~ConsoleProgress() {
 void ConsoleProgress::show(std::string_view line, bool force) {
     if (terminal()) {
         // The last column stays free: a full line would wrap on some terminals.
-        if (line.size() >= static_cast<std::size_t>(width_)) line = line.substr(0, width_ - 1);
+        if (line.size() >= static_cast<std::size_t>(width_)) line = utf8_prefix(line, width_ - 1);
         out_ << '\r' << line << "\x1b[K" << std::flush;
         in_place_ = true;
         return;

@@ -17,6 +17,8 @@
 #include <system_error>
 #include <thread>
 
+#include "common/printable.h"
+
 extern char** environ;
 
 namespace sparring::match {
@@ -234,6 +236,7 @@ ChildProcess::ReadStatus ChildProcess::read_line(std::string* line, Clock::time_
             line->assign(buffer_, 0, newline);
             if (!line->empty() && line->back() == '\r') line->pop_back();
             buffer_.erase(0, newline + 1);
+            if (!is_valid_utf8(*line)) *line = valid_utf8(*line);
             return ReadStatus::Line;
         }
         if (!running()) return ReadStatus::Closed;
@@ -252,7 +255,7 @@ ChildProcess::ReadStatus ChildProcess::read_line(std::string* line, Clock::time_
         if (n <= 0) {
             // A last line without a newline still counts.
             if (!buffer_.empty()) {
-                line->swap(buffer_);
+                *line = valid_utf8(buffer_);
                 buffer_.clear();
                 return ReadStatus::Line;
             }

@@ -47,7 +47,8 @@ class ChildProcess {
     bool running() const { return pid_ > 0; }
     // Writes line and a newline; false when the process no longer reads.
     bool write_line(std::string_view line);
-    // Reads the next line (without its newline) unless the deadline passes or output ends.
+    // Reads the next line (without its newline; invalid UTF-8 replaced by U+FFFD, so that an
+    // engine's output can be stored and sent) unless the deadline passes or output ends.
     ReadStatus read_line(std::string* line, Clock::time_point deadline);
     // Waits up to grace for the process to exit by itself, then kills its process group;
     // returns how it ended ("exit status 1", "killed by signal 11 (Segmentation fault)").

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <thread>
 
+#include "common/printable.h"
+
 namespace sparring::worker {
 
 using std::chrono::milliseconds;
@@ -64,7 +66,7 @@ void LeaseSession::hand_back(v1::ReleaseReason reason, int64_t version_id, uint6
     request.set_reason(reason);
     request.set_version_id(version_id);
     request.set_computed_bench(computed_bench);
-    request.set_message(message);
+    request.set_message(valid_utf8(message));
     const Clock::TimePoint give_up = clock_.now() + options_.shutdown_grace;
     Backoff backoff(options_.first_backoff, options_.max_backoff, options_.seed);
     v1::ReleaseLeaseResponse response;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 
+#include "common/printable.h"
 #include "engine/params.h"
 #include "match/uci_options.h"
 
@@ -145,7 +146,7 @@ void pair_to_proto(const match::PairResult& pair, uint64_t first_pair, v1::GameP
     for (int g = 0; g < 2; ++g) {
         games[g]->set_outcome(outcome(pair.first_half_points(g)));
         games[g]->set_test_white(g == 0);
-        games[g]->set_pgn(pair.games[size_t(g)].pgn);
+        games[g]->set_pgn(valid_utf8(pair.games[size_t(g)].pgn));
     }
 }
 

@@ -4,6 +4,7 @@
 #include <random>
 
 #include "common/log.h"
+#include "common/printable.h"
 #include "worker/generate_play.h"
 #include "worker/match_setup.h"
 #include "worker/signature.h"
@@ -82,11 +83,12 @@ grpc::Status Worker::with_retry(Call call) {
 
 bool Worker::register_worker() {
     v1::RegisterRequest request;
-    request.set_name(options_.name);
+    request.set_name(valid_utf8(options_.name));
     request.set_cores(std::max(1u, std::thread::hardware_concurrency()));
     request.set_memory_mb(uint64_t(std::max<int64_t>(0, options_.memory_mb)));
     request.set_concurrency(uint32_t(options_.concurrency));
-    for (const std::string& engine : options_.uci_engines) request.add_uci_engines(engine);
+    for (const std::string& engine : options_.uci_engines)
+        request.add_uci_engines(valid_utf8(engine));
     request.set_build("sparring-worker " SPARRING_VERSION);
     request.set_accept_uploaded_engines(options_.accept_uploaded_engines);
     v1::RegisterResponse response;
@@ -109,7 +111,7 @@ void Worker::refuse_unreadable_lease(const grpc::Status& status) {
     request.set_worker_id(worker_id_);
     request.set_lease_id(0);  // the lease this worker holds: its id is in the unread grant
     request.set_reason(v1::RELEASE_REASON_ENGINE_FAILURE);
-    request.set_message(why);
+    request.set_message(valid_utf8(why));
     v1::ReleaseLeaseResponse response;
     const grpc::Status released = with_retry(
         [&](grpc::ClientContext& c) { return stub_->ReleaseLease(&c, request, &response); });
@@ -162,9 +164,10 @@ int Worker::run() {
             release.set_worker_id(worker_id_);
             release.set_lease_id(lease.lease_id());
             release.set_reason(v1::RELEASE_REASON_ENGINE_FAILURE);
-            release.set_message("backing off run " + std::to_string(lease.run_id()) + " after " +
-                                std::to_string(run_backoff_.failures(lease.run_id())) +
-                                " failed leases on " + options_.name);
+            release.set_message(valid_utf8("backing off run " + std::to_string(lease.run_id()) +
+                                           " after " +
+                                           std::to_string(run_backoff_.failures(lease.run_id())) +
+                                           " failed leases on " + options_.name));
             v1::ReleaseLeaseResponse released;
             with_retry([&](grpc::ClientContext& c) {
                 return stub_->ReleaseLease(&c, release, &released);

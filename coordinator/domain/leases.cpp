@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <iterator>
 
+#include "common/printable.h"
 #include "coordinator/domain/auth.h"
 #include "coordinator/domain/core.h"
 #include "coordinator/domain/events.h"
@@ -422,7 +423,7 @@ absl::StatusOr<uint32_t> Core::release_lease(Storage& storage, const Caller& cal
         m.version_id = version.id;
         m.expected = version.bench;
         m.computed = release.computed_bench;
-        m.message = release.message.substr(0, 1024);
+        m.message = utf8_prefix(release.message, kMaxStatusBytes);
         m.created_ms = now_ms_();
         storage.insert_bench_mismatch(m);
     }

@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cstdio>
 
+#include "common/printable.h"
 #include "coordinator/kinds/run_kind.h"
 
 namespace sparring::coordinator {
@@ -27,9 +28,10 @@ constexpr std::array<std::string_view, 5> kBatchStates = {"leased", "done", "exp
 }  // namespace
 
 std::string excerpt(std::string_view text, size_t max) {
+    const std::string_view kept = utf8_prefix(text, max);
     std::string out;
-    for (size_t i = 0; i < text.size() && i < max; ++i) {
-        const auto c = static_cast<unsigned char>(text[i]);
+    for (size_t i = 0; i < kept.size(); ++i) {
+        const auto c = static_cast<unsigned char>(kept[i]);
         if (c < 0x20 || c == 0x7f) {
             char escaped[5];
             std::snprintf(escaped, sizeof escaped, "\\x%02x", c);
@@ -39,7 +41,7 @@ std::string excerpt(std::string_view text, size_t max) {
         }
     }
     if (text.size() > max) out += "... (" + std::to_string(text.size()) + " bytes)";
-    return out;
+    return valid_utf8(out);
 }
 
 std::optional<int64_t> parse_int(std::string_view text) {

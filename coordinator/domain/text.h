@@ -21,8 +21,9 @@ std::optional<RunState> parse_run_state(std::string_view text);
 std::string_view batch_state_name(BatchState state);
 std::optional<BatchState> parse_batch_state(std::string_view text);
 
-// Returns text as it may be echoed in a message or a log line: at most max bytes (with the
-// full size named when cut), control characters escaped as \xNN.
+// Returns text as it may be echoed in a message or a log line: at most max bytes cut at a
+// code-point boundary (with the full size named when cut), control characters escaped as \xNN,
+// broken UTF-8 replaced by U+FFFD: always valid UTF-8.
 std::string excerpt(std::string_view text, size_t max = 64);
 // Returns the decimal integer text holds entirely, or nullopt (also on overflow).
 std::optional<int64_t> parse_int(std::string_view text);

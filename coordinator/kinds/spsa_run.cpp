@@ -4,6 +4,7 @@
 #include <set>
 
 #include "common/bench_cache.h"
+#include "common/printable.h"
 #include "coordinator/domain/validation.h"
 #include "engine/params.h"
 
@@ -144,8 +145,8 @@ absl::Status finish_tune(Storage& storage, const Core& core, const Run& run) {
     if (!state || !state->verify) return absl::OkStatus();
     const Version base = *storage.find_version(run.base_id);
     Version tuned = tuned_version(base, *state);
-    tuned.name =
-        free_version_name(storage, base.name.substr(0, 40) + "-tuned-" + std::to_string(run.id));
+    tuned.name = free_version_name(
+        storage, std::string(utf8_prefix(base.name, 40)) + "-tuned-" + std::to_string(run.id));
     tuned.description = "SPSA tuning run " + std::to_string(run.id) + " of " + base.name;
     absl::StatusOr<Version> added = core.add_version(storage, tuned);
     if (!added.ok()) return added.status();

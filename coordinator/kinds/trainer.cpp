@@ -106,20 +106,24 @@ void Trainer::loop() {
             if (stopping_) return;
             woken_ = false;
         }
+        bool failed = true;
         try {
             while (!stopping_) {
                 const std::optional<int64_t> run = next_run();
                 if (!run) break;
                 train(*run);
             }
+            failed = false;
         } catch (const std::exception& e) {
-            // A storage failure: the run stays active and is tried again after a while.
             log_event(LogLevel::Error, "training_failed", {{"error", e.what()}});
-            std::unique_lock lock(mutex_);
-            if (wake_.wait_for(lock, kRetryAfterFailure, [this] { return stopping_.load(); }))
-                return;
-            woken_ = true;
+        } catch (...) {
+            log_unexpected_exception("trainer");
         }
+        if (!failed) continue;
+        // A storage failure: the run stays active and is tried again after a while.
+        std::unique_lock lock(mutex_);
+        if (wake_.wait_for(lock, kRetryAfterFailure, [this] { return stopping_.load(); })) return;
+        woken_ = true;
     }
 }
 

@@ -10,6 +10,9 @@
 #include <stdexcept>
 #include <utility>
 
+#include "common/log.h"
+#include "common/printable.h"
+
 namespace sparring::coordinator {
 
 namespace {
@@ -80,6 +83,15 @@ HttpServer::HttpServer(Options options)
     server_->set_write_timeout(options_.write_timeout);
     server_->set_keep_alive_timeout(options_.keep_alive.count());
     server_->set_payload_max_length(options_.max_body_bytes);
+    // A handler that throws answers 500 and is logged; httplib's own answer would carry the
+    // exception's message in a header.
+    server_->set_exception_handler([](const httplib::Request& request, httplib::Response& response,
+                                      std::exception_ptr exception) {
+        log_unexpected_exception("HTTP " + request.method + " " + printable(request.path, 256),
+                                 exception);
+        response.status = 500;
+        response.set_content("internal error\n", "text/plain");
+    });
     // Answered before any body is read: httplib refuses a POST without a length with 400.
     server_->set_pre_routing_handler(
         [this](const httplib::Request& request, httplib::Response& response) {

@@ -3,6 +3,7 @@
 #include <limits>
 #include <sstream>
 
+#include "common/printable.h"
 #include "coordinator/domain/limits.h"
 #include "coordinator/domain/text.h"
 #include "coordinator/kinds/generate_run.h"
@@ -108,7 +109,7 @@ absl::StatusOr<GameRecord> game_from_proto(const v1::Game& in, uint32_t pair) {
                                               ": a game has no outcome");
     }
     game.test_white = in.test_white();
-    game.pgn = in.pgn();
+    game.pgn = valid_utf8(in.pgn());
     if (!game.pgn.empty()) {
         absl::StatusOr<Outcome> white = pgn_outcome(game.pgn, pair);
         if (!white.ok()) return white.status();
@@ -125,16 +126,17 @@ absl::StatusOr<GameRecord> game_from_proto(const v1::Game& in, uint32_t pair) {
 grpc::Status to_grpc(const absl::Status& status) {
     if (status.ok()) return grpc::Status::OK;
     // A message echoing a user's input must stay far below gRPC's metadata limit.
-    const std::string message(status.message());
-    return grpc::Status(
-        static_cast<grpc::StatusCode>(status.code()),
-        message.size() <= kMaxStatusBytes ? message : message.substr(0, kMaxStatusBytes) + "...");
+    const std::string message = valid_utf8(std::string(status.message()));
+    return grpc::Status(static_cast<grpc::StatusCode>(status.code()),
+                        message.size() <= kMaxStatusBytes
+                            ? message
+                            : std::string(utf8_prefix(message, kMaxStatusBytes)) + "...");
 }
 
 absl::StatusOr<Version> version_from_proto(const v1::Version& in) {
     Version v;
-    v.name = in.name();
-    v.description = in.description();
+    v.name = valid_utf8(in.name());
+    v.description = valid_utf8(in.description());
     v.bench = in.bench();
     switch (in.engine_case()) {
         case v1::Version::kBuiltin:
@@ -222,7 +224,7 @@ absl::StatusOr<RunSpec> run_spec_from_proto(const v1::RunSpec& in) {
     spec.priority = in.priority();
     spec.throughput = int(std::min<uint32_t>(in.throughput(), 1'000'000));
     spec.pairs_per_thread = int(std::min<uint32_t>(in.pairs_per_thread(), 1'000'000));
-    spec.description = in.description();
+    spec.description = valid_utf8(in.description());
     (*kind)->spec_from_proto(in, &spec);
     return spec;
 }
@@ -358,12 +360,12 @@ absl::StatusOr<RunQuery> run_query_from_proto(const v1::ListRunsRequest& in) {
 
 Worker worker_from_proto(const v1::RegisterRequest& in) {
     Worker w;
-    w.name = in.name();
+    w.name = valid_utf8(in.name());
     w.cores = int(std::min<uint32_t>(in.cores(), 1'000'000));
     w.memory_mb = int64_t(std::min<uint64_t>(in.memory_mb(), uint64_t(1) << 40));
     w.concurrency = int(std::min<uint32_t>(in.concurrency(), 1'000'000));
-    w.uci_engines.assign(in.uci_engines().begin(), in.uci_engines().end());
-    w.build = in.build();
+    for (const std::string& engine : in.uci_engines()) w.uci_engines.push_back(valid_utf8(engine));
+    w.build = valid_utf8(in.build());
     w.accept_uploaded_engines = in.accept_uploaded_engines();
     return w;
 }
@@ -437,7 +439,7 @@ absl::StatusOr<Release> release_from_proto(const v1::ReleaseLeaseRequest& in) {
     }
     r.version_id = in.version_id();
     r.computed_bench = in.computed_bench();
-    r.message = in.message().substr(0, kMaxStatusBytes);
+    r.message = utf8_prefix(valid_utf8(in.message()), kMaxStatusBytes);
     return r;
 }
 

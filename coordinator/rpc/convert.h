@@ -1,6 +1,7 @@
 // Conversions between the sparring.v1 messages and the coordinator's domain records, and
-// from domain statuses to gRPC statuses. What differs between run kinds is converted by the
-// kinds' modules (coordinator/kinds/).
+// from domain statuses to gRPC statuses. Free text read from a message (names, descriptions,
+// messages, PGN) is made valid UTF-8 here, whether it came over gRPC or REST. What differs between
+// run kinds is converted by the kinds' modules (coordinator/kinds/).
 #pragma once
 
 #include <grpcpp/support/status.h>
@@ -14,7 +15,8 @@
 
 namespace sparring::coordinator {
 
-// Returns the gRPC status with the same code and message.
+// Returns the gRPC status with the same code and message (made valid UTF-8 and cut to
+// kMaxStatusBytes at a code-point boundary).
 grpc::Status to_grpc(const absl::Status& status);
 
 absl::StatusOr<Version> version_from_proto(const v1::Version& in);

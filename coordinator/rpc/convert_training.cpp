@@ -1,5 +1,6 @@
 // Conversion of imported labelled positions (the specs, statuses and leases of the self-play
 // kinds are their modules').
+#include "common/printable.h"
 #include "coordinator/rpc/convert.h"
 #include "training/position_record.h"
 
@@ -17,7 +18,7 @@ absl::StatusOr<ImportChunk> import_chunk_from_proto(const v1::ImportPositionsReq
     ImportChunk chunk;
     chunk.run_id = in.run_id();
     chunk.version = in.version();
-    chunk.source = in.source();
+    chunk.source = valid_utf8(in.source());
     chunk.chunk = in.chunk();
     chunk.data = in.positions();
     chunk.count = in.count();

@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "client/connection.h"
+#include "common/log.h"
 #include "coordinator/domain/auth.h"
 
 namespace sparring::coordinator {
@@ -47,6 +48,27 @@ void PassedTokens::remember(const std::string& token, Role role) {
     passed_[std::move(key)] = Entry{role, std::chrono::steady_clock::now()};
 }
 
+namespace {
+
+// Runs a method on the calling gRPC thread. An exception it lets out would end the process:
+// it is logged and the call fails with INTERNAL, unless the method had finished it already.
+void serve_or_fail(const GatedMethod& method, grpc::CallbackServerContext* context,
+                   const grpc::ByteBuffer* request, grpc::ByteBuffer* response,
+                   grpc::ServerUnaryReactor* reactor) {
+    auto finished = std::make_shared<std::atomic<bool>>(false);
+    const auto finish = [context, reactor, finished](const absl::Status& status) {
+        if (!finished->exchange(true)) finish_call(context, reactor, status);
+    };
+    try {
+        method.serve(context, *request, response, finish);
+    } catch (...) {
+        log_unexpected_exception("gRPC method");
+        finish(absl::InternalError("the coordinator failed to serve this call"));
+    }
+}
+
+}  // namespace
+
 grpc::internal::MethodHandler* Gate::handler(GatedMethod method) {
     return new grpc::internal::CallbackUnaryHandler<grpc::ByteBuffer, grpc::ByteBuffer>(
         [this, method = std::move(method)](grpc::CallbackServerContext* context,
@@ -61,9 +83,7 @@ grpc::internal::MethodHandler* Gate::handler(GatedMethod method) {
                         finish_call(context, reactor, shed);
                         return reactor;
                     }
-                method.serve(context, *request, response, [context, reactor](absl::Status status) {
-                    finish_call(context, reactor, status);
-                });
+                serve_or_fail(method, context, request, response, reactor);
                 return reactor;
             }
             // Once the method runs, it alone finishes the call: the request and response it

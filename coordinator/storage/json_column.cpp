@@ -1,9 +1,11 @@
 #include "coordinator/storage/json_column.h"
 
+#include "common/json_text.h"
+
 namespace sparring::coordinator {
 
 std::string json_column(const nlohmann::json& value) {
-    return value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    return json_text(value);
 }
 
 }  // namespace sparring::coordinator

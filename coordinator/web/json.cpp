@@ -4,6 +4,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/json_text.h"
+
 namespace sparring::coordinator::web {
 
 namespace pb = google::protobuf;
@@ -44,7 +46,7 @@ absl::Status from_params(const std::multimap<std::string, std::string>& params,
         else
             object[name] = std::move(item);
     }
-    return from_json(object.dump(), message);
+    return from_json(json_text(object), message);
 }
 
 absl::Status set_field(std::string_view name, const std::string& text, pb::Message* message) {
@@ -103,7 +105,7 @@ std::string error_json(const absl::Status& status) {
     nlohmann::json error = {{"code", http_status(status.code())},
                             {"status", absl::StatusCodeToString(status.code())},
                             {"message", std::string(status.message())}};
-    return nlohmann::json{{"error", error}}.dump();
+    return json_text(nlohmann::json{{"error", error}});
 }
 
 }  // namespace sparring::coordinator::web

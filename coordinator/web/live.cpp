@@ -3,6 +3,8 @@
 #include <utility>
 #include <vector>
 
+#include "common/log.h"
+
 namespace sparring::coordinator::web {
 
 std::optional<LiveHub::Update> LiveHub::Feed::wait(uint64_t seen,
@@ -100,9 +102,14 @@ void LiveHub::loop() {
             }
         lock.unlock();
         for (const auto& [id, feed] : dirty) {
-            // A feed whose viewers have all left meanwhile is published to and dropped.
-            std::optional<std::string> data = reader_(id);
-            if (data) feed->publish(std::make_shared<const std::string>(std::move(*data)));
+            // A feed whose viewers have all left meanwhile is published to and dropped. A reader
+            // that throws costs its run this round, not the hub's thread (and the process).
+            try {
+                std::optional<std::string> data = reader_(id);
+                if (data) feed->publish(std::make_shared<const std::string>(std::move(*data)));
+            } catch (...) {
+                log_unexpected_exception("live update of run " + std::to_string(id));
+            }
         }
         // Changes arriving meanwhile wait for the next round: one read per run per interval.
         std::this_thread::sleep_for(interval_);

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "common/json_text.h"
 #include "coordinator/web/html.h"
 
 namespace sparring::coordinator::web {
@@ -322,7 +323,7 @@ std::string live_update_json(const v1::RunStatus& run, const v1::LlrHistory* his
     if (run.workers_size() <= kMaxLiveWorkers) update["workers"] = workers_table(run);
     if (history && history->leases_size() <= kMaxLiveWorkers)
         update["leases"] = leases_table(*history);  // empty once no lease is out
-    return update.dump();
+    return json_text(update);
 }
 
 std::string llr_series_json(const v1::LlrHistory& history) {
@@ -561,7 +562,7 @@ std::string tune_series_json(const v1::RunStatus& run, const v1::TuneHistory& hi
         raw.push_back(std::move(a));
         share.push_back(std::move(b));
     }
-    return nlohmann::json{{"names", names}, {"raw", raw}, {"share", share}}.dump();
+    return json_text(nlohmann::json{{"names", names}, {"raw", raw}, {"share", share}});
 }
 
 std::string workers_table(const v1::RunStatus& run) {
@@ -784,7 +785,7 @@ std::map<std::string, std::string> version_parameters(const v1::Version& version
         nlohmann::json::parse(version.builtin().params_json(), nullptr, false);
     if (params.is_object())
         for (const auto& [name, value] : params.items())
-            out[name] = value.is_string() ? value.get<std::string>() : value.dump();
+            out[name] = value.is_string() ? value.get<std::string>() : json_text(value);
     if (version.builtin().hash_mb() > 0) out["Hash"] = std::to_string(version.builtin().hash_mb());
     return out;
 }

@@ -7,6 +7,7 @@
 #include <map>
 #include <mutex>
 #include <set>
+#include <stdexcept>
 #include <thread>
 #include <vector>
 
@@ -107,6 +108,37 @@ TEST(LiveHub, ClosingWakesEveryViewerAndRefusesNewOnes) {
     EXPECT_TRUE(hub.closed());
     EXPECT_FALSE(hub.join(3));
     EXPECT_FALSE(feed->wait(0, 0ms)) << "a closed feed answers nothing";
+}
+
+TEST(LiveHub, AReaderThatThrowsCostsItsRunOneRoundNotTheHub) {
+    // Issue 32: a run's update that nlohmann-json refused to write ended the process.
+    std::atomic<int> failures_left{2};
+    LiveHub hub(
+        [&](int64_t run) -> std::optional<std::string> {
+            if (run == 5 && failures_left.fetch_sub(1) > 0)
+                throw std::runtime_error("type_error.316 stand-in");
+            if (run == 6) throw 42;  // not even a std::exception
+            return "run " + std::to_string(run);
+        },
+        10ms);
+    const std::shared_ptr<LiveHub::Feed> unreadable = hub.join(6);
+    const std::shared_ptr<LiveHub::Feed> feed = hub.join(5);
+    ASSERT_TRUE(feed);
+    // The join's read fails; the next change is read again and reaches the viewer.
+    std::optional<LiveHub::Update> update;
+    for (int i = 0; i < 500 && !update; ++i) {
+        hub.notify(5);
+        hub.notify(6);
+        update = feed->wait(0, 20ms);
+    }
+    ASSERT_TRUE(update);
+    EXPECT_EQ(*update->data, "run 5");
+    EXPECT_FALSE(unreadable->wait(0, 0ms));
+    // Still serving: a new viewer of another run gets its update.
+    const std::shared_ptr<LiveHub::Feed> other = hub.join(9);
+    const std::optional<LiveHub::Update> other_update = other->wait(0, 5s);
+    ASSERT_TRUE(other_update);
+    EXPECT_EQ(*other_update->data, "run 9");
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
+#include "common/json_text.h"
 #include "coordinator/domain/core.h"
 #include "coordinator/domain/run_history.h"
 #include "coordinator/web/assets.h"
@@ -420,6 +421,18 @@ TEST(LivePage, UpdateCarriesTheWorkersTableEscaped) {
     // The page holds the table where the updates put it.
     EXPECT_NE(run_page(run, RunExtras{}).find("<div id=\"workers\"><h2>Workers</h2>"),
               std::string::npos);
+}
+
+TEST(LivePage, InvalidUtf8BecomesReplacementCharactersNotAnException) {
+    // Issue 32: a stop message cut inside a character, as stored before the cut was fixed.
+    v1::RunStatus run = hostile_run(3);
+    run.set_result("stopped: " + std::string(511, 'a') + "\xc3");
+    run.mutable_workers(0)->set_name("box\xff\xfe");
+    std::string text;
+    ASSERT_NO_THROW(text = live_update_json(run));
+    const nlohmann::json update = nlohmann::json::parse(text);
+    EXPECT_EQ(update["fields"]["state"], "stopped: " + std::string(511, 'a') + "\xef\xbf\xbd");
+    EXPECT_EQ(json_text(nlohmann::json("\xc0\xaf")), "\"\xef\xbf\xbd\xef\xbf\xbd\"");
 }
 
 TEST(LivePage, UpdateCarriesTheLeasesTableEscapedUntilItIsLarge) {
