@@ -1,5 +1,9 @@
 #include "match/uci_options.h"
 
+#include <algorithm>
+#include <charconv>
+#include <map>
+
 #include "common/printable.h"
 
 namespace sparring::match {
@@ -17,7 +21,39 @@ bool has_value_word(const std::string& name) {
     return false;
 }
 
+// Returns whether an option makes the engine write a log file: its canonical name holds
+// "logfile" once spaces, '_' and '-' are dropped.
+bool writes_log_file(const std::string& canonical) {
+    std::string joined = canonical;
+    std::erase_if(joined, [](char c) { return c == ' ' || c == '_' || c == '-'; });
+    return joined.find("logfile") != std::string::npos;
+}
+
+// Returns the MiB a Hash value asks for, or -1 when it is not a whole decimal number in range.
+int64_t hash_mb(const std::string& value) {
+    int64_t mb = -1;
+    const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), mb);
+    if (value.empty() || ec != std::errc() || end != value.data() + value.size()) return -1;
+    return mb;
+}
+
 }  // namespace
+
+std::string canonical_option_name(std::string_view name) {
+    std::string canonical;
+    bool gap = false;
+    for (const char c : name) {
+        const auto u = static_cast<unsigned char>(c);
+        if (u == ' ' || (u >= '\t' && u <= '\r')) {
+            gap = !canonical.empty();
+            continue;
+        }
+        if (gap) canonical += ' ';
+        gap = false;
+        canonical += u >= 'A' && u <= 'Z' ? char(u - 'A' + 'a') : c;
+    }
+    return canonical;
+}
 
 std::string check_uci_options(const std::vector<std::pair<std::string, std::string>>& options) {
     if (options.size() > kMaxUciOptions)
@@ -40,6 +76,28 @@ std::string check_uci_options(const std::vector<std::pair<std::string, std::stri
         if (name.front() == ' ' || name.back() == ' ')
             return shown + ": the name starts or ends with a space";
         if (has_value_word(name)) return shown + ": the name holds the word 'value'";
+    }
+    return "";
+}
+
+std::string check_submitted_uci_options(const UciOptions& options) {
+    std::map<std::string, std::string> seen;  // canonical name -> name as given
+    for (const auto& [name, value] : options) {
+        const std::string canonical = canonical_option_name(name);
+        const std::string shown = "UCI option '" + printable(name, 64) + "'";
+        if (const auto [at, fresh] = seen.emplace(canonical, name); !fresh)
+            return "UCI options '" + printable(at->second, 64) + "' and '" + printable(name, 64) +
+                   "' are one option to an engine (names are compared ignoring case and "
+                   "spaces); give it once";
+        // The engine would write wherever the value points, on every worker.
+        if (writes_log_file(canonical))
+            return shown + ": options that make the engine write files are refused";
+        if (canonical == "hash") {
+            const int64_t mb = hash_mb(value);
+            if (mb < 0 || mb > kMaxUciHashMb)
+                return shown + ": Hash must be a number of MiB in 0.." +
+                       std::to_string(kMaxUciHashMb) + ", got '" + printable(value, 64) + "'";
+        }
     }
     return "";
 }

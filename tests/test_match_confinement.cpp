@@ -93,6 +93,54 @@ TEST(UciOptions, CapsCountSizeAndShape) {
     EXPECT_EQ(check_uci_options({{"A\nB", "1"}}).find('\n'), std::string::npos);
 }
 
+TEST(UciOptions, CanonicalNamesAreWhatAnEngineReads) {
+    EXPECT_EQ(canonical_option_name("Debug Log File"), "debug log file");
+    EXPECT_EQ(canonical_option_name("Debug  Log  File"), "debug log file");
+    EXPECT_EQ(canonical_option_name(" Debug Log File "), "debug log file");
+    EXPECT_EQ(canonical_option_name("DEBUG\tLOG \t FILE"), "debug log file");
+    EXPECT_EQ(canonical_option_name("HASH"), "hash");
+    // Words stay words: an engine joins them with one space, never with none.
+    EXPECT_EQ(canonical_option_name("Ha  sh"), "ha sh");
+    EXPECT_NE(canonical_option_name("Ha sh"), canonical_option_name("Hash"));
+    // Only ASCII is folded, as engines fold it; other bytes pass as they are.
+    EXPECT_EQ(canonical_option_name("Stärke"), "stärke");
+    EXPECT_EQ(canonical_option_name("   "), "");
+}
+
+TEST(UciOptions, SubmittedOptionsAreCheckedByCanonicalName) {
+    for (const char* name : {"Debug Log File", "Debug  Log  File", "debug log file",
+                             "DEBUG LOG FILE", "LogFile", "Log_File", "log-file"}) {
+        const std::string why = check_submitted_uci_options({{name, "/tmp/x"}});
+        EXPECT_NE(why.find("write files"), std::string::npos) << name << ": " << why;
+    }
+    for (const char* name : {"Hash", "hash", "HASH", " Hash", "Hash  "}) {
+        const std::string why = check_submitted_uci_options({{name, "800000"}});
+        EXPECT_NE(why.find("Hash must be a number of MiB in 0..65536"), std::string::npos)
+            << name << ": " << why;
+        EXPECT_NE(check_submitted_uci_options({{name, "lots"}}), "") << name;
+        EXPECT_NE(check_submitted_uci_options({{name, "-1"}}), "") << name;
+        EXPECT_NE(check_submitted_uci_options({{name, ""}}), "") << name;
+        EXPECT_EQ(check_submitted_uci_options({{name, "65536"}}), "") << name;
+    }
+    // Another name to an engine, so not bounded as Hash; nor is a name that only holds it.
+    EXPECT_EQ(check_submitted_uci_options({{"Ha sh", "800000"}}), "");
+    EXPECT_EQ(check_submitted_uci_options({{"Clear Hash", "true"}}), "");
+    // Two spellings of one option: which one the engine keeps depends on their order.
+    const std::string twice = check_submitted_uci_options({{"Hash", "16"}, {"hash", "800"}});
+    EXPECT_NE(twice.find("'Hash' and 'hash' are one option"), std::string::npos) << twice;
+    EXPECT_NE(check_submitted_uci_options({{"Move Overhead", "1"}, {"move  overhead", "2"}}), "");
+    EXPECT_EQ(check_submitted_uci_options({{"Hash", "16"}, {"Threads", "1"}, {"Ha sh", "2"}}), "");
+    // A local match may log wherever its user likes: only submitted versions are refused.
+    EXPECT_EQ(check_uci_options({{"Debug  Log  File", "/tmp/x"}}), "");
+}
+
+TEST(UciOptions, ValuesAreFoundUnderAnySpellingOfTheirName) {
+    const UciOptions options = {{"HASH", "64"}, {"Threads", "2"}, {"hash", "128"}, {"Ha sh", "9"}};
+    EXPECT_EQ(uci_option_values(options, "Hash"), (std::vector<std::string>{"64", "128"}));
+    EXPECT_EQ(uci_option_values(options, "threads"), (std::vector<std::string>{"2"}));
+    EXPECT_TRUE(uci_option_values(options, "Move Overhead").empty());
+}
+
 TEST(UciOptions, TheMatchEngineSyntaxRefusesThemToo) {
     std::string error;
     EXPECT_FALSE(parse_player_spec("cmd=/bin/true,option.Hash=1\nquit", &error));

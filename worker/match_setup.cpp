@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdint>
 
 #include "common/printable.h"
 #include "engine/params.h"
@@ -40,7 +41,11 @@ std::optional<match::PlayerSpec> player_spec(const v1::Version& version, const E
             uci.command = version.uci().command();
         }
         for (const auto& [name, value] : *options) uci.options.emplace_back(name, value);
-        if (const std::string why = match::check_uci_options(uci.options); !why.empty()) {
+        // The coordinator checked them when the version was added; a version stored before a
+        // check, or a coordinator that skips one, must not reach the engine either.
+        std::string why = match::check_uci_options(uci.options);
+        if (why.empty()) why = match::check_submitted_uci_options(uci.options);
+        if (!why.empty()) {
             *error = "version '" + version.name() + "': " + why;
             return std::nullopt;
         }
@@ -102,14 +107,29 @@ int64_t reserved_memory_mb(const v1::Version& version) {
     if (!options)
         return version.builtin().hash_mb() > 0 ? int64_t(version.builtin().hash_mb())
                                                : kDefaultHashMb;
-    const auto it = options->find("Hash");
-    if (it == options->end()) return kDefaultHashMb;
-    int64_t mb = 0;
-    const std::string& text = it->second;
-    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), mb);
-    if (ec == std::errc::result_out_of_range) return kMaxHashMb;
-    if (ec != std::errc() || end != text.data() + text.size()) return kDefaultHashMb;
-    return std::clamp<int64_t>(mb, 0, kMaxHashMb);
+    // Any spelling the engine reads as Hash; the largest, should a version hold two.
+    const std::vector<std::string> values = match::uci_option_values(*options, "Hash");
+    if (values.empty()) return kDefaultHashMb;
+    int64_t largest = 0;
+    for (const std::string& text : values) {
+        int64_t mb = 0;
+        const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), mb);
+        if (ec == std::errc::result_out_of_range) return kMaxHashMb;
+        if (ec != std::errc() || end != text.data() + text.size()) mb = kDefaultHashMb;
+        largest = std::max(largest, std::clamp<int64_t>(mb, 0, kMaxHashMb));
+    }
+    return largest;
+}
+
+std::string memory_refusal(const v1::Lease& lease, int concurrency, int64_t memory_mb) {
+    const int64_t per_game = reserved_memory_mb(lease.test()) + reserved_memory_mb(lease.base());
+    int64_t needed = 0;
+    if (__builtin_mul_overflow(per_game, int64_t(std::max(concurrency, 1)), &needed))
+        needed = INT64_MAX;
+    if (needed <= memory_mb) return "";
+    return "its engines' hash tables need " + std::to_string(needed) + " MiB (" +
+           std::to_string(per_game) + " a game, " + std::to_string(concurrency) +
+           " at a time), over this worker's " + std::to_string(memory_mb) + " MiB (--memory-mb)";
 }
 
 std::optional<match::MatchConfig> match_config(const v1::Lease& lease, int concurrency,

@@ -331,6 +331,17 @@ bool Worker::serve_lease(const v1::Lease& lease) {
     options.seed = std::random_device{}();
     LeaseSession session(lease, options, coordinator_, clock_,
                          [this](const std::string& line) { log(line); });
+    // The scheduler counted the hash tables against the memory this worker registered; the
+    // worker holds to it whatever a lease asks (a version stored before the checks compared
+    // spellings, a coordinator that miscounts). Refused, not capped: a smaller table would
+    // play another test than the one submitted.
+    if (const std::string why = memory_refusal(lease, options_.concurrency, options_.memory_mb);
+        !why.empty()) {
+        log("lease " + std::to_string(lease.lease_id()) + ": " + why + "; refusing it");
+        session.hand_back(v1::RELEASE_REASON_ENGINE_FAILURE, 0, 0,
+                          "refused on " + options_.name + ": " + why);
+        return false;
+    }
     // A broken download is retried after the run's backoff (the next lease of the run).
     EnginePaths engines;
     if (!prepare_engines(lease, session, &engines)) return false;

@@ -11,6 +11,7 @@
 #include "coordinator/domain/text.h"
 #include "coordinator/domain/validation.h"
 #include "coordinator/kinds/run_kind.h"
+#include "match/uci_options.h"
 
 namespace sparring::coordinator {
 
@@ -23,11 +24,17 @@ constexpr int kDefaultHashMb = 16;
 int64_t hash_of(const Version& v) {
     if (v.kind == Version::Kind::Builtin)
         return std::min<int64_t>(v.hash_mb > 0 ? v.hash_mb : kDefaultHashMb, kMaxHashMb);
-    const auto it = v.uci_options.find("Hash");
-    if (it == v.uci_options.end()) return kDefaultHashMb;
-    const std::optional<int64_t> mb = parse_int(it->second);
-    if (!mb) return it->second.empty() ? kDefaultHashMb : kMaxHashMb;
-    return std::clamp<int64_t>(*mb, 0, kMaxHashMb);
+    // Any spelling the engine reads as Hash; the largest, should a version stored before
+    // spellings were compared hold two.
+    const std::vector<std::string> values = match::uci_option_values(v.uci_options, "Hash");
+    if (values.empty()) return kDefaultHashMb;
+    int64_t largest = 0;
+    for (const std::string& value : values) {
+        const std::optional<int64_t> mb = parse_int(value);
+        largest = std::max(largest, !mb ? (value.empty() ? kDefaultHashMb : kMaxHashMb)
+                                        : std::clamp<int64_t>(*mb, 0, kMaxHashMb));
+    }
+    return largest;
 }
 
 // Returns the digest that identifies a report's content, for telling retries from forgeries.

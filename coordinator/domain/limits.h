@@ -5,6 +5,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "match/uci_options.h"
+
 namespace sparring::coordinator {
 
 inline constexpr size_t kMaxVersionNameBytes = 64;
@@ -12,11 +14,12 @@ inline constexpr size_t kMaxUciCommandBytes = 1024;
 inline constexpr size_t kMaxUciOptions = 64;
 inline constexpr size_t kMaxUciOptionNameBytes = 64;
 inline constexpr size_t kMaxUciOptionValueBytes = 1024;
-inline constexpr int64_t kMaxHashMb = 65536;               // a version's hash table, MiB
 inline constexpr int64_t kMaxMemoryMb = int64_t(1) << 24;  // a worker's memory: 16 TiB
 inline constexpr size_t kMaxFenBytes = 128;                // the longest legal FEN is ~90 bytes
 inline constexpr size_t kMaxOpeningMoves = 256;            // plies of one opening
 inline constexpr size_t kMaxEchoBytes = 64;                // of a user's string in a message
 inline constexpr size_t kMaxStatusBytes = 1024;            // of an error message sent or logged
+// A version's hash table, MiB: the bound the workers hold submitted options to as well.
+inline constexpr int64_t kMaxHashMb = match::kMaxUciHashMb;
 
 }  // namespace sparring::coordinator

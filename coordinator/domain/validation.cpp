@@ -12,6 +12,7 @@
 #include "engine/board.h"
 #include "engine/notation.h"
 #include "engine/params.h"
+#include "match/uci_options.h"
 
 namespace sparring::coordinator {
 
@@ -64,16 +65,12 @@ absl::Status check_uci_options(const Version& v) {
                            "(line breaks would reach the engine as commands)");
         if (name.front() == ' ' || name.back() == ' ' || name_contains(name, " value "))
             return invalid(which + ": a name may not start or end with a space or hold ' value '");
-        // The engine would write a file wherever the value points, on every worker.
-        if (name_contains(name, "log file"))
-            return invalid(which + ": options that make the engine write files are refused");
-        if (name == "Hash") {
-            const std::optional<int64_t> mb = parse_int(value);
-            if (!mb || *mb < 0 || *mb > kMaxHashMb)
-                return invalid("UCI option Hash must be a number of MiB in 0.." +
-                               std::to_string(kMaxHashMb) + ", got " + excerpt(value));
-        }
     }
+    // What engines read as one name is one option to these checks, as it is to the workers'.
+    const match::UciOptions options(v.uci_options.begin(), v.uci_options.end());
+    if (std::string why = match::check_uci_options(options); !why.empty()) return invalid(why);
+    if (std::string why = match::check_submitted_uci_options(options); !why.empty())
+        return invalid(why);
     return absl::OkStatus();
 }
 

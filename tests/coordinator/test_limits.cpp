@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <climits>
+#include <map>
 
 #include "coordinator/domain/scheduler.h"
 #include "coordinator/domain/validation.h"
@@ -11,6 +12,16 @@
 
 namespace sparring::coordinator::testing {
 namespace {
+
+// Returns a UCI version of /bin/engine with the given options.
+Version uci_version(const std::string& name, std::map<std::string, std::string> options) {
+    Version v;
+    v.name = name;
+    v.kind = Version::Kind::Uci;
+    v.uci_command = "/bin/engine";
+    v.uci_options = std::move(options);
+    return v;
+}
 
 class LimitsTest : public CoreFixture {
   protected:
@@ -56,6 +67,16 @@ class LimitsTest : public CoreFixture {
         return transact([&](Storage& s) { return core->release_lease(s, caller, r); });
     }
 
+    // Registers a worker with memory_mb and /bin/engine; returns whether it is given a lease.
+    bool leased(const Caller& caller, int64_t memory_mb) {
+        const absl::StatusOr<Worker> worker = register_as(caller, memory_mb, {"/bin/engine"});
+        EXPECT_TRUE(worker.ok()) << worker.status();
+        if (!worker.ok()) return false;
+        const auto lease = work(caller, worker->id);
+        EXPECT_TRUE(lease.ok()) << lease.status();
+        return lease.ok() && lease->has_value();
+    }
+
     coordinator::Run run_now(int64_t id) {
         return *transact([&](Storage& s) { return core->get_run(s, id); });
     }
@@ -64,30 +85,15 @@ class LimitsTest : public CoreFixture {
 TEST_F(LimitsTest, TwoHashIntMaxVersionsGetNoLeaseOnAOneMebibyteWorker) {
     // As stored before the bound: straight into storage, past the checks.
     storage->begin(true);
-    for (const char* name : {"huge-a", "huge-b"}) {
-        Version v;
-        v.name = name;
-        v.kind = Version::Kind::Uci;
-        v.uci_command = "/bin/engine";
-        v.uci_options["Hash"] = "9223372036854775807";
-        storage->insert_version(v);
-    }
+    for (const char* name : {"huge-a", "huge-b"})
+        storage->insert_version(uci_version(name, {{"Hash", "9223372036854775807"}}));
     storage->commit();
     RunSpec s = spec(RunKind::FixedGames, 10, "huge-a", "huge-b");
     submit(s);
-    const Caller caller = worker_token();
-    const absl::StatusOr<Worker> small = register_as(caller, 1, {"/bin/engine"});
-    ASSERT_TRUE(small.ok()) << small.status();
-    const auto lease = work(caller, small->id);
-    ASSERT_TRUE(lease.ok()) << lease.status();
-    EXPECT_FALSE(lease->has_value());
+    EXPECT_FALSE(leased(worker_token(), 1));
 
     // The new bound refuses such a version, and the memory check cannot overflow.
-    Version v;
-    v.name = "huge-c";
-    v.kind = Version::Kind::Uci;
-    v.uci_command = "/bin/engine";
-    v.uci_options["Hash"] = "9223372036854775807";
+    Version v = uci_version("huge-c", {{"Hash", "9223372036854775807"}});
     EXPECT_EQ(check_version(v).code(), absl::StatusCode::kInvalidArgument);
     RunCandidate run;
     run.memory_mb_per_game = INT64_MAX / 2 + 1;
@@ -95,6 +101,43 @@ TEST_F(LimitsTest, TwoHashIntMaxVersionsGetNoLeaseOnAOneMebibyteWorker) {
     worker.concurrency = 4;
     worker.memory_mb = 1;
     EXPECT_FALSE(incapability(run, worker).empty());
+}
+
+TEST_F(LimitsTest, HashInAnySpellingCountsAgainstTheWorkersMemory) {
+    // "hash" is Hash to an engine: 800 MiB for each engine, so 1600 MiB a game.
+    for (const auto& [name, hash] : {std::pair{"lower", "hash"}, std::pair{"upper", "HASH"}}) {
+        Version v = uci_version(name, {{hash, "800"}});
+        ASSERT_TRUE(check_version(v).ok()) << check_version(v);
+        storage->begin(true);
+        storage->insert_version(v);
+        storage->commit();
+    }
+    submit(spec(RunKind::FixedGames, 10, "lower", "upper"));
+    const Caller caller = worker_token();
+    EXPECT_FALSE(leased(caller, 100));
+    EXPECT_TRUE(leased(caller, 1600));
+}
+
+TEST(UciVersionChecks, OptionNamesAreComparedAsEnginesCompareThem) {
+    const auto refusal = [](std::map<std::string, std::string> options) {
+        Version with = uci_version("uci-a", std::move(options));
+        const absl::Status status = check_version(with);
+        EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+        return std::string(status.message());
+    };
+    EXPECT_NE(refusal({{"Debug  Log  File", "/tmp/x"}}).find("write files"), std::string::npos);
+    EXPECT_NE(refusal({{"debug log file", "/tmp/x"}}).find("write files"), std::string::npos);
+    EXPECT_NE(refusal({{"LogFile", "/tmp/x"}}).find("write files"), std::string::npos);
+    // Padding is refused as before, whatever the name.
+    EXPECT_NE(refusal({{" Debug Log File ", "/tmp/x"}}).find("start or end with a space"),
+              std::string::npos);
+    EXPECT_NE(refusal({{"hash", "800000"}}).find("Hash must be"), std::string::npos);
+    EXPECT_NE(refusal({{"HASH", "lots"}}).find("Hash must be"), std::string::npos);
+    EXPECT_NE(refusal({{"Hash", "16"}, {"hash", "800"}}).find("are one option"), std::string::npos);
+    // The engine splits a name at the word "value", wherever it stands.
+    EXPECT_NE(refusal({{"Hash value", "1"}}).find("'value'"), std::string::npos);
+    Version fine = uci_version("uci-a", {{"hash", "800"}, {"Ha sh", "800000"}, {"Threads", "1"}});
+    EXPECT_TRUE(check_version(fine).ok()) << check_version(fine);
 }
 
 TEST(UploadedVersionChecks, OptionsAndArgumentsAreCheckedAsAUciVersionsAre) {

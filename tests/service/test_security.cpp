@@ -271,6 +271,12 @@ TEST_F(SecurityTest, UciOptionsCannotSmuggleCommandsOrWriteFiles) {
         {{{"Threads\r", "1"}}, "control character"},
         {{{"Hash", std::string("16\0quit", 7)}}, "control character"},
         {{{"Debug Log File", "/tmp/engine.log"}}, "write files"},
+        // Engines read whitespace runs as one space and ignore case (issue 32).
+        {{{"Debug  Log  File", "/tmp/engine.log"}}, "write files"},
+        {{{"debug log file", "/tmp/engine.log"}}, "write files"},
+        {{{"hash", "800000"}}, "Hash must be a number of MiB in 0..65536"},
+        {{{"HASH", "lots"}}, "Hash must be"},
+        {{{"Hash", "16"}, {"hash", "800"}}, "are one option to an engine"},
         {{{"Style value x", "1"}}, "' value '"},
         {{{"Hash", "9223372036854775807"}}, "Hash must be"},
         {{{"Hash", "lots"}}, "Hash must be"},

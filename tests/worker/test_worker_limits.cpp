@@ -5,11 +5,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <climits>
 #include <fstream>
 
 #include "client/connection.h"
 #include "tests/worker/fake_clock.h"
 #include "worker/grpc_coordinator.h"
+#include "worker/match_setup.h"
 #include "worker/run_backoff.h"
 #include "worker/signature.h"
 
@@ -159,6 +161,57 @@ TEST(WorkerLimits, ReservedMemoryFollowsTheHashOptionWithinBounds) {
     EXPECT_EQ(reserved_memory_mb(version), 0);
     (*version.mutable_uci()->mutable_options())["Hash"] = "lots";
     EXPECT_EQ(reserved_memory_mb(version), 16);
+}
+
+TEST(WorkerLimits, ReservedMemoryFindsHashInAnySpelling) {
+    v1::Version version = uci_version("engine");
+    auto& options = *version.mutable_uci()->mutable_options();
+    options["hash"] = "800";
+    EXPECT_EQ(reserved_memory_mb(version), 800);
+    options.clear();
+    options["HASH"] = "800";
+    EXPECT_EQ(reserved_memory_mb(version), 800);
+    options.clear();
+    options["Ha sh"] = "800";  // another option to an engine
+    EXPECT_EQ(reserved_memory_mb(version), 16);
+    // Two spellings (refused since, but stored before): the larger counts.
+    options["Hash"] = "16";
+    options["hash"] = "800";
+    EXPECT_EQ(reserved_memory_mb(version), 800);
+}
+
+TEST(WorkerLimits, ALeaseWhoseHashTablesExceedTheWorkersMemoryIsRefused) {
+    v1::Lease lease;
+    (*lease.mutable_test()->mutable_uci()->mutable_options())["hash"] = "800";
+    lease.mutable_base()->mutable_builtin()->set_hash_mb(64);
+    // 864 MiB a game: two games at a time need 1728 MiB.
+    EXPECT_EQ(memory_refusal(lease, 2, 1728), "");
+    const std::string why = memory_refusal(lease, 2, 100);
+    EXPECT_NE(why.find("need 1728 MiB (864 a game, 2 at a time), over this worker's 100 MiB"),
+              std::string::npos)
+        << why;
+    // The built-in engine's hash comes from the lease too, and is held to the same limit.
+    lease.mutable_test()->Clear();
+    lease.mutable_test()->mutable_builtin()->set_hash_mb(4'000'000'000u);
+    EXPECT_NE(memory_refusal(lease, 1, 1 << 20), "");
+    lease.mutable_base()->mutable_builtin()->set_hash_mb(4'000'000'000u);
+    EXPECT_NE(memory_refusal(lease, INT_MAX, INT64_MAX - 1), "");  // no overflow to "fits"
+}
+
+TEST(WorkerLimits, OptionsAStoredVersionCouldStillHoldAreRefusedBeforeAnEngineStarts) {
+    for (const auto& [name, value] : std::vector<std::pair<std::string, std::string>>{
+             {"Debug  Log  File", "/tmp/sparring-submitter.log"},
+             {"debug log file", "/tmp/sparring-submitter.log"},
+             {"hash", "800000"}}) {
+        v1::Lease lease;
+        *lease.mutable_test() = uci_version("/bin/true");
+        (*lease.mutable_test()->mutable_uci()->mutable_options())[name] = value;
+        *lease.mutable_base() = uci_version("/bin/true");
+        std::string error;
+        EXPECT_FALSE(match_config(lease, 1, "site", &error)) << name;
+        EXPECT_NE(error.find("version 'external': UCI option '" + name + "'"), std::string::npos)
+            << error;
+    }
 }
 
 TEST(WorkerLimits, TokensComeFromTheFirstLineOfAFile) {
