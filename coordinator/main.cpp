@@ -1,5 +1,6 @@
 // sparring-coordinator: serves the gRPC services on an SQLite file, and manages its tokens.
 #include <CLI/CLI.hpp>
+#include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -134,6 +135,9 @@ int serve(const Flags& args) {
 
     // Debian's abseil checks every mutex acquisition for lock-order cycles; gRPC takes many.
     absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
+    // A write past a file-size limit (RLIMIT_FSIZE, as a quota) must fail with EFBIG, which
+    // callers get as a full disk, not end the process with SIGXFSZ.
+    std::signal(SIGXFSZ, SIG_IGN);
 
     std::optional<Server> server;   // outlives the signal waiter
     sparring::StopSignals signals;  // before the server starts its threads

@@ -1,7 +1,5 @@
 #include "coordinator/storage/executor.h"
 
-#include <sqlite3.h>
-
 #include <algorithm>
 #include <exception>
 #include <stdexcept>
@@ -14,36 +12,23 @@ namespace sparring::coordinator {
 
 namespace {
 
-// Returns whether an SQLite failure is of the storage itself (disk full, read-only or
-// failing file system, lock held too long) rather than of one job: SQLite may then have
-// rolled back the whole transaction, and every job of it must be retried.
+// Returns whether a failure is of the storage itself (disk full, read-only or failing file
+// system, lock held too long) rather than of one job: the database may then have rolled back
+// the whole transaction, and every job of it must be retried.
 bool storage_fault(const StorageError& e) {
-    switch (e.code) {
-        case SQLITE_FULL:
-        case SQLITE_IOERR:
-        case SQLITE_READONLY:
-        case SQLITE_CANTOPEN:
-        case SQLITE_PERM:
-        case SQLITE_BUSY:
-        case SQLITE_LOCKED:
-        case SQLITE_NOMEM:
-        case SQLITE_PROTOCOL:
-            return true;
-        default:
-            return false;
-    }
+    return e.fault == StorageFault::full || e.fault == StorageFault::unwritable ||
+           e.fault == StorageFault::busy;
 }
 
 // Returns the status a call gets for a storage fault: RESOURCE_EXHAUSTED for a full disk,
 // UNAVAILABLE otherwise; both tell clients to retry, and the message what an operator fixes.
 absl::Status fault_status(const std::string& what, const std::exception& e) {
     const auto* storage = dynamic_cast<const StorageError*>(&e);
-    if (storage && storage->code == SQLITE_FULL)
+    if (storage && storage->fault == StorageFault::full)
         return absl::ResourceExhaustedError(
             what + ": the database's file system is full (" + e.what() +
             "); nothing of this call was stored: retry once space is freed");
-    if (storage && (storage->code == SQLITE_READONLY || storage->code == SQLITE_IOERR ||
-                    storage->code == SQLITE_CANTOPEN || storage->code == SQLITE_PERM))
+    if (storage && storage->fault == StorageFault::unwritable)
         return absl::UnavailableError(
             what + ": the database cannot be written (" + e.what() +
             "); nothing of this call was stored: retry once it is writable again");

@@ -3,6 +3,10 @@
 #include <array>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
+
+#include "common/printable.h"
 
 namespace sparring::coordinator {
 
@@ -531,8 +535,76 @@ BEGIN
 END;
 )sql";
 
-constexpr std::array<std::string_view, 9> kMigrations = {
-    kSchema1, kSchema2, kSchema3, kSchema4, kSchema5, kSchema6, kSchema7, kSchema8, kSchema9};
+// Returns a name quoted as an SQL identifier.
+std::string identifier(std::string_view name) {
+    std::string quoted = "\"";
+    for (const char c : name) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return quoted + "\"";
+}
+
+// Makes the text of one column valid UTF-8 in every row (see repair_text).
+void repair_column(Database& db, const std::string& table, const std::string& column) {
+    const std::string t = identifier(table);
+    const std::string c = identifier(column);
+    std::vector<std::pair<int64_t, std::string>> repaired;
+    Statement& read =
+        db.prepare("SELECT rowid, " + c + " FROM " + t + " WHERE typeof(" + c + ") = 'text'");
+    read.bind();
+    while (read.step()) {
+        const std::string text = read.text(1);
+        if (!is_valid_utf8(text)) repaired.emplace_back(read.int64(0), valid_utf8(text));
+    }
+    read.reset();
+    Statement& write = db.prepare("UPDATE " + t + " SET " + c + " = ? WHERE rowid = ?");
+    for (const auto& [rowid, text] : repaired) {
+        try {
+            write.bind(text, rowid).run();
+        } catch (const StorageError&) {
+            // A unique column where the repaired text is taken: the row's id keeps it apart.
+            write.bind(text + " #" + std::to_string(rowid), rowid).run();
+        }
+    }
+}
+
+// Migration 10 (issue 32): text stored before every cut kept whole characters and every entry
+// point repaired what it read (a failure message cut inside an "é") becomes valid UTF-8, each
+// ill-formed part U+FFFD: gRPC and JSON refused to send it, and one such row made every listing
+// fail. Every TEXT column of every table is read once; only broken rows are written.
+void repair_text(Database& db) {
+    std::vector<std::string> tables;
+    Statement& list = db.prepare(
+        "SELECT name FROM pragma_table_list WHERE schema = 'main' AND type = 'table' AND wr = 0 "
+        "AND name NOT LIKE 'sqlite%' ORDER BY name");
+    list.bind();
+    while (list.step()) tables.push_back(list.text(0));
+    list.reset();
+    for (const std::string& table : tables) {
+        std::vector<std::string> columns;
+        Statement& info =
+            db.prepare("SELECT name FROM pragma_table_info(?) WHERE upper(type) LIKE '%TEXT%'");
+        info.bind(table);
+        while (info.step()) columns.push_back(info.text(0));
+        info.reset();
+        for (const std::string& column : columns) repair_column(db, table, column);
+    }
+}
+
+// A migration: SQL, or a step in C++ where SQL alone cannot do it.
+struct Migration {
+    std::string_view sql;
+    void (*step)(Database& db) = nullptr;
+};
+
+constexpr std::array<Migration, 10> kMigrations = {{{kSchema1},
+                                                    {kSchema2},
+                                                    {kSchema3},
+                                                    {kSchema4},
+                                                    {kSchema5},
+                                                    {kSchema6},
+                                                    {kSchema7},
+                                                    {kSchema8},
+                                                    {kSchema9},
+                                                    {{}, repair_text}}};
 
 // Returns the schema version recorded in the file.
 int user_version(Database& db) {
@@ -558,7 +630,9 @@ void migrate(Database& db) {
     for (int version = current + 1; version <= schema_version(); ++version) {
         db.exec("BEGIN IMMEDIATE");
         try {
-            db.exec(kMigrations[size_t(version - 1)]);
+            const Migration& migration = kMigrations[size_t(version - 1)];
+            if (!migration.sql.empty()) db.exec(migration.sql);
+            if (migration.step) migration.step(db);
             db.exec("PRAGMA user_version = " + std::to_string(version));
             db.exec("COMMIT");
         } catch (...) {

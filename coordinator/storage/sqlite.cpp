@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <sqlite3.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -12,13 +13,61 @@ namespace sparring::coordinator {
 
 namespace {
 
+// Returns whether the database file or its write-ahead log has reached the process's limit on
+// the size of files it writes (RLIMIT_FSIZE, as systemd's LimitFSIZE= sets): SQLite reports a
+// write refused there as an I/O error, and the errno it keeps may be a later call's.
+bool at_file_size_limit(sqlite3* db) {
+    rlimit limit{};
+    const char* path = sqlite3_db_filename(db, "main");
+    if (getrlimit(RLIMIT_FSIZE, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY || !path || !*path)
+        return false;
+    for (const std::string& file : {std::string(path), std::string(path) + "-wal"}) {
+        struct stat status {};
+        if (stat(file.c_str(), &status) == 0 && rlim_t(status.st_size) >= limit.rlim_cur)
+            return true;
+    }
+    return false;
+}
+
+// Returns the kind of fault of the last failure on a connection.
+StorageFault fault_of(sqlite3* db, int sqlite_code) {
+    const StorageFault fault = storage_fault_of(sqlite_code, sqlite3_system_errno(db));
+    return fault == StorageFault::unwritable && at_file_size_limit(db) ? StorageFault::full : fault;
+}
+
 // Throws a StorageError naming the operation and SQLite's message.
 [[noreturn]] void fail(sqlite3* db, std::string_view what) {
     throw StorageError("sqlite: " + std::string(what) + ": " + sqlite3_errmsg(db),
-                       sqlite3_errcode(db) & 0xff);
+                       fault_of(db, sqlite3_errcode(db)));
 }
 
 }  // namespace
+
+StorageFault storage_fault_of(int sqlite_code, int system_errno) {
+    // A write past RLIMIT_FSIZE or a quota fails with EFBIG or EDQUOT: SQLite reports an I/O
+    // error, but for an operator it is a full disk.
+    if (system_errno == ENOSPC || system_errno == EFBIG || system_errno == EDQUOT)
+        return StorageFault::full;
+    switch (sqlite_code & 0xff) {
+        case SQLITE_FULL:
+            return StorageFault::full;
+        case SQLITE_READONLY:
+        case SQLITE_IOERR:
+        case SQLITE_CANTOPEN:
+        case SQLITE_PERM:
+            return StorageFault::unwritable;
+        case SQLITE_BUSY:
+        case SQLITE_LOCKED:
+        case SQLITE_NOMEM:
+        case SQLITE_PROTOCOL:
+            return StorageFault::busy;
+        case SQLITE_CORRUPT:
+        case SQLITE_NOTADB:
+            return StorageFault::damaged;
+        default:
+            return StorageFault::none;
+    }
+}
 
 bool Statement::step() {
     const int rc = sqlite3_step(stmt_);
@@ -108,9 +157,11 @@ Database::Database(const std::string& path) {
             SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_NOFOLLOW,
             nullptr) != SQLITE_OK) {
         const std::string message = db_ ? sqlite3_errmsg(db_) : "out of memory";
-        const int code = db_ ? sqlite3_errcode(db_) & 0xff : SQLITE_NOMEM;
+        const StorageFault fault =
+            db_ ? storage_fault_of(sqlite3_errcode(db_), sqlite3_system_errno(db_))
+                : StorageFault::busy;
         sqlite3_close(db_);
-        throw StorageError("cannot open database " + path + ": " + message, code);
+        throw StorageError("cannot open database " + path + ": " + message, fault);
     }
     sqlite3_busy_timeout(db_, 5000);
     exec(
@@ -129,7 +180,7 @@ void Database::exec(std::string_view sql) {
         rc != SQLITE_OK) {
         const std::string text = message ? message : sqlite3_errmsg(db_);
         sqlite3_free(message);
-        throw StorageError("sqlite: " + text, rc & 0xff);
+        throw StorageError("sqlite: " + text, fault_of(db_, rc));
     }
 }
 

@@ -15,12 +15,26 @@ struct sqlite3_stmt;
 
 namespace sparring::coordinator {
 
+// What kind of failure of the storage itself a StorageError is, in words that do not depend on
+// the database engine: callers decide on these, never on SQLite's result codes.
+enum class StorageFault {
+    none,        // not the storage's fault (a constraint, a bad statement, a missing row)
+    full,        // the file system is full, or a quota or file-size limit was reached
+    unwritable,  // read-only, a failing file system, a file that cannot be opened
+    busy,        // locked too long, out of memory: transient
+    damaged,     // the file is not a database or is corrupt
+};
+
 // An SQLite failure the caller cannot fix by changing its input (I/O error, corruption, busy).
 struct StorageError : std::runtime_error {
-    explicit StorageError(const std::string& message, int sqlite_code = 0)
-        : std::runtime_error(message), code(sqlite_code) {}
-    int code;  // SQLite's primary result code (SQLITE_FULL, ...); 0 when SQLite gave none
+    explicit StorageError(const std::string& message, StorageFault kind = StorageFault::none)
+        : std::runtime_error(message), fault(kind) {}
+    StorageFault fault;
 };
+
+// Returns the kind of fault an SQLite result code (primary or extended) and the errno of the
+// failed system call (sqlite3_system_errno) stand for.
+StorageFault storage_fault_of(int sqlite_code, int system_errno);
 
 // Marks a byte string to be bound as a BLOB rather than TEXT.
 struct Blob {

@@ -134,7 +134,7 @@ void check_database(const std::string& path) {
         while (check.step()) problems += (problems.empty() ? "" : "; ") + check.text(0);
         check.reset();
     } catch (const StorageError& e) {
-        if (e.code != SQLITE_CORRUPT && e.code != SQLITE_NOTADB) throw;
+        if (e.fault != StorageFault::damaged) throw;
         problems = e.what();
     }
     if (problems == "ok") return;
@@ -148,7 +148,7 @@ void check_database(const std::string& path) {
             path +
             " and start again (docs/operations.md, \"Backup and restore\"); keep the damaged "
             "file for inspection",
-        SQLITE_CORRUPT);
+        StorageFault::damaged);
 }
 
 SqliteStorage::SqliteStorage(const std::string& path) : db_(path) {

@@ -295,7 +295,7 @@ TEST_F(ExecutorTest, StorageFaultFailsTheWholeBatchWithARetryableStatus) {
     executor->submit(insert("before"), completions.done());
     executor->submit(
         [](Storage&) -> absl::Status {
-            throw StorageError("sqlite: database or disk is full", SQLITE_FULL);
+            throw StorageError("sqlite: database or disk is full", StorageFault::full);
         },
         completions.done());
     executor->submit(insert("after"), completions.done());
@@ -309,7 +309,7 @@ TEST_F(ExecutorTest, StorageFaultFailsTheWholeBatchWithARetryableStatus) {
     // An I/O error answers UNAVAILABLE; the executor then goes on with the next batch.
     executor->submit(
         [](Storage&) -> absl::Status {
-            throw StorageError("sqlite: disk I/O error", SQLITE_IOERR);
+            throw StorageError("sqlite: disk I/O error", StorageFault::unwritable);
         },
         completions.done());
     const std::vector<absl::Status> failed = completions.wait(5);

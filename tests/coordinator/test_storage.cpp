@@ -56,6 +56,78 @@ TEST(Storage, RefusesANewerSchema) {
     EXPECT_THROW(SqliteStorage(db.path()), StorageError);
 }
 
+// Issue 32: rows an older coordinator stored with invalid UTF-8 (a message cut inside an "é")
+// are repaired by migration 10, each ill-formed part U+FFFD, and the rest is left as it was.
+TEST(Storage, MigrationRepairsInvalidUtf8InEveryTextColumn) {
+    TempDatabase db;
+    const std::string cut = std::string(511, 'a') + "\xc3";
+    const std::string fffd = "\xef\xbf\xbd";
+    int64_t run_id = 0;
+    int64_t worker_id = 0;
+    int64_t version_id = 0;
+    {
+        SqliteStorage s(db.path());
+        s.begin(true);
+        version_id = s.insert_version(uci_version());
+        coordinator::Run run;
+        run.test_id = run.base_id = version_id;
+        run.spec.kind = RunKind::FixedGames;
+        run.spec.games = 10;
+        run.spec.description = "d\xc3\xa9j\xc3\xa0 vu";
+        run.spec.time_control = *parse_time_control("10+0.1");
+        run_id = s.insert_run(run);
+        const int64_t token =
+            s.insert_token(Token{0, Role::Worker, "w", 1, false}, sha256_hex("t"));
+        Worker w;
+        w.token_id = token;
+        w.name = "box";
+        worker_id = s.insert_worker(w);
+        Batch batch;
+        batch.run_id = run_id;
+        batch.worker_id = worker_id;
+        batch.pairs = 4;
+        batch.reported.assign(1, 0);
+        batch.id = s.insert_batch(batch);
+        LeaseFailure failure;
+        failure.batch_id = batch.id;
+        failure.run_id = run_id;
+        failure.worker_id = worker_id;
+        failure.message = "ok";
+        s.insert_lease_failure(failure);
+        s.commit();
+    }
+    {  // what the coordinators before the fix wrote, and back to schema 9
+        Database raw(db.path());
+        Statement& runs = raw.prepare("UPDATE runs SET result = ?, state = 'stopped'");
+        runs.bind("stopped: its leases failed on 3 workers (last: " + cut + ")").run();
+        raw.prepare("UPDATE lease_failures SET message = ?").bind(cut).run();
+        raw.prepare("UPDATE versions SET description = ?").bind("\xc0\xaf\xed\xa0\x80").run();
+        raw.prepare("UPDATE workers SET name = ?").bind("box\xf0\x9d\x84").run();
+        raw.exec("PRAGMA user_version = 9");
+    }
+    SqliteStorage s(db.path());
+    s.begin(false);
+    const std::optional<coordinator::Run> run = s.find_run(run_id);
+    ASSERT_TRUE(run);
+    EXPECT_EQ(run->result, "stopped: its leases failed on 3 workers (last: " +
+                               std::string(511, 'a') + fffd + ")");
+    EXPECT_EQ(run->spec.description, "d\xc3\xa9j\xc3\xa0 vu");
+    const std::vector<LeaseFailure> failures = s.lease_failures_of_run(run_id);
+    ASSERT_EQ(failures.size(), 1u);
+    EXPECT_EQ(failures[0].message, std::string(511, 'a') + fffd);
+    EXPECT_EQ(s.find_version(version_id)->description, fffd + fffd + fffd + fffd + fffd);
+    s.commit();
+    Database raw(db.path());
+    Statement& name = raw.prepare("SELECT name FROM workers WHERE id = ?");
+    name.bind(worker_id);
+    ASSERT_TRUE(name.step());
+    EXPECT_EQ(name.text(0), "box" + fffd);
+    Statement& version = raw.prepare("PRAGMA user_version");
+    version.bind();
+    ASSERT_TRUE(version.step());
+    EXPECT_EQ(version.int64(0), 10);
+}
+
 TEST(Storage, VersionsRoundTrip) {
     TempDatabase db;
     SqliteStorage s(db.path());

@@ -3,15 +3,13 @@
 // lease time, the wall clock jumps, and the file is damaged before a start. Each test checks
 // the calls' status and message during the fault, that nothing acknowledged is lost, and that
 // the service recovers by itself (workers keep retrying; the run ends with the right count).
-#include <fcntl.h>
 #include <grpcpp/grpcpp.h>
 #include <gtest/gtest.h>
-#include <linux/fs.h>
 #include <signal.h>
-#include <sys/ioctl.h>
-#include <sys/mount.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <chrono>
@@ -25,6 +23,7 @@
 
 #include "client/connection.h"
 #include "service/cluster.h"
+#include "service/needs.h"
 
 namespace sparring::testing {
 namespace {
@@ -44,31 +43,13 @@ bool wait_until(const std::function<bool()>& condition, std::chrono::seconds tim
     return true;
 }
 
-// Sets or clears a file's immutable attribute (chattr +i / -i); returns false where the file
-// system or the process's privileges do not allow it.
-bool set_immutable(const std::string& path, bool on) {
-    const int fd = open(path.c_str(), O_RDONLY);
-    if (fd < 0) return false;
-    int flags = 0;
-    bool ok = ioctl(fd, FS_IOC_GETFLAGS, &flags) == 0;
-    flags = on ? flags | FS_IMMUTABLE_FL : flags & ~FS_IMMUTABLE_FL;
-    ok = ok && ioctl(fd, FS_IOC_SETFLAGS, &flags) == 0;
-    close(fd);
-    return ok;
-}
-
-// Fills a file system: writes zeros to `path` until the disk is full.
-void fill(const std::string& path) {
-    const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    ASSERT_GE(fd, 0);
-    const std::string block(64 * 1024, '\0');
-    while (write(fd, block.data(), block.size()) > 0) {
-    }
-    // The last partial block: byte by byte to the very end.
-    while (write(fd, block.data(), 1) > 0) {
-    }
-    EXPECT_EQ(errno, ENOSPC);
-    close(fd);
+// Sets the soft limit on the size of files a process writes (RLIMIT_FSIZE, as a quota does);
+// the hard limit stays, so the same user can raise it again without privileges.
+void limit_file_size(pid_t pid, rlim_t bytes) {
+    rlimit limit{};
+    ASSERT_EQ(prlimit(pid, RLIMIT_FSIZE, nullptr, &limit), 0) << std::strerror(errno);
+    limit.rlim_cur = std::min(bytes, limit.rlim_max);
+    ASSERT_EQ(prlimit(pid, RLIMIT_FSIZE, &limit, nullptr), 0) << std::strerror(errno);
 }
 
 class FaultTest : public ::testing::Test {
@@ -131,29 +112,16 @@ class FaultTest : public ::testing::Test {
     std::vector<Process*> workers;
 };
 
+// The disk fills up under the coordinator: a file-size limit on its process (RLIMIT_FSIZE) makes
+// every write that would grow a file fail, as a full file system or a quota does; it needs no
+// privileges, so the fault is exercised wherever the tests run.
 TEST_F(FaultTest, FullDiskIsResourceExhaustedAndRecovers) {
     start_cluster();
-    // The database moves onto a 16 MB tmpfs of its own.
-    const std::string disk = cluster->dir + "/disk";
-    fs::create_directories(disk);
-    if (mount("tmpfs", disk.c_str(), "tmpfs", 0, "size=16m") != 0)
-        GTEST_SKIP() << "cannot mount a tmpfs here (needs root): " << std::strerror(errno);
-    struct Unmount {
-        std::string path;
-        ~Unmount() { umount2(path.c_str(), MNT_DETACH); }
-    } unmount{disk};
-    cluster->stop_coordinator(SIGTERM);
-    for (const char* suffix : {"", "-wal", "-shm"})
-        if (fs::exists(cluster->db + suffix))
-            fs::copy_file(cluster->db + suffix, disk + "/coordinator.db" + suffix);
-    cluster->db = disk + "/coordinator.db";
-    cluster->start_coordinator();
-
     submit_fixed(60);
     start_workers();
     ASSERT_TRUE(
         wait_until([&] { return cluster->query("SELECT count(*) FROM results") > 0; }, 120s));
-    fill(disk + "/ballast");
+    limit_file_size(cluster->coordinator_pid(), 0);
     const int64_t acknowledged = cluster->query("SELECT pairs_done FROM runs WHERE id = 1");
 
     // Writes fail with RESOURCE_EXHAUSTED once SQLite needs a page the disk cannot give.
@@ -174,29 +142,33 @@ TEST_F(FaultTest, FullDiskIsResourceExhaustedAndRecovers) {
     EXPECT_GE(cluster->query("SELECT pairs_done FROM runs WHERE id = 1"), acknowledged);
     expect_workers_running();
 
-    fs::remove(disk + "/ballast");
+    limit_file_size(cluster->coordinator_pid(), RLIM_INFINITY);
     expect_finished_exactly(60);
     EXPECT_TRUE(try_submit(&message).ok()) << message;
 }
 
+// The database's file system turns read-only under the coordinator, as the kernel does after an
+// I/O error. A preloaded library (write_fault.cpp) fails its writes to the database files with
+// EROFS while a flag file exists: an open file cannot be made read-only without privileges
+// (chattr +i needs CAP_LINUX_IMMUTABLE, a remount needs no writer), and this runs everywhere.
 TEST_F(FaultTest, UnwritableDatabaseIsUnavailableAndRecovers) {
     start_cluster();
+    const std::string read_only = cluster->dir + "/read-only";
+    cluster->stop_coordinator(SIGTERM);
+    cluster->coordinator_environment = {std::string("LD_PRELOAD=") + SPARRING_WRITE_FAULT_LIB,
+                                        "SPARRING_WRITE_FAULT_FLAG=" + read_only,
+                                        "SPARRING_WRITE_FAULT_PATH=" + cluster->db};
+    cluster->start_coordinator();
     submit_fixed(60);
     start_workers();
     ASSERT_TRUE(
         wait_until([&] { return cluster->query("SELECT count(*) FROM results") > 0; }, 120s));
-    // The file and its write-ahead log refuse every write, even from root, as on a file
-    // system remounted read-only after an error.
-    const std::vector<std::string> files = {cluster->db, cluster->db + "-wal"};
-    if (!set_immutable(files[0], true))
-        GTEST_SKIP() << "cannot make a file immutable here (needs root and ext4, xfs or btrfs)";
-    ASSERT_TRUE(set_immutable(files[1], true));
+    // The database file and its write-ahead log refuse every write from now on.
+    std::ofstream(read_only) << "on\n";
     struct Writable {
-        std::vector<std::string> files;
-        ~Writable() {
-            for (const std::string& f : files) set_immutable(f, false);
-        }
-    } writable{files};
+        std::string flag;
+        ~Writable() { fs::remove(flag); }
+    } writable{read_only};
 
     std::string message;
     const grpc::Status status = try_submit(&message);
@@ -211,7 +183,7 @@ TEST_F(FaultTest, UnwritableDatabaseIsUnavailableAndRecovers) {
     EXPECT_EQ(cluster->query("SELECT pairs_done FROM runs WHERE id = 1"), acknowledged);
     expect_workers_running();
 
-    for (const std::string& f : files) ASSERT_TRUE(set_immutable(f, false));
+    ASSERT_TRUE(fs::remove(read_only));
     expect_finished_exactly(60);
     EXPECT_TRUE(try_submit(&message).ok()) << message;
 }
@@ -243,7 +215,7 @@ TEST_F(FaultTest, CoordinatorStoppedLongerThanTheLeaseRecovers) {
 }
 
 TEST_F(FaultTest, WallClockJumpsNeitherExpireLeasesEarlyNorKeepThemForever) {
-    if (access(kFaketime, R_OK) != 0) GTEST_SKIP() << "needs Debian's faketime package";
+    if (access(kFaketime, R_OK) != 0) SPARRING_SKIP_WITHOUT("needs Debian's faketime package");
     // Leases of 20 s: longer than a worker's set-up on a loaded machine, far shorter than the
     // jumps.
     start_cluster(20);

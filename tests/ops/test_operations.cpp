@@ -4,6 +4,7 @@
 // served.
 #include <grpcpp/generic/generic_stub.h>
 #include <grpcpp/grpcpp.h>
+#include <gtest/gtest-spi.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <sqlite3.h>
@@ -23,6 +24,7 @@
 #include <thread>
 
 #include "service/cluster.h"
+#include "service/needs.h"
 
 namespace sparring::testing {
 namespace {
@@ -246,13 +248,27 @@ TEST_F(OperationsTest, MetricsEndpointReportsCallsReportsAndRuns) {
     EXPECT_EQ(count_lines(log, {"event=report"}), 0) << "reports are logged at debug level";
 }
 
+// Under CI=true a test whose tool is missing fails instead of skipping, so that CI cannot pass
+// by skipping what the test job failed to install.
+TEST(SkipWithout, FailsUnderCi) {
+    const char* before = std::getenv("CI");
+    const std::string saved = before ? before : "";
+    setenv("CI", "true", 1);
+    EXPECT_FATAL_FAILURE(([] { SPARRING_SKIP_WITHOUT("needs a tool"); })(),
+                         "needs a tool (CI=true");
+    if (before)
+        setenv("CI", saved.c_str(), 1);
+    else
+        unsetenv("CI");
+}
+
 TEST_F(OperationsTest, PromtoolAcceptsTheExposition) {
     const int port = free_port();
     cluster = std::make_unique<Cluster>(
         std::vector<std::string>{"--metrics-listen", "127.0.0.1:" + std::to_string(port)});
     submit_run(20);
     const auto check = promtool_check(*cluster, body_of(http(port, "GET /metrics HTTP/1.1")));
-    if (!check) GTEST_SKIP() << "promtool (Debian package prometheus) is not installed";
+    if (!check) SPARRING_SKIP_WITHOUT("promtool (Debian package prometheus) is not installed");
     EXPECT_EQ(check->status, 0) << check->out << check->err;
 }
 

@@ -57,6 +57,8 @@ class Cluster {
     void stop_coordinator(int signal);
     // Sends a signal to the coordinator without waiting (SIGSTOP, SIGCONT).
     void signal_coordinator(int signal) const { coordinator_->signal(signal); }
+    // Returns the running coordinator's process id.
+    pid_t coordinator_pid() const { return coordinator_->pid(); }
     // Starts a worker process with the worker token.
     Process& start_worker(const std::string& name, int concurrency,
                           const std::vector<std::string>& extra = {});

@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "cluster.h"
+#include "needs.h"
 
 namespace sparring::testing {
 namespace {
@@ -199,7 +200,8 @@ TEST_F(SlowServiceTest, SigtermHandsTheBatchBack) {
 
 TEST_F(SlowServiceTest, UciRunsGoOnlyToWorkersWithTheEngine) {
     const std::string stockfish = "/usr/games/stockfish";
-    if (access(stockfish.c_str(), X_OK) != 0) GTEST_SKIP() << "needs Debian's stockfish package";
+    if (access(stockfish.c_str(), X_OK) != 0)
+        SPARRING_SKIP_WITHOUT("needs Debian's stockfish package");
     cluster = std::make_unique<Cluster>(
         std::vector<std::string>{"--heartbeat-seconds", "1", "--pairs-per-thread", "1"});
     cluster->add_version("a");

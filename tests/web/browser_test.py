@@ -172,6 +172,9 @@ def main():
     args = parser.parse_args()
     browser = chromium()
     if not browser:
+        if os.environ.get("CI") == "true":
+            print("FAIL: no chromium (CI=true: `deploy/setup.sh test` installs it)")
+            return 1
         print("SKIPPED: no chromium (apt-get install chromium)")
         return SKIP
     build = os.path.abspath(args.build)
