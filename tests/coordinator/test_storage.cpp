@@ -56,6 +56,20 @@ TEST(Storage, RefusesANewerSchema) {
     EXPECT_THROW(SqliteStorage(db.path()), StorageError);
 }
 
+// Inserts a worker "box" of a token and a lease of a run's pairs that it holds; returns the lease.
+Batch insert_leased_worker(SqliteStorage& s, int64_t token, int64_t run_id, uint32_t pairs) {
+    Worker w;
+    w.token_id = token;
+    w.name = "box";
+    Batch batch;
+    batch.run_id = run_id;
+    batch.worker_id = s.insert_worker(w);
+    batch.pairs = pairs;
+    batch.reported.assign((pairs + 7) / 8, 0);
+    batch.id = s.insert_batch(batch);
+    return batch;
+}
+
 // Issue 32: rows an older coordinator stored with invalid UTF-8 (a message cut inside an "é")
 // are repaired by migration 10, each ill-formed part U+FFFD, and the rest is left as it was.
 TEST(Storage, MigrationRepairsInvalidUtf8InEveryTextColumn) {
@@ -78,16 +92,8 @@ TEST(Storage, MigrationRepairsInvalidUtf8InEveryTextColumn) {
         run_id = s.insert_run(run);
         const int64_t token =
             s.insert_token(Token{0, Role::Worker, "w", 1, false}, sha256_hex("t"));
-        Worker w;
-        w.token_id = token;
-        w.name = "box";
-        worker_id = s.insert_worker(w);
-        Batch batch;
-        batch.run_id = run_id;
-        batch.worker_id = worker_id;
-        batch.pairs = 4;
-        batch.reported.assign(1, 0);
-        batch.id = s.insert_batch(batch);
+        const Batch batch = insert_leased_worker(s, token, run_id, 4);
+        worker_id = batch.worker_id;
         LeaseFailure failure;
         failure.batch_id = batch.id;
         failure.run_id = run_id;
@@ -436,16 +442,8 @@ TEST(Storage, WorkerTotalsFollowReportsAndPurgesAndSurviveTheMigration) {
             s.insert_token(Token{0, Role::Worker, "w", 1, false}, sha256_hex("t"));
         std::mt19937 random(9);
         for (int64_t& worker : workers) {
-            Worker w;
-            w.token_id = token;
-            w.name = "box";
-            worker = s.insert_worker(w);
-            Batch batch;
-            batch.run_id = run_id;
-            batch.worker_id = worker;
-            batch.pairs = 100;
-            batch.reported.assign(13, 0);
-            batch.id = s.insert_batch(batch);
+            const Batch batch = insert_leased_worker(s, token, run_id, 100);
+            worker = batch.worker_id;
             for (uint32_t sequence = 1; sequence <= 10; ++sequence) {
                 ReportRecord r;
                 r.batch_id = batch.id;
