@@ -150,9 +150,10 @@ def pod_checks(name, template, selector, uid, binaries, volumes_needed=True):
     resources = c.get("resources", {})
     requests, limits = resources.get("requests", {}), resources.get("limits", {})
     require("cpu" in requests and "memory" in requests, f"{name}: requests need cpu and memory")
-    if "memory" in limits:
-        require(quantity(limits["memory"]) >= quantity(requests["memory"]),
-                f"{name}: memory limit below its request")
+    require("memory" in limits,
+            f"{name}: no memory limit: a hostile client or engine could take the node's memory")
+    require(quantity(limits["memory"]) >= quantity(requests["memory"]),
+            f"{name}: memory limit below its request")
     mounts = {m["name"]: m["mountPath"] for m in c.get("volumeMounts", [])}
     declared = {v["name"] for v in spec.get("volumes", [])}
     return program, argv, env, c, mounts, declared
@@ -372,6 +373,9 @@ def check_systemd(args, binaries):
             with open(os.path.join(units, unit)) as f:
                 text = f.read()
             variables = re.findall(r"^Environment=(SPARRING_[A-Z_]+)=", text, re.M)
+            if unit.startswith("sparring-coordinator"):
+                require(re.search(r"^MemoryMax=\S+", text, re.M),
+                        f"{unit}: no MemoryMax=: a hostile client could take the machine's memory")
             for line in text.splitlines():
                 if line.startswith("ExecStart="):
                     program = check_command(line.split("=", 1)[1].split(), binaries, unit)
