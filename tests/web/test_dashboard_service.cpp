@@ -1,18 +1,22 @@
 // The dashboard and REST API end to end: a real coordinator serving --http-listen and a real
 // worker playing an SPRT run; every REST answer equals the gRPC answer for the same call,
-// mutations need a user token, and bad requests change nothing.
+// mutations need a user token, and bad requests change nothing; a run stopped by a failure
+// message cut inside a character, or stored so before a restart, is served everywhere (issue 32).
 #include <gtest/gtest.h>
 #include <httplib.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <future>
 #include <thread>
 
 #include "cluster.h"
+#include "common/printable.h"
+#include "coordinator/storage/sqlite.h"
 #include "coordinator/web/json.h"
 
 namespace sparring::testing {
@@ -28,13 +32,74 @@ class DashboardTest : public ::testing::Test {
         std::filesystem::remove(port_file);
         cluster = std::make_unique<Cluster>(std::vector<std::string>{
             "--http-listen", "127.0.0.1:0", "--http-port-file", port_file});
+        connect();
+    }
+
+    // Connects the client to the HTTP port the coordinator wrote (another after each start).
+    void connect() {
         for (int i = 0; i < 500 && !std::filesystem::exists(port_file); ++i)
             std::this_thread::sleep_for(10ms);
         std::ifstream in(port_file);
+        port = 0;
         in >> port;
         ASSERT_GT(port, 0) << "no port in " << port_file;
         http = std::make_unique<httplib::Client>("127.0.0.1", port);
         http->set_read_timeout(10s);
+    }
+
+    // Adds the versions a and b and submits a fixed-games run of a against b; returns its id, or
+    // 0 if refused.
+    int64_t submit_fixed_run() {
+        cluster->add_version("a");
+        cluster->add_version("b");
+        v1::SubmitRunRequest submit;
+        *submit.mutable_spec() = fixed_games_spec(100);
+        v1::RunStatus run;
+        const grpc::Status status =
+            cluster->users()->SubmitRun(Cluster::context(cluster->user_token).get(), submit, &run);
+        EXPECT_TRUE(status.ok()) << status.error_message();
+        return run.id();
+    }
+
+    // Returns the first update of a run's live feed, without a token (the page's viewers
+    // need none), or an empty string.
+    std::string first_live_update(int64_t run_id) {
+        std::string received;
+        http->Get(("/runs/" + std::to_string(run_id) + "/events").c_str(),
+                  [&](const char* data, size_t size) {
+                      received.append(data, size);
+                      return received.find("\n\n") == std::string::npos ||
+                             received.rfind(": keep-alive", 0) == 0;
+                  });
+        const size_t start = received.find("data: ");
+        return start == std::string::npos ? std::string() : received.substr(start);
+    }
+
+    // Checks that the coordinator serves a run (live feed, page, REST, and the CLI's runs, show
+    // and stop) whose result holds `result_part`, all in valid UTF-8, and still runs after.
+    void expect_run_served(int64_t run_id, const std::string& result_part) {
+        const std::string id = std::to_string(run_id);
+        const std::string update = first_live_update(run_id);
+        EXPECT_NE(update.find(result_part), std::string::npos) << update;
+        EXPECT_TRUE(is_valid_utf8(update));
+        const std::string page = get("/runs/" + id);
+        EXPECT_NE(page.find(result_part), std::string::npos);
+        EXPECT_TRUE(is_valid_utf8(page));
+        const std::string rest = get("/api/v1/runs/" + id);
+        EXPECT_NE(rest.find(result_part), std::string::npos) << rest;
+        EXPECT_TRUE(is_valid_utf8(rest));
+        const CommandResult runs = cluster->cli({"runs"});
+        EXPECT_EQ(runs.status, 0) << runs.err;
+        EXPECT_NE(runs.out.find("stopped"), std::string::npos) << runs.out;
+        const CommandResult show = cluster->cli({"show", id});
+        EXPECT_EQ(show.status, 0) << show.err;
+        EXPECT_NE(show.out.find(result_part), std::string::npos) << show.out;
+        // The run has ended: stop says so, in words, rather than failing to read the answer.
+        const CommandResult stop = cluster->cli({"stop", id});
+        EXPECT_EQ(stop.err.find("No message returned"), std::string::npos) << stop.err;
+        EXPECT_NE(stop.out + stop.err, "");
+        EXPECT_EQ(kill(cluster->coordinator_pid(), 0), 0) << "the coordinator ended";
+        get("/");
     }
 
     void TearDown() override {
@@ -77,6 +142,69 @@ v1::RunSpec sprt_spec(uint64_t games) {
     spec.mutable_sprt()->set_beta(0.05);
     spec.set_description("<script>alert(1)</script>");
     return spec;
+}
+
+// Issue 32, as reported: three workers of one token fail a run's leases with a message of 511
+// bytes and an "é"; the run stops with that message in its result, cut to 512 bytes. The cut
+// kept the "é" out (it once split it, and the next live update ended the process), and every
+// way of reading the run answers, over HTTP, REST and the CLI.
+TEST_F(DashboardTest, AFailureMessageCutInsideACharacterStopsTheRunAndEverythingServesIt) {
+    const int64_t run_id = submit_fixed_run();
+    ASSERT_GT(run_id, 0);
+    const std::string message = std::string(511, 'a') + "\xc3\xa9";
+    auto workers = cluster->workers();
+    for (int i = 0; i < 3; ++i) {
+        const int64_t worker = register_worker(*workers, cluster->worker_token);
+        ASSERT_GT(worker, 0);
+        v1::RequestWorkResponse work;
+        ASSERT_TRUE(request_work(*workers, cluster->worker_token, worker, &work).ok());
+        ASSERT_TRUE(work.has_lease()) << "worker " << i;
+        v1::ReleaseLeaseRequest release;
+        release.set_worker_id(worker);
+        release.set_lease_id(work.lease().lease_id());
+        release.set_reason(v1::RELEASE_REASON_ENGINE_FAILURE);
+        release.set_message(message);
+        v1::ReleaseLeaseResponse released;
+        const grpc::Status status = workers->ReleaseLease(
+            Cluster::context(cluster->worker_token).get(), release, &released);
+        ASSERT_TRUE(status.ok()) << status.error_message();
+    }
+    const v1::RunStatus stopped = cluster->wait_for_run(run_id, 30s);
+    ASSERT_EQ(stopped.state(), v1::RUN_STATE_STOPPED);
+    EXPECT_TRUE(is_valid_utf8(stopped.result()));
+    EXPECT_NE(stopped.result().find(std::string(511, 'a') + "... (513 bytes)"), std::string::npos)
+        << stopped.result();
+    expect_run_served(run_id, std::string(511, 'a') + "... (513 bytes)");
+    // A second viewer, and the first update once more: the hub still runs.
+    EXPECT_NE(first_live_update(run_id).find("aaaa"), std::string::npos);
+}
+
+// Issue 32, after a restart: a database that already holds a result with invalid UTF-8 (as the
+// coordinators before the fix stored it) is repaired when the coordinator starts, and served.
+TEST_F(DashboardTest, ARestartRepairsTextStoredAsInvalidUtf8AndServesIt) {
+    const int64_t run_id = submit_fixed_run();
+    ASSERT_GT(run_id, 0);
+    cluster->stop_coordinator(SIGTERM);
+    {
+        coordinator::Database raw(cluster->db);
+        coordinator::Statement& stop = raw.prepare(
+            "UPDATE runs SET state = 'stopped', result = ?, finished_ms = created_ms "
+            "WHERE id = ?");
+        stop.bind(
+                "stopped: its leases failed on 3 workers (last: " + std::string(511, 'a') + "\xc3)",
+                run_id)
+            .run();
+        raw.exec("PRAGMA user_version = 9");
+    }
+    ASSERT_EQ(cluster->query("SELECT count(*) FROM runs WHERE result LIKE '%' || X'c3' || ')'"), 1);
+    std::filesystem::remove(port_file);
+    cluster->start_coordinator();
+    connect();
+    const std::string repaired = std::string(511, 'a') + "\xef\xbf\xbd)";
+    EXPECT_EQ(cluster->query("SELECT instr(result, char(65533)) > 0 FROM runs WHERE id = " +
+                             std::to_string(run_id)),
+              1);
+    expect_run_served(run_id, repaired);
 }
 
 TEST_F(DashboardTest, RestAnswersEqualTheGrpcAnswersOfAPlayedSprtRun) {
