@@ -122,6 +122,26 @@ bool is_printable(std::string_view text) {
     return true;
 }
 
+bool has_control(std::string_view text, std::string_view allowed) {
+    for (std::size_t i = 0; i < text.size();) {
+        const uint8_t c = uint8_t(text[i]);
+        if (c < 0x80) {
+            if ((c < 0x20 || c == 0x7f) && allowed.find(char(c)) == std::string_view::npos)
+                return true;
+            ++i;
+            continue;
+        }
+        const Utf8Sequence sequence = read_utf8(text, i);
+        const uint32_t code = sequence.code;
+        if (sequence.valid &&
+            (code <= 0x9f || code == 0x2028 || code == 0x2029 ||
+             (code >= 0x202a && code <= 0x202e) || (code >= 0x2066 && code <= 0x2069)))
+            return true;
+        i += sequence.length;
+    }
+    return false;
+}
+
 bool is_valid_utf8(std::string_view text) {
     for (std::size_t i = 0; i < text.size();) {
         if (uint8_t(text[i]) < 0x80) {

@@ -17,6 +17,12 @@ std::string printable(std::string_view text, std::size_t max_bytes = std::string
 // Returns whether text is valid UTF-8 without control characters (C0, DEL or C1).
 bool is_printable(std::string_view text);
 
+// Returns whether text holds a character that must not reach a stored name, description or
+// engine line: a C0 control (but those listed in `allowed`), DEL, a C1 control, or a format
+// character that reorders or breaks text unseen (the bidirectional embeddings, overrides and
+// isolates U+202A-U+202E and U+2066-U+2069, the line and paragraph separators U+2028, U+2029).
+bool has_control(std::string_view text, std::string_view allowed = {});
+
 // Returns whether text is well-formed UTF-8 (no overlong forms, surrogates or code points
 // past U+10FFFF; controls allowed).
 bool is_valid_utf8(std::string_view text);

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "common/engine_archive.h"
+#include "common/printable.h"
 #include "common/sha256.h"
 #include "coordinator/domain/limits.h"
 #include "coordinator/domain/text.h"
@@ -26,14 +27,6 @@ bool is_plain_name(std::string_view name) {
     return std::all_of(name.begin(), name.end(), [](char c) {
         return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-' ||
                c == '+';
-    });
-}
-
-// Returns whether text has a control character (C0, DEL); `allowed` lists those let through.
-bool has_control(std::string_view text, std::string_view allowed = {}) {
-    return std::any_of(text.begin(), text.end(), [allowed](char c) {
-        const auto u = static_cast<unsigned char>(c);
-        return (u < 0x20 || u == 0x7f) && allowed.find(c) == std::string_view::npos;
     });
 }
 
@@ -87,6 +80,11 @@ absl::Status check_uci(const Version& v) {
 absl::Status check_opening(const Opening& o, size_t number) {
     const std::string which = "opening " + std::to_string(number) + " of the book";
     if (o.fen.empty()) return invalid(which + " has no FEN");
+    // The book is stored one opening a line, its FEN and moves split by a tab.
+    if (has_control(o.fen) || std::any_of(o.moves.begin(), o.moves.end(),
+                                          [](const std::string& m) { return has_control(m); }))
+        return invalid(which + ": its FEN or moves hold a control character ('" + excerpt(o.fen) +
+                       "')");
     if (o.fen.size() > kMaxFenBytes)
         return invalid(which + ": its FEN is " + std::to_string(o.fen.size()) +
                        " bytes, over the limit of " + std::to_string(kMaxFenBytes));
@@ -144,7 +142,9 @@ absl::Status check_train_run(RunSpec& spec) {
 absl::Status check_description(const std::string& description) {
     if (description.size() > 4096) return invalid("run description is over 4096 bytes");
     if (has_control(description, "\n\t"))
-        return invalid("run description holds a control character (only line breaks and tabs)");
+        return invalid(
+            "run description holds a control character, a bidirectional override or a line "
+            "separator (only line breaks and tabs)");
     return absl::OkStatus();
 }
 
@@ -176,7 +176,9 @@ absl::Status check_version(Version& v) {
                        "' must be 1-64 letters, digits or . _ - + (e.g. knight-290)");
     if (v.description.size() > 4096) return invalid("version description is over 4096 bytes");
     if (has_control(v.description, "\n\t"))
-        return invalid("version description holds a control character");
+        return invalid(
+            "version description holds a control character, a bidirectional override or a line "
+            "separator");
     if (v.kind == Version::Kind::Uploaded) return check_uploaded_engine(v);
     if (v.kind == Version::Kind::Uci) {
         if (v.uci_command.empty()) return invalid("a UCI version needs the engine's command");

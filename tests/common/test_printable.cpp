@@ -110,5 +110,22 @@ TEST(Utf8, EveryCutOfRepairedRandomBytesIsValid) {
     }
 }
 
+TEST(HasControl, RefusesControlsAndInvisibleReorderingButNotOrdinaryText) {
+    EXPECT_FALSE(has_control("plain text, Grünfeld, 王"));
+    EXPECT_TRUE(has_control("a\nb"));
+    EXPECT_FALSE(has_control("a\nb\tc", "\n\t"));
+    EXPECT_TRUE(has_control("a\rb", "\n\t"));
+    EXPECT_TRUE(has_control("a\x7f"));
+    EXPECT_TRUE(has_control("next\xc2\x85line"));  // U+0085, a C1 control
+    EXPECT_TRUE(
+        has_control("admin\xe2\x80\xae"
+                    "nimda"));                                      // U+202E RIGHT-TO-LEFT OVERRIDE
+    EXPECT_TRUE(has_control("\xe2\x81\xa6x\xe2\x81\xa9"));          // U+2066 ... U+2069 isolates
+    EXPECT_TRUE(has_control("one\xe2\x80\xa8two"));                 // U+2028 LINE SEPARATOR
+    EXPECT_TRUE(has_control("one\xe2\x80\xa9two"));                 // U+2029 PARAGRAPH SEPARATOR
+    EXPECT_FALSE(has_control("\xe2\x80\x94 an em dash"));           // U+2014: an ordinary character
+    EXPECT_FALSE(has_control("\xd7\xa9\xd7\x9c\xd7\x95\xd7\x9d"));  // Hebrew: implicit order only
+}
+
 }  // namespace
 }  // namespace sparring

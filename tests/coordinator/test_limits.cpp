@@ -5,6 +5,7 @@
 
 #include <climits>
 #include <map>
+#include <vector>
 
 #include "coordinator/domain/scheduler.h"
 #include "coordinator/domain/validation.h"
@@ -138,6 +139,48 @@ TEST(UciVersionChecks, OptionNamesAreComparedAsEnginesCompareThem) {
     EXPECT_NE(refusal({{"Hash value", "1"}}).find("'value'"), std::string::npos);
     Version fine = uci_version("uci-a", {{"hash", "800"}, {"Ha sh", "800000"}, {"Threads", "1"}});
     EXPECT_TRUE(check_version(fine).ok()) << check_version(fine);
+}
+
+// The book is stored one opening a line with a tab before its moves: a FEN or move holding a
+// line break or a tab would split or shift openings when the book is read back.
+TEST(TextChecks, ABookLineCannotBeSplitOrShifted) {
+    const std::string start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+    EXPECT_TRUE(check_opening({start, {"e2e4"}}, 1).ok());
+    for (const Opening& bad : {Opening{start + "\n" + start, {}}, Opening{start + "\te2e4", {}},
+                               Opening{start, {"e2e4\ne7e5"}}, Opening{start, {"e2e4\t"}}}) {
+        const absl::Status status = check_opening(bad, 3);
+        EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << bad.fen;
+        EXPECT_NE(status.message().find("control character"), std::string::npos) << status;
+    }
+}
+
+// Names and descriptions are shown in terminals and pages: no character may reorder what
+// follows it or break a line unseen (a right-to-left override can make "exe.txt" read
+// "txt.exe"), while ordinary text in any script passes.
+TEST(TextChecks, NamesAndDescriptionsRefuseBidiOverridesAndLineSeparators) {
+    EXPECT_TRUE(check_description("Grünfeld tweak — Ш, 王, שלום\nsecond line").ok());
+    const std::vector<std::string> refused = {
+        "run \xe2\x80\xae"
+        "txt.exe",  // U+202E
+        "a\xe2\x80\xa8"
+        "b",  // U+2028
+        "a\xe2\x81\xa6"
+        "b",  // U+2066
+        "a\xc2\x85"
+        "b"};  // U+0085
+    for (const std::string& bad : refused)
+        EXPECT_EQ(check_description(bad).code(), absl::StatusCode::kInvalidArgument) << bad;
+    Worker worker;
+    worker.name =
+        "box\xe2\x80\xae"
+        "eno";
+    worker.concurrency = worker.cores = 1;
+    EXPECT_EQ(check_worker(worker).code(), absl::StatusCode::kInvalidArgument);
+    worker.name = "box-one";
+    EXPECT_TRUE(check_worker(worker).ok()) << check_worker(worker);
+    Version version = uci_version("uci-a", {});
+    version.description = "fine\xe2\x80\xa9then not";
+    EXPECT_NE(check_version(version).message().find("bidirectional override"), std::string::npos);
 }
 
 TEST(UploadedVersionChecks, OptionsAndArgumentsAreCheckedAsAUciVersionsAre) {
