@@ -1,6 +1,7 @@
 // Chains: generations of generate -> train -> verify, each starting from the version the
 // previous one made; the coordinator runs them itself through child runs (training_run.h has
 // how a chain starts, advances and stops).
+#include "common/printable.h"
 #include "coordinator/kinds/run_kind.h"
 #include "coordinator/kinds/self_play.h"
 #include "coordinator/kinds/training_run.h"
@@ -73,7 +74,7 @@ class ChainKind final : public RunKindModule {
         out->train = train_spec_from_proto(in.train());
         out->chain.generations = int(std::min<uint32_t>(in.chain().generations(), 1'000'000));
         out->chain.verify_games = in.chain().verify_games();
-        out->chain.name = in.chain().name();
+        out->chain.name = valid_utf8(in.chain().name());
     }
 
     // Writes the settings of the chain and its steps, and its generations.

@@ -1,6 +1,7 @@
 // Generation runs: self-play games of one built-in version whose labelled positions workers
 // report and the coordinator stores (generate_run.h has how openings are chosen and positions
 // checked and stored).
+#include "common/printable.h"
 #include "coordinator/kinds/generate_run.h"
 #include "coordinator/kinds/run_kind.h"
 #include "coordinator/kinds/self_play.h"
@@ -103,7 +104,7 @@ GenerateSpec generate_spec_from_proto(const v1::GenerateSpec& in) {
     spec.seed = in.seed();
     if (in.has_random_plies())
         spec.random_plies = int(std::min<uint32_t>(in.random_plies(), 1'000'000));
-    spec.filters = in.filters();
+    spec.filters = valid_utf8(in.filters());
     return spec;
 }
 

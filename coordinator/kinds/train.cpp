@@ -1,6 +1,7 @@
 // Training runs: a Texel fit the coordinator runs itself (the trainer) on the positions of
 // generation runs; no workers take part (training_run.h has how a run is resolved and its
 // progress recorded).
+#include "common/printable.h"
 #include "coordinator/domain/validation.h"
 #include "coordinator/kinds/run_kind.h"
 #include "coordinator/kinds/self_play.h"
@@ -73,7 +74,7 @@ TrainSpec train_spec_from_proto(const v1::TrainSpec& in) {
     if (in.has_l2()) spec.l2 = in.l2();
     if (in.has_k()) spec.k = in.k();
     spec.batch_size = in.batch_size();
-    spec.select = in.select();
+    spec.select = valid_utf8(in.select());
     spec.threads = int(std::min<uint32_t>(in.threads(), 1'000'000));
     spec.seed = in.seed();
     return spec;

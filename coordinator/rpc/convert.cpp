@@ -213,7 +213,7 @@ absl::StatusOr<RunSpec> run_spec_from_proto(const v1::RunSpec& in) {
         spec.book.openings.push_back({o.fen(), {o.moves().begin(), o.moves().end()}});
     spec.book.random_order = in.book().random_order();
     spec.book.seed = in.book().seed();
-    spec.book.source = in.book().source();
+    spec.book.source = valid_utf8(in.book().source());
     spec.sprt.elo0 = in.sprt().elo0();
     spec.sprt.elo1 = in.sprt().elo1();
     spec.sprt.alpha = in.sprt().alpha();

@@ -49,9 +49,15 @@ class UploadReactor final : public grpc::ServerReadReactor<v1::UploadEngineReque
     }
 
     void OnReadDone(bool ok) override {
-        if (!ok) return complete();
-        if (absl::Status status = take(); !status.ok()) return fail(status);
-        StartRead(&chunk_);
+        // An exception let out on gRPC's thread would end the process.
+        try {
+            if (!ok) return complete();
+            if (absl::Status status = take(); !status.ok()) return fail(status);
+            StartRead(&chunk_);
+        } catch (...) {
+            log_unexpected_exception("engine upload");
+            Finish(to_grpc(absl::InternalError("the coordinator failed to store the upload")));
+        }
     }
 
     void OnDone() override {
@@ -213,8 +219,19 @@ class FetchReactor final : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
     }
 
   private:
-    // Sends the next chunk, or finishes at the end of the file.
+    // Sends the next chunk (send_next); an exception let out on gRPC's thread would end the
+    // process, so it ends the call instead.
     void next() {
+        try {
+            send_next();
+        } catch (...) {
+            log_unexpected_exception("engine fetch");
+            Finish(grpc::Status(grpc::StatusCode::INTERNAL, "the coordinator failed to send"));
+        }
+    }
+
+    // Sends the next chunk, or finishes at the end of the file.
+    void send_next() {
         std::string* data = chunk_.mutable_data();
         data->resize(kChunkBytes);
         const ssize_t n = pread(fd_, data->data(), kChunkBytes, off_t(offset_));
