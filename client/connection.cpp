@@ -1,6 +1,9 @@
 #include "client/connection.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
+#include <cstdio>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -27,6 +30,14 @@ std::shared_ptr<grpc::Channel> make_channel(const Endpoint& endpoint) {
 }
 
 std::string read_token_file(const std::string& path) {
+    // As ssh does with a private key: a token other users can read is a token they have.
+    struct stat status {};
+    if (stat(path.c_str(), &status) == 0 && (status.st_mode & 077) != 0) {
+        char mode[8];
+        std::snprintf(mode, sizeof mode, "%04o", unsigned(status.st_mode & 07777));
+        throw std::runtime_error("the token file " + path + " is open to other users (mode " +
+                                 mode + "): chmod 600 " + path);
+    }
     std::ifstream in(path, std::ios::binary);
     if (!in) throw std::runtime_error("cannot read the token file " + path);
     std::string token;

@@ -18,8 +18,8 @@ struct Endpoint {
 };
 
 // Returns the token kept in a file (its first line, surrounding blanks removed), so that it
-// shows in no process listing; throws std::runtime_error when the file cannot be read or
-// holds no token.
+// shows in no process listing; throws std::runtime_error when the file cannot be read, is
+// open to other users (any group or other permission bit: chmod 600) or holds no token.
 std::string read_token_file(const std::string& path);
 
 // Returns a channel to the endpoint; throws std::runtime_error if the CA file is unreadable.

@@ -196,6 +196,9 @@ TEST_F(WorkerSecurityTest, WorkerAndCliReadTheirTokensFromFiles) {
     const std::string user_file = cluster->dir + "/user.token";
     std::ofstream(worker_file) << cluster->worker_token << "\n";
     std::ofstream(user_file) << cluster->user_token << "\n";
+    for (const std::string& file : {worker_file, user_file})
+        std::filesystem::permissions(
+            file, std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
     Process from_file({binary("worker/sparring-worker"), "--coordinator", cluster->address,
                        "--token-file", worker_file, "--name", "filed"},
                       cluster->dir + "/worker-filed.log");

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <climits>
+#include <filesystem>
 #include <fstream>
 
 #include "client/connection.h"
@@ -217,12 +218,33 @@ TEST(WorkerLimits, OptionsAStoredVersionCouldStillHoldAreRefusedBeforeAnEngineSt
 TEST(WorkerLimits, TokensComeFromTheFirstLineOfAFile) {
     const std::string path = testing::TempDir() + "/token_" + std::to_string(getpid());
     std::ofstream(path) << "  spw_abc123 \nsecond line\n";
+    std::filesystem::permissions(
+        path, std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
     EXPECT_EQ(rpc::read_token_file(path), "spw_abc123");
     std::ofstream(path) << "\n";
     EXPECT_THROW(rpc::read_token_file(path), std::runtime_error);
     std::ofstream(path) << "spw_a\x1b[2Jb\n";
     EXPECT_THROW(rpc::read_token_file(path), std::runtime_error);
     EXPECT_THROW(rpc::read_token_file(path + ".missing"), std::runtime_error);
+}
+
+TEST(WorkerLimits, ATokenFileOtherUsersCanReadIsRefused) {
+    const std::string path = testing::TempDir() + "/open_token_" + std::to_string(getpid());
+    std::ofstream(path) << "spw_abc123\n";
+    for (const auto open : {std::filesystem::perms::group_read, std::filesystem::perms::others_read,
+                            std::filesystem::perms::others_write}) {
+        std::filesystem::permissions(
+            path, std::filesystem::perms::owner_read | std::filesystem::perms::owner_write | open);
+        try {
+            rpc::read_token_file(path);
+            ADD_FAILURE() << "a token file other users can open was read";
+        } catch (const std::runtime_error& e) {
+            EXPECT_NE(std::string(e.what()).find("chmod 600"), std::string::npos) << e.what();
+        }
+    }
+    std::filesystem::permissions(path, std::filesystem::perms::owner_read);
+    EXPECT_EQ(rpc::read_token_file(path), "spw_abc123");
+    std::filesystem::remove(path);
 }
 
 }  // namespace
