@@ -1,16 +1,20 @@
 // The live hub: each run's viewers get that run's updates, read once per interval however many
-// viewers wait, and nothing for the viewers of other runs; closing wakes them all.
+// viewers wait, and nothing for the viewers of other runs; closing wakes them all; a reader that
+// throws does not end it. The HTTP server it serves through answers a throwing handler with 500.
 #include <gtest/gtest.h>
+#include <httplib.h>
 
 #include <atomic>
 #include <chrono>
 #include <map>
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <stdexcept>
 #include <thread>
 #include <vector>
 
+#include "coordinator/ops/http_server.h"
 #include "coordinator/web/live.h"
 
 namespace sparring::coordinator::web {
@@ -139,6 +143,31 @@ TEST(LiveHub, AReaderThatThrowsCostsItsRunOneRoundNotTheHub) {
     const std::optional<LiveHub::Update> other_update = other->wait(0, 5s);
     ASSERT_TRUE(other_update);
     EXPECT_EQ(*other_update->data, "run 9");
+}
+
+TEST(HttpServer, AHandlerThatThrowsAnswers500AndTheServerKeepsServing) {
+    HttpServer::Options options;
+    options.listen = "127.0.0.1:0";
+    options.threads = 2;
+    HttpServer server(options);
+    server.get("/json", [](const httplib::Request&, httplib::Response& response) {
+        response.set_content(nlohmann::json("cut \xc3").dump(), "application/json");
+    });
+    server.get("/int", [](const httplib::Request&, httplib::Response&) { throw 7; });
+    server.get("/ok", [](const httplib::Request&, httplib::Response& response) {
+        response.set_content("ok", "text/plain");
+    });
+    httplib::Client client("127.0.0.1", server.start());
+    for (const char* path : {"/json", "/int", "/json"}) {
+        const httplib::Result thrown = client.Get(path);
+        ASSERT_TRUE(thrown) << path;
+        EXPECT_EQ(thrown->status, 500) << path;
+        EXPECT_EQ(thrown->body, "internal error\n");
+        EXPECT_FALSE(thrown->has_header("EXCEPTION_WHAT")) << "the exception's text stays inside";
+    }
+    const httplib::Result ok = client.Get("/ok");
+    ASSERT_TRUE(ok);
+    EXPECT_EQ(ok->body, "ok");
 }
 
 }  // namespace
