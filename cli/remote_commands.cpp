@@ -135,7 +135,7 @@ int versions_add(const Flags& args, RemoteClient& client) {
     if (args.positional().size() != 2) throw UsageError("versions add needs a NAME");
     v1::AddVersionRequest request;
     v1::Version& v = *request.mutable_version();
-    v.set_name(args.positional()[1]);
+    v.set_name(valid_utf8(args.positional()[1]));
     v.set_description(valid_utf8(args.get_string("description", "")));
     if (!args.has("engine-file") && !args.has("engine-archive") &&
         (args.has("entry") || !args.get_all("arg").empty()))
@@ -205,7 +205,7 @@ int versions(const Flags& args) {
     if (pos[0] == "show") {
         if (pos.size() != 2) throw UsageError("versions show needs a NAME");
         v1::GetVersionRequest request;
-        request.set_name(pos[1]);
+        request.set_name(valid_utf8(pos[1]));
         v1::Version v;
         client.call(&v1::UserService::Stub::GetVersion, request, &v);
         if (args.has("json")) {

@@ -3,6 +3,7 @@
 #include <random>
 
 #include "cli/book_path.h"
+#include "common/printable.h"
 #include "common/time_control.h"
 #include "match/opening_book.h"
 #include "stats/stats.h"
@@ -52,7 +53,7 @@ void read_book(const Flags& args, v1::Book* out) {
     out->set_random_order(*order == BookOrder::Random);
     out->set_seed(args.has("seed") ? uint64_t(args.get_int_in("seed", 0, 0, INT64_MAX))
                                    : std::random_device{}());
-    out->set_source(path);
+    out->set_source(valid_utf8(path));
 }
 
 bool has_sprt_flags(const Flags& args) {

@@ -13,6 +13,7 @@
 #include "cli/run_display.h"
 #include "cli/training_flags.h"
 #include "cli/tune.h"
+#include "common/printable.h"
 #include "engine/params.h"
 #include "training/param_selection.h"
 #include "training/position_filter.h"
@@ -254,7 +255,7 @@ void read_train_spec(const Flags& args, v1::RunSpec* out) {
     const int64_t verify = args.get_int_in("verify-games", 2000, 2, 1'000'000'000);
     if (verify % 2) throw UsageError("--verify-games must be even");
     chain->set_verify_games(uint64_t(verify));
-    chain->set_name(args.get_string("name", ""));
+    chain->set_name(valid_utf8(args.get_string("name", "")));
 }
 
 void print_training_run(const v1::RunStatus& run,
@@ -349,7 +350,7 @@ int import_positions(const Flags& args) {
     RemoteClient client(args);
     v1::ImportPositionsRequest request;
     request.set_version(args.get_string("version"));
-    request.set_source(args.get_string("name", files));
+    request.set_source(valid_utf8(args.get_string("name", files)));
     request.set_import_key(import_key(request.version(), chunk_size, positions.size(), chunk_of));
     v1::ImportPositionsResponse response;
     for (size_t start = 0; start < positions.size(); start += chunk_size) {

@@ -208,6 +208,26 @@ TEST(ChildConfinement, TheChildDiesWithTheThreadThatStartedIt) {
     EXPECT_NE(process.stop(0ms).find("signal 9"), std::string::npos);
 }
 
+// Issue 32: what an engine writes is stored and sent (PGN tags, failure messages), so each line
+// comes out valid UTF-8, the last one without a newline too.
+TEST(ChildConfinement, LinesAnEngineWritesAreValidUtf8) {
+    ChildProcess process;
+    std::string error;
+    ASSERT_TRUE(process.start(
+        "printf", {"id name caf\\303\\nbad \\377\\376 end\\nok \\303\\251\\ncut \\342\\202"}, {},
+        &error))
+        << error;
+    const std::string fffd = "\xef\xbf\xbd";
+    std::vector<std::string> lines;
+    std::string line;
+    while (process.read_line(&line, ChildProcess::Clock::now() + 5s) ==
+           ChildProcess::ReadStatus::Line)
+        lines.push_back(line);
+    EXPECT_EQ(lines, (std::vector<std::string>{"id name caf" + fffd, "bad " + fffd + fffd + " end",
+                                               "ok \xc3\xa9", "cut " + fffd}));
+    process.stop(1000ms);
+}
+
 TEST(ChildConfinement, AnUnstartableCommandIsAClearErrorAndLeavesNoDirectory) {
     ChildProcess process;
     std::string error;
