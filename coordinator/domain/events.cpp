@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <utility>
 
+#include "common/log.h"
+
 namespace sparring::coordinator {
 
 EventBus::Subscription EventBus::subscribe_all(Handler handler) {
@@ -19,10 +21,17 @@ void EventBus::publish(const Event& event) {
         std::lock_guard lock(mutex_);
         subscribers = subscribers_;
     }
-    // Delivered outside the bus's lock, so a subscriber may come or go meanwhile.
+    // Delivered outside the bus's lock, so a subscriber may come or go meanwhile. A subscriber
+    // that throws misses this event alone: the others get it, and the thread that publishes
+    // (the write executor's, after a commit) goes on.
     for (const std::shared_ptr<Subscriber>& subscriber : subscribers) {
         std::lock_guard lock(subscriber->mutex);
-        if (subscriber->handler) subscriber->handler(event);
+        if (!subscriber->handler) continue;
+        try {
+            subscriber->handler(event);
+        } catch (...) {
+            log_unexpected_exception("event subscriber");
+        }
     }
 }
 

@@ -7,6 +7,7 @@
 #include <functional>
 #include <future>
 #include <mutex>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <utility>
@@ -416,6 +417,21 @@ TEST(EventBusTest, AResetSubscriptionIsNeverCalledAgain) {
     moved.reset();
     bus.publish(WorkerSeen{1, 4});
     EXPECT_EQ(calls, 2);
+}
+
+TEST(EventBusTest, ASubscriberThatThrowsMissesTheEventAloneAndThePublisherGoesOn) {
+    EventBus bus;
+    int before = 0;
+    int after = 0;
+    EventBus::Subscription first = bus.subscribe<WorkerSeen>([&](const WorkerSeen&) { ++before; });
+    EventBus::Subscription thrower = bus.subscribe<WorkerSeen>([](const WorkerSeen& seen) {
+        if (seen.time_ms == 2) throw std::runtime_error("type_error.316 stand-in");
+        if (seen.time_ms == 3) throw 3;
+    });
+    EventBus::Subscription last = bus.subscribe<WorkerSeen>([&](const WorkerSeen&) { ++after; });
+    for (int64_t i = 1; i <= 4; ++i) EXPECT_NO_THROW(bus.publish(WorkerSeen{1, i}));
+    EXPECT_EQ(before, 4);
+    EXPECT_EQ(after, 4);
 }
 
 TEST(EventBusTest, SubscribersComeAndGoWhileEventsAreDelivered) {
