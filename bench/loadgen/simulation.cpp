@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "client/connection.h"
+#include "common/printable.h"
 #include "sparring/v1/worker.grpc.pb.h"
 
 namespace sparring::loadgen {
@@ -189,7 +190,7 @@ class Simulation {
             const bool busy = status.error_code() == grpc::StatusCode::RESOURCE_EXHAUSTED;
             if (busy && measured) ++result_.shed_in_window;
             ++result_.errors[busy ? "resource exhausted (shed, retried after retry-after-ms)"
-                                  : rpc::describe(status).substr(0, 60)];
+                                  : std::string(utf8_prefix(rpc::describe(status), 60))];
             // A busy coordinator says when to come back; the jitter spreads the retries.
             const auto asked = rpc::retry_after(*w.context);
             thread_local std::mt19937 random(std::random_device{}());
