@@ -5,6 +5,7 @@
 #include <future>
 #include <stdexcept>
 
+#include "common/log.h"
 #include "coordinator/web/assets.h"
 #include "coordinator/web/json.h"
 #include "coordinator/web/pages.h"
@@ -340,18 +341,25 @@ void Dashboard::run_events(const httplib::Request& request, httplib::Response& r
     response.set_header("Cache-Control", "no-cache");
     response.set_chunked_content_provider(
         "text/event-stream",
-        [this, feed = std::move(feed), seen = uint64_t(0)](size_t,
-                                                           httplib::DataSink& sink) mutable {
-            const std::optional<LiveHub::Update> update = feed->wait(seen, kKeepAlive);
-            if (live_.closed()) return false;
-            std::string chunk = ": keep-alive\n\n";
-            if (update) {
-                seen = update->sequence;
-                chunk.clear();
-                chunk.reserve(update->data->size() + 8);
-                chunk.append("data: ").append(*update->data).append("\n\n");
+        [this, feed = std::move(feed), seen = uint64_t(0), run_id = *id](
+            size_t, httplib::DataSink& sink) mutable {
+            // httplib calls this outside its handlers' try block: an exception let out here
+            // would end the process, so it ends this viewer's stream instead.
+            try {
+                const std::optional<LiveHub::Update> update = feed->wait(seen, kKeepAlive);
+                if (live_.closed()) return false;
+                std::string chunk = ": keep-alive\n\n";
+                if (update) {
+                    seen = update->sequence;
+                    chunk.clear();
+                    chunk.reserve(update->data->size() + 8);
+                    chunk.append("data: ").append(*update->data).append("\n\n");
+                }
+                return sink.write(chunk.data(), chunk.size());
+            } catch (...) {
+                log_unexpected_exception("live feed of run " + std::to_string(run_id));
+                return false;
             }
-            return sink.write(chunk.data(), chunk.size());
         },
         [this, run_id = *id](bool) { live_.leave(run_id); });
 }
