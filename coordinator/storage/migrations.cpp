@@ -547,8 +547,8 @@ void repair_column(Database& db, const std::string& table, const std::string& co
     const std::string t = identifier(table);
     const std::string c = identifier(column);
     std::vector<std::pair<int64_t, std::string>> repaired;
-    Statement& read =
-        db.prepare("SELECT rowid, " + c + " FROM " + t + " WHERE typeof(" + c + ") = 'text'");
+    Statement& read = db.prepare("SELECT rowid, " + c + " FROM " + t + " WHERE typeof(" + c +
+                                 ") = 'text' ORDER BY rowid");
     read.bind();
     while (read.step()) {
         const std::string text = read.text(1);
@@ -560,7 +560,7 @@ void repair_column(Database& db, const std::string& table, const std::string& co
         try {
             write.bind(text, rowid).run();
         } catch (const StorageError&) {
-            // A unique column where the repaired text is taken: the row's id keeps it apart.
+            // A unique column where an older row has the repaired text: the id keeps this apart.
             write.bind(text + " #" + std::to_string(rowid), rowid).run();
         }
     }

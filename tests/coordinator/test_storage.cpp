@@ -79,10 +79,14 @@ TEST(Storage, MigrationRepairsInvalidUtf8InEveryTextColumn) {
     int64_t run_id = 0;
     int64_t worker_id = 0;
     int64_t version_id = 0;
+    int64_t other_version_id = 0;
     {
         SqliteStorage s(db.path());
         s.begin(true);
         version_id = s.insert_version(uci_version());
+        Version other = uci_version();
+        other.name = "other";
+        other_version_id = s.insert_version(other);
         coordinator::Run run;
         run.test_id = run.base_id = version_id;
         run.spec.kind = RunKind::FixedGames;
@@ -108,6 +112,11 @@ TEST(Storage, MigrationRepairsInvalidUtf8InEveryTextColumn) {
         runs.bind("stopped: its leases failed on 3 workers (last: " + cut + ")").run();
         raw.prepare("UPDATE lease_failures SET message = ?").bind(cut).run();
         raw.prepare("UPDATE versions SET description = ?").bind("\xc0\xaf\xed\xa0\x80").run();
+        // Two names that differ only in their broken bytes: repaired, they would be one.
+        raw.prepare("UPDATE versions SET name = ? WHERE id = ?").bind("v\xff", version_id).run();
+        raw.prepare("UPDATE versions SET name = ? WHERE id = ?")
+            .bind("v\xfe", other_version_id)
+            .run();
         raw.prepare("UPDATE workers SET name = ?").bind("box\xf0\x9d\x84").run();
         raw.exec("PRAGMA user_version = 9");
     }
@@ -122,6 +131,9 @@ TEST(Storage, MigrationRepairsInvalidUtf8InEveryTextColumn) {
     ASSERT_EQ(failures.size(), 1u);
     EXPECT_EQ(failures[0].message, std::string(511, 'a') + fffd);
     EXPECT_EQ(s.find_version(version_id)->description, fffd + fffd + fffd + fffd + fffd);
+    EXPECT_EQ(s.find_version(version_id)->name, "v" + fffd);
+    EXPECT_EQ(s.find_version(other_version_id)->name,
+              "v" + fffd + " #" + std::to_string(other_version_id));
     s.commit();
     Database raw(db.path());
     Statement& name = raw.prepare("SELECT name FROM workers WHERE id = ?");
