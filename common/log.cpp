@@ -74,7 +74,7 @@ bool log_enabled(LogLevel level) {
     return level >= min_level.load(std::memory_order_relaxed);
 }
 
-void log_event(LogLevel level, std::string_view event, std::initializer_list<LogField> fields) {
+void log_event(LogLevel level, std::string_view event, std::span<const LogField> fields) {
     if (!log_enabled(level)) return;
     std::string line = "ts=" + timestamp() + " level=" + std::string(kLevelNames[int(level)]) +
                        " event=" + std::string(event);
@@ -88,6 +88,10 @@ void log_event(LogLevel level, std::string_view event, std::initializer_list<Log
     std::lock_guard lock(output_mutex);
     std::fwrite(line.data(), 1, line.size(), stderr);
     std::fflush(stderr);
+}
+
+void log_event(LogLevel level, std::string_view event, std::initializer_list<LogField> fields) {
+    log_event(level, event, std::span<const LogField>(fields.begin(), fields.size()));
 }
 
 void log_unexpected_exception(std::string_view where, std::exception_ptr exception) {

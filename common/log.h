@@ -5,6 +5,7 @@
 #include <exception>
 #include <initializer_list>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -23,6 +24,8 @@ using LogField = std::pair<std::string_view, std::string>;
 
 // Writes an event with its fields as one line, values quoted when they need it.
 void log_event(LogLevel level, std::string_view event, std::initializer_list<LogField> fields = {});
+// Likewise, for fields gathered at run time.
+void log_event(LogLevel level, std::string_view event, std::span<const LogField> fields);
 
 // Logs an exception (by default the one being handled: call it in a catch block) as an error
 // event `unexpected_exception` with where it was caught and its message: the last resort of a

@@ -40,4 +40,17 @@ std::string generate_token(Role role) {
     return (role == Role::Worker ? "spw_" : "spu_") + hex(secret, sizeof secret);
 }
 
+absl::Status check_token_shape(std::string_view token) {
+    if (token.empty())
+        return absl::UnauthenticatedError(
+            "no token: pass --token or set SPARRING_TOKEN (tokens come from "
+            "`sparring-coordinator token create`)");
+    constexpr size_t kHexDigits = 64;
+    const std::string_view prefix = token.substr(0, 4);
+    bool shaped = token.size() == 4 + kHexDigits && (prefix == "spw_" || prefix == "spu_");
+    for (size_t i = 4; shaped && i < token.size(); ++i)
+        shaped = (token[i] >= '0' && token[i] <= '9') || (token[i] >= 'a' && token[i] <= 'f');
+    return shaped ? absl::OkStatus() : absl::UnauthenticatedError("invalid or revoked token");
+}
+
 }  // namespace sparring::coordinator

@@ -4,6 +4,7 @@
 #include <string>
 #include <string_view>
 
+#include "absl/status/status.h"
 #include "coordinator/domain/types.h"
 
 namespace sparring::coordinator {
@@ -12,5 +13,8 @@ namespace sparring::coordinator {
 std::string sha256_hex(std::string_view bytes);
 // Returns a new secret token: a role prefix ("spw_" worker, "spu_" user) and 256 random bits.
 std::string generate_token(Role role);
+// Returns UNAUTHENTICATED unless the token has the shape generate_token gives (a role prefix
+// and 64 lowercase hex digits): a call with anything else is refused without a look-up.
+absl::Status check_token_shape(std::string_view token);
 
 }  // namespace sparring::coordinator

@@ -56,10 +56,7 @@ std::string Core::create_token(Storage& storage, Role role, const std::string& n
 
 absl::StatusOr<Caller> Core::authenticate(Storage& storage, std::string_view token,
                                           std::optional<Role> role) const {
-    if (token.empty())
-        return absl::UnauthenticatedError(
-            "no token: pass --token or set SPARRING_TOKEN (tokens come from "
-            "`sparring-coordinator token create`)");
+    if (absl::Status shape = check_token_shape(token); !shape.ok()) return shape;
     const std::optional<Token> found = storage.find_token(sha256_hex(token));
     if (!found) return absl::UnauthenticatedError("invalid or revoked token");
     if (role && found->role != *role)

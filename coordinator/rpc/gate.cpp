@@ -86,6 +86,12 @@ grpc::internal::MethodHandler* Gate::handler(GatedMethod method) {
                 serve_or_fail(method, context, request, response, reactor);
                 return reactor;
             }
+            // What cannot be a token is refused here, on the gRPC thread: a flood of such
+            // calls never queues for a database look-up ahead of real callers.
+            if (absl::Status shape = check_token_shape(token); !shape.ok()) {
+                finish_call(context, reactor, shape);
+                return reactor;
+            }
             // Once the method runs, it alone finishes the call: the request and response it
             // holds live until then.
             auto served = std::make_shared<std::atomic<bool>>(false);

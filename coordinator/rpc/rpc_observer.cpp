@@ -3,7 +3,11 @@
 #include <grpcpp/server_context.h>
 
 #include <chrono>
+#include <cstdint>
+#include <mutex>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "common/log.h"
 #include "coordinator/domain/text.h"
@@ -34,6 +38,40 @@ std::string short_method(const char* full) {
     return dot == std::string::npos ? name : name.substr(dot + 1);
 }
 
+// Lets at most kLinesPerSecond lines of refused credentials into the log each second and counts
+// the rest: a flood of calls without a valid token cannot fill the disk with log lines (the
+// metrics still count every call).
+class RefusalLogBudget {
+  public:
+    static constexpr int kLinesPerSecond = 20;
+
+    // Returns whether a line may be logged now; if so, *dropped is how many were not since the
+    // last one that was.
+    bool take(uint64_t* dropped) {
+        std::lock_guard lock(mutex_);
+        const auto now = std::chrono::steady_clock::now();
+        if (now - window_start_ >= std::chrono::seconds(1)) {
+            window_start_ = now;
+            used_ = 0;
+        }
+        if (used_ >= kLinesPerSecond) {
+            ++dropped_;
+            return false;
+        }
+        ++used_;
+        *dropped = std::exchange(dropped_, 0);
+        return true;
+    }
+
+  private:
+    std::mutex mutex_;
+    std::chrono::steady_clock::time_point window_start_{};
+    int used_ = 0;
+    uint64_t dropped_ = 0;
+};
+
+RefusalLogBudget refusal_log_budget;
+
 class RpcObserver final : public grpc::experimental::Interceptor {
   public:
     RpcObserver(grpc::experimental::ServerRpcInfo* info, Metrics& metrics)
@@ -62,17 +100,21 @@ class RpcObserver final : public grpc::experimental::Interceptor {
     void log_failure(const grpc::Status& status) const {
         const grpc::StatusCode code = status.error_code();
         LogLevel level = LogLevel::Info;
+        std::vector<LogField> fields = {{"method", method_},
+                                        {"code", std::string(status_name(code))},
+                                        {"message", excerpt(status.error_message(), 256)},
+                                        {"peer", info_->server_context()->peer()}};
         if (code == grpc::StatusCode::UNAUTHENTICATED ||
-            code == grpc::StatusCode::PERMISSION_DENIED)
+            code == grpc::StatusCode::PERMISSION_DENIED) {
             level = LogLevel::Warn;
-        else if (code == grpc::StatusCode::INTERNAL || code == grpc::StatusCode::UNAVAILABLE ||
-                 code == grpc::StatusCode::DATA_LOSS || code == grpc::StatusCode::UNKNOWN)
+            uint64_t dropped = 0;
+            if (!refusal_log_budget.take(&dropped)) return;
+            if (dropped > 0) fields.emplace_back("suppressed", std::to_string(dropped));
+        } else if (code == grpc::StatusCode::INTERNAL || code == grpc::StatusCode::UNAVAILABLE ||
+                   code == grpc::StatusCode::DATA_LOSS || code == grpc::StatusCode::UNKNOWN) {
             level = LogLevel::Error;
-        log_event(level, "rpc_failed",
-                  {{"method", method_},
-                   {"code", std::string(status_name(code))},
-                   {"message", excerpt(status.error_message(), 256)},
-                   {"peer", info_->server_context()->peer()}});
+        }
+        log_event(level, "rpc_failed", fields);
     }
 
     grpc::experimental::ServerRpcInfo* info_;

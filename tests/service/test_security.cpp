@@ -9,11 +9,14 @@
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
+#include <atomic>
 #include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <future>
 #include <sstream>
+#include <thread>
+#include <vector>
 
 #include "cluster.h"
 
@@ -258,6 +261,56 @@ TEST_F(SecurityTest, EveryMethodAuthenticatesBeforeItLooksAtTheRequest) {
     EXPECT_EQ(garbage.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
     EXPECT_NE(garbage.error_message().find("malformed request"), std::string::npos);
     EXPECT_EQ(dump(cluster->db), before);
+}
+
+// A flood of calls without a valid token is refused on the gRPC threads, before any database
+// look-up: it sheds none of a real user's calls, and the log gets at most 20 refusal lines a
+// second, each naming how many were left out before it.
+TEST_F(SecurityTest, AFloodOfCallsWithoutATokenShedsNoRealCallAndFloodsNoLog) {
+    cluster = std::make_unique<Cluster>(std::vector<std::string>{"--max-queued-calls", "2"});
+    std::atomic<bool> done = false;
+    std::atomic<int> refused = 0;
+    std::vector<std::thread> flood;
+    const auto started = std::chrono::steady_clock::now();
+    for (int t = 0; t < 16; ++t)
+        flood.emplace_back([&, t] {
+            auto stub = cluster->users();
+            const std::string token = t % 2 ? "" : "spu_" + std::string(64, 'z');
+            while (!done) {
+                v1::ListRunsResponse runs;
+                if (stub->ListRuns(Cluster::context(token).get(), {}, &runs).error_code() ==
+                    grpc::StatusCode::UNAUTHENTICATED)
+                    ++refused;
+            }
+        });
+    int served = 0;
+    std::string failures;
+    for (int i = 0; i < 200 || refused < 5000; ++i) {
+        v1::ListRunsResponse runs;
+        const grpc::Status status =
+            cluster->users()->ListRuns(Cluster::context(cluster->user_token).get(), {}, &runs);
+        if (status.ok())
+            ++served;
+        else
+            failures += status.error_message() + "\n";
+    }
+    done = true;
+    for (std::thread& t : flood) t.join();
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    EXPECT_TRUE(failures.empty()) << served << " served; " << failures;
+    EXPECT_GE(refused, 5000);
+    std::ifstream log(cluster->dir + "/coordinator-1.log");
+    size_t lines = 0;
+    bool counted = false;
+    for (std::string line; std::getline(log, line);)
+        if (line.find("event=rpc_failed") != std::string::npos &&
+            line.find("code=UNAUTHENTICATED") != std::string::npos) {
+            ++lines;
+            counted = counted || line.find("suppressed=") != std::string::npos;
+        }
+    EXPECT_LE(lines, size_t(20 * (seconds + 2))) << refused << " refusals in " << seconds << " s";
+    EXPECT_TRUE(counted) << "no line says how many refusals it left out";
 }
 
 TEST_F(SecurityTest, UciOptionsCannotSmuggleCommandsOrWriteFiles) {
