@@ -6,6 +6,7 @@
 #include <string>
 
 #include "absl/strings/cord.h"
+#include "common/log.h"
 #include "coordinator/storage/sqlite.h"
 
 namespace sparring::coordinator {
@@ -221,6 +222,13 @@ Executor::Completion Executor::run_batch(Storage& storage, std::deque<Entry>& ba
                 storage.rollback_to_savepoint();
             } catch (const std::exception&) {
             }
+        } catch (...) {
+            log_unexpected_exception("storage job");
+            status = absl::InternalError("storage failure: the job failed unexpectedly");
+            try {
+                storage.rollback_to_savepoint();
+            } catch (const std::exception&) {
+            }
         }
         completion.statuses.push_back(std::move(status));
     }
@@ -248,9 +256,22 @@ void Executor::run_completions() {
             completion = std::move(completions_.front());
             completions_.pop_front();
         }
-        for (const std::function<void()>& fn : completion.committed) fn();
-        for (size_t i = 0; i < completion.dones.size(); ++i)
-            completion.dones[i](std::move(completion.statuses[i]));
+        // A callback that throws would end the process from this thread: it is logged, and
+        // the others of the batch still run.
+        for (const std::function<void()>& fn : completion.committed) {
+            try {
+                fn();
+            } catch (...) {
+                log_unexpected_exception("storage commit callback");
+            }
+        }
+        for (size_t i = 0; i < completion.dones.size(); ++i) {
+            try {
+                completion.dones[i](std::move(completion.statuses[i]));
+            } catch (...) {
+                log_unexpected_exception("storage completion");
+            }
+        }
     }
 }
 

@@ -107,6 +107,26 @@ TEST_F(ExecutorTest, JobsRunAndCompleteInSubmissionOrder) {
     EXPECT_EQ(completed, expected);
 }
 
+// A job or a completion that throws something unexpected fails its own call and is logged;
+// the writer and its completion thread go on with the next.
+TEST_F(ExecutorTest, AThrowingJobOrCompletionCostsOnlyItsOwnCall) {
+    auto executor = writer();
+    std::promise<absl::Status> failed;
+    executor->submit([](Storage&) -> absl::Status { throw 42; },
+                     [&failed](absl::Status status) { failed.set_value(status); });
+    executor->submit([](Storage&) { return absl::OkStatus(); },
+                     [](absl::Status) { throw std::runtime_error("a completion's bug"); });
+    std::promise<absl::Status> next;
+    executor->submit([](Storage&) { return absl::OkStatus(); },
+                     [&next](absl::Status status) { next.set_value(status); });
+    auto failed_status = failed.get_future();
+    ASSERT_EQ(failed_status.wait_for(10s), std::future_status::ready);
+    EXPECT_EQ(failed_status.get().code(), absl::StatusCode::kInternal);
+    auto next_status = next.get_future();
+    ASSERT_EQ(next_status.wait_for(10s), std::future_status::ready);
+    EXPECT_TRUE(next_status.get().ok());
+}
+
 TEST_F(ExecutorTest, SubmitReturnsBeforeTheJobRunsOnAThreadOfItsOwn) {
     auto executor = writer();
     std::promise<void> release;
