@@ -16,6 +16,7 @@
 #include <filesystem>
 #include <system_error>
 #include <thread>
+#include <utility>
 
 #include "common/printable.h"
 
@@ -210,6 +211,8 @@ bool ChildProcess::start(const std::string& command, const std::vector<std::stri
     pid_ = pid;
     fd_ = fds[0];
     buffer_.clear();
+    scanned_ = 0;
+    dropping_ = false;
     scratch_dir_ = scratch ? dir : "";
     return true;
 }
@@ -232,12 +235,24 @@ bool ChildProcess::write_line(std::string_view line) {
 // Returns a buffered line, or waits for more output until the deadline.
 ChildProcess::ReadStatus ChildProcess::read_line(std::string* line, Clock::time_point deadline) {
     while (true) {
-        if (auto newline = buffer_.find('\n'); newline != std::string::npos) {
-            line->assign(buffer_, 0, newline);
-            if (!line->empty() && line->back() == '\r') line->pop_back();
+        // Only what arrived since the last look is searched: a long line costs linear time.
+        if (auto newline = buffer_.find('\n', scanned_); newline != std::string::npos) {
+            const bool dropped = std::exchange(dropping_, false);
+            if (!dropped) line->assign(buffer_, 0, newline);
             buffer_.erase(0, newline + 1);
+            scanned_ = 0;
+            if (dropped) continue;
+            if (!line->empty() && line->back() == '\r') line->pop_back();
             if (!is_valid_utf8(*line)) *line = valid_utf8(*line);
             return ReadStatus::Line;
+        }
+        scanned_ = buffer_.size();
+        if (buffer_.size() > kMaxLineBytes) {
+            const bool dropped = std::exchange(dropping_, true);
+            if (!dropped) *line = valid_utf8(utf8_prefix(buffer_, kMaxLineBytes));
+            buffer_.clear();
+            scanned_ = 0;
+            if (!dropped) return ReadStatus::Line;
         }
         if (!running()) return ReadStatus::Closed;
         auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
@@ -253,10 +268,11 @@ ChildProcess::ReadStatus ChildProcess::read_line(std::string* line, Clock::time_
         ssize_t n = read(fd_, chunk, sizeof chunk);
         if (n < 0 && errno == EINTR) continue;
         if (n <= 0) {
-            // A last line without a newline still counts.
-            if (!buffer_.empty()) {
+            // A last line without a newline still counts (unless it is an overlong one's rest).
+            if (!buffer_.empty() && !dropping_) {
                 *line = valid_utf8(buffer_);
                 buffer_.clear();
+                scanned_ = 0;
                 return ReadStatus::Line;
             }
             return ReadStatus::Closed;

@@ -48,8 +48,13 @@ class ChildProcess {
     // Writes line and a newline; false when the process no longer reads.
     bool write_line(std::string_view line);
     // Reads the next line (without its newline; invalid UTF-8 replaced by U+FFFD, so that an
-    // engine's output can be stored and sent) unless the deadline passes or output ends.
+    // engine's output can be stored and sent) unless the deadline passes or output ends. A line
+    // over kMaxLineBytes comes out cut there, and the rest of it is dropped unread into memory.
     ReadStatus read_line(std::string* line, Clock::time_point deadline);
+
+    // The longest line read_line returns: an engine flooding its output without a newline
+    // costs the worker this much memory, not more.
+    static constexpr std::size_t kMaxLineBytes = 64 * 1024;
     // Waits up to grace for the process to exit by itself, then kills its process group;
     // returns how it ended ("exit status 1", "killed by signal 11 (Segmentation fault)").
     std::string stop(std::chrono::milliseconds grace);
@@ -58,6 +63,8 @@ class ChildProcess {
     pid_t pid_ = -1;
     int fd_ = -1;
     std::string buffer_;
+    std::size_t scanned_ = 0;  // bytes of buffer_ known to hold no newline
+    bool dropping_ = false;    // the rest of an overlong line is being read and dropped
     std::string scratch_dir_;  // the fresh working directory to remove, if one was made
 };
 

@@ -228,6 +228,30 @@ TEST(ChildConfinement, LinesAnEngineWritesAreValidUtf8) {
     process.stop(1000ms);
 }
 
+// Issue 32: an engine flooding its output without a newline costs the worker one bounded line
+// (cut at kMaxLineBytes, the rest dropped), not memory without end; the lines after it come
+// through intact.
+TEST(ChildConfinement, AFloodedLineIsCutAndTheLinesAfterItSurvive) {
+    ChildProcess process;
+    std::string error;
+    ASSERT_TRUE(process.start("sh",
+                              {"-c",
+                               "echo before; head -c 50000000 /dev/zero | tr '\\0' x; "
+                               "echo; echo after"},
+                              {}, &error))
+        << error;
+    std::vector<std::string> lines;
+    std::string line;
+    while (process.read_line(&line, ChildProcess::Clock::now() + 30s) ==
+           ChildProcess::ReadStatus::Line)
+        lines.push_back(line);
+    process.stop(1000ms);
+    ASSERT_EQ(lines.size(), 3u);
+    EXPECT_EQ(lines[0], "before");
+    EXPECT_EQ(lines[1], std::string(ChildProcess::kMaxLineBytes, 'x'));
+    EXPECT_EQ(lines[2], "after");
+}
+
 TEST(ChildConfinement, AnUnstartableCommandIsAClearErrorAndLeavesNoDirectory) {
     ChildProcess process;
     std::string error;
