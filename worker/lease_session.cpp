@@ -96,8 +96,17 @@ void LeaseSession::take_report(bool now_or_never) {
     in_flight_->set_worker_id(options_.worker_id);
     in_flight_->set_lease_id(lease_.lease_id());
     in_flight_->set_sequence(++sequence_);
-    for (v1::GamePair& pair : finished_) *in_flight_->add_pairs() = std::move(pair);
-    finished_.clear();
+    // A report stays under the coordinator's receive limit (gRPC's 4 MiB): the pairs past
+    // kMaxReportBytes wait for the next report rather than make this one fail on every retry.
+    size_t bytes = 0;
+    size_t taken = 0;
+    for (; taken < finished_.size(); ++taken) {
+        const size_t pair_bytes = finished_[taken].ByteSizeLong();
+        if (taken > 0 && bytes + pair_bytes > kMaxReportBytes) break;
+        bytes += pair_bytes;
+        *in_flight_->add_pairs() = std::move(finished_[taken]);
+    }
+    finished_.erase(finished_.begin(), finished_.begin() + std::ptrdiff_t(taken));
     retry_at_ = clock_.now();
 }
 

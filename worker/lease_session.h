@@ -39,6 +39,10 @@ using PlayPairs = std::function<void(const PairSink& keep, const std::atomic<boo
 
 class LeaseSession {
   public:
+    // The most a report carries (a report holds one pair at least, and a pair's PGNs at most
+    // 512 KiB): well under the 4 MiB a coordinator receives.
+    static constexpr size_t kMaxReportBytes = 3 << 20;
+
     struct Options {
         int64_t worker_id = 0;
         std::chrono::milliseconds report_interval{2'000};

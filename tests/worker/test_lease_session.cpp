@@ -151,6 +151,8 @@ class ScriptedGames {
         std::lock_guard lock(mutex_);
         allowed_ += n;
     }
+    // Gives each pair two games whose PGNs hold this many bytes.
+    void set_pgn_bytes(size_t bytes) { pgn_bytes_ = bytes; }
     // Makes play fail with an engine error once the allowed pairs are played.
     void fail_after_allowed(std::string error) {
         std::lock_guard lock(mutex_);
@@ -173,6 +175,10 @@ class ScriptedGames {
                 }
                 v1::GamePair pair;
                 pair.set_index(uint32_t(index));
+                if (pgn_bytes_ > 0) {
+                    pair.mutable_first()->set_pgn(std::string(pgn_bytes_, 'p'));
+                    pair.mutable_second()->set_pgn(std::string(pgn_bytes_, 'p'));
+                }
                 keep(std::move(pair));
                 played_ = index + 1;
             }
@@ -185,6 +191,7 @@ class ScriptedGames {
     std::mutex mutex_;
     int allowed_ = 0;
     std::string error_;
+    size_t pgn_bytes_ = 0;
     std::atomic<bool> cancelled_{false};
     std::atomic<int> played_{0};
 };
@@ -271,6 +278,23 @@ TEST_F(LeaseSessionTest, PlayedPairsAreReportedInNumberedReportsAtTheInterval) {
     EXPECT_EQ(reports[1].lease_id(), 7);
     EXPECT_EQ(coordinator_.counted(), (std::vector<uint32_t>{0, 1, 2}));
     EXPECT_TRUE(coordinator_.releases().empty());
+}
+
+// Pairs whose PGNs together exceed what one report may carry go in several reports, each under
+// the coordinator's receive limit, instead of one report refused on every retry until the lease
+// expires with its games.
+TEST_F(LeaseSessionTest, PairsTooLargeForOneReportAreSplitAcrossReports) {
+    games_.set_pgn_bytes(700'000);  // a pair of 1.4 MB: two fit in a report, three do not
+    games_.allow(3);
+    start();
+    EXPECT_EQ(ended(), End::Done);
+    const auto reports = coordinator_.reports();
+    ASSERT_EQ(reports.size(), 2u);
+    for (const v1::ReportResultsRequest& report : reports)
+        EXPECT_LE(report.ByteSizeLong(), LeaseSession::kMaxReportBytes + 64);
+    EXPECT_EQ(reports[0].pairs_size(), 2);
+    EXPECT_EQ(reports[1].pairs_size(), 1);
+    EXPECT_EQ(coordinator_.counted(), (std::vector<uint32_t>{0, 1, 2}));
 }
 
 TEST_F(LeaseSessionTest, TransientReportFailureIsRetriedAndCountedOnce) {
