@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <stdexcept>
 #include <thread>
 #include <vector>
@@ -31,6 +32,33 @@ uint64_t tree_bytes(const std::string& dir) {
          !error && it != fs::recursive_directory_iterator(); it.increment(error))
         if (it->is_regular_file(error) && !it->is_symlink(error)) bytes += it->file_size(error);
     return bytes;
+}
+
+// Returns a digest of the files under a directory: each entry's relative path, type, mode and
+// (for a regular file) content, in name order, symbolic links not followed; nullopt when one
+// cannot be read.
+std::optional<std::string> tree_digest(const std::string& dir) {
+    std::vector<std::string> paths;
+    std::error_code error;
+    for (auto it = fs::recursive_directory_iterator(dir, error);
+         !error && it != fs::recursive_directory_iterator(); it.increment(error))
+        paths.push_back(it->path().string());
+    if (error) return std::nullopt;
+    std::sort(paths.begin(), paths.end());
+    Sha256 digest;
+    for (const std::string& path : paths) {
+        struct stat info {};
+        if (lstat(path.c_str(), &info) != 0) return std::nullopt;
+        digest.update(path.substr(dir.size()) + '\0' + std::to_string(info.st_mode) + '\0');
+        if (S_ISREG(info.st_mode)) {
+            const std::optional<std::string> content = sha256_of_file(path);
+            if (!content) return std::nullopt;
+            digest.update(*content);
+        } else if (S_ISLNK(info.st_mode)) {
+            digest.update(fs::read_symlink(path, error).string());
+        }
+    }
+    return digest.hex();
 }
 
 // Returns the size of a file, 0 when it does not exist.
@@ -73,9 +101,15 @@ std::optional<std::string> EngineCache::executable(const v1::UploadedEngine& eng
     const std::string path =
         files_of(engine.sha256()) + "/" + (engine.archive() ? engine.entry() : "engine");
     if (fs::exists(root + "/" + kUsedMarker)) {
-        touch(root + "/" + kUsedMarker);
-        log_("engine " + engine.sha256().substr(0, 12) + " found in the cache");
-        return path;
+        if (unchanged(engine)) {
+            touch(root + "/" + kUsedMarker);
+            log_("engine " + engine.sha256().substr(0, 12) + " found in the cache");
+            return path;
+        }
+        log_("engine " + engine.sha256().substr(0, 12) +
+             " in the cache differs from what was verified; fetching it again");
+        std::error_code ignored;
+        fs::remove_all(root, ignored);
     }
     const std::string partial = options_.dir + "/partial/" + engine.sha256();
     if (!download(engine, partial, error) || !install(engine, partial, error)) return std::nullopt;
@@ -175,12 +209,26 @@ bool EngineCache::install(const v1::UploadedEngine& engine, const std::string& p
         }
     }
     touch(staging + "/" + kUsedMarker);
-    if (rename(staging.c_str(), root.c_str()) != 0) {
+    const std::optional<std::string> digest = tree_digest(staging + "/files");
+    if (!digest || rename(staging.c_str(), root.c_str()) != 0) {
         fs::remove_all(staging, ignored);
         *error = "cannot install the engine in " + options_.dir;
         return false;
     }
+    verified_[engine.sha256()] = *digest;
     log_("engine " + engine.sha256().substr(0, 12) + " verified and cached");
+    return true;
+}
+
+bool EngineCache::unchanged(const v1::UploadedEngine& engine) {
+    const std::string files = files_of(engine.sha256());
+    const std::optional<std::string> digest = tree_digest(files);
+    if (!digest) return false;
+    const auto known = verified_.find(engine.sha256());
+    if (known != verified_.end()) return known->second == *digest;
+    // Cached by an earlier run of the worker: a single file can be checked against its name.
+    if (engine.archive() || sha256_of_file(files + "/engine") != engine.sha256()) return false;
+    verified_[engine.sha256()] = *digest;
     return true;
 }
 

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -53,10 +54,18 @@ class EngineCache {
     bool make_room(uint64_t needed, std::string* error);
     // Returns the bytes the cached engines take.
     uint64_t cached_bytes() const;
+    // Returns whether a cached engine's files are still exactly what was verified: every file
+    // of an engine unpacked or checked by this process digested again (an engine runs as this
+    // worker's user and could rewrite another version's files); a single file cached before
+    // this process started is checked against its SHA-256, an archive so cached is not trusted.
+    bool unchanged(const v1::UploadedEngine& engine);
 
     Options options_;
     Fetch fetch_;
     Log log_;
+    // The digest of each cached engine's files as installed or last checked, kept where no
+    // engine can change it.
+    std::map<std::string, std::string> verified_;
 };
 
 }  // namespace sparring::worker

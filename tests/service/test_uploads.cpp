@@ -230,6 +230,42 @@ TEST_F(UploadTest, WorkersFetchOnceVerifyAndThenUseTheirCache) {
     EXPECT_FALSE(fs::exists(cache1 + "/partial/" + sha256));
 }
 
+// Issue 32: an engine runs as the worker's user, so it could rewrite another version's cached
+// files, which later games would run. A cached engine's files are digested again before each
+// use; changed ones are fetched again and never run, whether the worker kept running or was
+// restarted meanwhile (a single file is then checked against its SHA-256).
+TEST_F(UploadTest, ACachedEngineChangedInTheCacheIsFetchedAgainNotRun) {
+    start();
+    const uint64_t bench = engine_bench();
+    ASSERT_GT(bench, 0u);
+    ASSERT_EQ(add_uploaded("a", script, bench).status, 0);
+    cluster->add_version("b");
+    const std::string sha256 = *sha256_of_file(script);
+    const std::string cache = cluster->dir + "/cache";
+    const std::string cached = cache + "/" + sha256 + "/files/engine";
+    const std::vector<std::string> flags = {"--accept-uploaded-engines", "--cache-dir", cache};
+    Process& first = cluster->start_worker("w1", 1, flags);
+    EXPECT_EQ(cluster->wait_for_run(submit(2), 120s).games(), 2u);
+    ASSERT_EQ(count_in(first.log_path(), "verified and cached"), 1u);
+
+    write_file(cached, script_text("forgery"), fs::perms::owner_all);
+    EXPECT_EQ(cluster->wait_for_run(submit(2), 120s).games(), 2u);
+    EXPECT_EQ(count_in(first.log_path(), "differs from what was verified"), 1u) << first.log_path();
+    EXPECT_EQ(count_in(first.log_path(), "verified and cached"), 2u);
+    EXPECT_EQ(slurp(cached), slurp(script));
+
+    first.signal(SIGTERM);
+    ASSERT_TRUE(first.wait_exit(30s));
+    write_file(cached, script_text("forgery"), fs::perms::owner_all);
+    Process& second = cluster->start_worker("w2", 1, flags);
+    EXPECT_EQ(cluster->wait_for_run(submit(2), 120s).games(), 2u);
+    EXPECT_EQ(count_in(second.log_path(), "differs from what was verified"), 1u)
+        << second.log_path();
+    EXPECT_EQ(slurp(cached), slurp(script));
+    EXPECT_EQ(count_in(marker, "forgery"), 0u) << "a changed engine ran";
+    EXPECT_GT(count_in(marker, "started"), 0u);
+}
+
 TEST_F(UploadTest, AFileOfManyChunksIsFetchedWhole) {
     start();
     // Over three chunks of 1 MiB: the script, then a comment the shell never reads (it execs
