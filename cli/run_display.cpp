@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "common/printable.h"
+#include "match/adjudication.h"
 
 namespace sparring::cli {
 
@@ -178,6 +179,11 @@ void print_game_run(const v1::RunStatus& run, const GameRunLayout& layout) {
         rows.push_back({"LLR", fixed(run.llr(), 3) + " (bounds " + fixed(run.llr_lower(), 3) +
                                    ", " + fixed(run.llr_upper(), 3) + ")"});
     }
+    if (spec.has_adjudication())
+        rows.push_back(
+            {"adjudication",
+             match::adjudication_summary(spec.adjudication().draw(), spec.adjudication().resign(),
+                                         int(spec.adjudication().max_plies()))});
     rows.push_back({"priority", std::to_string(spec.priority()) + ", throughput " +
                                     std::to_string(spec.throughput()) + "%"});
     rows.push_back({"in progress", std::to_string(run.pairs_leased()) + " pairs on " +

@@ -41,6 +41,10 @@ int submit_kind(const Flags& args, const CliRunKind& kind, v1::SubmitRunRequest&
     const CliRunKind& made = cli_run_kind(spec.kind());
     if (made.takes_time_control) read_time_control(args, spec.mutable_time_control());
     if (made.takes_book) read_book(args, spec.mutable_book());
+    v1::Adjudication& rules = *spec.mutable_adjudication();
+    rules.set_draw(args.get_string("draw", ""));
+    rules.set_resign(args.get_string("resign", ""));
+    rules.set_max_plies(uint32_t(args.get_int_in("maxplies", 0, 100000)));
     const v1::RunStatus run = send(args, request);
     if (!args.has("json"))
         std::cout << "run " << run.id() << " submitted: " << made.submitted(run, spec)
@@ -52,7 +56,8 @@ int submit_kind(const Flags& args, const CliRunKind& kind, v1::SubmitRunRequest&
 int submit_training(const Flags& args, const CliRunKind& kind) {
     if (args.positional().size() != 1)
         throw UsageError("submit generate and submit train take flags only (--version V ...)");
-    for (const char* flag : {"kind", "tc", "params", "c-end", "r-end", "verify"})
+    for (const char* flag :
+         {"kind", "tc", "params", "c-end", "r-end", "verify", "draw", "resign", "maxplies"})
         if (args.has(flag))
             throw UsageError("--" + std::string(flag) + " does not go with submit " +
                              args.positional()[0]);
@@ -116,6 +121,13 @@ Command submit_command() {
         {"seed", "N",
          "seed of the random book order (default: a random one); generate, train: of the "
          "openings and random plies (default 1)"},
+        {"draw", "RULE|off",
+         "draw adjudication: movenumber=N,movecount=N,score=CP (default: "
+         "movenumber=34,movecount=8,score=20)"},
+        {"resign", "RULE|off",
+         "resign adjudication: movecount=N,score=CP[,twosided=true] (default: "
+         "movecount=3,score=400,twosided=true)"},
+        {"maxplies", "N", "a game this many plies long is a draw (0: no limit)", "0"},
         {"priority", "N", "higher runs first", "0"},
         {"throughput", "P", "share of workers among equal priorities, percent", "100"},
         {"pairs-per-thread", "N", "game pairs per worker thread in a lease (default: server's)"},

@@ -108,6 +108,24 @@ std::optional<ResignRule> parse_resign_rule(std::string_view text, std::string* 
     return std::nullopt;
 }
 
+std::string draw_rule_text(const DrawRule& rule) {
+    return "movenumber=" + std::to_string(rule.move_number) +
+           " movecount=" + std::to_string(rule.move_count) +
+           " score=" + std::to_string(rule.score_cp);
+}
+
+std::string resign_rule_text(const ResignRule& rule) {
+    return "movecount=" + std::to_string(rule.move_count) +
+           " score=" + std::to_string(rule.score_cp) +
+           " twosided=" + (rule.two_sided ? "true" : "false");
+}
+
+std::string adjudication_summary(std::string_view draw, std::string_view resign, int max_plies) {
+    return "draw " + std::string(draw.empty() ? "off" : draw) + "; resign " +
+           std::string(resign.empty() ? "off" : resign) + "; " +
+           (max_plies > 0 ? "at most " + std::to_string(max_plies) + " plies" : "no length limit");
+}
+
 // Extends or resets the streaks with this score and checks both rules.
 Adjudicator::Verdict Adjudicator::update(Color mover, std::optional<EngineScore> score,
                                          int fullmove_number) {

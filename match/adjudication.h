@@ -45,6 +45,14 @@ struct EngineScore {
 std::optional<DrawRule> parse_draw_rule(std::string_view text, std::string* error = nullptr);
 // Parses "movecount=N score=CP [twosided=true|false]" (spaces or commas between the keys).
 std::optional<ResignRule> parse_resign_rule(std::string_view text, std::string* error = nullptr);
+// Writes a rule in the form its parser reads ("movenumber=34 movecount=8 score=20").
+std::string draw_rule_text(const DrawRule& rule);
+// Writes a rule in the form its parser reads ("movecount=3 score=400 twosided=true").
+std::string resign_rule_text(const ResignRule& rule);
+
+// Returns one line saying which rules are in force, from their texts ("" for a rule that is
+// off): "draw movenumber=34 movecount=8 score=20; resign off; at most 400 plies".
+std::string adjudication_summary(std::string_view draw, std::string_view resign, int max_plies);
 
 // Follows the scores of one game and says when a rule ends it.
 class Adjudicator {

@@ -6,6 +6,7 @@
 
 #include "common/printable.h"
 #include "engine/params.h"
+#include "match/adjudication.h"
 #include "match/uci_options.h"
 
 namespace sparring::worker {
@@ -143,6 +144,17 @@ std::optional<match::MatchConfig> match_config(const v1::Lease& lease, int concu
     config.first = std::move(*test);
     config.second = std::move(*base);
     config.time_control = time_control(lease.time_control());
+    // The run's adjudication, as the coordinator resolved it ("" for a rule that is off).
+    const v1::Adjudication& rules = lease.adjudication();
+    if (!rules.draw().empty()) {
+        config.adjudication.draw = match::parse_draw_rule(rules.draw(), error);
+        if (!config.adjudication.draw) return std::nullopt;
+    }
+    if (!rules.resign().empty()) {
+        config.adjudication.resign = match::parse_resign_rule(rules.resign(), error);
+        if (!config.adjudication.resign) return std::nullopt;
+    }
+    config.adjudication.max_plies = int(std::min<uint32_t>(rules.max_plies(), 100000));
     config.concurrency = concurrency;
     config.pgn.record = true;
     config.pgn.event = "Sparring run " + std::to_string(lease.run_id());

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "match/adjudication.h"
 #include "match/uci_options.h"
 
 namespace sparring::coordinator {
@@ -19,6 +20,14 @@ inline constexpr size_t kMaxFenBytes = 128;                // the longest legal 
 inline constexpr size_t kMaxOpeningMoves = 256;            // plies of one opening
 inline constexpr size_t kMaxEchoBytes = 64;                // of a user's string in a message
 inline constexpr size_t kMaxStatusBytes = 1024;            // of an error message sent or logged
+// The adjudication a run of games gets unless its spec turns it off (fishtest's rules): a
+// draw after 8 moves each within 0.20 pawns from move 34 on; a resignation after 3 moves each
+// at 4 pawns or more, both engines agreeing. No length limit by default.
+inline constexpr match::DrawRule kDefaultDrawRule{
+    .move_number = 34, .move_count = 8, .score_cp = 20};
+inline constexpr match::ResignRule kDefaultResignRule{
+    .move_count = 3, .score_cp = 400, .two_sided = true};
+inline constexpr uint32_t kMaxAdjudicationPlies = 100000;
 // A version's hash table, MiB: the bound the workers hold submitted options to as well.
 inline constexpr int64_t kMaxHashMb = match::kMaxUciHashMb;
 

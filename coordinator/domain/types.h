@@ -11,6 +11,7 @@
 #include "common/opening.h"
 #include "common/outcome.h"
 #include "common/time_control.h"
+#include "match/adjudication.h"
 #include "stats/homogeneity.h"
 #include "stats/spsa.h"
 #include "stats/stats.h"
@@ -202,6 +203,9 @@ struct RunSpec {
     GenerateSpec generate;  // generation runs and chains
     TrainSpec train;        // training runs and chains
     ChainSpec chain;        // chains
+    // The rules in force: regression, fixed-games and tuning runs take the defaults below
+    // unless turned off; generation runs and runs stored before rules existed have none.
+    match::Adjudication adjudication;
 };
 
 // Result counts of a run, a report or a worker, from the test version's point of view.

@@ -21,6 +21,8 @@ void generate_spec_to_proto(const GenerateState& in, v1::GenerateSpec* out) {
 class GenerateKind final : public RunKindModule {
   public:
     bool purgeable() const override { return false; }
+    // Training data comes from games played out: no draw or resign rule cuts them short.
+    bool adjudicates() const override { return false; }
     RunKind kind() const override { return RunKind::Generate; }
     std::string_view name() const override { return "generate"; }
     std::string_view label() const override { return "generate"; }

@@ -52,6 +52,8 @@ class RunKindModule {
 
     // Leases: whether workers play the run's game pairs (else the coordinator runs it).
     virtual bool plays_games() const { return true; }
+    // Whether the run's games may end by adjudication (generation runs play every game out).
+    virtual bool adjudicates() const { return plays_games(); }
     // Returns whether a worker's pairs can be taken out of the run's totals again (a purge):
     // not when they have changed more than counts (tuned values, stored positions).
     virtual bool purgeable() const { return plays_games(); }

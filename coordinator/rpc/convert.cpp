@@ -192,6 +192,48 @@ void version_to_proto(const Version& in, v1::Version* out) {
     }
 }
 
+namespace {
+
+// Reads a submitted spec's adjudication: an empty rule takes the default, "off" none; a kind
+// whose games are played out takes no rule at all.
+absl::Status adjudication_from_proto(const v1::Adjudication& in, const RunKindModule& kind,
+                                     match::Adjudication* out) {
+    if (!kind.adjudicates()) {
+        if (in.draw().empty() && in.resign().empty() && in.max_plies() == 0)
+            return absl::OkStatus();
+        return absl::InvalidArgumentError("a " + std::string(kind.label()) +
+                                          " run plays every game out: it takes no adjudication");
+    }
+    for (const std::string* rule : {&in.draw(), &in.resign()})
+        if (rule->size() > 256 || has_control(*rule))
+            return absl::InvalidArgumentError(
+                "adjudication rules are one line of at most 256 characters");
+    std::string error;
+    if (in.draw() != "off") {
+        out->draw =
+            in.draw().empty() ? kDefaultDrawRule : match::parse_draw_rule(in.draw(), &error);
+        if (!out->draw) return absl::InvalidArgumentError(error);
+    }
+    if (in.resign() != "off") {
+        out->resign = in.resign().empty() ? kDefaultResignRule
+                                          : match::parse_resign_rule(in.resign(), &error);
+        if (!out->resign) return absl::InvalidArgumentError(error);
+    }
+    if (in.max_plies() > kMaxAdjudicationPlies)
+        return absl::InvalidArgumentError("adjudication max_plies is at most " +
+                                          std::to_string(kMaxAdjudicationPlies) + " (0: no limit)");
+    out->max_plies = int(in.max_plies());
+    return absl::OkStatus();
+}
+
+}  // namespace
+
+void adjudication_to_proto(const match::Adjudication& in, v1::Adjudication* out) {
+    out->set_draw(in.draw ? match::draw_rule_text(*in.draw) : "");
+    out->set_resign(in.resign ? match::resign_rule_text(*in.resign) : "");
+    out->set_max_plies(uint32_t(in.max_plies));
+}
+
 absl::StatusOr<RunSpec> run_spec_from_proto(const v1::RunSpec& in) {
     absl::StatusOr<const RunKindModule*> kind = run_kind_from_proto(in.kind());
     if (!kind.ok()) return kind.status();
@@ -225,6 +267,10 @@ absl::StatusOr<RunSpec> run_spec_from_proto(const v1::RunSpec& in) {
     spec.throughput = int(std::min<uint32_t>(in.throughput(), 1'000'000));
     spec.pairs_per_thread = int(std::min<uint32_t>(in.pairs_per_thread(), 1'000'000));
     spec.description = valid_utf8(in.description());
+    if (absl::Status status =
+            adjudication_from_proto(in.adjudication(), **kind, &spec.adjudication);
+        !status.ok())
+        return status;
     (*kind)->spec_from_proto(in, &spec);
     return spec;
 }
@@ -245,6 +291,8 @@ void run_to_proto(const Run& in, v1::RunStatus* out) {
     spec->set_throughput(uint32_t(in.spec.throughput));
     spec->set_pairs_per_thread(uint32_t(in.spec.pairs_per_thread));
     spec->set_description(in.spec.description);
+    if (kind.adjudicates())
+        adjudication_to_proto(in.spec.adjudication, spec->mutable_adjudication());
     out->set_state(in.state == RunState::Active     ? v1::RUN_STATE_ACTIVE
                    : in.state == RunState::Finished ? v1::RUN_STATE_FINISHED
                                                     : v1::RUN_STATE_STOPPED);
@@ -396,7 +444,10 @@ void lease_to_proto(const LeaseGrant& in, v1::Lease* out) {
     time_control_to_proto(in.run.spec.time_control, out->mutable_time_control());
     out->set_first_pair(in.batch.first_pair);
     out->set_expires_unix_ms(in.batch.expires_ms);
-    run_kind(in.run.spec.kind).lease_to_proto(in, out);
+    const RunKindModule& kind = run_kind(in.run.spec.kind);
+    if (kind.adjudicates())
+        adjudication_to_proto(in.run.spec.adjudication, out->mutable_adjudication());
+    kind.lease_to_proto(in, out);
 }
 
 absl::StatusOr<Report> report_from_proto(const v1::ReportResultsRequest& in) {

@@ -22,6 +22,8 @@ grpc::Status to_grpc(const absl::Status& status);
 absl::StatusOr<Version> version_from_proto(const v1::Version& in);
 void version_to_proto(const Version& in, v1::Version* out);
 absl::StatusOr<RunSpec> run_spec_from_proto(const v1::RunSpec& in);
+// Writes the adjudication rules in force ("" for a rule that is off).
+void adjudication_to_proto(const match::Adjudication& in, v1::Adjudication* out);
 // Writes a run's status; the book's openings are left out.
 void run_to_proto(const Run& in, v1::RunStatus* out);
 void llr_history_to_proto(const RunHistory& in, v1::LlrHistory* out);

@@ -589,13 +589,32 @@ void repair_text(Database& db) {
     }
 }
 
+// Migration 11 (issue 30): the adjudication rules in force of each run, as the rule text the
+// worker parses ('' for a rule that is off). Runs stored before keep none, as they were played.
+// A column already there (a database migrated again from an older user_version) is kept.
+void add_adjudication_columns(Database& db) {
+    constexpr std::pair<std::string_view, std::string_view> kColumns[] = {
+        {"draw_rule", "TEXT NOT NULL DEFAULT ''"},     // "movenumber=34 movecount=8 score=20"
+        {"resign_rule", "TEXT NOT NULL DEFAULT ''"},   // "movecount=3 score=400 twosided=true"
+        {"max_plies", "INTEGER NOT NULL DEFAULT 0"}};  // a game this long is a draw; 0: none
+    for (const auto& [name, type] : kColumns) {
+        Statement& has =
+            db.prepare("SELECT count(*) FROM pragma_table_info('runs') WHERE name = ?");
+        has.bind(std::string(name));
+        const bool present = has.step() && has.int64(0) > 0;
+        has.reset();
+        if (!present)
+            db.exec("ALTER TABLE runs ADD COLUMN " + std::string(name) + " " + std::string(type));
+    }
+}
+
 // A migration: SQL, or a step in C++ where SQL alone cannot do it.
 struct Migration {
     std::string_view sql;
     void (*step)(Database& db) = nullptr;
 };
 
-constexpr std::array<Migration, 10> kMigrations = {{{kSchema1},
+constexpr std::array<Migration, 11> kMigrations = {{{kSchema1},
                                                     {kSchema2},
                                                     {kSchema3},
                                                     {kSchema4},
@@ -604,7 +623,8 @@ constexpr std::array<Migration, 10> kMigrations = {{{kSchema1},
                                                     {kSchema7},
                                                     {kSchema8},
                                                     {kSchema9},
-                                                    {{}, repair_text}}};
+                                                    {{}, repair_text},
+                                                    {{}, add_adjudication_columns}}};
 
 // Returns the schema version recorded in the file.
 int user_version(Database& db) {

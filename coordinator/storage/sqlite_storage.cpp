@@ -29,7 +29,8 @@ constexpr std::string_view kVersionColumns =
     "r.description, r.next_pair, r.free_pairs, r.pairs_leased, r.active_leases, "                \
     "r.active_cores, r.pairs_done, r.wins, r.draws, r.losses, r.ll, r.ld, r.dd_wl, r.wd, r.ww, " \
     "r.elo, r.elo_low, r.elo_high, r.los, r.nelo, r.nelo_low, r.nelo_high, r.llr, r.llr_lower, " \
-    "r.llr_upper, r.created_ms, r.finished_ms, t.name, b.name FROM runs r "                      \
+    "r.llr_upper, r.created_ms, r.finished_ms, t.name, b.name, r.draw_rule, r.resign_rule, "     \
+    "r.max_plies FROM runs r "                                                                   \
     "JOIN versions t ON t.id = r.test_version_id JOIN versions b ON b.id = r.base_version_id "
 
 // The filters of a RunQuery: ?1 states (",active,finished,"), ?2 kind, ?3 version, ?4 text.
@@ -109,6 +110,11 @@ Run read_run(const Statement& s) {
     r.finished_ms = s.int64(46);
     r.spec.test_version = s.text(47);
     r.spec.base_version = s.text(48);
+    if (const std::string draw = s.text(49); !draw.empty())
+        r.spec.adjudication.draw = require(match::parse_draw_rule(draw), "draw rule");
+    if (const std::string resign = s.text(50); !resign.empty())
+        r.spec.adjudication.resign = require(match::parse_resign_rule(resign), "resign rule");
+    r.spec.adjudication.max_plies = int(s.int64(51));
     return r;
 }
 
@@ -367,7 +373,9 @@ int64_t SqliteStorage::insert_run(const Run& r) {
         "INSERT INTO runs (kind, state, test_version_id, base_version_id, time_control, "
         "book_source, book_size, book_random, book_seed, book, games, elo0, elo1, alpha, beta, "
         "model, priority, throughput, pairs_per_thread, description, llr_lower, llr_upper, "
-        "created_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+        "created_ms, draw_rule, resign_rule, max_plies) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+    const match::Adjudication& rules = r.spec.adjudication;
     const std::string book = compress(format_openings(r.spec.book.openings));
     s.bind(run_kind_name(r.spec.kind), run_state_name(r.state), r.test_id, r.base_id,
            r.spec.time_control.to_string(), r.spec.book.source,
@@ -377,7 +385,9 @@ int64_t SqliteStorage::insert_run(const Run& r) {
            sprt ? std::optional<std::string>(std::string(stats::model_name(r.spec.sprt.model)))
                 : std::nullopt,
            r.spec.priority, r.spec.throughput, r.spec.pairs_per_thread, r.spec.description,
-           r.sprt.lower, r.sprt.upper, r.created_ms);
+           r.sprt.lower, r.sprt.upper, r.created_ms,
+           rules.draw ? match::draw_rule_text(*rules.draw) : std::string(),
+           rules.resign ? match::resign_rule_text(*rules.resign) : std::string(), rules.max_plies);
     s.run();
     return db_.last_insert_rowid();
 }

@@ -8,6 +8,7 @@
 
 #include "common/json_text.h"
 #include "coordinator/web/html.h"
+#include "match/adjudication.h"
 
 namespace sparring::coordinator::web {
 
@@ -167,6 +168,10 @@ std::string spec_table(const v1::RunStatus& run) {
                              ? ", random order, seed " + std::to_string(spec.book().seed())
                              : "") +
                         ")");
+    if (spec.has_adjudication())
+        out += row("adjudication", escape_html(match::adjudication_summary(
+                                       spec.adjudication().draw(), spec.adjudication().resign(),
+                                       int(spec.adjudication().max_plies()))));
     out += row("priority", std::to_string(spec.priority()));
     out += row("throughput", std::to_string(spec.throughput()) + "%");
     if (spec.pairs_per_thread() > 0)

@@ -98,5 +98,75 @@ TEST(RunKinds, SettingsOfAnotherKindAreRefused) {
     EXPECT_EQ(read->tune.params[0].name, "KnightValueMg");
 }
 
+// A spec of the given kind with versions and a node count.
+v1::RunSpec spec_of(v1::RunKind kind) {
+    v1::RunSpec spec;
+    spec.set_kind(kind);
+    spec.set_test_version("a");
+    spec.set_base_version("b");
+    spec.mutable_time_control()->set_nodes(100);
+    return spec;
+}
+
+TEST(RunKinds, GamesAreAdjudicatedByDefaultUnlessARuleIsTurnedOff) {
+    for (const v1::RunKind kind : {v1::RUN_KIND_REGRESSION, v1::RUN_KIND_FIXED_GAMES}) {
+        const absl::StatusOr<RunSpec> read = run_spec_from_proto(spec_of(kind));
+        ASSERT_TRUE(read.ok()) << read.status();
+        ASSERT_TRUE(read->adjudication.draw);
+        EXPECT_EQ(match::draw_rule_text(*read->adjudication.draw),
+                  "movenumber=34 movecount=8 score=20");
+        ASSERT_TRUE(read->adjudication.resign);
+        EXPECT_EQ(match::resign_rule_text(*read->adjudication.resign),
+                  "movecount=3 score=400 twosided=true");
+        EXPECT_EQ(read->adjudication.max_plies, 0);
+    }
+    v1::RunSpec spec = spec_of(v1::RUN_KIND_REGRESSION);
+    spec.mutable_adjudication()->set_draw("off");
+    spec.mutable_adjudication()->set_resign("movecount=5,score=1000");
+    spec.mutable_adjudication()->set_max_plies(400);
+    absl::StatusOr<RunSpec> read = run_spec_from_proto(spec);
+    ASSERT_TRUE(read.ok()) << read.status();
+    EXPECT_FALSE(read->adjudication.draw);
+    ASSERT_TRUE(read->adjudication.resign);
+    EXPECT_EQ(read->adjudication.resign->move_count, 5);
+    EXPECT_EQ(read->adjudication.resign->score_cp, 1000);
+    EXPECT_FALSE(read->adjudication.resign->two_sided);
+    EXPECT_EQ(read->adjudication.max_plies, 400);
+
+    // The status and the lease say the rules in force, "" for the one turned off.
+    coordinator::Run run;
+    run.spec = *read;
+    v1::RunStatus status;
+    run_to_proto(run, &status);
+    EXPECT_EQ(status.spec().adjudication().draw(), "");
+    EXPECT_EQ(status.spec().adjudication().resign(), "movecount=5 score=1000 twosided=false");
+    EXPECT_EQ(status.spec().adjudication().max_plies(), 400u);
+}
+
+TEST(RunKinds, BadAdjudicationRulesAreRefusedAndGenerationRunsTakeNone) {
+    const auto refusal = [](const v1::RunSpec& spec) {
+        const absl::Status status = run_spec_from_proto(spec).status();
+        EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << status;
+        return std::string(status.message());
+    };
+    v1::RunSpec spec = spec_of(v1::RUN_KIND_REGRESSION);
+    spec.mutable_adjudication()->set_draw("movecount=8");
+    EXPECT_EQ(refusal(spec), "bad draw adjudication 'movecount=8': missing score=N");
+    spec.mutable_adjudication()->set_draw(std::string("movecount=8 score=20\n", 21));
+    EXPECT_EQ(refusal(spec), "adjudication rules are one line of at most 256 characters");
+    spec.mutable_adjudication()->clear_draw();
+    spec.mutable_adjudication()->set_resign("score=400 movecount=3 twosided=maybe");
+    EXPECT_EQ(refusal(spec),
+              "bad resign adjudication 'score=400 movecount=3 twosided=maybe': "
+              "twosided must be true or false, got 'maybe'");
+    spec.mutable_adjudication()->clear_resign();
+    spec.mutable_adjudication()->set_max_plies(100001);
+    EXPECT_EQ(refusal(spec), "adjudication max_plies is at most 100000 (0: no limit)");
+
+    v1::RunSpec generate = spec_of(v1::RUN_KIND_GENERATE);
+    generate.mutable_adjudication()->set_resign("off");
+    EXPECT_EQ(refusal(generate), "a generate run plays every game out: it takes no adjudication");
+}
+
 }  // namespace
 }  // namespace sparring::coordinator

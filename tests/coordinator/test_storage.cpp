@@ -143,7 +143,7 @@ TEST(Storage, MigrationRepairsInvalidUtf8InEveryTextColumn) {
     Statement& version = raw.prepare("PRAGMA user_version");
     version.bind();
     ASSERT_TRUE(version.step());
-    EXPECT_EQ(version.int64(0), 10);
+    EXPECT_EQ(version.int64(0), schema_version());
 }
 
 TEST(Storage, VersionsRoundTrip) {
@@ -517,6 +517,51 @@ TEST(Storage, RunsThatPlayNoGamesKeepTheirNodesZero) {
     EXPECT_FALSE(parse_time_control("nodes=0"));
     EXPECT_EQ(r.spec.time_control.kind, TimeControl::Kind::Nodes);
     EXPECT_EQ(r.spec.time_control.nodes, 0u);
+}
+
+TEST(Storage, AdjudicationRulesRoundTripAndRunsStoredBeforeThemHaveNone) {
+    TempDatabase db;
+    int64_t old_run = 0;
+    {
+        SqliteStorage s(db.path());
+        s.begin(true);
+        coordinator::Run run;
+        run.test_id = run.base_id = s.insert_version(uci_version());
+        old_run = s.insert_run(run);
+        s.commit();
+        // The database as migration 10 left it: no rule columns yet.
+        Database raw(db.path());
+        raw.exec("ALTER TABLE runs DROP COLUMN draw_rule");
+        raw.exec("ALTER TABLE runs DROP COLUMN resign_rule");
+        raw.exec("ALTER TABLE runs DROP COLUMN max_plies");
+        raw.exec("PRAGMA user_version = 10");
+    }
+    SqliteStorage s(db.path());
+    s.begin(true);
+    coordinator::Run run;
+    run.test_id = run.base_id = s.find_run(old_run)->test_id;
+    run.spec.adjudication.draw =
+        match::DrawRule{.move_number = 40, .move_count = 6, .score_cp = 15};
+    run.spec.adjudication.resign = match::ResignRule{.move_count = 4, .score_cp = 700};
+    run.spec.adjudication.max_plies = 300;
+    const int64_t new_run = s.insert_run(run);
+    s.commit();
+    s.begin(false);
+    const coordinator::Run before = *s.find_run(old_run);
+    const coordinator::Run after = *s.find_run(new_run);
+    s.commit();
+    EXPECT_FALSE(before.spec.adjudication.draw);
+    EXPECT_FALSE(before.spec.adjudication.resign);
+    EXPECT_EQ(before.spec.adjudication.max_plies, 0);
+    ASSERT_TRUE(after.spec.adjudication.draw);
+    EXPECT_EQ(after.spec.adjudication.draw->move_number, 40);
+    EXPECT_EQ(after.spec.adjudication.draw->move_count, 6);
+    EXPECT_EQ(after.spec.adjudication.draw->score_cp, 15);
+    ASSERT_TRUE(after.spec.adjudication.resign);
+    EXPECT_EQ(after.spec.adjudication.resign->move_count, 4);
+    EXPECT_EQ(after.spec.adjudication.resign->score_cp, 700);
+    EXPECT_FALSE(after.spec.adjudication.resign->two_sided);
+    EXPECT_EQ(after.spec.adjudication.max_plies, 300);
 }
 
 TEST(Storage, RunListingsAreFilteredOrderedAndPagedInTheQuery) {

@@ -218,5 +218,69 @@ TEST_F(SlowServiceTest, UciRunsGoOnlyToWorkersWithTheEngine) {
     EXPECT_EQ(cluster->query("SELECT games FROM workers WHERE name = 'equipped'"), 6);
 }
 
+// Counts the games of a PGN export whose text holds `what`.
+size_t count_in(const std::string& pgn, const std::string& what) {
+    size_t count = 0;
+    for (size_t at = pgn.find(what); at != std::string::npos; at = pgn.find(what, at + 1)) ++count;
+    return count;
+}
+
+TEST_F(SlowServiceTest, ServiceGamesEndByTheRunsAdjudicationWithBuiltInAndUciEngines) {
+    const std::string stockfish = "/usr/games/stockfish";
+    if (access(stockfish.c_str(), X_OK) != 0)
+        SPARRING_SKIP_WITHOUT("needs Debian's stockfish package");
+    cluster = std::make_unique<Cluster>(
+        std::vector<std::string>{"--heartbeat-seconds", "1", "--pairs-per-thread", "2"});
+    cluster->add_version("a");
+    cluster->add_version("b", "KnightValueMg=200,KnightValueEg=200");
+    const CommandResult sf = cluster->cli(
+        {"versions", "add", "sf", "--uci", stockfish, "--option", "Hash=16,Threads=1"});
+    ASSERT_EQ(sf.status, 0) << sf.err;
+    cluster->start_worker("one", 2, {"--uci-engines", stockfish});
+
+    // Run 1, built-in engines: a draw rule every game meets at move 8 (both scores within
+    // +-100000 for one move each), resignation off.
+    CommandResult r =
+        cluster->cli({"submit", "a", "b", "--kind", "fixed", "--games", "4", "--tc", "nodes=300",
+                      "--draw", "movenumber=8,movecount=1,score=100000", "--resign", "off"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    ASSERT_EQ(cluster->wait_for_run(1, 300s).state(), v1::RUN_STATE_FINISHED);
+    CommandResult pgn = cluster->cli({"export", "1"});
+    ASSERT_EQ(pgn.status, 0) << pgn.err;
+    EXPECT_EQ(count_in(pgn.out, "[Termination \"adjudication\"]"), 4u) << pgn.out;
+    EXPECT_EQ(count_in(pgn.out, "{Draw by adjudication}"), 4u) << pgn.out;
+    const CommandResult show = cluster->cli({"show", "1"});
+    EXPECT_NE(show.out.find("adjudication:"), std::string::npos) << show.out;
+    EXPECT_NE(show.out.find("draw movenumber=8 movecount=1 score=100000; resign off; no length "
+                            "limit"),
+              std::string::npos)
+        << show.out;
+
+    // Run 2, no score rule but a length limit: every game is a draw at 12 plies.
+    r = cluster->cli({"submit", "a", "b", "--kind", "fixed", "--games", "4", "--tc", "nodes=300",
+                      "--draw", "off", "--resign", "off", "--maxplies", "12"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    ASSERT_EQ(cluster->wait_for_run(2, 300s).state(), v1::RUN_STATE_FINISHED);
+    pgn = cluster->cli({"export", "2"});
+    EXPECT_EQ(count_in(pgn.out, "{Draw by maximum game length}"), 4u) << pgn.out;
+    EXPECT_EQ(cluster->query("SELECT draws FROM runs WHERE id = 2"), 4);
+
+    // Run 3, Stockfish against the built-in engine: Stockfish's scores are read from its info
+    // lines, so the same kind of draw rule ends every game at move 8.
+    r = cluster->cli({"submit", "sf", "a", "--kind", "fixed", "--games", "2", "--tc", "nodes=2000",
+                      "--draw", "movenumber=8,movecount=1,score=100000", "--resign", "off"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    ASSERT_EQ(cluster->wait_for_run(3, 300s).state(), v1::RUN_STATE_FINISHED);
+    pgn = cluster->cli({"export", "3"});
+    EXPECT_EQ(count_in(pgn.out, "{Draw by adjudication}"), 2u) << pgn.out;
+
+    // A bad rule is refused with the parser's reason and stores nothing.
+    r = cluster->cli({"submit", "a", "b", "--draw", "movecount=8"});
+    EXPECT_NE(r.status, 0);
+    EXPECT_NE(r.err.find("bad draw adjudication 'movecount=8': missing score=N"), std::string::npos)
+        << r.err;
+    EXPECT_EQ(cluster->query("SELECT count(*) FROM runs"), 3);
+}
+
 }  // namespace
 }  // namespace sparring::testing
