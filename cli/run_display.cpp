@@ -1,6 +1,7 @@
 #include "cli/run_display.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <ctime>
 #include <iostream>
@@ -39,14 +40,30 @@ void print_workers(const v1::RunStatus& run) {
         std::cout << "\nworkers (each against the rest of the run; chi-squared test of the "
                      "pentanomial counts):\n";
         std::vector<std::vector<std::string>> rows = {
-            {"WORKER", "NAME", "GAMES", "PENTANOMIAL", "CHI2", "DF", "FIT"}};
+            {"WORKER", "NAME", "GAMES", "PENTANOMIAL", "CHI2", "DF", "FIT", "TIME LOSSES"}};
         for (const v1::WorkerFit& w : run.workers()) {
             const auto& p = w.pentanomial();
-            rows.push_back({std::to_string(w.worker_id()), w.name(), std::to_string(w.games()),
-                            std::to_string(p.ll()) + "," + std::to_string(p.ld()) + "," +
-                                std::to_string(p.dd_wl()) + "," + std::to_string(p.wd()) + "," +
-                                std::to_string(p.ww()),
-                            fixed(w.chi2(), 1), std::to_string(w.df()), fit_text(w)});
+            rows.push_back(
+                {std::to_string(w.worker_id()), w.name(), std::to_string(w.games()),
+                 std::to_string(p.ll()) + "," + std::to_string(p.ld()) + "," +
+                     std::to_string(p.dd_wl()) + "," + std::to_string(p.wd()) + "," +
+                     std::to_string(p.ww()),
+                 fixed(w.chi2(), 1), std::to_string(w.df()), fit_text(w),
+                 std::to_string(w.time_losses()) +
+                     (w.time_losses() > 0 ? " (p " + p_text(w.time_loss_p()) + ")" : "")});
+        }
+        print_table(rows);
+    }
+    if (run.faults_size() > 0) {
+        std::cout << "\ngames lost by faults:\n";
+        std::vector<std::vector<std::string>> rows = {{"VERSION", "FAULT", "WORKER", "GAMES"}};
+        for (const v1::FaultCount& f : run.faults()) {
+            std::string fault = v1::GameEnding_Name(f.fault()).substr(sizeof "GAME_ENDING_" - 1);
+            for (char& c : fault)
+                c = c == '_' ? ' ' : char(std::tolower(static_cast<unsigned char>(c)));
+            rows.push_back({f.version(), fault,
+                            std::to_string(f.worker_id()) + " " + f.worker_name(),
+                            std::to_string(f.games())});
         }
         print_table(rows);
     }

@@ -116,4 +116,47 @@ Homogeneity homogeneity(const Pentanomial& worker, const Pentanomial& rest) {
     return result;
 }
 
+double binomial_upper_tail(int64_t k, int64_t n, double p) {
+    if (n < 0 || !(p >= 0 && p <= 1))
+        throw std::invalid_argument("binomial_upper_tail: needs n >= 0 and p in [0, 1]");
+    if (k <= 0) return 1;
+    if (k > n) return 0;
+    if (p == 0) return 0;
+    if (p == 1) return 1;
+    // The log of the probability of exactly i successes.
+    const auto log_pmf = [&](int64_t i) {
+        return std::lgamma(double(n) + 1) - std::lgamma(double(i) + 1) -
+               std::lgamma(double(n - i) + 1) + double(i) * std::log(p) +
+               double(n - i) * std::log1p(-p);
+    };
+    const double odds = p / (1 - p);
+    if (double(k) > double(n) * p) {
+        // Above the mean the terms only fall: sum them upwards until they stop counting.
+        double term = std::exp(log_pmf(k));
+        double sum = 0;
+        for (int64_t i = k; i <= n && term > 0; ++i) {
+            sum += term;
+            if (term < sum * 1e-17) break;
+            term *= double(n - i) / double(i + 1) * odds;
+        }
+        return std::min(1.0, sum);
+    }
+    // At or below the mean: one minus the lower tail P(X <= k - 1), summed downwards.
+    double term = std::exp(log_pmf(k - 1));
+    double sum = 0;
+    for (int64_t i = k - 1; i >= 0 && term > 0; --i) {
+        sum += term;
+        if (term < sum * 1e-17) break;
+        term *= double(i) / double(n - i + 1) / odds;
+    }
+    return std::max(0.0, 1 - sum);
+}
+
+double excess_loss_p(int64_t losses, int64_t games, int64_t rest_losses, int64_t rest_games) {
+    if (games <= 0 || losses <= 0) return 1;
+    const double rate = (double(std::max<int64_t>(0, rest_losses)) + 1) /
+                        (double(std::max<int64_t>(0, rest_games)) + 2);
+    return binomial_upper_tail(losses, games, rate);
+}
+
 }  // namespace sparring::stats

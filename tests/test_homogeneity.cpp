@@ -3,6 +3,7 @@
 #include <cmath>
 #include <random>
 #include <stdexcept>
+#include <vector>
 
 #include "stats/homogeneity.h"
 
@@ -104,6 +105,44 @@ TEST(Homogeneity, HonestWorkersAreCalibrated) {
     EXPECT_GT(below_5, workers / 100);
     EXPECT_LT(below_5, workers / 8);
     EXPECT_LE(below_001, 3);
+}
+
+// The binomial tail against a sum of the probability mass function term by term.
+TEST(Binomial, UpperTailMatchesTheSumOfTheMassFunction) {
+    EXPECT_NEAR(binomial_upper_tail(8, 10, 0.5), 56.0 / 1024, 1e-15);
+    EXPECT_EQ(binomial_upper_tail(0, 10, 0.3), 1);
+    EXPECT_EQ(binomial_upper_tail(-3, 10, 0.3), 1);
+    EXPECT_EQ(binomial_upper_tail(11, 10, 0.3), 0);
+    EXPECT_EQ(binomial_upper_tail(1, 10, 0), 0);
+    EXPECT_EQ(binomial_upper_tail(10, 10, 1), 1);
+    for (const int n : {1, 7, 60, 400}) {
+        for (const double p : {0.005, 0.1, 0.5, 0.8}) {
+            // pmf(i) by the recurrence from pmf(0) = (1 - p)^n (above 1e-300 for each case).
+            std::vector<double> pmf(size_t(n) + 1);
+            pmf[0] = std::pow(1 - p, n);
+            for (int i = 1; i <= n; ++i)
+                pmf[size_t(i)] = pmf[size_t(i) - 1] * double(n - i + 1) / i * p / (1 - p);
+            double tail = 0;
+            for (int k = n; k >= 1; --k) {
+                tail += pmf[size_t(k)];
+                // Either side of the mean, each branch of the function.
+                EXPECT_NEAR(binomial_upper_tail(k, n, p), tail, 1e-12 + 1e-9 * tail)
+                    << "k " << k << " n " << n << " p " << p;
+            }
+        }
+    }
+    EXPECT_THROW(binomial_upper_tail(1, -1, 0.5), std::invalid_argument);
+    EXPECT_THROW(binomial_upper_tail(1, 10, 1.5), std::invalid_argument);
+}
+
+// A worker with the rest's rate of time losses looks plausible; one with many times that rate
+// does not; a rest without any loss does not make one loss impossible.
+TEST(Binomial, ExcessLossesStandOutAndOneLossDoesNot) {
+    EXPECT_EQ(excess_loss_p(0, 100, 5, 1000), 1);
+    EXPECT_GT(excess_loss_p(1, 100, 10, 1000), 0.5);
+    EXPECT_GT(excess_loss_p(1, 100, 0, 10000), 0.009);
+    EXPECT_LT(excess_loss_p(24, 60, 0, 200), 1e-20);
+    EXPECT_LT(excess_loss_p(10, 200, 10, 2000), 0.01);
 }
 
 }  // namespace

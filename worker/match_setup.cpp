@@ -172,6 +172,30 @@ std::vector<match::PairJob> pair_jobs(const v1::Lease& lease) {
     return jobs;
 }
 
+v1::GameEnding game_ending(match::Termination termination) {
+    switch (termination) {
+        case match::Termination::Checkmate:
+        case match::Termination::Stalemate:
+        case match::Termination::ThreefoldRepetition:
+        case match::Termination::FiftyMoves:
+        case match::Termination::InsufficientMaterial:
+            return v1::GAME_ENDING_RULES;
+        case match::Termination::DrawAdjudication:
+        case match::Termination::ResignAdjudication:
+        case match::Termination::MaxPlies:
+            return v1::GAME_ENDING_ADJUDICATION;
+        case match::Termination::TimeForfeit:
+            return v1::GAME_ENDING_TIME_LOSS;
+        case match::Termination::Crash:
+            return v1::GAME_ENDING_CRASH;
+        case match::Termination::Stalled:
+            return v1::GAME_ENDING_STALL;
+        case match::Termination::IllegalMove:
+            return v1::GAME_ENDING_ILLEGAL_MOVE;
+    }
+    return v1::GAME_ENDING_UNSPECIFIED;
+}
+
 void pair_to_proto(const match::PairResult& pair, uint64_t first_pair, v1::GamePair* out) {
     out->set_index(uint32_t(pair.index - first_pair));
     v1::Game* games[2] = {out->mutable_first(), out->mutable_second()};
@@ -179,6 +203,7 @@ void pair_to_proto(const match::PairResult& pair, uint64_t first_pair, v1::GameP
         games[g]->set_outcome(outcome(pair.first_half_points(g)));
         games[g]->set_test_white(g == 0);
         games[g]->set_pgn(valid_utf8(pair.games[size_t(g)].pgn));
+        games[g]->set_ending(game_ending(pair.games[size_t(g)].termination));
     }
 }
 

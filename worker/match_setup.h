@@ -41,6 +41,8 @@ std::optional<match::MatchConfig> match_config(const v1::Lease& lease, int concu
                                                const EnginePaths& engines = {});
 // Returns the lease's pairs as runner jobs numbered by their pair index in the run.
 std::vector<match::PairJob> pair_jobs(const v1::Lease& lease);
+// Returns how the service names the way a game ended.
+v1::GameEnding game_ending(match::Termination termination);
 // Writes a finished pair as a report entry (index within the lease).
 void pair_to_proto(const match::PairResult& pair, uint64_t first_pair, v1::GamePair* out);
 

@@ -141,6 +141,7 @@ absl::StatusOr<Run> Core::get_run(Storage& storage, int64_t run_id) const {
     run->chain_run_id = storage.find_chain_of_child(run_id).value_or(0);
     run->workers = worker_fits(storage, *run);
     run->purges = storage.list_purges(run_id);
+    run->faults = storage.fault_counts(run_id);
     return *run;
 }
 

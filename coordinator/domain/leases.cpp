@@ -207,7 +207,9 @@ absl::StatusOr<std::optional<LeaseGrant>> Core::request_work(
         if (options_.quarantine_p > 0)
             if (std::optional<WorkerFit> fit = worker_fit(storage, run, worker_id);
                 fit && fit->quarantined) {
-                publish(storage, WorkerQuarantined{run.id, worker_id, fit->fit.p_value});
+                // The smaller p of its two tests: its results' fit, its time losses.
+                publish(storage, WorkerQuarantined{run.id, worker_id,
+                                                   std::min(fit->fit.p_value, fit->time_loss_p)});
                 continue;
             }
         if (std::find(avoid_runs.begin(), avoid_runs.end(), run.id) != avoid_runs.end()) continue;
@@ -347,6 +349,7 @@ absl::StatusOr<ReportAck> Core::report_results(Storage& storage, const Caller& c
             game.test_white = pair.games[g].test_white;
             game.pgn = pair.games[g].pgn;
             game.stored_pgn = pair.games[g].stored_pgn;
+            game.ending = pair.games[g].ending;
             storage.insert_game(game);
         }
         kind.count_pair(storage, run, *batch, pair);

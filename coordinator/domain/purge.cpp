@@ -1,6 +1,7 @@
 // Core: each worker's fit in a run (the test of its pairs against the rest of the run's) and
 // purging a worker's games from a run.
 #include <algorithm>
+#include <map>
 
 #include "coordinator/domain/core.h"
 #include "coordinator/domain/events.h"
@@ -21,8 +22,10 @@ stats::Pentanomial rest_of(const Counts& run, const Counts& worker) {
 // Returns whether a worker is quarantined in a run: its fit below the threshold (0: off), and
 // its pairs fewer than half the run's. The test is symmetric, so with two workers both look
 // implausible: the one that disagrees with the majority of the run's pairs is the suspect.
+// Its time losses count the same way: far more of them than the rest of the run's rate gives
+// (an overloaded machine) make its games suspect.
 bool quarantined(const WorkerFit& worker, const Run& run, double threshold) {
-    return threshold > 0 && worker.fit.p_value < threshold &&
+    return threshold > 0 && (worker.fit.p_value < threshold || worker.time_loss_p < threshold) &&
            2 * worker.counts.pairs < run.counts.pairs;
 }
 
@@ -42,9 +45,20 @@ void Counts::subtract(const Counts& other) {
 
 std::vector<WorkerFit> Core::worker_fits(Storage& storage, const Run& run) const {
     std::vector<WorkerFit> fits = storage.worker_counts(run.id);
+    int64_t time_losses = 0;
+    std::map<int64_t, int64_t> time_losses_of;  // by worker
+    for (const FaultCount& f : storage.fault_counts(run.id))
+        if (f.fault == GameEnding::TimeLoss) {
+            time_losses += f.games;
+            time_losses_of[f.worker_id] += f.games;
+        }
     for (WorkerFit& w : fits) {
         w.run_id = run.id;
         w.fit = worker_homogeneity(w.counts, run.counts);
+        w.time_losses = time_losses_of[w.worker_id];
+        w.time_loss_p =
+            stats::excess_loss_p(w.time_losses, 2 * w.counts.pairs, time_losses - w.time_losses,
+                                 2 * (run.counts.pairs - w.counts.pairs));
         w.quarantined = quarantined(w, run, options_.quarantine_p);
     }
     return fits;

@@ -24,6 +24,8 @@ constexpr std::array<std::string_view, 2> kRoles = {"worker", "user"};
 constexpr std::array<std::string_view, 3> kRunStates = {"active", "finished", "stopped"};
 constexpr std::array<std::string_view, 5> kBatchStates = {"leased", "done", "expired", "released",
                                                           "stopped"};
+constexpr std::array<std::string_view, 7> kGameEndings = {
+    "", "rules", "adjudication", "time_loss", "crash", "stall", "illegal_move"};
 
 }  // namespace
 
@@ -76,6 +78,27 @@ std::string_view batch_state_name(BatchState state) {
 }
 std::optional<BatchState> parse_batch_state(std::string_view text) {
     return parse_enum<BatchState>(text, kBatchStates);
+}
+
+std::string_view game_ending_name(GameEnding ending) {
+    return kGameEndings[size_t(ending)];
+}
+std::optional<GameEnding> parse_game_ending(std::string_view text) {
+    return parse_enum<GameEnding>(text, kGameEndings);
+}
+std::string_view fault_label(GameEnding fault) {
+    switch (fault) {
+        case GameEnding::TimeLoss:
+            return "time losses";
+        case GameEnding::Crash:
+            return "crashes";
+        case GameEnding::Stall:
+            return "stalls";
+        case GameEnding::IllegalMove:
+            return "illegal moves";
+        default:
+            return "other endings";
+    }
 }
 
 std::string format_openings(const std::vector<Opening>& openings) {

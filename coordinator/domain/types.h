@@ -6,6 +6,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "common/opening.h"
@@ -232,6 +233,24 @@ struct BenchMismatch {
     int64_t created_ms = 0;
 };
 
+// How a game ended, as its worker reported it; the last four are faults, each a loss for the
+// engine at fault.
+enum class GameEnding { Unknown, Rules, Adjudication, TimeLoss, Crash, Stall, IllegalMove };
+
+// Returns whether the ending is a fault of the engine that lost.
+inline bool is_fault(GameEnding ending) {
+    return ending >= GameEnding::TimeLoss;
+}
+
+// Games of a run lost by one kind of fault on one worker by one version.
+struct FaultCount {
+    int64_t worker_id = 0;
+    std::string worker_name;
+    bool test_version = false;  // the test version's engine was at fault, else the base's
+    GameEnding fault = GameEnding::TimeLoss;
+    int64_t games = 0;
+};
+
 // One worker's counted pairs in a run, tested against the rest of the run's.
 struct WorkerFit {
     int64_t run_id = 0;
@@ -240,6 +259,8 @@ struct WorkerFit {
     Counts counts;
     stats::Homogeneity fit;
     bool quarantined = false;  // p below the coordinator's quarantine threshold
+    int64_t time_losses = 0;   // its games lost on time, by either version
+    double time_loss_p = 1;    // stats::excess_loss_p against the rest of the run
 };
 
 // A worker's games removed from a run's totals: by whom, when, and what they counted.
@@ -293,6 +314,7 @@ struct Run {
     int64_t chain_run_id = 0;               // the chain that started the run, likewise
     std::vector<WorkerFit> workers;         // each worker's fit, likewise
     std::vector<Purge> purges;              // workers purged from the run, likewise
+    std::vector<FaultCount> faults;         // games lost by faults, likewise
 
     // Returns the number of game pairs workers play for the run at most (none for the kinds
     // the coordinator runs itself); defined with the run kinds (coordinator/kinds/).
@@ -351,6 +373,7 @@ struct GameRecord {
     std::string stored_pgn;
     std::string positions;  // generation runs: the kept labelled positions' records
     uint32_t position_count = 0;
+    GameEnding ending = GameEnding::Unknown;
 };
 
 struct PairRecord {
@@ -388,6 +411,7 @@ struct StoredGame {
     bool test_white = true;
     std::string pgn;
     std::string stored_pgn;  // pgn's zlib stream if already made (GameRecord::stored_pgn)
+    GameEnding ending = GameEnding::Unknown;
 };
 
 // The stored labelled positions of one game of a generation run.

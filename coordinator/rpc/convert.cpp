@@ -109,6 +109,15 @@ absl::StatusOr<GameRecord> game_from_proto(const v1::Game& in, uint32_t pair) {
                                               ": a game has no outcome");
     }
     game.test_white = in.test_white();
+    if (!v1::GameEnding_IsValid(in.ending()))
+        return absl::InvalidArgumentError("pair " + std::to_string(pair) +
+                                          ": a game has an unknown ending " +
+                                          std::to_string(int(in.ending())));
+    game.ending = GameEnding(int(in.ending()));
+    if (is_fault(game.ending) && game.outcome == Outcome::Draw)
+        return absl::InvalidArgumentError("pair " + std::to_string(pair) + ": a game lost by " +
+                                          std::string(game_ending_name(game.ending)) +
+                                          " cannot be a draw");
     game.pgn = valid_utf8(in.pgn());
     if (!game.pgn.empty()) {
         absl::StatusOr<Outcome> white = pgn_outcome(game.pgn, pair);
@@ -341,6 +350,14 @@ void run_to_proto(const Run& in, v1::RunStatus* out) {
     out->set_verifies_run_id(in.verifies_run_id);
     out->set_chain_run_id(in.chain_run_id);
     for (const WorkerFit& w : in.workers) worker_fit_to_proto(w, out->add_workers());
+    for (const FaultCount& f : in.faults) {
+        v1::FaultCount* fault = out->add_faults();
+        fault->set_worker_id(f.worker_id);
+        fault->set_worker_name(f.worker_name);
+        fault->set_version(f.test_version ? in.spec.test_version : in.spec.base_version);
+        fault->set_fault(v1::GameEnding(int(f.fault)));
+        fault->set_games(uint64_t(f.games));
+    }
     for (const Purge& taken : in.purges) {
         v1::Purge* purge = out->add_purges();
         purge->set_worker_id(taken.worker_id);
@@ -372,6 +389,8 @@ void worker_fit_to_proto(const WorkerFit& in, v1::WorkerFit* out) {
     out->set_p_value(in.fit.p_value);
     out->set_residual(in.fit.residual);
     out->set_quarantined(in.quarantined);
+    out->set_time_losses(uint64_t(in.time_losses));
+    out->set_time_loss_p(in.time_loss_p);
 }
 
 std::vector<RunState> run_states_from_proto(const google::protobuf::RepeatedField<int>& states) {

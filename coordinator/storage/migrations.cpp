@@ -608,13 +608,29 @@ void add_adjudication_columns(Database& db) {
     }
 }
 
+// Migration 12 (issue 30): how each game ended, as its worker reported it ('' before, or from
+// an older worker): 'rules', 'adjudication', or a fault of the engine that lost — 'time_loss',
+// 'crash', 'stall', 'illegal_move'. A partial index holds the faults alone, so that a run's
+// counts per worker read only its faulty games, however many games it has.
+void add_game_endings(Database& db) {
+    Statement& has =
+        db.prepare("SELECT count(*) FROM pragma_table_info('games') WHERE name = 'ending'");
+    has.bind();
+    const bool present = has.step() && has.int64(0) > 0;
+    has.reset();
+    if (!present) db.exec("ALTER TABLE games ADD COLUMN ending TEXT NOT NULL DEFAULT ''");
+    db.exec(
+        "CREATE INDEX IF NOT EXISTS games_faults ON games (run_id) "
+        "WHERE ending IN ('time_loss', 'crash', 'stall', 'illegal_move')");
+}
+
 // A migration: SQL, or a step in C++ where SQL alone cannot do it.
 struct Migration {
     std::string_view sql;
     void (*step)(Database& db) = nullptr;
 };
 
-constexpr std::array<Migration, 11> kMigrations = {{{kSchema1},
+constexpr std::array<Migration, 12> kMigrations = {{{kSchema1},
                                                     {kSchema2},
                                                     {kSchema3},
                                                     {kSchema4},
@@ -624,7 +640,8 @@ constexpr std::array<Migration, 11> kMigrations = {{{kSchema1},
                                                     {kSchema8},
                                                     {kSchema9},
                                                     {{}, repair_text},
-                                                    {{}, add_adjudication_columns}}};
+                                                    {{}, add_adjudication_columns},
+                                                    {{}, add_game_endings}}};
 
 // Returns the schema version recorded in the file.
 int user_version(Database& db) {

@@ -91,6 +91,7 @@ class SqliteStorage final : public Storage {
     std::vector<int64_t> refused_versions(int64_t worker_id) override;
     void insert_lease_failure(const LeaseFailure& failure) override;
     std::vector<LeaseFailure> lease_failures_of_run(int64_t run_id) override;
+    std::vector<FaultCount> fault_counts(int64_t run_id) override;
     std::vector<int64_t> failed_runs(int64_t worker_id, int min_failures) override;
     int64_t count_workers_of_token(int64_t token_id, int64_t seen_since_ms) override;
     int64_t count_leases_of_token(int64_t token_id, int64_t at_most) override;

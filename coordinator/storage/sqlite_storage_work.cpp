@@ -220,10 +220,10 @@ std::vector<ReportRecord> SqliteStorage::list_reports(int64_t run_id, int64_t af
 void SqliteStorage::insert_game(const StoredGame& g) {
     const std::string pgn = g.stored_pgn.empty() ? compress(g.pgn) : g.stored_pgn;
     db_.prepare(
-           "INSERT INTO games (run_id, game, batch_id, worker_id, outcome, test_white, pgn) "
-           "VALUES (?, ?, ?, ?, ?, ?, ?)")
+           "INSERT INTO games (run_id, game, batch_id, worker_id, outcome, test_white, pgn, "
+           "ending) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
         .bind(g.run_id, g.game, g.batch_id, g.worker_id, outcome_name(g.outcome), g.test_white,
-              Blob{pgn})
+              Blob{pgn}, std::string(game_ending_name(g.ending)))
         .run();
 }
 
@@ -319,6 +319,27 @@ std::vector<LeaseFailure> SqliteStorage::lease_failures_of_run(int64_t run_id) {
         failures.push_back(std::move(f));
     }
     return failures;
+}
+
+std::vector<FaultCount> SqliteStorage::fault_counts(int64_t run_id) {
+    // The condition is the partial index games_faults's: only the faulty games are read.
+    Statement& s = db_.prepare(
+        "SELECT g.worker_id, w.name, g.outcome = 'loss', g.ending, count(*) FROM games g "
+        "JOIN workers w ON w.id = g.worker_id "
+        "WHERE g.run_id = ? AND g.ending IN ('time_loss', 'crash', 'stall', 'illegal_move') "
+        "GROUP BY g.worker_id, g.outcome = 'loss', g.ending ORDER BY g.worker_id, 3 DESC, 4");
+    s.bind(run_id);
+    std::vector<FaultCount> faults;
+    while (s.step()) {
+        FaultCount f;
+        f.worker_id = s.int64(0);
+        f.worker_name = s.text(1);
+        f.test_version = s.int64(2) != 0;
+        f.fault = parse_game_ending(s.text(3)).value_or(GameEnding::Unknown);
+        f.games = s.int64(4);
+        faults.push_back(std::move(f));
+    }
+    return faults;
 }
 
 std::vector<int64_t> SqliteStorage::failed_runs(int64_t worker_id, int min_failures) {

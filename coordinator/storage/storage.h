@@ -144,6 +144,9 @@ class Storage {
     virtual std::vector<LeaseFailure> lease_failures_of_run(int64_t run_id) = 0;
     // Returns the runs a worker failed at least `min_failures` times.
     virtual std::vector<int64_t> failed_runs(int64_t worker_id, int min_failures) = 0;
+    // Returns a run's games lost by faults, per worker, version at fault and fault (the
+    // games of purged workers included: the faults happened).
+    virtual std::vector<FaultCount> fault_counts(int64_t run_id) = 0;
 
     // Records a tuning run's parameters, values and verification settings.
     virtual void insert_tune(const TuneState& state) = 0;

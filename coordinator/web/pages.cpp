@@ -1,6 +1,7 @@
 #include "coordinator/web/pages.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <nlohmann/json.hpp>
@@ -208,6 +209,13 @@ std::string p_text(double p) {
     if (p >= 0.001) return fixed(p, 3);
     char text[32];
     std::snprintf(text, sizeof text, "%.1e", p);
+    return text;
+}
+
+// Returns how a fault reads: "time loss", "crash", "stall", "illegal move" (its enum name).
+std::string fault_text(v1::GameEnding fault) {
+    std::string text = v1::GameEnding_Name(fault).substr(sizeof "GAME_ENDING_" - 1);
+    for (char& c : text) c = c == '_' ? ' ' : char(std::tolower(static_cast<unsigned char>(c)));
     return text;
 }
 
@@ -574,7 +582,8 @@ std::string workers_table(const v1::RunStatus& run) {
     if (run.workers().empty() && run.purges().empty()) return "";
     std::string out =
         "<h2>Workers</h2><table class=\"grid\"><thead><tr><th>worker</th><th>games</th>"
-        "<th>LL / LD / DD+WL / WD / WW</th><th>χ² (df)</th><th>fit</th></tr></thead><tbody>";
+        "<th>LL / LD / DD+WL / WD / WW</th><th>χ² (df)</th><th>fit</th><th>time losses</th>"
+        "</tr></thead><tbody>";
     for (const v1::WorkerFit& w : run.workers()) {
         const v1::Pentanomial& p = w.pentanomial();
         out += std::string("<tr") + (w.quarantined() ? " class=\"outlier\"" : "") + "><td>" +
@@ -583,18 +592,31 @@ std::string workers_table(const v1::RunStatus& run) {
                grouped(p.ll()) + " / " + grouped(p.ld()) + " / " + grouped(p.dd_wl()) + " / " +
                grouped(p.wd()) + " / " + grouped(p.ww()) + "</td><td class=\"num\">" +
                fixed(w.chi2(), 1) + " (" + std::to_string(w.df()) + ")</td><td>" + fit_cell(w) +
-               "</td></tr>";
+               "</td><td class=\"num\">" + grouped(w.time_losses()) +
+               (w.time_losses() > 0 ? " (p " + p_text(w.time_loss_p()) + ")" : "") + "</td></tr>";
     }
     if (run.workers().empty())
-        out += "<tr><td colspan=\"5\">No counted games left: every worker was purged.</td></tr>";
+        out += "<tr><td colspan=\"6\">No counted games left: every worker was purged.</td></tr>";
     out +=
         "</tbody></table><p class=\"note\">Each worker's pairs against the rest of the run's "
         "(chi-squared test of homogeneity of the pentanomial counts, as <code>sparring "
         "show</code> prints it). p: the chance that a worker like the others gives results "
         "this far off; residual: the largest adjusted standardized residual of its row "
-        "(positive: more of that result class than the rest would give it); quarantined: p "
-        "below the coordinator's <code>--quarantine-p</code>, so it is leased no more of the "
-        "run.</p>";
+        "(positive: more of that result class than the rest would give it); time losses: its "
+        "games lost on time, and the chance of that many at the rest of the run's rate; "
+        "quarantined: either p below the coordinator's <code>--quarantine-p</code>, so it is "
+        "leased no more of the run.</p>";
+    if (!run.faults().empty()) {
+        out +=
+            "<h2>Games lost by faults</h2><table class=\"grid\"><thead><tr><th>version</th>"
+            "<th>fault</th><th>worker</th><th>games</th></tr></thead><tbody>";
+        for (const v1::FaultCount& f : run.faults())
+            out += "<tr><td>" + escape_html(f.version()) + "</td><td>" + fault_text(f.fault()) +
+                   "</td><td>" + std::to_string(f.worker_id()) + " " +
+                   escape_html(f.worker_name()) + "</td><td class=\"num\">" + grouped(f.games()) +
+                   "</td></tr>";
+        out += "</tbody></table>";
+    }
     for (const v1::Purge& p : run.purges())
         out += "<p class=\"note\">Purged: worker " + std::to_string(p.worker_id()) + " " +
                escape_html(p.worker_name()) + ", " + grouped(p.games()) + " games (W / D / L " +

@@ -6,10 +6,12 @@
 #include <chrono>
 #include <functional>
 #include <future>
+#include <map>
 #include <mutex>
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -260,6 +262,105 @@ TEST_F(CoreEventTest, AQuarantinedWorkerAndAPurgeArePublished) {
     EXPECT_EQ(deliver(),
               (std::vector<std::string>{"purged worker " + w + " from " + id + " games 60 by alice",
                                         "progressed " + id + " pairs 100"}));
+}
+
+// A worker whose games are lost on time far more often than the rest of the run's (an
+// overloaded machine) is quarantined like a bad fit, though its results fit; every game lost
+// by a fault is counted per worker and per version at fault.
+TEST_F(CoreEventTest, AWorkerLosingFarMoreGamesOnTimeIsQuarantinedAndFaultsAreCounted) {
+    Core::Options options = core->options();
+    options.quarantine_p = 0.001;
+    options.pairs_per_thread = 100;
+    core = std::make_unique<Core>(
+        options, [this] { return now.load(); }, &bus);
+    add_version("test");
+    add_version("base", 250);
+    const coordinator::Run run = submit(spec(RunKind::FixedGames, 2000));
+    auto honest_added = add_worker(1);
+    const Caller honest_caller = honest_added.first;
+    const int64_t honest = honest_added.second;
+    auto slow_added = add_worker(1);
+    const Caller slow_caller = slow_added.first;
+    const int64_t slow = slow_added.second;
+    const auto lease_of = [&](const Caller& caller, int64_t worker) {
+        auto lease = transact([&](Storage& s) { return core->request_work(s, caller, worker); });
+        EXPECT_TRUE(lease.ok() && lease->has_value());
+        return **lease;
+    };
+    const LeaseGrant honest_lease = lease_of(honest_caller, honest);
+    const LeaseGrant slow_lease = lease_of(slow_caller, slow);
+    const std::vector<std::pair<Outcome, Outcome>> classes = {{Outcome::Loss, Outcome::Loss},
+                                                              {Outcome::Loss, Outcome::Draw},
+                                                              {Outcome::Draw, Outcome::Draw},
+                                                              {Outcome::Win, Outcome::Draw},
+                                                              {Outcome::Win, Outcome::Win}};
+    // Both workers' pairs in the same proportions, so that their results fit: the honest one
+    // 100 pairs (10 LL, 20 LD, 40 DD, 20 WD, 10 WW) with one crash of the test version, the
+    // slow one 30 (3, 6, 12, 6, 3) with every decisive game lost on time.
+    const auto play = [&](const Caller& caller, const LeaseGrant& lease, uint32_t scale,
+                          GameEnding decisive, uint32_t faulty_games) {
+        uint32_t next = 0;
+        uint32_t faulty = 0;
+        const std::vector<uint32_t> sizes = {1, 2, 4, 2, 1};
+        for (size_t c = 0; c < classes.size(); ++c) {
+            std::vector<uint32_t> indices;
+            for (uint32_t i = 0; i < sizes[c] * scale; ++i) indices.push_back(next++);
+            Report r = report(lease, uint32_t(c + 1), indices, classes[c].first, classes[c].second);
+            for (PairRecord& pair : r.pairs)
+                for (GameRecord& game : pair.games) {
+                    game.ending = GameEnding::Rules;
+                    if (game.outcome != Outcome::Draw && faulty < faulty_games) {
+                        game.ending = decisive;
+                        ++faulty;
+                    }
+                }
+            ASSERT_TRUE(
+                transact([&](Storage& s) { return core->report_results(s, caller, r); }).ok());
+        }
+        EXPECT_EQ(faulty, faulty_games);
+    };
+    play(honest_caller, honest_lease, 10, GameEnding::Crash, 1);
+    play(slow_caller, slow_lease, 3, GameEnding::TimeLoss, 24);
+    Release release;
+    release.worker_id = slow;
+    release.lease_id = slow_lease.batch.id;
+    ASSERT_TRUE(
+        transact([&](Storage& s) { return core->release_lease(s, slow_caller, release); }).ok());
+
+    storage->begin(false);
+    const absl::StatusOr<coordinator::Run> read = core->get_run(*storage, run.id);
+    storage->commit();
+    ASSERT_TRUE(read.ok()) << read.status();
+    ASSERT_EQ(read->workers.size(), 2u);
+    for (const WorkerFit& w : read->workers) {
+        EXPECT_GT(w.fit.p_value, 0.001) << w.name << ": the results alone fit";
+        if (w.worker_id == slow) {
+            EXPECT_EQ(w.time_losses, 24);
+            EXPECT_LT(w.time_loss_p, 1e-6);
+            EXPECT_TRUE(w.quarantined);
+        } else {
+            EXPECT_EQ(w.time_losses, 0);
+            EXPECT_EQ(w.time_loss_p, 1);
+            EXPECT_FALSE(w.quarantined);
+        }
+    }
+    // The slow worker's 24 time losses: 12 of the test version (LL and LD pairs), 12 of the base.
+    std::map<std::tuple<int64_t, bool, GameEnding>, int64_t> faults;
+    for (const FaultCount& f : read->faults)
+        faults[{f.worker_id, f.test_version, f.fault}] = f.games;
+    EXPECT_EQ(faults, (std::map<std::tuple<int64_t, bool, GameEnding>, int64_t>{
+                          {{slow, true, GameEnding::TimeLoss}, 12},
+                          {{slow, false, GameEnding::TimeLoss}, 12},
+                          {{honest, true, GameEnding::Crash}, 1}}));
+
+    deliver();
+    const auto refused =
+        transact([&](Storage& s) { return core->request_work(s, slow_caller, slow); });
+    ASSERT_TRUE(refused.ok());
+    EXPECT_FALSE(refused->has_value());
+    EXPECT_EQ(deliver(), (std::vector<std::string>{"seen " + std::to_string(slow),
+                                                   "quarantined worker " + std::to_string(slow) +
+                                                       " in " + std::to_string(run.id)}));
 }
 
 TEST_F(CoreEventTest, NothingIsPublishedBeforeTheCommitOrAfterARollback) {

@@ -168,5 +168,29 @@ TEST(RunKinds, BadAdjudicationRulesAreRefusedAndGenerationRunsTakeNone) {
     EXPECT_EQ(refusal(generate), "a generate run plays every game out: it takes no adjudication");
 }
 
+// How a game ended comes with each reported game; a fault is a loss for the engine at fault,
+// so a drawn game lost by a fault, or an ending the protocol does not know, is refused.
+TEST(ReportConversion, GameEndingsAreReadAndImpossibleOnesRefused) {
+    v1::ReportResultsRequest request;
+    v1::GamePair* pair = request.add_pairs();
+    pair->mutable_first()->set_outcome(v1::GAME_OUTCOME_LOSS);
+    pair->mutable_first()->set_ending(v1::GAME_ENDING_TIME_LOSS);
+    pair->mutable_second()->set_outcome(v1::GAME_OUTCOME_DRAW);
+    pair->mutable_second()->set_ending(v1::GAME_ENDING_ADJUDICATION);
+    absl::StatusOr<Report> read = report_from_proto(request);
+    ASSERT_TRUE(read.ok()) << read.status();
+    EXPECT_EQ(read->pairs[0].games[0].ending, GameEnding::TimeLoss);
+    EXPECT_EQ(read->pairs[0].games[1].ending, GameEnding::Adjudication);
+
+    pair->mutable_second()->set_ending(v1::GAME_ENDING_CRASH);
+    read = report_from_proto(request);
+    EXPECT_EQ(read.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_EQ(read.status().message(), "pair 0: a game lost by crash cannot be a draw");
+
+    pair->mutable_second()->set_ending(v1::GameEnding(42));
+    read = report_from_proto(request);
+    EXPECT_EQ(read.status().message(), "pair 0: a game has an unknown ending 42");
+}
+
 }  // namespace
 }  // namespace sparring::coordinator

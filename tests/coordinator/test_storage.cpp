@@ -3,10 +3,12 @@
 #include <gtest/gtest.h>
 #include <zlib.h>
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <random>
 #include <thread>
+#include <tuple>
 
 #include "coordinator/domain/auth.h"
 #include "coordinator/domain/text.h"
@@ -562,6 +564,65 @@ TEST(Storage, AdjudicationRulesRoundTripAndRunsStoredBeforeThemHaveNone) {
     EXPECT_EQ(after.spec.adjudication.resign->score_cp, 700);
     EXPECT_FALSE(after.spec.adjudication.resign->two_sided);
     EXPECT_EQ(after.spec.adjudication.max_plies, 300);
+}
+
+TEST(Storage, GameEndingsAreStoredAndOnlyFaultsAreCounted) {
+    TempDatabase db;
+    SqliteStorage s(db.path());
+    s.begin(true);
+    coordinator::Run run;
+    run.test_id = run.base_id = s.insert_version(uci_version());
+    const int64_t run_id = s.insert_run(run);
+    const Batch batch = insert_leased_worker(
+        s, s.insert_token(Token{0, Role::Worker, "w", 1, false}, sha256_hex("secret")), run_id, 4);
+    const int64_t worker_id = batch.worker_id;
+    const int64_t batch_id = batch.id;
+    const std::vector<std::pair<Outcome, GameEnding>> games = {
+        {Outcome::Loss, GameEnding::TimeLoss}, {Outcome::Loss, GameEnding::TimeLoss},
+        {Outcome::Win, GameEnding::TimeLoss},  {Outcome::Win, GameEnding::Crash},
+        {Outcome::Draw, GameEnding::Rules},    {Outcome::Win, GameEnding::Adjudication},
+        {Outcome::Loss, GameEnding::Unknown},  {Outcome::Loss, GameEnding::IllegalMove}};
+    for (size_t i = 0; i < games.size(); ++i) {
+        StoredGame g;
+        g.run_id = run_id;
+        g.game = i;
+        g.batch_id = batch_id;
+        g.worker_id = worker_id;
+        g.outcome = games[i].first;
+        g.pgn = "1-0";
+        g.ending = games[i].second;
+        s.insert_game(g);
+    }
+    s.commit();
+    s.begin(false);
+    const std::vector<FaultCount> faults = s.fault_counts(run_id);
+    s.commit();
+    std::vector<std::tuple<bool, GameEnding, int64_t>> seen;
+    for (const FaultCount& f : faults) {
+        EXPECT_EQ(f.worker_id, worker_id);
+        EXPECT_EQ(f.worker_name, "box");
+        seen.emplace_back(f.test_version, f.fault, f.games);
+    }
+    std::sort(seen.begin(), seen.end());
+    EXPECT_EQ(seen, (std::vector<std::tuple<bool, GameEnding, int64_t>>{
+                        {false, GameEnding::TimeLoss, 1},
+                        {false, GameEnding::Crash, 1},
+                        {true, GameEnding::TimeLoss, 2},
+                        {true, GameEnding::IllegalMove, 1}}));
+    Database raw(db.path());
+    Statement& endings = raw.prepare("SELECT ending FROM games ORDER BY game");
+    endings.bind();
+    std::string stored;
+    while (endings.step()) stored += endings.text(0) + ",";
+    EXPECT_EQ(stored, "time_loss,time_loss,time_loss,crash,rules,adjudication,,illegal_move,");
+    // The faults are read through the partial index, not the whole games table.
+    Statement& plan = raw.prepare(
+        "EXPLAIN QUERY PLAN SELECT count(*) FROM games WHERE run_id = ? AND ending IN "
+        "('time_loss', 'crash', 'stall', 'illegal_move')");
+    plan.bind(run_id);
+    std::string detail;
+    while (plan.step()) detail += plan.text(3) + "\n";
+    EXPECT_NE(detail.find("games_faults"), std::string::npos) << detail;
 }
 
 TEST(Storage, RunListingsAreFilteredOrderedAndPagedInTheQuery) {

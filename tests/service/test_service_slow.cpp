@@ -5,6 +5,8 @@
 #include <unistd.h>
 
 #include <csignal>
+#include <filesystem>
+#include <fstream>
 #include <functional>
 #include <thread>
 
@@ -280,6 +282,61 @@ TEST_F(SlowServiceTest, ServiceGamesEndByTheRunsAdjudicationWithBuiltInAndUciEng
     EXPECT_NE(r.err.find("bad draw adjudication 'movecount=8': missing score=N"), std::string::npos)
         << r.err;
     EXPECT_EQ(cluster->query("SELECT count(*) FROM runs"), 3);
+}
+
+// Games lost by an engine's fault are counted per worker and per version at fault, and shown:
+// a UCI engine that thinks past its clock loses every game on time, one that dies at its
+// first move loses every game by a crash (tests/match/fake_uci_engine.sh).
+TEST_F(SlowServiceTest, TimeLossesAndCrashesAreCountedPerWorkerAndVersion) {
+    cluster = std::make_unique<Cluster>(
+        std::vector<std::string>{"--heartbeat-seconds", "1", "--pairs-per-thread", "2"});
+    const std::string fake = std::string(SPARRING_SOURCE_DIR) + "/tests/match/fake_uci_engine.sh";
+    const auto wrapper = [&](const std::string& mode) {
+        const std::string path = cluster->dir + "/fake-" + mode;
+        std::ofstream(path) << "#!/bin/sh\nexec " << fake << " " << mode << "\n";
+        std::filesystem::permissions(path, std::filesystem::perms::owner_all);
+        return path;
+    };
+    const std::string slow = wrapper("slow");
+    const std::string crash = wrapper("crash");
+    cluster->add_version("a");
+    for (const auto& [name, command] : {std::pair{"slow", slow}, std::pair{"crashy", crash}}) {
+        const CommandResult added = cluster->cli({"versions", "add", name, "--uci", command});
+        ASSERT_EQ(added.status, 0) << added.err;
+    }
+    cluster->start_worker("one", 1, {"--uci-engines", slow + "," + crash});
+
+    // The slow engine answers after 0.3 s on a clock of 0.1 s: every game lost on time.
+    CommandResult r =
+        cluster->cli({"submit", "slow", "a", "--kind", "fixed", "--games", "4", "--tc", "0.1+0"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    ASSERT_EQ(cluster->wait_for_run(1, 300s).state(), v1::RUN_STATE_FINISHED);
+    r = cluster->cli(
+        {"submit", "crashy", "a", "--kind", "fixed", "--games", "2", "--tc", "nodes=100"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    ASSERT_EQ(cluster->wait_for_run(2, 300s).state(), v1::RUN_STATE_FINISHED);
+
+    EXPECT_EQ(cluster->query("SELECT count(*) FROM games WHERE run_id = 1 AND ending = "
+                             "'time_loss' AND outcome = 'loss'"),
+              4);
+    EXPECT_EQ(cluster->query("SELECT count(*) FROM games WHERE run_id = 2 AND ending = 'crash' "
+                             "AND outcome = 'loss'"),
+              2);
+    const v1::RunStatus first = cluster->wait_for_run(1, 10s);
+    ASSERT_EQ(first.faults_size(), 1) << first.DebugString();
+    EXPECT_EQ(first.faults(0).version(), "slow");
+    EXPECT_EQ(first.faults(0).fault(), v1::GAME_ENDING_TIME_LOSS);
+    EXPECT_EQ(first.faults(0).games(), 4u);
+    EXPECT_EQ(first.faults(0).worker_name(), "one");
+    ASSERT_EQ(first.workers_size(), 1);
+    EXPECT_EQ(first.workers(0).time_losses(), 4u);
+
+    const CommandResult show = cluster->cli({"show", "2"});
+    const size_t faults = show.out.find("games lost by faults:");
+    ASSERT_NE(faults, std::string::npos) << show.out;
+    const std::string row = show.out.substr(show.out.find("crashy", faults));
+    EXPECT_EQ(row.substr(0, row.find('\n')).find(" crash "), row.find(" crash ")) << show.out;
+    EXPECT_NE(row.substr(0, row.find('\n')).find(" 1 one "), std::string::npos) << show.out;
 }
 
 }  // namespace
