@@ -203,8 +203,13 @@ void print_game_run(const v1::RunStatus& run, const GameRunLayout& layout) {
                                          int(spec.adjudication().max_plies()))});
     rows.push_back({"priority", std::to_string(spec.priority()) + ", throughput " +
                                     std::to_string(spec.throughput()) + "%"});
+    if (spec.threads() > 1)
+        rows.push_back({"threads", std::to_string(spec.threads()) +
+                                       " per UCI engine (a game holds as many cores; the "
+                                       "built-in engine searches with one)"});
     rows.push_back({"in progress", std::to_string(run.pairs_leased()) + " pairs on " +
-                                       std::to_string(run.active_workers()) + " workers"});
+                                       std::to_string(run.active_workers()) + " workers, " +
+                                       std::to_string(run.active_cores()) + " cores"});
     rows.push_back({"created", utc(run.created_unix_ms())});
     rows.push_back({"finished", utc(run.finished_unix_ms())});
     if (!spec.description().empty()) rows.push_back({"description", spec.description()});

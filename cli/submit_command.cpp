@@ -45,6 +45,7 @@ int submit_kind(const Flags& args, const CliRunKind& kind, v1::SubmitRunRequest&
     rules.set_draw(args.get_string("draw", ""));
     rules.set_resign(args.get_string("resign", ""));
     rules.set_max_plies(uint32_t(args.get_int_in("maxplies", 0, 100000)));
+    spec.set_threads(uint32_t(args.get_int_in("engine-threads", 1, 256)));
     const v1::RunStatus run = send(args, request);
     if (!args.has("json"))
         std::cout << "run " << run.id() << " submitted: " << made.submitted(run, spec)
@@ -56,8 +57,8 @@ int submit_kind(const Flags& args, const CliRunKind& kind, v1::SubmitRunRequest&
 int submit_training(const Flags& args, const CliRunKind& kind) {
     if (args.positional().size() != 1)
         throw UsageError("submit generate and submit train take flags only (--version V ...)");
-    for (const char* flag :
-         {"kind", "tc", "params", "c-end", "r-end", "verify", "draw", "resign", "maxplies"})
+    for (const char* flag : {"kind", "tc", "params", "c-end", "r-end", "verify", "draw", "resign",
+                             "maxplies", "engine-threads"})
         if (args.has(flag))
             throw UsageError("--" + std::string(flag) + " does not go with submit " +
                              args.positional()[0]);
@@ -128,6 +129,10 @@ Command submit_command() {
          "resign adjudication: movecount=N,score=CP[,twosided=true] (default: "
          "movecount=3,score=400,twosided=true)"},
         {"maxplies", "N", "a game this many plies long is a draw (0: no limit)", "0"},
+        {"engine-threads", "N",
+         "search threads of each UCI engine (its Threads option); a game holds N of a "
+         "worker's cores",
+         "1"},
         {"priority", "N", "higher runs first", "0"},
         {"throughput", "P", "share of workers among equal priorities, percent", "100"},
         {"pairs-per-thread", "N", "game pairs per worker thread in a lease (default: server's)"},

@@ -122,7 +122,12 @@ int64_t reserved_memory_mb(const v1::Version& version) {
     return largest;
 }
 
-std::string memory_refusal(const v1::Lease& lease, int concurrency, int64_t memory_mb) {
+int games_at_once(const v1::Lease& lease, int concurrency) {
+    return concurrency / int(std::clamp<uint32_t>(lease.threads(), 1, 1024));
+}
+
+std::string memory_refusal(const v1::Lease& lease, int cores, int64_t memory_mb) {
+    const int concurrency = games_at_once(lease, cores);
     const int64_t per_game = reserved_memory_mb(lease.test()) + reserved_memory_mb(lease.base());
     int64_t needed = 0;
     if (__builtin_mul_overflow(per_game, int64_t(std::max(concurrency, 1)), &needed))
@@ -137,9 +142,28 @@ std::optional<match::MatchConfig> match_config(const v1::Lease& lease, int concu
                                                const std::string& site, std::string* error,
                                                const EngineLimits& limits,
                                                const EnginePaths& engines) {
+    const int threads = int(std::clamp<uint32_t>(lease.threads(), 1, 1024));
+    const int games = games_at_once(lease, concurrency);
+    if (games < 1) {
+        *error = "a game of the run needs " + std::to_string(threads) +
+                 " cores and this worker has " + std::to_string(concurrency) + " (--concurrency)";
+        return std::nullopt;
+    }
     auto test = player_spec(lease.test(), limits, engines, error);
     auto base = player_spec(lease.base(), limits, engines, error);
     if (!test || !base) return std::nullopt;
+    // The run's threads replace a UCI engine's own Threads option in any spelling; its CPU
+    // time limit grows with them. The built-in engine searches with one thread.
+    if (threads > 1)
+        for (match::PlayerSpec* player : {&*test, &*base})
+            if (auto* uci = std::get_if<match::UciSpec>(&player->engine)) {
+                std::erase_if(uci->options, [](const auto& option) {
+                    return match::canonical_option_name(option.first) ==
+                           match::canonical_option_name("Threads");
+                });
+                uci->options.emplace_back("Threads", std::to_string(threads));
+                uci->cpu_limit_seconds *= threads;
+            }
     match::MatchConfig config;
     config.first = std::move(*test);
     config.second = std::move(*base);
@@ -155,7 +179,7 @@ std::optional<match::MatchConfig> match_config(const v1::Lease& lease, int concu
         if (!config.adjudication.resign) return std::nullopt;
     }
     config.adjudication.max_plies = int(std::min<uint32_t>(rules.max_plies(), 100000));
-    config.concurrency = concurrency;
+    config.concurrency = games;
     config.pgn.record = true;
     config.pgn.event = "Sparring run " + std::to_string(lease.run_id());
     config.pgn.site = site;

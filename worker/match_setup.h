@@ -28,9 +28,12 @@ struct EngineLimits {
 // engine's hash, or an external engine's Hash option in any spelling an engine reads as Hash
 // (16 when absent or unreadable), as the coordinator's scheduler counts it.
 int64_t reserved_memory_mb(const v1::Version& version);
-// Returns why the lease's hash tables do not fit in memory_mb with `concurrency` games at a
-// time (the scheduler's own sum, so a lease it granted fits), or "" when they do.
-std::string memory_refusal(const v1::Lease& lease, int concurrency, int64_t memory_mb);
+// Returns the games a worker of `concurrency` cores plays at once for a lease: its cores over
+// the run's threads per game (0 when one game needs more).
+int games_at_once(const v1::Lease& lease, int concurrency);
+// Returns why the lease's hash tables do not fit in memory_mb with as many games at a time as
+// `cores` hold (the scheduler's own sum, so a lease it granted fits), or "" when they do.
+std::string memory_refusal(const v1::Lease& lease, int cores, int64_t memory_mb);
 
 // Returns the runner configuration of a lease (test version first), external engines
 // confined by limits; nullopt with *error when a version's parameters do not parse, its UCI

@@ -308,7 +308,7 @@ std::optional<PlayPairs> Worker::player_of(const v1::Lease& lease, LeaseSession&
         };
         const std::vector<match::PairJob> jobs = pair_jobs(lease);
         if (tune_pairs)
-            play_tune_pairs(*tune_pairs, jobs, options_.concurrency, convert, cancel);
+            play_tune_pairs(*tune_pairs, jobs, config.concurrency, convert, cancel);
         else
             match::MatchRunner(config).play(jobs, {nullptr, convert}, cancel);
     };

@@ -110,6 +110,11 @@ absl::StatusOr<Run> Core::submit_run(Storage& storage, RunSpec spec) const {
     if (!base)
         return absl::NotFoundError("unknown base version '" + excerpt(spec.base_version) +
                                    "' (add it with `sparring versions add`)");
+    if (spec.threads > 1 && test->kind == Version::Kind::Builtin &&
+        base->kind == Version::Kind::Builtin)
+        return absl::InvalidArgumentError(
+            "both versions are the built-in engine, which searches with one thread: threads "
+            "apply to UCI and uploaded engines");
     absl::StatusOr<RecordKindState> record = run_kind(spec.kind).prepare(storage, spec, *base);
     if (!record.ok()) return record.status();
     Run run;

@@ -218,6 +218,7 @@ absl::StatusOr<std::optional<LeaseGrant>> Core::request_work(
         c.priority = run.spec.priority;
         c.throughput = run.spec.throughput;
         c.active_cores = run.active_cores;
+        c.threads = run.spec.threads;
         for (int64_t id : {run.test_id, run.base_id}) {
             const Version v = *storage.find_version(id);
             c.version_ids.push_back(id);
@@ -234,8 +235,11 @@ absl::StatusOr<std::optional<LeaseGrant>> Core::request_work(
     const RunKindModule& kind = run_kind(run.spec.kind);
     const int per_thread =
         run.spec.pairs_per_thread > 0 ? run.spec.pairs_per_thread : options_.pairs_per_thread;
+    // The worker's cores, shared by games of the run's threads each (the scheduler gave it
+    // the run only if one fits).
+    const int games = std::max(1, games_at_once(worker->concurrency, run.spec.threads));
     const uint64_t wanted =
-        std::min<uint64_t>(uint64_t(per_thread) * uint64_t(worker->concurrency),
+        std::min<uint64_t>(uint64_t(per_thread) * uint64_t(games),
                            kind.max_pairs_per_lease(options_.max_pairs_per_lease));
     PairRange range;
     if (std::optional<PairRange> free = storage.take_free_pairs(run.id, wanted)) {
@@ -250,7 +254,7 @@ absl::StatusOr<std::optional<LeaseGrant>> Core::request_work(
     batch.worker_id = worker_id;
     batch.first_pair = range.first;
     batch.pairs = uint32_t(range.count);
-    batch.cores = worker->concurrency;
+    batch.cores = games * run.spec.threads;
     batch.reported.assign((batch.pairs + 7) / 8, 0);
     batch.created_ms = now;
     batch.expires_ms = now + options_.lease_ms;

@@ -28,6 +28,7 @@ inline constexpr match::DrawRule kDefaultDrawRule{
 inline constexpr match::ResignRule kDefaultResignRule{
     .move_count = 3, .score_cp = 400, .two_sided = true};
 inline constexpr uint32_t kMaxAdjudicationPlies = 100000;
+inline constexpr int kMaxThreads = 256;  // of one engine in a game
 // A version's hash table, MiB: the bound the workers hold submitted options to as well.
 inline constexpr int64_t kMaxHashMb = match::kMaxUciHashMb;
 

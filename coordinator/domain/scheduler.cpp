@@ -4,6 +4,10 @@
 
 namespace sparring::coordinator {
 
+int games_at_once(int concurrency, int threads) {
+    return concurrency / std::max(threads, 1);
+}
+
 std::string incapability(const RunCandidate& run, const WorkerProfile& worker) {
     if (std::find(worker.barred_runs.begin(), worker.barred_runs.end(), run.run_id) !=
         worker.barred_runs.end())
@@ -21,10 +25,14 @@ std::string incapability(const RunCandidate& run, const WorkerProfile& worker) {
         if (std::find(worker.refused_versions.begin(), worker.refused_versions.end(), version) !=
             worker.refused_versions.end())
             return "refused version " + std::to_string(version) + " (bench mismatch)";
+    const int games = games_at_once(worker.concurrency, run.threads);
+    if (games == 0)
+        return "has " + std::to_string(worker.concurrency) + " cores, a game of the run needs " +
+               std::to_string(run.threads);
     // Checked: stored figures predate their bounds, and an overflow must not wrap to "fits".
     int64_t needed = 0;
     if (run.memory_mb_per_game < 0 ||
-        __builtin_mul_overflow(run.memory_mb_per_game, int64_t(worker.concurrency), &needed))
+        __builtin_mul_overflow(run.memory_mb_per_game, int64_t(games), &needed))
         return "needs more memory than can be counted";
     if (needed > worker.memory_mb)
         return "has " + std::to_string(worker.memory_mb) + " MiB, needs " + std::to_string(needed) +

@@ -20,6 +20,7 @@ struct RunCandidate {
     std::vector<std::string> uci_commands;  // external engines a worker must have
     bool uploaded_engines = false;          // a version runs an uploaded engine file
     int64_t memory_mb_per_game = 0;         // both engines' hash tables
+    int threads = 1;                        // cores one game holds (the run's threads)
 };
 
 // What the scheduler knows of the worker asking for work.
@@ -32,6 +33,10 @@ struct WorkerProfile {
     std::vector<int64_t> barred_runs;       // purged from, or quarantined in
     std::vector<int64_t> failed_runs;       // runs it failed too often to be given again
 };
+
+// Returns the games a worker plays at once for a run: its cores (concurrency) over the cores
+// one game holds, 0 when it has too few for one.
+int games_at_once(int concurrency, int threads);
 
 // Returns why the worker cannot play the run, or an empty string when it can.
 std::string incapability(const RunCandidate& run, const WorkerProfile& worker);

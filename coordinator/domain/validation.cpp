@@ -206,7 +206,15 @@ absl::Status check_version(Version& v) {
 absl::Status check_run_spec(RunSpec& spec) {
     if (spec.test_version.empty() || spec.base_version.empty())
         return invalid("a run needs a test version and a base version");
-    return run_kind(spec.kind).check_spec(spec);
+    const RunKindModule& kind = run_kind(spec.kind);
+    if (spec.threads < 1 || spec.threads > kMaxThreads)
+        return invalid("threads must be in 1.." + std::to_string(kMaxThreads) + ", got " +
+                       std::to_string(spec.threads));
+    if (spec.threads > 1 && !kind.takes_threads())
+        return invalid("a " + std::string(kind.label()) +
+                       " run plays the built-in engine, which searches with one thread: it "
+                       "takes no threads");
+    return kind.check_spec(spec);
 }
 
 absl::Status check_game_run(RunSpec& spec) {

@@ -23,6 +23,7 @@ class GenerateKind final : public RunKindModule {
     bool purgeable() const override { return false; }
     // Training data comes from games played out: no draw or resign rule cuts them short.
     bool adjudicates() const override { return false; }
+    bool takes_threads() const override { return false; }
     RunKind kind() const override { return RunKind::Generate; }
     std::string_view name() const override { return "generate"; }
     std::string_view label() const override { return "generate"; }

@@ -54,6 +54,9 @@ class RunKindModule {
     virtual bool plays_games() const { return true; }
     // Whether the run's games may end by adjudication (generation runs play every game out).
     virtual bool adjudicates() const { return plays_games(); }
+    // Whether the run's versions play as given, UCI engines with several threads if asked
+    // (generation runs play the built-in engine, single-threaded).
+    virtual bool takes_threads() const { return plays_games(); }
     // Returns whether a worker's pairs can be taken out of the run's totals again (a purge):
     // not when they have changed more than counts (tuned values, stored positions).
     virtual bool purgeable() const { return plays_games(); }

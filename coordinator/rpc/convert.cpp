@@ -276,6 +276,7 @@ absl::StatusOr<RunSpec> run_spec_from_proto(const v1::RunSpec& in) {
     spec.throughput = int(std::min<uint32_t>(in.throughput(), 1'000'000));
     spec.pairs_per_thread = int(std::min<uint32_t>(in.pairs_per_thread(), 1'000'000));
     spec.description = valid_utf8(in.description());
+    spec.threads = in.threads() == 0 ? 1 : int(std::min<uint32_t>(in.threads(), 1'000'000));
     if (absl::Status status =
             adjudication_from_proto(in.adjudication(), **kind, &spec.adjudication);
         !status.ok())
@@ -302,6 +303,8 @@ void run_to_proto(const Run& in, v1::RunStatus* out) {
     spec->set_description(in.spec.description);
     if (kind.adjudicates())
         adjudication_to_proto(in.spec.adjudication, spec->mutable_adjudication());
+    spec->set_threads(uint32_t(in.spec.threads));
+    out->set_active_cores(uint32_t(std::max(0, in.active_cores)));
     out->set_state(in.state == RunState::Active     ? v1::RUN_STATE_ACTIVE
                    : in.state == RunState::Finished ? v1::RUN_STATE_FINISHED
                                                     : v1::RUN_STATE_STOPPED);
@@ -466,6 +469,7 @@ void lease_to_proto(const LeaseGrant& in, v1::Lease* out) {
     const RunKindModule& kind = run_kind(in.run.spec.kind);
     if (kind.adjudicates())
         adjudication_to_proto(in.run.spec.adjudication, out->mutable_adjudication());
+    out->set_threads(uint32_t(in.run.spec.threads));
     kind.lease_to_proto(in, out);
 }
 

@@ -589,23 +589,25 @@ void repair_text(Database& db) {
     }
 }
 
+// Adds a column unless the table has it already: a database migrated again from an older
+// user_version keeps the column it has.
+void add_column(Database& db, std::string_view table, std::string_view column,
+                std::string_view type) {
+    Statement& has = db.prepare("SELECT count(*) FROM pragma_table_info(?) WHERE name = ?");
+    has.bind(std::string(table), std::string(column));
+    const bool present = has.step() && has.int64(0) > 0;
+    has.reset();
+    if (!present)
+        db.exec("ALTER TABLE " + std::string(table) + " ADD COLUMN " + std::string(column) + " " +
+                std::string(type));
+}
+
 // Migration 11 (issue 30): the adjudication rules in force of each run, as the rule text the
 // worker parses ('' for a rule that is off). Runs stored before keep none, as they were played.
-// A column already there (a database migrated again from an older user_version) is kept.
 void add_adjudication_columns(Database& db) {
-    constexpr std::pair<std::string_view, std::string_view> kColumns[] = {
-        {"draw_rule", "TEXT NOT NULL DEFAULT ''"},     // "movenumber=34 movecount=8 score=20"
-        {"resign_rule", "TEXT NOT NULL DEFAULT ''"},   // "movecount=3 score=400 twosided=true"
-        {"max_plies", "INTEGER NOT NULL DEFAULT 0"}};  // a game this long is a draw; 0: none
-    for (const auto& [name, type] : kColumns) {
-        Statement& has =
-            db.prepare("SELECT count(*) FROM pragma_table_info('runs') WHERE name = ?");
-        has.bind(std::string(name));
-        const bool present = has.step() && has.int64(0) > 0;
-        has.reset();
-        if (!present)
-            db.exec("ALTER TABLE runs ADD COLUMN " + std::string(name) + " " + std::string(type));
-    }
+    add_column(db, "runs", "draw_rule", "TEXT NOT NULL DEFAULT ''");    // "movenumber=34 ..."
+    add_column(db, "runs", "resign_rule", "TEXT NOT NULL DEFAULT ''");  // "movecount=3 ..."
+    add_column(db, "runs", "max_plies", "INTEGER NOT NULL DEFAULT 0");  // 0: no limit
 }
 
 // Migration 12 (issue 30): how each game ended, as its worker reported it ('' before, or from
@@ -613,15 +615,16 @@ void add_adjudication_columns(Database& db) {
 // 'crash', 'stall', 'illegal_move'. A partial index holds the faults alone, so that a run's
 // counts per worker read only its faulty games, however many games it has.
 void add_game_endings(Database& db) {
-    Statement& has =
-        db.prepare("SELECT count(*) FROM pragma_table_info('games') WHERE name = 'ending'");
-    has.bind();
-    const bool present = has.step() && has.int64(0) > 0;
-    has.reset();
-    if (!present) db.exec("ALTER TABLE games ADD COLUMN ending TEXT NOT NULL DEFAULT ''");
+    add_column(db, "games", "ending", "TEXT NOT NULL DEFAULT ''");
     db.exec(
         "CREATE INDEX IF NOT EXISTS games_faults ON games (run_id) "
         "WHERE ending IN ('time_loss', 'crash', 'stall', 'illegal_move')");
+}
+
+// Migration 13 (issue 30): the threads of each UCI engine in a run's games (1 for the runs
+// stored before, as they were played).
+void add_run_threads(Database& db) {
+    add_column(db, "runs", "threads", "INTEGER NOT NULL DEFAULT 1");
 }
 
 // A migration: SQL, or a step in C++ where SQL alone cannot do it.
@@ -630,7 +633,7 @@ struct Migration {
     void (*step)(Database& db) = nullptr;
 };
 
-constexpr std::array<Migration, 12> kMigrations = {{{kSchema1},
+constexpr std::array<Migration, 13> kMigrations = {{{kSchema1},
                                                     {kSchema2},
                                                     {kSchema3},
                                                     {kSchema4},
@@ -641,7 +644,8 @@ constexpr std::array<Migration, 12> kMigrations = {{{kSchema1},
                                                     {kSchema9},
                                                     {{}, repair_text},
                                                     {{}, add_adjudication_columns},
-                                                    {{}, add_game_endings}}};
+                                                    {{}, add_game_endings},
+                                                    {{}, add_run_threads}}};
 
 // Returns the schema version recorded in the file.
 int user_version(Database& db) {

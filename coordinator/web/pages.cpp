@@ -173,6 +173,10 @@ std::string spec_table(const v1::RunStatus& run) {
         out += row("adjudication", escape_html(match::adjudication_summary(
                                        spec.adjudication().draw(), spec.adjudication().resign(),
                                        int(spec.adjudication().max_plies()))));
+    if (spec.threads() > 1)
+        out += row("threads", std::to_string(spec.threads()) +
+                                  " per UCI engine (a game holds as many cores; the built-in "
+                                  "engine searches with one)");
     out += row("priority", std::to_string(spec.priority()));
     out += row("throughput", std::to_string(spec.throughput()) + "%");
     if (spec.pairs_per_thread() > 0)

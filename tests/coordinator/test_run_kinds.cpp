@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "coordinator/domain/text.h"
+#include "coordinator/domain/validation.h"
 #include "coordinator/kinds/run_kind.h"
 #include "coordinator/rpc/convert.h"
 
@@ -166,6 +167,29 @@ TEST(RunKinds, BadAdjudicationRulesAreRefusedAndGenerationRunsTakeNone) {
     v1::RunSpec generate = spec_of(v1::RUN_KIND_GENERATE);
     generate.mutable_adjudication()->set_resign("off");
     EXPECT_EQ(refusal(generate), "a generate run plays every game out: it takes no adjudication");
+}
+
+// A run's threads per engine: 0 is 1; out of range, or on a kind that plays the built-in
+// engine alone, refused with the reason.
+TEST(RunKinds, ThreadsPerEngineAreBoundedAndOnlyForRunsOfTheirVersions) {
+    v1::RunSpec spec = spec_of(v1::RUN_KIND_FIXED_GAMES);
+    absl::StatusOr<RunSpec> read = run_spec_from_proto(spec);
+    ASSERT_TRUE(read.ok()) << read.status();
+    EXPECT_EQ(read->threads, 1);
+    RunSpec checked = *read;
+    checked.threads = 257;
+    EXPECT_EQ(check_run_spec(checked).message(), "threads must be in 1..256, got 257");
+    checked.threads = 256;
+    EXPECT_NE(check_run_spec(checked).message(), "threads must be in 1..256, got 256");
+    spec.set_threads(4);
+    read = run_spec_from_proto(spec);
+    ASSERT_TRUE(read.ok()) << read.status();
+    EXPECT_EQ(read->threads, 4);
+    RunSpec generate = *read;
+    generate.kind = RunKind::Generate;
+    EXPECT_EQ(check_run_spec(generate).message(),
+              "a generate run plays the built-in engine, which searches with one thread: it "
+              "takes no threads");
 }
 
 // How a game ended comes with each reported game; a fault is a loss for the engine at fault,

@@ -75,5 +75,24 @@ TEST(Scheduler, RefusedVersionExcludesTheRun) {
     EXPECT_EQ(choose_run(runs, w), 2);
 }
 
+// A run of several threads per game needs that many cores for one game, and its memory is
+// counted per game the worker plays at once.
+TEST(Scheduler, AGameOfSeveralThreadsNeedsAsManyCores) {
+    EXPECT_EQ(games_at_once(5, 2), 2);
+    EXPECT_EQ(games_at_once(1, 2), 0);
+    EXPECT_EQ(games_at_once(3, 0), 3);
+    RunCandidate threaded = run(1, 0, 0);
+    threaded.threads = 4;
+    WorkerProfile small = worker();  // 2 cores
+    EXPECT_EQ(incapability(threaded, small), "has 2 cores, a game of the run needs 4");
+    EXPECT_FALSE(choose_run({&threaded, 1}, small));
+    WorkerProfile big = worker();
+    big.concurrency = 9;
+    big.memory_mb = 64;  // 32 MiB a game, two games of four threads at once
+    EXPECT_EQ(incapability(threaded, big), "");
+    big.memory_mb = 63;
+    EXPECT_NE(incapability(threaded, big), "");
+}
+
 }  // namespace
 }  // namespace sparring::coordinator

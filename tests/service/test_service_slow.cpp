@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <iterator>
 #include <thread>
 
 #include "cluster.h"
@@ -282,6 +283,51 @@ TEST_F(SlowServiceTest, ServiceGamesEndByTheRunsAdjudicationWithBuiltInAndUciEng
     EXPECT_NE(r.err.find("bad draw adjudication 'movecount=8': missing score=N"), std::string::npos)
         << r.err;
     EXPECT_EQ(cluster->query("SELECT count(*) FROM runs"), 3);
+}
+
+// A run of two threads per engine: Stockfish is told Threads 2 whatever its version says, a
+// worker of two cores plays one game at a time and its lease holds two cores, a worker of one
+// core gets none of it; two built-in versions take no threads.
+TEST_F(SlowServiceTest, AThreadedRunSetsTheEnginesThreadsAndLeasesCoresNotGames) {
+    const std::string stockfish = "/usr/games/stockfish";
+    if (access(stockfish.c_str(), X_OK) != 0)
+        SPARRING_SKIP_WITHOUT("needs Debian's stockfish package");
+    cluster = std::make_unique<Cluster>(
+        std::vector<std::string>{"--heartbeat-seconds", "1", "--pairs-per-thread", "1"});
+    const std::string log = cluster->dir + "/stockfish-input.log";
+    const std::string wrapper = cluster->dir + "/stockfish-logged";
+    std::ofstream(wrapper) << "#!/bin/sh\ntee -a " << log << " | " << stockfish << "\n";
+    std::filesystem::permissions(wrapper, std::filesystem::perms::owner_all);
+    cluster->add_version("a");
+    const CommandResult sf =
+        cluster->cli({"versions", "add", "sf", "--uci", wrapper, "--option", "Hash=16,Threads=1"});
+    ASSERT_EQ(sf.status, 0) << sf.err;
+    cluster->start_worker("small", 1, {"--uci-engines", wrapper});
+    cluster->start_worker("big", 2, {"--uci-engines", wrapper});
+    CommandResult r = cluster->cli({"submit", "sf", "a", "--kind", "fixed", "--games", "4", "--tc",
+                                    "nodes=2000", "--engine-threads", "2"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    ASSERT_EQ(cluster->wait_for_run(1, 300s).state(), v1::RUN_STATE_FINISHED);
+    EXPECT_EQ(cluster->query("SELECT games FROM workers WHERE name = 'big'"), 4);
+    EXPECT_EQ(cluster->query("SELECT games FROM workers WHERE name = 'small'"), 0);
+    EXPECT_EQ(cluster->query("SELECT count(*) FROM batches b JOIN workers w ON w.id = b.worker_id "
+                             "WHERE w.name = 'small'"),
+              0);
+    EXPECT_EQ(cluster->query("SELECT min(cores) FROM batches WHERE run_id = 1"), 2);
+    EXPECT_EQ(cluster->query("SELECT max(cores) FROM batches WHERE run_id = 1"), 2);
+    std::ifstream in(log);
+    const std::string sent((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    EXPECT_NE(sent.find("setoption name Threads value 2"), std::string::npos) << sent;
+    EXPECT_EQ(sent.find("setoption name Threads value 1"), std::string::npos) << sent;
+    const CommandResult show = cluster->cli({"show", "1"});
+    EXPECT_NE(show.out.find("2 per UCI engine"), std::string::npos) << show.out;
+
+    r = cluster->cli({"submit", "a", "a", "--engine-threads", "2"});
+    EXPECT_NE(r.status, 0);
+    EXPECT_NE(r.err.find("both versions are the built-in engine, which searches with one thread"),
+              std::string::npos)
+        << r.err;
+    EXPECT_EQ(cluster->query("SELECT count(*) FROM runs"), 1);
 }
 
 // Games lost by an engine's fault are counted per worker and per version at fault, and shown:

@@ -5,11 +5,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <climits>
 #include <filesystem>
 #include <fstream>
+#include <variant>
 
 #include "client/connection.h"
+#include "match/uci_options.h"
 #include "tests/worker/fake_clock.h"
 #include "worker/grpc_coordinator.h"
 #include "worker/match_setup.h"
@@ -213,6 +216,45 @@ TEST(WorkerLimits, OptionsAStoredVersionCouldStillHoldAreRefusedBeforeAnEngineSt
         EXPECT_NE(error.find("version 'external': UCI option '" + name + "'"), std::string::npos)
             << error;
     }
+}
+
+// A run of N threads per engine: a worker plays its cores / N games at once, each UCI engine's
+// Threads option in any spelling becomes N, and the hash tables are counted per game at once.
+TEST(WorkerLimits, ThreadsPerEngineSetEachUciEngineAndDivideTheWorkersCores) {
+    v1::Lease lease;
+    *lease.mutable_test() = uci_version("/usr/games/stockfish");
+    (*lease.mutable_test()->mutable_uci()->mutable_options())["threads"] = "1";
+    (*lease.mutable_test()->mutable_uci()->mutable_options())["Hash"] = "100";
+    lease.mutable_base()->mutable_builtin()->set_params_json("{}");
+    lease.mutable_base()->mutable_builtin()->set_hash_mb(16);
+    lease.set_threads(2);
+    std::string error;
+    std::optional<match::MatchConfig> config = match_config(lease, 5, "site", &error);
+    ASSERT_TRUE(config) << error;
+    EXPECT_EQ(config->concurrency, 2);
+    const auto* uci = std::get_if<match::UciSpec>(&config->first.engine);
+    ASSERT_NE(uci, nullptr);
+    std::vector<std::pair<std::string, std::string>> threads;
+    for (const auto& option : uci->options)
+        if (match::canonical_option_name(option.first) == "threads") threads.push_back(option);
+    EXPECT_EQ(threads, (std::vector<std::pair<std::string, std::string>>{{"Threads", "2"}}));
+    EXPECT_TRUE(std::holds_alternative<match::BuiltinSpec>(config->second.engine));
+    // 116 MiB a game, two games on five cores.
+    EXPECT_EQ(memory_refusal(lease, 5, 232), "");
+    EXPECT_NE(memory_refusal(lease, 5, 231), "");
+    // One core cannot hold a game of two threads.
+    EXPECT_FALSE(match_config(lease, 1, "site", &error));
+    EXPECT_EQ(error, "a game of the run needs 2 cores and this worker has 1 (--concurrency)");
+    // Without the run's threads, the engine's own option stays as it was.
+    lease.clear_threads();
+    config = match_config(lease, 5, "site", &error);
+    ASSERT_TRUE(config) << error;
+    EXPECT_EQ(config->concurrency, 5);
+    uci = std::get_if<match::UciSpec>(&config->first.engine);
+    ASSERT_NE(uci, nullptr);
+    EXPECT_NE(std::find(uci->options.begin(), uci->options.end(),
+                        std::pair<std::string, std::string>{"threads", "1"}),
+              uci->options.end());
 }
 
 TEST(WorkerLimits, TokensComeFromTheFirstLineOfAFile) {
