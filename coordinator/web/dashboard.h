@@ -39,7 +39,7 @@ class Dashboard {
     Dashboard(Options options, UserApi& api, std::function<std::string()> metrics);
     ~Dashboard();
 
-    // Binds and starts serving on a thread of its own; returns the port. Throws
+    // Binds and starts serving on threads of its own; returns the port. Throws
     // std::runtime_error if it cannot listen.
     int start();
     // Stops serving: ends live pages, finishes requests in flight.
