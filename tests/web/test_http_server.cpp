@@ -349,6 +349,39 @@ TEST_F(HttpServerTest, AThousandStreamsShareTheServersFewThreads) {
     for (int i = kViewers / 2; i < kViewers; ++i) close(viewers[size_t(i)]);
 }
 
+TEST_F(HttpServerTest, AStreamWhoseClientDoesNotReadIsClosedAtItsQueueBound) {
+    HttpServer::Options options;
+    options.max_stream_queue_bytes = 256 * 1024;
+    start(options);
+    const int fd = connect_to(port);
+    const std::string request = "GET /stream HTTP/1.1\r\nHost: x\r\n\r\n";
+    send(fd, request.data(), request.size(), MSG_NOSIGNAL);
+    const auto opened = [this] {
+        std::lock_guard lock(mutex);
+        return streams.size();
+    };
+    for (int i = 0; i < 500 && opened() == 0; ++i) std::this_thread::sleep_for(10ms);
+    ASSERT_EQ(opened(), 1u);
+    std::shared_ptr<HttpStream> stream;
+    {
+        std::lock_guard lock(mutex);
+        stream = streams[0];
+    }
+    // The client reads nothing: once the sockets' buffers are full, updates queue up to the
+    // bound, and the stream is closed rather than held in memory.
+    const auto update = std::make_shared<const std::string>(std::string(16 * 1024, 'u'));
+    size_t written = 0;
+    while (written < (256u << 20) && stream->write(update)) {
+        written += update->size();
+        if (written % (1 << 20) == 0) std::this_thread::sleep_for(1ms);
+    }
+    EXPECT_LT(written, 256u << 20) << "a stream nobody reads took 256 MB";
+    EXPECT_TRUE(stream->closed());
+    for (int i = 0; i < 500 && streams_closed == 0; ++i) std::this_thread::sleep_for(10ms);
+    EXPECT_EQ(streams_closed, 1);
+    close(fd);
+}
+
 TEST_F(HttpServerTest, HeadNotFoundAndMethodNotAllowed) {
     start();
     server->on_error([](const HttpRequest& request, HttpResponse& response) {
