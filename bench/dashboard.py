@@ -15,52 +15,20 @@
    arm and their ratio are printed.
 """
 import argparse
-import json
 import os
 import random
-import re
-import signal
-import socket
 import sqlite3
-import subprocess
 import sys
 import tempfile
-import threading
 import time
-import urllib.error
 import urllib.request
+
+sys.dont_write_bytecode = True  # no bench/__pycache__ in the checkout
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_common import Coordinator, Viewers, loadgen, quantile, report_p99, request  # noqa: E402
 
 
 START = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
-
-
-def wait_for_file(path, seconds=30):
-    """Waits until a file has content; returns it."""
-    deadline = time.time() + seconds
-    while time.time() < deadline:
-        if os.path.exists(path) and os.path.getsize(path) > 0:
-            return open(path).read().strip()
-        time.sleep(0.05)
-    raise RuntimeError("no " + path)
-
-
-def request(base, path, body=None, token=""):
-    """Sends a GET (or a POST with a JSON body) and returns the decoded JSON answer."""
-    headers = {"Content-Type": "application/json"}
-    if token:
-        headers["Authorization"] = "Bearer " + token
-    data = json.dumps(body).encode() if body is not None else None
-    try:
-        with urllib.request.urlopen(urllib.request.Request(base + path, data, headers)) as answer:
-            return json.load(answer)
-    except urllib.error.HTTPError as error:
-        raise RuntimeError("%s %s: %s" % (path, error.code, error.read().decode())) from None
-
-
-def quantile(values, q):
-    """Returns the q-quantile of values (nearest rank)."""
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
 def seed(base, db, token, runs, games, big_games):
@@ -138,69 +106,6 @@ def time_page(base, path, count):
     return quantile(latencies, 0.5), quantile(latencies, 0.99), size
 
 
-class Viewers:
-    """Holds live pages open: each viewer reads a run's event stream on its own socket."""
-
-    def __init__(self, port, run, count):
-        self.events = 0
-        self.sockets = []
-        self.lock = threading.Lock()
-        self.stop = False
-        for _ in range(count):
-            s = socket.create_connection(("127.0.0.1", port))
-            s.sendall(("GET /runs/%d/events HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-                       "Accept: text/event-stream\r\n\r\n" % run).encode())
-            self.sockets.append(s)
-        self.thread = threading.Thread(target=self.read)
-        self.thread.start()
-
-    def read(self):
-        """Reads every socket until stopped, counting the events received."""
-        import selectors
-        selector = selectors.DefaultSelector()
-        for s in self.sockets:
-            s.setblocking(False)
-            selector.register(s, selectors.EVENT_READ)
-        while not self.stop:
-            for key, _ in selector.select(timeout=0.2):
-                try:
-                    data = key.fileobj.recv(65536)
-                except BlockingIOError:
-                    continue
-                with self.lock:
-                    self.events += data.count(b"data: ")
-
-    def close(self):
-        """Stops reading and closes every socket."""
-        self.stop = True
-        self.thread.join()
-        for s in self.sockets:
-            s.close()
-
-
-def loadgen(build, address, user, worker, db, rate, duration, on_run=None):
-    """Runs sparring-loadgen; calls on_run(run_id) once its run exists; returns its output."""
-    process = subprocess.Popen(
-        [os.path.join(build, "bench", "sparring-loadgen"), "--coordinator", address,
-         "--user-token", user, "--worker-token", worker, "--db", db, "--workers", "1000",
-         "--rate", str(rate), "--duration", str(duration)],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    if on_run:
-        sql = sqlite3.connect(db, timeout=60)
-        before = sql.execute("SELECT max(id) FROM runs").fetchone()[0]
-        while True:
-            latest = sql.execute("SELECT max(id) FROM runs").fetchone()[0]
-            if latest != before:
-                break
-            time.sleep(0.1)
-        sql.close()
-        on_run(latest)
-    out, _ = process.communicate()
-    if process.returncode != 0:
-        raise RuntimeError("loadgen failed:\n" + out)
-    return out
-
-
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("build")
@@ -210,26 +115,16 @@ def main():
     parser.add_argument("--rounds", type=int, default=2)
     args = parser.parse_args()
     build = os.path.abspath(args.build)
-    tool = os.path.join(build, "coordinator", "sparring-coordinator")
     work = tempfile.mkdtemp(prefix="sparring-dashboard-bench-")
-    db = os.path.join(work, "bench.db")
-    user = subprocess.run([tool, "token", "create", "--db", db, "--role", "user"], check=True,
-                          capture_output=True, text=True).stdout.strip()
-    worker = subprocess.run([tool, "token", "create", "--db", db, "--role", "worker"], check=True,
-                            capture_output=True, text=True).stdout.strip()
-    coordinator = subprocess.Popen(
-        [tool, "serve", "--db", db, "--listen", "127.0.0.1:0", "--port-file",
-         os.path.join(work, "port"), "--http-listen", "127.0.0.1:0", "--http-port-file",
-         os.path.join(work, "http-port"),
-         # Each round's load generator registers 1,000 more workers under the one worker token,
-         # while the leases of the round before are still out: the per-token caps (1,000 by
-         # default) would refuse the later rounds' work.
-         "--max-workers-per-token", "1000000", "--max-leases-per-token", "1000000"],
-        stdout=open(os.path.join(work, "coordinator.log"), "w"), stderr=subprocess.STDOUT)
+    coordinator = Coordinator(
+        build, work,
+        # Each round's load generator registers 1,000 more workers under the one worker token,
+        # while the leases of the round before are still out: the per-token caps (1,000 by
+        # default) would refuse the later rounds' work.
+        extra=["--max-workers-per-token", "1000000", "--max-leases-per-token", "1000000"])
+    address, http_port, base = coordinator.address, coordinator.http_port, coordinator.base
+    db, user, worker = coordinator.db, coordinator.user, coordinator.worker
     try:
-        address = "127.0.0.1:" + wait_for_file(os.path.join(work, "port"))
-        http_port = int(wait_for_file(os.path.join(work, "http-port")))
-        base = "http://127.0.0.1:%d" % http_port
         started = time.time()
         ids, total = seed(base, db, user, 100, 1_000_000, 200_000)
         print("seeded:          %d runs, %d games in %.0f s" % (len(ids), total,
@@ -254,7 +149,7 @@ def main():
                 if arm == "viewers":
                     events += holder["viewers"].events
                     holder["viewers"].close()
-                value = float(re.search(r"report latency: p50 [\d.]+ ms, p99 ([\d.]+) ms", out)[1])
+                value = report_p99(out)
                 p99[arm].append(value)
                 print("round %d, %-8s report p99 %7.2f ms   (%s)" % (
                     round_ + 1, arm + ":", value,
@@ -266,8 +161,7 @@ def main():
         print("report p99 (median of %d rounds): %.2f ms alone, %.2f ms with %d viewers: "
               "ratio %.3f" % (args.rounds, alone, watched, args.viewers, watched / alone))
     finally:
-        coordinator.send_signal(signal.SIGTERM)
-        coordinator.wait(timeout=30)
+        coordinator.stop()
 
 
 if __name__ == "__main__":

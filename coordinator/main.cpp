@@ -56,6 +56,13 @@ constexpr Flag kServeFlags[] = {
     {"http-listen", "HOST:PORT", "serve the web dashboard, /api/v1 and /metrics over HTTP"},
     {"http-port-file", "FILE", "write the dashboard's bound port to FILE once serving"},
     {"http-require-token", "", "the dashboard's pages and queries need a token too"},
+    {"http-max-connections", "N",
+     "open HTTP connections at most, per port; more are closed at once", "4096"},
+    {"http-max-connections-per-address", "N",
+     "open HTTP connections from one client address at most, per port", "256"},
+    {"http-request-timeout-seconds", "N",
+     "an HTTP request's head and body must arrive within N seconds of its first byte", "30"},
+    {"http-max-viewers", "N", "live run pages watched at once; more get 503", "500"},
     {"log-level", "LEVEL", "debug, info, warn or error", "info"},
     {"max-engine-mb", "N", "largest uploaded engine file accepted, in MiB", "256"},
 };
@@ -102,6 +109,12 @@ int serve(const Flags& args) {
     options.health_listen = args.get_string("health-listen", "");
     options.http.listen = args.get_string("http-listen", "");
     options.http.require_token = args.has("http-require-token");
+    options.http.max_connections = size_t(args.get_int_in("http-max-connections", 1, 1'000'000));
+    options.http.max_connections_per_address =
+        size_t(args.get_int_in("http-max-connections-per-address", 1, 1'000'000));
+    options.http.request_timeout =
+        std::chrono::seconds(args.get_int_in("http-request-timeout-seconds", 1, 3600));
+    options.http.max_viewers = int(args.get_int_in("http-max-viewers", 1, 1'000'000));
     if (args.has("http-port-file") && options.http.listen.empty())
         throw UsageError("--http-port-file needs --http-listen");
     const auto level = parse_log_level(args.get_string("log-level"));

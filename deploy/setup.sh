@@ -25,13 +25,15 @@ packages=(cmake g++ make pkg-config lld
           libsqlite3-dev sqlite3 zlib1g-dev libssl-dev openssl libgtest-dev libgmock-dev libbenchmark-dev
           libarchive-dev
           python3 stockfish
-          prometheus-cpp-dev libcpp-httplib-dev nlohmann-json3-dev libcli11-dev libjs-dygraphs)
+          prometheus-cpp-dev libcpp-httplib-dev nlohmann-json3-dev libcli11-dev libjs-dygraphs
+          libboost1.81-dev)
 # Only the test job needs these: they check the deploy recipes, the metrics format and the
 # C++ formatting, and chromium opens the dashboard in the browser test.
 # (prometheus brings promtool; on a machine running systemd it also starts a server on :9090.)
 # clang, libFuzzer and the sanitizer runtimes build the sanitizer stage and the fuzz targets;
-# faketime moves the coordinator's wall clock in the fault tests.
-test_packages=(python3-yaml docker-compose prometheus clang-format chromium faketime
+# faketime moves the coordinator's wall clock in the fault tests; curl fetches over HTTPS in
+# the HTTP server's test.
+test_packages=(python3-yaml docker-compose prometheus clang-format chromium faketime curl
                clang-14 libfuzzer-14-dev libclang-rt-14-dev)
 # The deploy checks run these tools; each package is installed unless the tool is already on
 # the PATH (from whatever package): kubectl renders the Kubernetes manifests, systemd-analyze

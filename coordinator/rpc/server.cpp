@@ -147,8 +147,12 @@ int Server::start() {
     if (!options_.metrics_listen.empty()) {
         HttpServer::Options http;
         http.listen = options_.metrics_listen;
+        // The dashboard's limits on connections and request time hold for /metrics too.
+        http.max_connections = options_.http.max_connections;
+        http.max_connections_per_address = options_.http.max_connections_per_address;
+        http.request_timeout = options_.http.request_timeout;
         http_server_ = std::make_unique<HttpServer>(http);
-        http_server_->get("/metrics", [this](const httplib::Request&, httplib::Response& response) {
+        http_server_->get("/metrics", [this](const HttpRequest&, HttpResponse& response) {
             serve_metrics(response);
         });
         http_server_->start();
@@ -196,7 +200,7 @@ std::string Server::render_metrics() {
     return metrics_.render(snapshot);
 }
 
-void Server::serve_metrics(httplib::Response& response) {
+void Server::serve_metrics(HttpResponse& response) {
     try {
         response.set_content(render_metrics(), "text/plain; version=0.0.4; charset=utf-8");
     } catch (const std::exception& e) {

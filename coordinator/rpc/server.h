@@ -65,7 +65,7 @@ class Server {
     // Returns the metrics, with the database's gauges read in a read transaction.
     std::string render_metrics();
     // Answers GET /metrics: the metrics, or 503 when the database cannot be read.
-    void serve_metrics(httplib::Response& response);
+    void serve_metrics(HttpResponse& response);
 
     Options options_;
     EventBus events_;  // outlives everything that publishes or subscribes

@@ -1,7 +1,5 @@
 #include "coordinator/web/dashboard.h"
 
-#include <httplib.h>
-
 #include <future>
 #include <stdexcept>
 
@@ -29,13 +27,13 @@ absl::Status call(UserApi& api, UserApi::Call<Request, Response> method,
 }
 
 // Answers a request with a JSON error.
-void reply_error(httplib::Response& response, const absl::Status& status) {
+void reply_error(HttpResponse& response, const absl::Status& status) {
     response.status = http_status(status.code());
     response.set_content(error_json(status), "application/json");
 }
 
 // Answers a page request with an error page.
-void reply_error_page(httplib::Response& response, const absl::Status& status) {
+void reply_error_page(HttpResponse& response, const absl::Status& status) {
     response.status = http_status(status.code());
     std::string message(status.message());
     if (status.code() == absl::StatusCode::kUnauthenticated)
@@ -44,7 +42,7 @@ void reply_error_page(httplib::Response& response, const absl::Status& status) {
 }
 
 // Returns the first capture of a route's pattern as a run id; INVALID_ARGUMENT if too big.
-absl::StatusOr<int64_t> run_id_of(const httplib::Request& request) {
+absl::StatusOr<int64_t> run_id_of(const HttpRequest& request) {
     try {
         return std::stoll(request.matches[1].str());
     } catch (const std::exception&) {
@@ -53,7 +51,7 @@ absl::StatusOr<int64_t> run_id_of(const httplib::Request& request) {
 }
 
 // Returns the value of a cookie of a request, or an empty string.
-std::string cookie(const httplib::Request& request, std::string_view name) {
+std::string cookie(const HttpRequest& request, std::string_view name) {
     const std::string header = request.get_header_value("Cookie");
     size_t start = 0;
     while (start < header.size()) {
@@ -71,14 +69,14 @@ std::string cookie(const httplib::Request& request, std::string_view name) {
 
 // A REST route: the UserApi call behind it, and the request field its path capture fills.
 using RestHandler =
-    std::function<void(UserApi&, const Credential&, const httplib::Request&, httplib::Response&)>;
+    std::function<void(UserApi&, const Credential&, const HttpRequest&, HttpResponse&)>;
 
 // Returns the handler of a REST route: the request comes from the URL parameters (GET) or
 // the JSON body (POST), plus the path capture; the response is the message as JSON.
 template <typename Request, typename Response>
 RestHandler rest(UserApi::Call<Request, Response> method, const char* path_field) {
-    return [method, path_field](UserApi& api, const Credential& credential,
-                                const httplib::Request& http, httplib::Response& reply) {
+    return [method, path_field](UserApi& api, const Credential& credential, const HttpRequest& http,
+                                HttpResponse& reply) {
         // The caller first: a request is parsed only for a token that may make it.
         std::promise<absl::Status> known;
         api.authenticate(credential,
@@ -134,8 +132,14 @@ Dashboard::Dashboard(Options options, UserApi& api, std::function<std::string()>
     HttpServer::Options http;
     http.listen = options_.listen;
     http.flag = "--http-listen";
-    // Each live page holds a thread while it watches; the rest serve requests.
-    http.threads = options_.max_viewers + 16;
+    // Live pages hold no thread: two I/O threads serve every connection, and eight run the
+    // handlers, which wait for the database.
+    http.io_threads = 2;
+    http.threads = 8;
+    http.keep_alive = std::chrono::seconds(15);
+    http.request_timeout = options_.request_timeout;
+    http.max_connections = options_.max_connections;
+    http.max_connections_per_address = options_.max_connections_per_address;
     http.max_body_bytes = options_.max_body_bytes;
     http.tls_cert_file = options_.tls_cert_file;
     http.tls_key_file = options_.tls_key_file;
@@ -172,7 +176,7 @@ EventBus::Subscription Dashboard::follow(EventBus& events) {
     });
 }
 
-Credential Dashboard::credential(const httplib::Request& request) const {
+Credential Dashboard::credential(const HttpRequest& request) const {
     Credential credential;
     credential.public_queries = !options_.require_token;
     const std::string header = request.get_header_value("Authorization");
@@ -189,8 +193,7 @@ Credential Dashboard::credential(const httplib::Request& request) const {
 void Dashboard::route() {
     for (const RestRoute& route : rest_routes()) {
         const RestHandler& handler = route.handler;
-        auto serve = [this, &handler](const httplib::Request& request,
-                                      httplib::Response& response) {
+        auto serve = [this, &handler](const HttpRequest& request, HttpResponse& response) {
             handler(api_, credential(request), request, response);
         };
         if (std::string_view(route.method) == "GET")
@@ -219,17 +222,17 @@ void Dashboard::route() {
         const Asset* asset = find_asset(request.matches[1].str());
         if (!asset) return reply_error_page(response, absl::NotFoundError("no such file"));
         response.set_header("Cache-Control", "public, max-age=86400");
-        response.set_content(asset->body.data(), asset->body.size(),
-                             (std::string(asset->content_type) + "; charset=utf-8").c_str());
+        response.set_content(std::string(asset->body),
+                             std::string(asset->content_type) + "; charset=utf-8");
     });
-    server_->get("/login", [](const httplib::Request& request, httplib::Response& response) {
+    server_->get("/login", [](const HttpRequest& request, HttpResponse& response) {
         const std::string token = request.get_param_value("token");
         response.set_header("Set-Cookie", std::string(kTokenCookie) + "=" + token +
                                               "; Path=/; HttpOnly; SameSite=Strict");
         response.set_redirect("/");
     });
     if (metrics_)
-        server_->get("/metrics", [this](const httplib::Request&, httplib::Response& response) {
+        server_->get("/metrics", [this](const HttpRequest&, HttpResponse& response) {
             try {
                 response.set_content(metrics_(), "text/plain; version=0.0.4; charset=utf-8");
             } catch (const std::exception& e) {
@@ -238,7 +241,7 @@ void Dashboard::route() {
                                      "text/plain");
             }
         });
-    server_->on_error([](const httplib::Request& request, httplib::Response& response) {
+    server_->on_error([](const HttpRequest& request, HttpResponse& response) {
         const absl::Status status =
             response.status == 413   ? absl::ResourceExhaustedError("request body too large")
             : response.status == 404 ? absl::NotFoundError("no such page: " + request.path)
@@ -258,7 +261,7 @@ void Dashboard::route() {
     });
 }
 
-void Dashboard::runs_list(const httplib::Request& request, httplib::Response& response) {
+void Dashboard::runs_list(const HttpRequest& request, HttpResponse& response) {
     const RunsQuery query = parse_runs_query(request.params);
     v1::ListRunsResponse runs;
     const absl::Status status =
@@ -267,7 +270,7 @@ void Dashboard::runs_list(const httplib::Request& request, httplib::Response& re
     response.set_content(runs_page(runs, query), "text/html; charset=utf-8");
 }
 
-void Dashboard::run(const httplib::Request& request, httplib::Response& response) {
+void Dashboard::run(const HttpRequest& request, HttpResponse& response) {
     const absl::StatusOr<int64_t> id = run_id_of(request);
     if (!id.ok()) return reply_error_page(response, id.status());
     const Credential who = credential(request);
@@ -293,7 +296,7 @@ void Dashboard::run(const httplib::Request& request, httplib::Response& response
     response.set_content(run_page(run, extras), "text/html; charset=utf-8");
 }
 
-void Dashboard::run_pgn(const httplib::Request& request, httplib::Response& response) {
+void Dashboard::run_pgn(const HttpRequest& request, HttpResponse& response) {
     const absl::StatusOr<int64_t> id = run_id_of(request);
     if (!id.ok()) return reply_error_page(response, id.status());
     const Credential who = credential(request);
@@ -304,29 +307,29 @@ void Dashboard::run_pgn(const httplib::Request& request, httplib::Response& resp
     if (!status.ok()) return reply_error_page(response, status);
     response.set_header("Content-Disposition",
                         "attachment; filename=\"run" + std::to_string(*id) + ".pgn\"");
-    // The games go out a page at a time, so a large run is never held in memory whole.
-    response.set_chunked_content_provider(
+    // The games go out a page at a time, so a large run is never held in memory whole; each
+    // page is read on a handler thread when the one before has been written.
+    response.set_pull(
         "application/x-chess-pgn",
         [this, who, page, next = std::optional<v1::ExportGamesResponse>(std::move(first))](
-            size_t, httplib::DataSink& sink) mutable {
-            if (!next) {
-                sink.done();
-                return true;
+            std::string* chunk) mutable {
+            while (next) {
+                *chunk = std::move(*next->mutable_pgn());
+                if (next->done() || next->games() == 0) {
+                    next.reset();
+                } else {
+                    page.set_start_game(next->next_start_game());
+                    v1::ExportGamesResponse more;
+                    if (!call(api_, &UserApi::export_games, who, page, &more).ok()) return false;
+                    next = std::move(more);
+                }
+                if (!chunk->empty()) return true;
             }
-            if (!sink.write(next->pgn().data(), next->pgn().size())) return false;
-            if (next->done() || next->games() == 0) {
-                next.reset();
-                return true;
-            }
-            page.set_start_game(next->next_start_game());
-            v1::ExportGamesResponse more;
-            if (!call(api_, &UserApi::export_games, who, page, &more).ok()) return false;
-            next = std::move(more);
-            return true;
+            return true;  // an empty chunk: the end
         });
 }
 
-void Dashboard::run_events(const httplib::Request& request, httplib::Response& response) {
+void Dashboard::run_events(const HttpRequest& request, HttpResponse& response) {
     const absl::StatusOr<int64_t> id = run_id_of(request);
     if (!id.ok()) return reply_error(response, id.status());
     if (live_.viewers() >= size_t(options_.max_viewers))
@@ -339,32 +342,27 @@ void Dashboard::run_events(const httplib::Request& request, httplib::Response& r
     std::shared_ptr<LiveHub::Feed> feed = live_.join(*id);
     if (!feed) return reply_error(response, absl::UnavailableError("shutting down"));
     response.set_header("Cache-Control", "no-cache");
-    response.set_chunked_content_provider(
-        "text/event-stream",
-        [this, feed = std::move(feed), seen = uint64_t(0), run_id = *id](
-            size_t, httplib::DataSink& sink) mutable {
-            // httplib calls this outside its handlers' try block: an exception let out here
-            // would end the process, so it ends this viewer's stream instead.
-            try {
-                const std::optional<LiveHub::Update> update = feed->wait(seen, kKeepAlive);
-                if (live_.closed()) return false;
-                std::string chunk = ": keep-alive\n\n";
-                if (update) {
-                    seen = update->sequence;
-                    chunk.clear();
-                    chunk.reserve(update->data->size() + 8);
-                    chunk.append("data: ").append(*update->data).append("\n\n");
-                }
-                return sink.write(chunk.data(), chunk.size());
-            } catch (...) {
-                log_unexpected_exception("live feed of run " + std::to_string(run_id));
-                return false;
-            }
-        },
-        [this, run_id = *id](bool) { live_.leave(run_id); });
+    // The viewer holds no thread: the hub's thread queues each update (formatted once per run,
+    // shared by its viewers) on the viewer's connection, whose I/O thread writes it. Both
+    // callbacks run on that connection's I/O thread, one after the other.
+    auto listener = std::make_shared<uint64_t>(0);
+    HttpResponse::Push push;
+    push.on_open = [feed, listener](std::shared_ptr<HttpStream> stream) {
+        *listener = feed->subscribe([stream](const LiveHub::Update* update) {
+            if (!update) return stream->close();
+            stream->write(update->data);
+        });
+    };
+    push.on_closed = [this, feed, listener, run_id = *id] {
+        if (*listener) feed->unsubscribe(*listener);
+        live_.leave(run_id);
+    };
+    push.heartbeat = ": keep-alive\n\n";
+    push.heartbeat_interval = kKeepAlive;
+    response.set_push("text/event-stream", std::move(push));
 }
 
-void Dashboard::workers(const httplib::Request& request, httplib::Response& response) {
+void Dashboard::workers(const HttpRequest& request, HttpResponse& response) {
     v1::ListWorkersRequest list;
     list.set_include_inactive(request.get_param_value("all") == "true");
     v1::ListWorkersResponse workers;
@@ -374,7 +372,7 @@ void Dashboard::workers(const httplib::Request& request, httplib::Response& resp
     response.set_content(workers_page(workers), "text/html; charset=utf-8");
 }
 
-void Dashboard::versions(const httplib::Request& request, httplib::Response& response) {
+void Dashboard::versions(const HttpRequest& request, HttpResponse& response) {
     v1::ListVersionsResponse versions;
     const absl::Status status = call(api_, &UserApi::list_versions, credential(request),
                                      v1::ListVersionsRequest{}, &versions);
@@ -382,7 +380,7 @@ void Dashboard::versions(const httplib::Request& request, httplib::Response& res
     response.set_content(versions_page(versions), "text/html; charset=utf-8");
 }
 
-void Dashboard::version(const httplib::Request& request, httplib::Response& response) {
+void Dashboard::version(const HttpRequest& request, HttpResponse& response) {
     v1::GetVersionRequest get;
     get.set_name(request.matches[1].str());
     v1::Version version;
@@ -392,7 +390,7 @@ void Dashboard::version(const httplib::Request& request, httplib::Response& resp
     response.set_content(version_page(version), "text/html; charset=utf-8");
 }
 
-void Dashboard::compare(const httplib::Request& request, httplib::Response& response) {
+void Dashboard::compare(const HttpRequest& request, HttpResponse& response) {
     const Credential who = credential(request);
     v1::Version versions[2];
     for (int i = 0; i < 2; ++i) {
@@ -418,9 +416,11 @@ std::optional<std::string> Dashboard::read_update(int64_t run_id) {
     v1::GetLlrHistoryRequest series;
     series.set_run_id(run_id);
     v1::LlrHistory history;
-    if (!call(api_, &UserApi::get_llr_history, hub, series, &history).ok())
-        return live_update_json(run);
-    return live_update_json(run, &history);
+    // Formatted as a server-sent event here, once, for every viewer of the run.
+    const std::string json = call(api_, &UserApi::get_llr_history, hub, series, &history).ok()
+                                 ? live_update_json(run, &history)
+                                 : live_update_json(run);
+    return "data: " + json + "\n\n";
 }
 
 }  // namespace sparring::coordinator::web

@@ -24,6 +24,12 @@ class Dashboard {
         std::string tls_key_file;
         size_t max_body_bytes = 1 << 20;  // larger request bodies get 413
         int max_viewers = 500;            // live pages watched at once; more get 503
+        // Open connections at most, overall and from one client address (HttpServer::Options).
+        size_t max_connections = 4096;
+        size_t max_connections_per_address = 256;
+        // A request's head and body are read within this from its first byte, or the
+        // connection is closed.
+        std::chrono::seconds request_timeout{30};
         // A run's viewers get at most one update per interval. Under load, 200 viewers raised
         // the report p99 by 9-15% with 4 updates a second, by 3-8% with one (BENCHMARKS.md).
         std::chrono::milliseconds live_interval{1000};
@@ -33,7 +39,7 @@ class Dashboard {
     Dashboard(Options options, UserApi& api, std::function<std::string()> metrics);
     ~Dashboard();
 
-    // Binds and starts serving on a thread of its own; returns the port. Throws
+    // Binds and starts serving on threads of its own; returns the port. Throws
     // std::runtime_error if it cannot listen.
     int start();
     // Stops serving: ends live pages, finishes requests in flight.
@@ -47,17 +53,17 @@ class Dashboard {
     void route();
     // Returns the caller of a request: its bearer token (header or cookie) and whether
     // queries may go without one.
-    Credential credential(const httplib::Request& request) const;
+    Credential credential(const HttpRequest& request) const;
     // Answers a page request from the runs list, a run page or its games.
-    void runs_list(const httplib::Request& request, httplib::Response& response);
-    void run(const httplib::Request& request, httplib::Response& response);
-    void run_pgn(const httplib::Request& request, httplib::Response& response);
-    void run_events(const httplib::Request& request, httplib::Response& response);
+    void runs_list(const HttpRequest& request, HttpResponse& response);
+    void run(const HttpRequest& request, HttpResponse& response);
+    void run_pgn(const HttpRequest& request, HttpResponse& response);
+    void run_events(const HttpRequest& request, HttpResponse& response);
     // Answers the workers list, the versions list, a version and a comparison of two.
-    void workers(const httplib::Request& request, httplib::Response& response);
-    void versions(const httplib::Request& request, httplib::Response& response);
-    void version(const httplib::Request& request, httplib::Response& response);
-    void compare(const httplib::Request& request, httplib::Response& response);
+    void workers(const HttpRequest& request, HttpResponse& response);
+    void versions(const HttpRequest& request, HttpResponse& response);
+    void version(const HttpRequest& request, HttpResponse& response);
+    void compare(const HttpRequest& request, HttpResponse& response);
     // Returns the live update of a run, read through the API.
     std::optional<std::string> read_update(int64_t run_id);
 

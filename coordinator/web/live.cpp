@@ -15,11 +15,30 @@ std::optional<LiveHub::Update> LiveHub::Feed::wait(uint64_t seen,
     return latest_;
 }
 
+uint64_t LiveHub::Feed::subscribe(Listener listener) {
+    std::lock_guard lock(mutex_);
+    const uint64_t id = next_listener_++;
+    if (closed_)
+        listener(nullptr);
+    else if (latest_.sequence > 0)
+        listener(&latest_);
+    listeners_.emplace(id, std::move(listener));
+    return id;
+}
+
+void LiveHub::Feed::unsubscribe(uint64_t id) {
+    std::lock_guard lock(mutex_);
+    listeners_.erase(id);
+}
+
 void LiveHub::Feed::publish(std::shared_ptr<const std::string> data) {
     {
         std::lock_guard lock(mutex_);
         ++latest_.sequence;
         latest_.data = std::move(data);
+        // Under the lock, so that each listener gets the updates in order and a subscriber
+        // never a stale one after a newer.
+        for (const auto& [id, listener] : listeners_) listener(&latest_);
     }
     updated_.notify_all();
 }
@@ -27,6 +46,8 @@ void LiveHub::Feed::publish(std::shared_ptr<const std::string> data) {
 void LiveHub::Feed::close() {
     {
         std::lock_guard lock(mutex_);
+        if (!closed_)
+            for (const auto& [id, listener] : listeners_) listener(nullptr);
         closed_ = true;
     }
     updated_.notify_all();

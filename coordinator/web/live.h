@@ -2,6 +2,10 @@
 // is read once, by the hub's own thread, however many viewers wait for it, and at most once
 // per interval per run, however often the run changes; runs nobody views are not read.
 //
+// Viewers either wait on a run's feed (a thread each) or subscribe a listener to it, which the
+// hub's thread calls with each update: the dashboard's live pages subscribe, so thousands of
+// them cost no thread (issue 32).
+//
 // The thread that reports a change (the writer's, through the event bus) takes only the hub's
 // lock, which viewers take only to join and leave: each run's viewers wait on that run's own
 // feed, so the hundreds of them woken by an update never hold up the writer, and viewers of
@@ -39,6 +43,14 @@ class LiveHub {
         // hub closes.
         std::optional<Update> wait(uint64_t seen, std::chrono::milliseconds timeout);
 
+        // Called with each update, and with nullptr once the hub closes; it runs under the
+        // feed's lock, so it must return at once and not call the feed.
+        using Listener = std::function<void(const Update* update)>;
+        // Adds a listener, called at once with the latest update if there is one (or nullptr
+        // if the feed is closed); returns its id for unsubscribe().
+        uint64_t subscribe(Listener listener);
+        void unsubscribe(uint64_t id);
+
       private:
         friend class LiveHub;
         void publish(std::shared_ptr<const std::string> data);
@@ -48,6 +60,8 @@ class LiveHub {
         std::condition_variable updated_;
         Update latest_;
         bool closed_ = false;
+        std::map<uint64_t, Listener> listeners_;
+        uint64_t next_listener_ = 1;
     };
 
     LiveHub(Reader reader, std::chrono::milliseconds interval);

@@ -24,6 +24,7 @@
 #include <thread>
 
 #include "service/cluster.h"
+#include "service/loopback.h"
 #include "service/needs.h"
 
 namespace sparring::testing {
@@ -42,20 +43,6 @@ int free_port() {
     getsockname(fd, reinterpret_cast<sockaddr*>(&address), &size);
     close(fd);
     return ntohs(address.sin_port);
-}
-
-// Returns a socket connected to 127.0.0.1:port, or -1.
-int connect_to(int port) {
-    const int fd = socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in address{};
-    address.sin_family = AF_INET;
-    address.sin_port = htons(uint16_t(port));
-    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    if (connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0) {
-        close(fd);
-        return -1;
-    }
-    return fd;
 }
 
 // Sends one HTTP request to 127.0.0.1:port and returns the whole response.

@@ -5,10 +5,13 @@
 #include <gtest/gtest.h>
 #include <httplib.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <csignal>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <future>
@@ -18,6 +21,7 @@
 #include "common/printable.h"
 #include "coordinator/storage/sqlite.h"
 #include "coordinator/web/json.h"
+#include "loopback.h"
 
 namespace sparring::testing {
 namespace {
@@ -340,20 +344,6 @@ TEST_F(DashboardTest, RestAnswersEqualTheGrpcAnswersOfAPlayedSprtRun) {
     EXPECT_NE(stop_finished->body.find("FAILED_PRECONDITION"), std::string::npos);
 }
 
-// Opens a connection to 127.0.0.1:port; -1 on failure.
-int connect_to(int port) {
-    const int fd = socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in address{};
-    address.sin_family = AF_INET;
-    address.sin_port = htons(uint16_t(port));
-    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    if (connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0) {
-        close(fd);
-        return -1;
-    }
-    return fd;
-}
-
 // Sends a raw request and returns the whole answer (the server closes the connection).
 std::string raw_request(int port, const std::string& request) {
     const int fd = connect_to(port);
@@ -429,6 +419,142 @@ TEST_F(DashboardTest, SlowAndHostileClientsDelayNoOtherRequest) {
         close(fd);
         EXPECT_TRUE(response.starts_with("HTTP/1.1 200 OK\r\n")) << "a slow client is served too";
     }
+}
+
+// Returns the resident memory of a process, in KiB.
+long rss_kib(pid_t pid) {
+    std::ifstream in("/proc/" + std::to_string(pid) + "/status");
+    for (std::string line; std::getline(in, line);)
+        if (line.rfind("VmRSS:", 0) == 0) return std::stol(line.substr(6));
+    return -1;
+}
+
+// Sends `head`, then `piece` over and over up to `total` bytes until the server stops taking
+// them (closes, resets, or leaves the socket full for 2 s); returns the answer's first bytes
+// and sets *sent to the bytes the server took.
+std::string flood(int port, const std::string& head, const std::string& piece, size_t total,
+                  size_t* sent) {
+    const int fd = connect_to(port);
+    if (fd < 0) return "";
+    send(fd, head.data(), head.size(), MSG_NOSIGNAL);
+    *sent = 0;
+    while (*sent < total) {
+        pollfd p{fd, POLLOUT, 0};
+        if (poll(&p, 1, 2000) <= 0) break;
+        const ssize_t n = send(fd, piece.data(), piece.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) continue;
+        if (n <= 0) break;
+        *sent += size_t(n);
+    }
+    std::string response;
+    char buffer[4096];
+    timeval timeout{10, 0};
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
+    for (ssize_t n; response.size() < 4096 && (n = recv(fd, buffer, sizeof buffer, 0)) > 0;)
+        response.append(buffer, size_t(n));
+    close(fd);
+    return response;
+}
+
+TEST_F(DashboardTest, FloodsWithoutATokenLeaveTheCoordinatorsMemoryBounded) {
+    // Issue 32: 300 MB of header lines took the coordinator from 82 MB to 1.17 GB, and a 200 MB
+    // chunked body without a token added 193 MB before its 401.
+    const pid_t pid = cluster->coordinator_pid();
+    get("/");
+    const long before = rss_kib(pid);
+    std::string lines;
+    for (int i = 0; i < 600; ++i)
+        lines += "X-Flood-" + std::to_string(i) + ": " + std::string(90, 'a') + "\r\n";
+    size_t sent = 0;
+    const std::string header_answer =
+        flood(port, "GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n", lines, 300u << 20, &sent);
+    EXPECT_TRUE(header_answer.starts_with("HTTP/1.1 431 ")) << header_answer.substr(0, 200);
+    EXPECT_LT(sent, 64u << 20) << "the coordinator kept reading a header flood";
+    const std::string data(64 * 1024, ' ');
+    char size[32];
+    std::snprintf(size, sizeof size, "%zx\r\n", data.size());
+    const std::string chunk = size + data + "\r\n";
+    const std::string chunked_answer =
+        flood(port,
+              "POST /api/v1/runs HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+              "Transfer-Encoding: chunked\r\n\r\n",
+              chunk, 200u << 20, &sent);
+    EXPECT_TRUE(chunked_answer.starts_with("HTTP/1.1 413 ")) << chunked_answer.substr(0, 200);
+    EXPECT_NE(chunked_answer.find("RESOURCE_EXHAUSTED"), std::string::npos) << chunked_answer;
+    EXPECT_LT(sent, 64u << 20) << "the coordinator kept reading a chunked body over 1 MiB";
+    const long after = rss_kib(pid);
+    EXPECT_LT(after - before, 50 * 1024) << "RSS " << before << " -> " << after << " KiB";
+    EXPECT_EQ(kill(pid, 0), 0);
+    get("/");
+}
+
+TEST_F(DashboardTest, PagesAndMetricsAnswerWhileHundredsOfSlowConnectionsAreOpen) {
+    // Issue 32: each connection held a pool thread, and 530 trickling ones blocked the
+    // dashboard for over 30 s. Now they hold none, each is closed at its request deadline, and
+    // one address gets no more than its share.
+    cluster.reset();
+    std::filesystem::remove(port_file);
+    cluster = std::make_unique<Cluster>(std::vector<std::string>{
+        "--http-listen", "127.0.0.1:0", "--http-port-file", port_file,
+        "--http-request-timeout-seconds", "8", "--http-max-connections-per-address", "400"});
+    connect();
+    constexpr int kSlow = 390;
+    std::vector<int> slow;
+    const std::string head = "GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ";
+    for (int i = 0; i < kSlow; ++i) {
+        slow.push_back(connect_to(port));
+        ASSERT_GE(slow.back(), 0);
+        send(slow.back(), head.data(), head.size(), MSG_NOSIGNAL);
+    }
+    const auto started = std::chrono::steady_clock::now();
+    // Meanwhile pages and metrics answer.
+    for (const char* path : {"/metrics", "/", "/api/v1/runs", "/workers"}) {
+        httplib::Client client("127.0.0.1", port);
+        client.set_read_timeout(10s);
+        const auto start = std::chrono::steady_clock::now();
+        const httplib::Result result = client.Get(path);
+        ASSERT_TRUE(result) << path;
+        EXPECT_EQ(result->status, 200) << path;
+        EXPECT_LT(std::chrono::steady_clock::now() - start, 3s) << path;
+    }
+    // Past the per-address cap, a connection is closed at once, unread.
+    std::vector<int> extra;
+    for (int i = 0; i < 20; ++i) extra.push_back(connect_to(port));
+    int refused = 0;
+    std::vector<bool> counted(extra.size(), false);
+    for (int round = 0; round < 30; ++round) {
+        for (size_t i = 0; i < extra.size(); ++i) {
+            char byte;
+            if (!counted[i] && recv(extra[i], &byte, 1, MSG_DONTWAIT) == 0) {
+                counted[i] = true;
+                ++refused;
+            }
+        }
+        std::this_thread::sleep_for(50ms);
+    }
+    for (const int fd : extra) close(fd);
+    // At least the ten past 400 (more while the server has yet to see the probes' closes).
+    EXPECT_GE(refused, 20 - (400 - kSlow)) << "the cap of 400 connections per address";
+    // The slow ones trickle a byte every 500 ms and are closed at their 8 s deadline.
+    int closed = 0;
+    std::vector<bool> open(slow.size(), true);
+    while (std::chrono::steady_clock::now() - started < 30s && closed < kSlow) {
+        for (size_t i = 0; i < slow.size(); ++i) {
+            if (!open[i]) continue;
+            char buffer[512];
+            const ssize_t n = recv(slow[i], buffer, sizeof buffer, MSG_DONTWAIT);
+            if (n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK) ||
+                send(slow[i], "a", 1, MSG_NOSIGNAL) < 0) {
+                open[i] = false;
+                ++closed;
+            }
+        }
+        std::this_thread::sleep_for(500ms);
+    }
+    EXPECT_EQ(closed, kSlow) << "slow connections outlived their request deadline";
+    EXPECT_GE(std::chrono::steady_clock::now() - started, 7s);
+    for (const int fd : slow) close(fd);
+    get("/metrics");
 }
 
 TEST_F(DashboardTest, MutationsNeedAUserTokenAndBadRequestsChangeNothing) {

@@ -150,11 +150,11 @@ TEST(HttpServer, AHandlerThatThrowsAnswers500AndTheServerKeepsServing) {
     options.listen = "127.0.0.1:0";
     options.threads = 2;
     HttpServer server(options);
-    server.get("/json", [](const httplib::Request&, httplib::Response& response) {
+    server.get("/json", [](const HttpRequest&, HttpResponse& response) {
         response.set_content(nlohmann::json("cut \xc3").dump(), "application/json");
     });
-    server.get("/int", [](const httplib::Request&, httplib::Response&) { throw 7; });
-    server.get("/ok", [](const httplib::Request&, httplib::Response& response) {
+    server.get("/int", [](const HttpRequest&, HttpResponse&) { throw 7; });
+    server.get("/ok", [](const HttpRequest&, HttpResponse& response) {
         response.set_content("ok", "text/plain");
     });
     httplib::Client client("127.0.0.1", server.start());
