@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <optional>
 #include <stdexcept>
 #include <thread>
@@ -61,16 +60,19 @@ std::optional<std::string> tree_digest(const std::string& dir) {
     return digest.hex();
 }
 
-// Returns the size of a file, 0 when it does not exist.
+// Returns the size of a file, 0 when it does not exist (a link is not followed).
 uint64_t file_bytes(const std::string& path) {
     struct stat info {};
-    return stat(path.c_str(), &info) == 0 ? uint64_t(info.st_size) : 0;
+    return lstat(path.c_str(), &info) == 0 ? uint64_t(info.st_size) : 0;
 }
 
-// Marks a cached engine as used now.
+// Marks a cached engine as used now. A link planted in its place is not followed: the
+// marker stays old and the entry is collected first.
 void touch(const std::string& path) {
-    std::ofstream(path, std::ios::app).flush();
-    utimensat(AT_FDCWD, path.c_str(), nullptr, 0);
+    const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd < 0) return;
+    futimens(fd, nullptr);
+    close(fd);
 }
 
 }  // namespace
@@ -100,7 +102,8 @@ std::optional<std::string> EngineCache::executable(const v1::UploadedEngine& eng
     const std::string root = options_.dir + "/" + engine.sha256();
     const std::string path =
         files_of(engine.sha256()) + "/" + (engine.archive() ? engine.entry() : "engine");
-    if (fs::exists(root + "/" + kUsedMarker)) {
+    if (std::error_code no_marker;
+        fs::exists(fs::symlink_status(root + "/" + kUsedMarker, no_marker))) {
         if (unchanged(engine)) {
             touch(root + "/" + kUsedMarker);
             log_("engine " + engine.sha256().substr(0, 12) + " found in the cache");
@@ -125,6 +128,13 @@ bool EngineCache::download(const v1::UploadedEngine& engine, const std::string& 
                            std::string* error) {
     const std::string name = engine.sha256().substr(0, 12);
     for (int attempt = 1; attempt <= options_.attempts; ++attempt) {
+        // Only a regular file is resumed; anything else planted there (a link to a file of
+        // the worker's, a directory) is removed, never written through.
+        struct stat info {};
+        if (lstat(partial.c_str(), &info) == 0 && !S_ISREG(info.st_mode)) {
+            std::error_code ignored;
+            fs::remove_all(partial, ignored);
+        }
         uint64_t offset = file_bytes(partial);
         if (offset > engine.size()) {
             fs::remove(partial);
@@ -135,7 +145,8 @@ bool EngineCache::download(const v1::UploadedEngine& engine, const std::string& 
                               std::to_string(offset)
                         : "downloading engine " + name + " (" + std::to_string(engine.size()) +
                               " bytes)");
-            const int fd = open(partial.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+            const int fd =
+                open(partial.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0600);
             if (fd < 0) {
                 *error = "cannot write " + partial;
                 return false;

@@ -64,6 +64,13 @@ std::optional<match::PlayerSpec> player_spec(const v1::Version& version, const E
     }
     match::BuiltinSpec builtin;
     builtin.params = *params;
+    // The worker's own bound, whatever the lease says (the coordinator checks the same).
+    if (version.builtin().hash_mb() > uint32_t(match::kMaxUciHashMb)) {
+        *error = "version '" + version.name() + "': hash " +
+                 std::to_string(version.builtin().hash_mb()) + " MiB is over " +
+                 std::to_string(match::kMaxUciHashMb) + " MiB";
+        return std::nullopt;
+    }
     if (version.builtin().hash_mb() > 0) builtin.hash_mb = int(version.builtin().hash_mb());
     spec.engine = std::move(builtin);
     return spec;

@@ -202,6 +202,22 @@ TEST(WorkerLimits, ALeaseWhoseHashTablesExceedTheWorkersMemoryIsRefused) {
     EXPECT_NE(memory_refusal(lease, INT_MAX, INT64_MAX - 1), "");  // no overflow to "fits"
 }
 
+// However much memory the worker has, a built-in engine's hash over the bound the coordinator
+// checks is refused, not narrowed to an int.
+TEST(WorkerLimits, ABuiltinHashOverTheBoundIsRefusedWhateverTheWorkersMemory) {
+    v1::Lease lease;
+    for (v1::Version* version : {lease.mutable_test(), lease.mutable_base()}) {
+        version->set_name("big");
+        version->mutable_builtin()->set_params_json("{}");
+    }
+    lease.mutable_test()->mutable_builtin()->set_hash_mb(65536);
+    std::string error;
+    ASSERT_TRUE(match_config(lease, 1, "site", &error)) << error;
+    lease.mutable_test()->mutable_builtin()->set_hash_mb(3'000'000'000u);
+    EXPECT_FALSE(match_config(lease, 1, "site", &error));
+    EXPECT_EQ(error, "version 'big': hash 3000000000 MiB is over 65536 MiB");
+}
+
 TEST(WorkerLimits, OptionsAStoredVersionCouldStillHoldAreRefusedBeforeAnEngineStarts) {
     for (const auto& [name, value] : std::vector<std::pair<std::string, std::string>>{
              {"Debug  Log  File", "/tmp/sparring-submitter.log"},
