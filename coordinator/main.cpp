@@ -65,6 +65,14 @@ constexpr Flag kServeFlags[] = {
     {"http-max-viewers", "N", "live run pages watched at once; more get 503", "500"},
     {"log-level", "LEVEL", "debug, info, warn or error", "info"},
     {"max-engine-mb", "N", "largest uploaded engine file accepted, in MiB", "256"},
+    {"max-uploads", "N", "engine uploads at once; more are refused until one ends", "4"},
+    {"upload-idle-seconds", "N", "an engine upload that sends nothing for N seconds is ended",
+     "60"},
+    {"engine-gc-interval-seconds", "N",
+     "remove uploaded engine files no version refers to every N seconds (0: never)", "3600"},
+    {"engine-gc-min-age-seconds", "N",
+     "only files uploaded at least N seconds ago (an upload whose version is not added yet)",
+     "86400"},
 };
 
 constexpr Flag kGcFlags[] = {
@@ -134,6 +142,13 @@ int serve(const Flags& args) {
     if (!(options.core.quarantine_p >= 0 && options.core.quarantine_p < 1))
         throw UsageError("--quarantine-p must be in [0, 1): 0 turns quarantine off");
     options.engines.max_bytes = uint64_t(args.get_int_in("max-engine-mb", 1, 65536)) << 20;
+    options.engines.max_uploads = int(args.get_int_in("max-uploads", 1, 1000));
+    options.engines.upload_idle =
+        std::chrono::seconds(args.get_int_in("upload-idle-seconds", 1, 86400));
+    options.engine_gc_interval =
+        std::chrono::seconds(args.get_int_in("engine-gc-interval-seconds", 0, 10LL * 365 * 86400));
+    options.engine_gc_min_age =
+        std::chrono::seconds(args.get_int_in("engine-gc-min-age-seconds", 0, 10LL * 365 * 86400));
     const auto positive = [&args](const char* flag) {
         const int64_t value = args.get_int(flag);
         if (value < 1 || value > 1'000'000'000)

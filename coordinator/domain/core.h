@@ -176,6 +176,8 @@ class Core {
 
     // Returns the workers seen lately (or all), with their runs and games.
     std::vector<WorkerSummary> list_workers(Storage& storage, bool include_inactive) const;
+    // Returns the number of workers seen within three heartbeats, without their fits.
+    int64_t count_active_workers(Storage& storage) const;
     // Returns whether a worker last seen at that time counts as active.
     bool is_active(int64_t last_seen_ms) const;
     // Stores a chunk of imported positions in a generation run without games (made by the

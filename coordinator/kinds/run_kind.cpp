@@ -46,11 +46,17 @@ absl::Status RunKindModule::check_report(const Report& report, const std::string
 absl::Status RunKindModule::check_pair(const PairRecord& pair, const std::string& name) const {
     if (pair.games[0].test_white == pair.games[1].test_white)
         return absl::InvalidArgumentError(name + ": the test version must play each colour once");
-    for (const GameRecord& game : pair.games)
+    for (const GameRecord& game : pair.games) {
+        // A match run's games are stored and served as PGN: one without is refused, not
+        // counted as "exactly one game" of nothing.
+        if (game.pgn.empty())
+            return absl::InvalidArgumentError(
+                name + ": a game has no PGN (each game of a match run comes with its PGN)");
         if (absl::Status status = check_pgn_result(
                 game, game.test_white ? game.outcome : flipped(game.outcome), name);
             !status.ok())
             return status;
+    }
     return absl::OkStatus();
 }
 

@@ -50,6 +50,9 @@ std::vector<prometheus::MetricFamily> database_gauges(const MetricsSnapshot& sna
     gauge(registry, "sparring_runs_active", "Runs that are still playing.")
         .Add({})
         .Set(double(snapshot.active_runs.size()));
+    gauge(registry, "sparring_engine_uploads", "Engine uploads in progress.")
+        .Add({})
+        .Set(double(snapshot.engine_uploads));
 
     auto& games = gauge(registry, "sparring_run_games", "Games counted in an active run.");
     auto& games_max =

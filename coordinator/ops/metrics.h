@@ -22,6 +22,7 @@ namespace sparring::coordinator {
 struct MetricsSnapshot {
     int64_t workers_connected = 0;
     std::vector<Run> active_runs;
+    int64_t engine_uploads = 0;  // engine uploads in progress
 };
 
 class Metrics {

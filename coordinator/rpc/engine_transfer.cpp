@@ -42,8 +42,14 @@ class UploadReactor final : public grpc::ServerReadReactor<v1::UploadEngineReque
             [&core = transfers_.core(), token = bearer_token(*context)](Storage& storage) {
                 return core.authenticate(storage, token, Role::User).status();
             },
-            [this](absl::Status status) {
+            [this, context](absl::Status status) {
                 if (!status.ok()) return Finish(to_grpc(status));
+                if (!transfers_.begin_upload(this, context))
+                    return Finish(to_grpc(absl::ResourceExhaustedError(
+                        std::to_string(transfers_.options().max_uploads) +
+                        " uploads are in progress, this coordinator's limit; try again in a "
+                        "minute")));
+                registered_ = true;
                 StartRead(&chunk_);
             });
     }
@@ -52,6 +58,7 @@ class UploadReactor final : public grpc::ServerReadReactor<v1::UploadEngineReque
         // An exception let out on gRPC's thread would end the process.
         try {
             if (!ok) return complete();
+            transfers_.upload_progressed(this);
             if (absl::Status status = take(); !status.ok()) return fail(status);
             StartRead(&chunk_);
         } catch (...) {
@@ -61,6 +68,7 @@ class UploadReactor final : public grpc::ServerReadReactor<v1::UploadEngineReque
     }
 
     void OnDone() override {
+        if (registered_) transfers_.end_upload(this);
         if (fd_ >= 0) close(fd_);
         std::error_code ignored;
         if (!temporary_.empty()) std::filesystem::remove(temporary_, ignored);
@@ -170,6 +178,7 @@ class UploadReactor final : public grpc::ServerReadReactor<v1::UploadEngineReque
     uint64_t received_ = 0;
     Sha256 digest_;
     bool duplicate_ = false;
+    bool registered_ = false;  // counted among the uploads in progress
 };
 
 // Streams one stored engine file from an offset, a chunk at a time.
@@ -259,6 +268,47 @@ class FetchReactor final : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
 };
 
 }  // namespace
+
+bool EngineTransfers::begin_upload(const void* upload, grpc::CallbackServerContext* context) {
+    std::lock_guard lock(mutex_);
+    if (int(uploads_.size()) >= options_.max_uploads) return false;
+    uploads_[upload] = Upload{context, std::chrono::steady_clock::now()};
+    return true;
+}
+
+void EngineTransfers::upload_progressed(const void* upload) {
+    std::lock_guard lock(mutex_);
+    if (auto it = uploads_.find(upload); it != uploads_.end())
+        it->second.last = std::chrono::steady_clock::now();
+}
+
+void EngineTransfers::end_upload(const void* upload) {
+    std::lock_guard lock(mutex_);
+    uploads_.erase(upload);
+}
+
+int EngineTransfers::uploads() const {
+    std::lock_guard lock(mutex_);
+    return int(uploads_.size());
+}
+
+int EngineTransfers::cancel_idle_uploads() {
+    const auto before = std::chrono::steady_clock::now() - options_.upload_idle;
+    int cancelled = 0;
+    // Under the lock an upload's reactor, and so its context, cannot be deleted.
+    std::lock_guard lock(mutex_);
+    for (auto& [reactor, upload] : uploads_) {
+        if (upload.cancelled || upload.last > before) continue;
+        upload.cancelled = true;
+        upload.context->TryCancel();
+        ++cancelled;
+    }
+    if (cancelled)
+        log_event(LogLevel::Warn, "engine_upload_idle",
+                  {{"cancelled", std::to_string(cancelled)},
+                   {"idle_seconds", std::to_string(options_.upload_idle.count())}});
+    return cancelled;
+}
 
 grpc::ServerReadReactor<v1::UploadEngineRequest>* EngineTransfers::upload(
     grpc::CallbackServerContext* context, v1::UploadEngineResponse* response) {

@@ -6,7 +6,10 @@
 
 #include <grpcpp/grpcpp.h>
 
+#include <chrono>
 #include <cstdint>
+#include <map>
+#include <mutex>
 
 #include "coordinator/domain/core.h"
 #include "coordinator/storage/engine_store.h"
@@ -20,6 +23,8 @@ class EngineTransfers {
   public:
     struct Options {
         uint64_t max_bytes = uint64_t(256) << 20;  // largest engine file accepted
+        int max_uploads = 4;                       // uploads at once; more are refused
+        std::chrono::seconds upload_idle{60};      // an upload sending nothing this long ends
     };
 
     EngineTransfers(Options options, Core& core, Executor& writer, Executor& reader,
@@ -33,6 +38,20 @@ class EngineTransfers {
     grpc::ServerWriteReactor<grpc::ByteBuffer>* fetch(grpc::CallbackServerContext* context,
                                                       const grpc::ByteBuffer* request);
 
+    // Ends (cancels) the uploads that sent nothing for options().upload_idle; called by the
+    // coordinator's maintenance loop. Returns how many it ended.
+    int cancel_idle_uploads();
+    // Returns the uploads in progress.
+    int uploads() const;
+
+    // Registers an authenticated upload, stamped as active now; false when
+    // options().max_uploads are in progress already.
+    bool begin_upload(const void* upload, grpc::CallbackServerContext* context);
+    // Notes that an upload received a chunk.
+    void upload_progressed(const void* upload);
+    // Forgets an upload, before its reactor is deleted.
+    void end_upload(const void* upload);
+
     const Options& options() const { return options_; }
     Core& core() { return core_; }
     Executor& writer() { return writer_; }
@@ -40,7 +59,15 @@ class EngineTransfers {
     EngineStore& store() { return store_; }
 
   private:
+    struct Upload {
+        grpc::CallbackServerContext* context;
+        std::chrono::steady_clock::time_point last;  // when it began or last sent a chunk
+        bool cancelled = false;
+    };
+
     Options options_;
+    mutable std::mutex mutex_;
+    std::map<const void*, Upload> uploads_;  // by reactor
     Core& core_;
     Executor& writer_;
     Executor& reader_;

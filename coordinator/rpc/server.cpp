@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "common/log.h"
+#include "coordinator/ops/engine_gc.h"
 #include "coordinator/ops/event_log.h"
 #include "coordinator/ops/event_metrics.h"
 #include "coordinator/rpc/rpc_observer.h"
@@ -190,13 +191,14 @@ std::string Server::render_metrics() {
     std::promise<absl::Status> done;
     reader_->submit(
         [this, &snapshot](Storage& storage) {
-            snapshot.workers_connected = int64_t(core_.list_workers(storage, false).size());
+            snapshot.workers_connected = core_.count_active_workers(storage);
             snapshot.active_runs = core_.list_runs(storage, {RunState::Active}, 0);
             return absl::OkStatus();
         },
         [&done](absl::Status status) { done.set_value(std::move(status)); });
     const absl::Status status = done.get_future().get();
     if (!status.ok()) throw std::runtime_error(std::string(status.message()));
+    snapshot.engine_uploads = engine_transfers_->uploads();
     return metrics_.render(snapshot);
 }
 
@@ -211,9 +213,32 @@ void Server::serve_metrics(HttpResponse& response) {
 
 void Server::maintenance_loop() {
     std::unique_lock lock(mutex_);
+    auto next_gc = std::chrono::steady_clock::now() + options_.engine_gc_interval;
     while (!stop_.wait_for(lock, std::chrono::milliseconds(options_.maintenance_interval_ms),
                            [this] { return stopping_; })) {
         lock.unlock();
+        engine_transfers_->cancel_idle_uploads();
+        if (options_.engine_gc_interval.count() > 0 &&
+            std::chrono::steady_clock::now() >= next_gc) {
+            next_gc = std::chrono::steady_clock::now() + options_.engine_gc_interval;
+            try {
+                const int64_t now = std::chrono::duration_cast<std::chrono::milliseconds>(
+                                        std::chrono::system_clock::now().time_since_epoch())
+                                        .count();
+                const EngineFilesResult removed =
+                    collect_engines(options_.db_path,
+                                    std::chrono::duration_cast<std::chrono::milliseconds>(
+                                        options_.engine_gc_min_age)
+                                        .count(),
+                                    now);
+                if (removed.files > 0)
+                    log_event(LogLevel::Info, "engines_collected",
+                              {{"files", std::to_string(removed.files)},
+                               {"bytes", std::to_string(removed.bytes)}});
+            } catch (const std::exception& e) {
+                log_event(LogLevel::Error, "engine_gc_failed", {{"error", e.what()}});
+            }
+        }
         try {
             checkpointer_->checkpoint();
         } catch (const StorageError& e) {

@@ -41,6 +41,10 @@ class Server {
         size_t read_threads = 2;                 // reader: threads, each with a connection
         size_t max_queued_calls = 0;       // per executor; past it calls are shed (0: no bound)
         EngineTransfers::Options engines;  // uploaded engine files
+        // Uploaded engine files no version refers to are removed this often (0: never), once
+        // they are this old.
+        std::chrono::seconds engine_gc_interval{3600};
+        std::chrono::seconds engine_gc_min_age{86400};
     };
 
     // Opens the database (applying migrations) and renews outstanding leases; throws
@@ -60,7 +64,8 @@ class Server {
     void wait();
 
   private:
-    // Expires leases and checkpoints the WAL every maintenance_interval_ms until shutdown.
+    // Expires leases, checkpoints the WAL and ends idle uploads every maintenance_interval_ms,
+    // and collects unreferenced engine files every engine_gc_interval, until shutdown.
     void maintenance_loop();
     // Returns the metrics, with the database's gauges read in a read transaction.
     std::string render_metrics();

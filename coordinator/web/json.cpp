@@ -5,10 +5,32 @@
 #include <nlohmann/json.hpp>
 
 #include "common/json_text.h"
+#include "common/printable.h"
 
 namespace sparring::coordinator::web {
 
 namespace pb = google::protobuf;
+
+namespace {
+
+// An error repeats at most this much of what the request held (a name, a value, the JSON
+// parser's account of a body): enough to find the mistake, never the request back.
+constexpr size_t kEchoBytes = 64;
+// And says at most this much in all.
+constexpr size_t kErrorBytes = 512;
+
+// Returns request text as an error quotes it: escaped and cut.
+std::string echo(std::string_view text) {
+    return printable(text, kEchoBytes);
+}
+
+// Returns text cut at a code-point boundary after max_bytes, "..." marking the cut.
+std::string cut(std::string_view text, size_t max_bytes) {
+    const std::string_view kept = utf8_prefix(text, max_bytes);
+    return kept.size() == text.size() ? std::string(text) : std::string(kept) + "...";
+}
+
+}  // namespace
 
 std::string to_json(const pb::Message& message) {
     std::string json;
@@ -25,7 +47,8 @@ absl::Status from_json(std::string_view json, pb::Message* message) {
     const auto status =
         pb::util::JsonStringToMessage(pb::StringPiece(json.data(), json.size()), message, options);
     if (!status.ok())
-        return absl::InvalidArgumentError("malformed request: " + std::string(status.message()));
+        return absl::InvalidArgumentError("malformed request: " +
+                                          printable(std::string(status.message()), 2 * kEchoBytes));
     return absl::OkStatus();
 }
 
@@ -35,7 +58,7 @@ absl::Status from_params(const std::multimap<std::string, std::string>& params,
     nlohmann::json object = nlohmann::json::object();
     for (const auto& [name, value] : params) {
         const pb::FieldDescriptor* field = descriptor->FindFieldByName(name);
-        if (!field) return absl::InvalidArgumentError("unknown parameter '" + name + "'");
+        if (!field) return absl::InvalidArgumentError("unknown parameter '" + echo(name) + "'");
         // The JSON parser takes numbers and enum names as strings, but booleans only bare.
         nlohmann::json item = value;
         if (field->cpp_type() == pb::FieldDescriptor::CPPTYPE_BOOL &&
@@ -64,8 +87,8 @@ absl::Status set_field(std::string_view name, const std::string& text, pb::Messa
         reflection->SetInt64(message, field, value);
         return absl::OkStatus();
     } catch (const std::exception&) {
-        return absl::InvalidArgumentError(std::string(name) + " must be an integer, not '" + text +
-                                          "'");
+        return absl::InvalidArgumentError(std::string(name) + " must be an integer, not '" +
+                                          echo(text) + "'");
     }
 }
 
@@ -104,7 +127,7 @@ int http_status(absl::StatusCode code) {
 std::string error_json(const absl::Status& status) {
     nlohmann::json error = {{"code", http_status(status.code())},
                             {"status", absl::StatusCodeToString(status.code())},
-                            {"message", std::string(status.message())}};
+                            {"message", cut(std::string(status.message()), kErrorBytes)}};
     return json_text(nlohmann::json{{"error", error}});
 }
 

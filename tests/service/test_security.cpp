@@ -454,6 +454,7 @@ TEST_F(SecurityTest, AReportsPgnHoldsOneGameWhoseResultMatchesItsOutcome) {
         {"[Result \"0-1\"]\n\n1. e4 e5 0-1\n", "PGN says 0-1"},
         {"[Result \"*\"]\n\n1. e4 *\n", "no definite Result"},
         {"[Result \"1-0\"]\n\n1. e5 1-0\n", "holds no game"},
+        {"", "has no PGN"},
     };
     for (const Case& c : cases) {
         v1::ReportResultsRequest request = report(worker, lease, 1, {0});

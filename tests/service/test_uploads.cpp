@@ -64,6 +64,17 @@ class UploadTest : public ::testing::Test {
         return std::stoull(r.out.substr(at + 16));
     }
 
+    // Starts a coordinator with version a, the uploaded script with its bench signature, and
+    // the built-in b; *sha256 is the script's.
+    void start_with_uploaded_a(std::string* sha256) {
+        start();
+        const uint64_t bench = engine_bench();
+        ASSERT_GT(bench, 0u);
+        ASSERT_EQ(add_uploaded("a", script, bench).status, 0);
+        cluster->add_version("b");
+        *sha256 = *sha256_of_file(script);
+    }
+
     // Adds version NAME running the uploaded script, with a bench signature (0: none).
     CommandResult add_uploaded(const std::string& name, const std::string& path, uint64_t bench) {
         std::vector<std::string> args = {"versions", "add", name, "--engine-file", path};
@@ -235,12 +246,8 @@ TEST_F(UploadTest, WorkersFetchOnceVerifyAndThenUseTheirCache) {
 // use; changed ones are fetched again and never run, whether the worker kept running or was
 // restarted meanwhile (a single file is then checked against its SHA-256).
 TEST_F(UploadTest, ACachedEngineChangedInTheCacheIsFetchedAgainNotRun) {
-    start();
-    const uint64_t bench = engine_bench();
-    ASSERT_GT(bench, 0u);
-    ASSERT_EQ(add_uploaded("a", script, bench).status, 0);
-    cluster->add_version("b");
-    const std::string sha256 = *sha256_of_file(script);
+    std::string sha256;
+    ASSERT_NO_FATAL_FAILURE(start_with_uploaded_a(&sha256));
     const std::string cache = cluster->dir + "/cache";
     const std::string cached = cache + "/" + sha256 + "/files/engine";
     const std::vector<std::string> flags = {"--accept-uploaded-engines", "--cache-dir", cache};
@@ -264,6 +271,35 @@ TEST_F(UploadTest, ACachedEngineChangedInTheCacheIsFetchedAgainNotRun) {
     EXPECT_EQ(slurp(cached), slurp(script));
     EXPECT_EQ(count_in(marker, "forgery"), 0u) << "a changed engine ran";
     EXPECT_GT(count_in(marker, "started"), 0u);
+}
+
+// Issue 32: links planted in the worker's cache (by anything running as its user) are not
+// written through: neither the partial download nor a cached engine's use marker.
+TEST_F(UploadTest, LinksPlantedInTheCacheAreNotFollowed) {
+    std::string sha256;
+    ASSERT_NO_FATAL_FAILURE(start_with_uploaded_a(&sha256));
+    const std::string cache = cluster->dir + "/cache";
+    const std::string victim = cluster->dir + "/victim";
+    const std::string marker_victim = cluster->dir + "/victim-of-the-marker";
+    write_file(victim, "precious\n", fs::perms::owner_read | fs::perms::owner_write);
+    fs::create_directories(cache + "/partial");
+    fs::create_symlink(victim, cache + "/partial/" + sha256);
+    const std::vector<std::string> flags = {"--accept-uploaded-engines", "--cache-dir", cache};
+    Process& worker = cluster->start_worker("w1", 1, flags);
+    EXPECT_EQ(cluster->wait_for_run(submit(2), 120s).games(), 2u);
+    EXPECT_EQ(slurp(victim), "precious\n");
+    EXPECT_EQ(count_in(worker.log_path(), "verified and cached"), 1u) << worker.log_path();
+    EXPECT_EQ(slurp(cache + "/" + sha256 + "/files/engine"), slurp(script));
+
+    // The use marker replaced by a link to a file that does not exist yet: using the engine
+    // again creates nothing there.
+    const std::string used = cache + "/" + sha256 + "/used";
+    ASSERT_TRUE(fs::remove(used));
+    fs::create_symlink(marker_victim, used);
+    EXPECT_EQ(cluster->wait_for_run(submit(2), 120s).games(), 2u);
+    EXPECT_GE(count_in(worker.log_path(), "found in the cache"), 1u) << worker.log_path();
+    EXPECT_FALSE(fs::exists(marker_victim));
+    EXPECT_EQ(slurp(victim), "precious\n");
 }
 
 TEST_F(UploadTest, AFileOfManyChunksIsFetchedWhole) {
@@ -384,6 +420,81 @@ TEST_F(UploadTest, ABenchMismatchStopsTheWorkerPlayingTheBuildAndShows) {
     EXPECT_NE(show.out.find("bench mismatch"), std::string::npos) << show.out;
     EXPECT_NE(show.out.find("computed " + std::to_string(engine_bench())), std::string::npos)
         << show.out;
+}
+
+// Issue 32: uploads are capped at --max-uploads at once, and one that stops sending is ended
+// after --upload-idle-seconds, freeing its place; nothing of either is stored.
+TEST_F(UploadTest, UploadsAreCappedAndAnIdleOneIsEnded) {
+    start({"--max-uploads", "2", "--upload-idle-seconds", "2"});
+    auto users = cluster->users();
+    const std::string sha256(64, 'a');
+    // Opens an upload of 1,000 bytes and sends its first chunk with 10 of them.
+    const auto open_upload = [&](grpc::ClientContext* context, v1::UploadEngineResponse* response) {
+        auto writer = users->UploadEngine(context, response);
+        v1::UploadEngineRequest first;
+        first.set_size(1000);
+        first.set_sha256(sha256);
+        first.set_data(std::string(10, 'x'));
+        writer->Write(first);
+        return writer;
+    };
+    std::unique_ptr<grpc::ClientContext> contexts[2] = {Cluster::context(cluster->user_token),
+                                                        Cluster::context(cluster->user_token)};
+    v1::UploadEngineResponse responses[2];
+    auto first = open_upload(contexts[0].get(), &responses[0]);
+    auto second = open_upload(contexts[1].get(), &responses[1]);
+
+    // A third is refused once both hold their places (until then it is refused for ending
+    // early, and stores nothing either).
+    grpc::Status third;
+    const auto until = std::chrono::steady_clock::now() + 10s;
+    do {
+        auto context = Cluster::context(cluster->user_token);
+        v1::UploadEngineResponse response;
+        auto writer = open_upload(context.get(), &response);
+        writer->WritesDone();
+        third = writer->Finish();
+    } while (third.error_code() != grpc::StatusCode::RESOURCE_EXHAUSTED &&
+             std::chrono::steady_clock::now() < until);
+    EXPECT_EQ(third.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED) << third.error_message();
+    EXPECT_NE(third.error_message().find("2 uploads are in progress"), std::string::npos)
+        << third.error_message();
+
+    // The two that send nothing more are ended by the coordinator, well within the context's
+    // 10-second deadline.
+    for (auto* writer : {first.get(), second.get()}) {
+        const grpc::Status ended = writer->Finish();
+        EXPECT_EQ(ended.error_code(), grpc::StatusCode::CANCELLED) << ended.error_message();
+    }
+    EXPECT_GE(count_in(cluster->dir + "/coordinator-1.log", "event=engine_upload_idle"), 1u);
+    EXPECT_EQ(cluster->query("SELECT count(*) FROM engines"), 0);
+    // Their places are free again.
+    ASSERT_EQ(add_uploaded("a", script, 0).status, 0);
+    EXPECT_EQ(cluster->query("SELECT count(*) FROM engines"), 1);
+}
+
+// Issue 32: unreferenced engine files are collected by the coordinator itself, not only by
+// `gc-engines`; a file a version refers to stays.
+TEST_F(UploadTest, TheCoordinatorCollectsUnreferencedEnginesOnItsOwn) {
+    start({"--engine-gc-interval-seconds", "1", "--engine-gc-min-age-seconds", "5"});
+    ASSERT_EQ(add_uploaded("a", script, 0).status, 0);
+    const std::string kept = *sha256_of_file(script);
+    const std::string orphan_path = cluster->dir + "/orphan";
+    write_file(orphan_path, "#!/bin/sh\nexit 0\n", fs::perms::owner_all);
+    const std::string orphan = *sha256_of_file(orphan_path);
+    EXPECT_NE(cluster->cli({"versions", "add", "bad name", "--engine-file", orphan_path}).status,
+              0);
+    ASSERT_EQ(cluster->query("SELECT count(*) FROM engines"), 2);
+    const auto until = std::chrono::steady_clock::now() + 60s;
+    while (cluster->query("SELECT count(*) FROM engines") > 1 &&
+           std::chrono::steady_clock::now() < until)
+        std::this_thread::sleep_for(200ms);
+    EXPECT_EQ(cluster->query("SELECT count(*) FROM engines"), 1);
+    EXPECT_FALSE(fs::exists(engines_dir() + "/" + orphan));
+    EXPECT_TRUE(fs::exists(engines_dir() + "/" + kept));
+    EXPECT_EQ(count_in(cluster->dir + "/coordinator-1.log", "event=engines_collected files=1"), 1u);
+    // The version still plays from its file.
+    EXPECT_EQ(slurp(engines_dir() + "/" + kept), slurp(script));
 }
 
 TEST_F(UploadTest, GarbageCollectionKeepsReferencedFilesAndBackupsCarryThem) {

@@ -337,6 +337,24 @@ TEST_F(DashboardTest, RestAnswersEqualTheGrpcAnswersOfAPlayedSprtRun) {
     ASSERT_TRUE(unknown);
     EXPECT_EQ(unknown->status, 400);
     EXPECT_NE(unknown->body.find("INVALID_ARGUMENT"), std::string::npos);
+    // An error quotes a little of what was sent, never the request back (issue 32).
+    const std::string long_name(4000, 'n');
+    const httplib::Result long_unknown = http->Get("/api/v1/runs?" + long_name + "=1");
+    ASSERT_TRUE(long_unknown);
+    EXPECT_EQ(long_unknown->status, 400);
+    EXPECT_NE(long_unknown->body.find("unknown parameter 'nnnn"), std::string::npos)
+        << long_unknown->body.substr(0, 200);
+    EXPECT_LT(long_unknown->body.size(), 400u);
+    const httplib::Result long_id = http->Get("/api/v1/runs/" + std::string(3000, '9'));
+    ASSERT_TRUE(long_id);
+    EXPECT_EQ(long_id->status, 400);
+    EXPECT_LT(long_id->body.size(), 400u) << long_id->body.substr(0, 200);
+    const httplib::Result long_json =
+        post("/api/v1/runs", "{\"" + std::string(100'000, 'f') + "\": 1}", cluster->user_token);
+    ASSERT_TRUE(long_json);
+    EXPECT_EQ(long_json->status, 400);
+    EXPECT_NE(long_json->body.find("INVALID_ARGUMENT"), std::string::npos);
+    EXPECT_LT(long_json->body.size(), 700u) << long_json->body.substr(0, 200);
     const httplib::Result stop_finished =
         post("/api/v1/runs/" + id + ":stop", "", cluster->user_token);
     ASSERT_TRUE(stop_finished);
