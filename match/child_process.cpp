@@ -82,7 +82,8 @@ std::string make_scratch_dir(std::string* error) {
 // may have other threads. Reports a failure's errno on report_fd and exits.
 [[noreturn]] void exec_child(pid_t parent, int socket_fd, int report_fd, bool merge_stderr,
                              const char* dir, const rlimit* memory, const rlimit* cpu,
-                             const char* file, char* const* argv, char* const* envp) {
+                             const rlimit* processes, const rlimit* file_size, const char* file,
+                             char* const* argv, char* const* envp) {
     const auto fail = [report_fd] {
         const int code = errno;
         [[maybe_unused]] ssize_t written = write(report_fd, &code, sizeof code);
@@ -109,6 +110,8 @@ std::string make_scratch_dir(std::string* error) {
     if (chdir(dir) != 0) fail();
     if (memory && setrlimit(RLIMIT_AS, memory) != 0) fail();
     if (cpu && setrlimit(RLIMIT_CPU, cpu) != 0) fail();
+    if (processes && setrlimit(RLIMIT_NPROC, processes) != 0) fail();
+    if (file_size && setrlimit(RLIMIT_FSIZE, file_size) != 0) fail();
     // Descriptors the owner opened without close-on-exec (sockets, databases) stay behind.
     close_range(3, ~0U, CLOSE_RANGE_CLOEXEC);
     execve(file, argv, envp);
@@ -144,19 +147,36 @@ bool ChildProcess::start(const std::string& command, const std::vector<std::stri
     };
     if (file.empty()) return cannot_start(std::strerror(ENOENT));
     std::string dir = options.working_dir;
-    if (scratch) {
+    // A sandboxed child works in the sandbox's own directory; bwrap starts here.
+    std::vector<std::string> command_line;
+    std::string executable = file;
+    if (options.sandbox) {
+        std::vector<std::string> read_only = options.read_only;
+        const std::string absolute = std::filesystem::absolute(file).lexically_normal().string();
+        if (read_only.empty() && !absolute.starts_with("/usr/"))
+            read_only.push_back(std::filesystem::path(absolute).parent_path().string());
+        command_line = sandbox_command(*options.sandbox, absolute, args, read_only);
+        executable = executable_of(options.sandbox->bwrap, false);
+        if (executable.empty())
+            return cannot_start("no sandbox: '" + options.sandbox->bwrap +
+                                "' not found (Debian's bubblewrap)");
+        dir = "/";
+    } else {
+        command_line.push_back(command);
+        command_line.insert(command_line.end(), args.begin(), args.end());
+    }
+    if (scratch && !options.sandbox) {
         std::string why;
         dir = make_scratch_dir(&why);
         if (dir.empty()) return cannot_start(why);
     }
     const auto remove_scratch = [&] {
         std::error_code ignored;
-        if (scratch) std::filesystem::remove_all(dir, ignored);
+        if (scratch && !options.sandbox) std::filesystem::remove_all(dir, ignored);
     };
 
     std::vector<char*> argv;
-    argv.push_back(const_cast<char*>(command.c_str()));
-    for (const std::string& arg : args) argv.push_back(const_cast<char*>(arg.c_str()));
+    for (std::string& arg : command_line) argv.push_back(arg.data());
     argv.push_back(nullptr);
     std::vector<std::string> variables = child_environment();
     std::vector<char*> envp;
@@ -167,6 +187,8 @@ bool ChildProcess::start(const std::string& command, const std::vector<std::stri
     // The soft limit sends SIGXCPU; the hard one, a second later, SIGKILL for an engine that
     // ignores it.
     const rlimit cpu{rlim_t(options.cpu_limit_seconds), rlim_t(options.cpu_limit_seconds) + 1};
+    const rlimit processes{rlim_t(options.max_processes), rlim_t(options.max_processes)};
+    const rlimit file_size{rlim_t(options.max_file_mb) << 20, rlim_t(options.max_file_mb) << 20};
 
     // One socket serves as the child's stdin and stdout; unlike a pipe it lets us write with
     // MSG_NOSIGNAL, so an engine that dies cannot kill the runner with SIGPIPE.
@@ -188,7 +210,9 @@ bool ChildProcess::start(const std::string& command, const std::vector<std::stri
     if (pid == 0)
         exec_child(parent, fds[1], report[1], options.merge_stderr, dir.c_str(),
                    options.memory_limit_mb > 0 ? &memory : nullptr,
-                   options.cpu_limit_seconds > 0 ? &cpu : nullptr, file.c_str(), argv.data(),
+                   options.cpu_limit_seconds > 0 ? &cpu : nullptr,
+                   options.max_processes > 0 ? &processes : nullptr,
+                   options.max_file_mb > 0 ? &file_size : nullptr, executable.c_str(), argv.data(),
                    envp.data());
     const int fork_errno = errno;
     if (pid > 0) setpgid(pid, pid);  // also here, so that stop() never kills a group too early
@@ -213,7 +237,7 @@ bool ChildProcess::start(const std::string& command, const std::vector<std::stri
     buffer_.clear();
     scanned_ = 0;
     dropping_ = false;
-    scratch_dir_ = scratch ? dir : "";
+    scratch_dir_ = scratch && !options.sandbox ? dir : "";
     return true;
 }
 

@@ -11,6 +11,8 @@
 #include <string_view>
 #include <vector>
 
+#include "match/sandbox.h"
+
 namespace sparring::match {
 
 // How a child is confined.
@@ -20,6 +22,13 @@ struct ChildOptions {
     bool merge_stderr = false;      // its stderr joins stdout (bench output); else /dev/null
     int64_t memory_limit_mb = 0;    // address space (RLIMIT_AS); 0: unlimited
     int64_t cpu_limit_seconds = 0;  // CPU time (RLIMIT_CPU); 0: unlimited
+    // Processes and threads of the user it runs as (RLIMIT_NPROC; root is exempt); 0: unlimited.
+    int64_t max_processes = 0;
+    int64_t max_file_mb = 0;  // largest file it may write (RLIMIT_FSIZE); 0: unlimited
+    // Runs it in this sandbox (nullptr: none), working in the sandbox's own directory, with
+    // the directories in read_only visible (none given: the executable's own directory).
+    const Sandbox* sandbox = nullptr;
+    std::vector<std::string> read_only{};
 };
 
 // Returns the environment a child gets: ours without any SPARRING_ variable (tokens,

@@ -13,6 +13,7 @@
 #include "engine/engine.h"
 #include "engine/params.h"
 #include "match/adjudication.h"
+#include "match/sandbox.h"
 
 namespace sparring::match {
 
@@ -28,8 +29,12 @@ struct UciSpec {
     std::vector<std::string> args;
     std::string working_dir;  // empty: a fresh temporary one per engine process
     std::vector<std::pair<std::string, std::string>> options;  // sent with setoption, in order
-    int64_t memory_limit_mb = 0;    // address space of the engine process; 0: unlimited
-    int64_t cpu_limit_seconds = 0;  // CPU time of one engine process; 0: unlimited
+    int64_t memory_limit_mb = 0;           // address space of the engine process; 0: unlimited
+    int64_t cpu_limit_seconds = 0;         // CPU time of one engine process; 0: unlimited
+    int64_t max_processes = 0;             // RLIMIT_NPROC of the engine process; 0: unlimited
+    int64_t max_file_mb = 0;               // RLIMIT_FSIZE of the engine process; 0: unlimited
+    const Sandbox* sandbox = nullptr;      // confined in it (nullptr: not)
+    std::vector<std::string> read_only{};  // in the sandbox: its files (empty: its directory)
 };
 
 struct PlayerSpec {

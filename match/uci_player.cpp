@@ -90,6 +90,10 @@ bool UciPlayer::start(std::string* error) {
     options.working_dir = uci_.working_dir;
     options.memory_limit_mb = uci_.memory_limit_mb;
     options.cpu_limit_seconds = uci_.cpu_limit_seconds;
+    options.max_processes = uci_.max_processes;
+    options.max_file_mb = uci_.max_file_mb;
+    options.sandbox = uci_.sandbox;
+    options.read_only = uci_.read_only;
     if (!process_.start(uci_.command, uci_.args, options, &why)) {
         if (error) *error = why;
         return false;

@@ -5,12 +5,14 @@
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
+#include <memory>
 #include <optional>
 #include <sstream>
 
 #include "common/flags.h"
 #include "common/log.h"
 #include "common/signals.h"
+#include "match/sandbox.h"
 #include "worker/capabilities.h"
 #include "worker/worker.h"
 
@@ -42,7 +44,58 @@ constexpr Flag kFlags[] = {
     {"engine-cpu-seconds", "N", "CPU time of one engine process, a lease's games (0: no limit)",
      "3600"},
     {"max-lease-kb", "N", "largest lease accepted; a larger one is handed back", "4096"},
+    {"engine-sandbox", "MODE",
+     "run engines in bubblewrap: uploaded (uploaded engines and their bench), all (the "
+     "--uci-engines too) or off",
+     "uploaded"},
+    {"allow-unconfined-engines", "",
+     "run uploaded engines even when the sandbox cannot be created here (else they are refused)"},
+    {"engine-max-processes", "N",
+     "processes and threads of the worker's user an engine may raise it to (RLIMIT_NPROC; root "
+     "is exempt; 0: no limit)",
+     "16384"},
+    {"engine-max-file-mb", "N", "largest file an engine process may write (0: no limit)", "1024"},
+    {"engine-scratch-mb", "N", "a sandboxed engine's working directory, in memory, in MiB", "256"},
 };
+
+// Sets up the engines' sandbox as --engine-sandbox asks: found and tried here, or said why
+// not; uploaded engines are then refused unless --allow-unconfined-engines.
+void set_up_sandbox(const Flags& args, sparring::worker::Worker::Options& o) {
+    const std::string mode = args.get_string("engine-sandbox");
+    if (mode != "uploaded" && mode != "all" && mode != "off")
+        throw UsageError("--engine-sandbox must be uploaded, all or off");
+    const bool allow_unconfined = args.has("allow-unconfined-engines");
+    if (mode == "off") {
+        if (o.accept_uploaded_engines)
+            sparring::log_event(
+                sparring::LogLevel::Warn, "engine_sandbox",
+                {{"mode", "off"},
+                 {"message", "uploaded engines run unconfined, as this worker's user"}});
+        return;
+    }
+    if (!o.accept_uploaded_engines && mode == "uploaded") return;  // nothing to confine
+    std::string why;
+    std::optional<sparring::match::Sandbox> sandbox = sparring::match::find_sandbox("", &why);
+    if (sandbox) {
+        sandbox->scratch_mb = args.get_int_in("engine-scratch-mb", 1, 1 << 20);
+        sparring::log_event(sparring::LogLevel::Info, "engine_sandbox",
+                            {{"mode", mode},
+                             {"bwrap", sandbox->bwrap},
+                             {"proc", sandbox->mount_proc ? "own" : "none"},
+                             {"scratch_mb", std::to_string(sandbox->scratch_mb)}});
+        o.engine_limits.sandbox = std::make_shared<const sparring::match::Sandbox>(*sandbox);
+        o.engine_limits.sandbox_installed = mode == "all";
+        return;
+    }
+    const bool refuse = o.accept_uploaded_engines && !allow_unconfined;
+    sparring::log_event(
+        sparring::LogLevel::Warn, "engine_sandbox_unavailable",
+        {{"error", why},
+         {"message", refuse ? "uploaded engines are refused (--allow-unconfined-engines runs "
+                              "them unconfined); install Debian's bubblewrap"
+                            : "engines run unconfined, as this worker's user"}});
+    if (refuse) o.accept_uploaded_engines = false;
+}
 
 // Returns whether argv gives --token itself (not through SPARRING_TOKEN or --token-file).
 bool token_on_command_line(int argc, char** argv) {
@@ -101,6 +154,9 @@ sparring::worker::Worker::Options options_of(const Flags& args) {
     o.bench.timeout = std::chrono::seconds(args.get_int_in("bench-timeout-seconds", 1, 86400));
     o.engine_limits.memory_headroom_mb = args.get_int_in("engine-memory-headroom-mb", 0, 1 << 30);
     o.engine_limits.cpu_seconds = args.get_int_in("engine-cpu-seconds", 0, 365 * 86400);
+    o.engine_limits.max_processes = args.get_int_in("engine-max-processes", 0, 1 << 22);
+    o.engine_limits.max_file_mb = args.get_int_in("engine-max-file-mb", 0, 1 << 30);
+    set_up_sandbox(args, o);
     o.bench.limits = o.engine_limits;
     o.endpoint.max_receive_bytes = int(args.get_int_in("max-lease-kb", 1, 1 << 20) * 1024);
     return o;

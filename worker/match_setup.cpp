@@ -50,9 +50,13 @@ std::optional<match::PlayerSpec> player_spec(const v1::Version& version, const E
             *error = "version '" + version.name() + "': " + why;
             return std::nullopt;
         }
-        if (limits.memory_headroom_mb > 0)
-            uci.memory_limit_mb = reserved_memory_mb(version) + limits.memory_headroom_mb;
+        const match::ChildOptions confined = engine_confinement(version, uci.command, limits);
+        uci.memory_limit_mb = confined.memory_limit_mb;
         uci.cpu_limit_seconds = limits.cpu_seconds;
+        uci.max_processes = confined.max_processes;
+        uci.max_file_mb = confined.max_file_mb;
+        uci.sandbox = confined.sandbox;
+        uci.read_only = confined.read_only;
         spec.engine = std::move(uci);
         return spec;
     }
@@ -109,6 +113,29 @@ v1::GameOutcome outcome(int half_points) {
 }
 
 }  // namespace
+
+match::ChildOptions engine_confinement(const v1::Version& version, const std::string& command,
+                                       const EngineLimits& limits) {
+    match::ChildOptions options;
+    if (limits.memory_headroom_mb > 0)
+        options.memory_limit_mb = reserved_memory_mb(version) + limits.memory_headroom_mb;
+    options.max_processes = limits.max_processes;
+    options.max_file_mb = limits.max_file_mb;
+    if (!limits.sandbox) return options;
+    if (version.has_uploaded()) {
+        options.sandbox = limits.sandbox.get();
+        // The whole cached directory (an archive's other files: networks, books), not the
+        // cache beside it.
+        const std::string files = "/" + version.uploaded().sha256() + "/files";
+        const size_t at = command.rfind(files + "/");
+        options.read_only.push_back(at == std::string::npos
+                                        ? std::string(command.substr(0, command.rfind('/')))
+                                        : command.substr(0, at + files.size()));
+    } else if (limits.sandbox_installed) {
+        options.sandbox = limits.sandbox.get();  // its own directory visible
+    }
+    return options;
+}
 
 int64_t reserved_memory_mb(const v1::Version& version) {
     const auto* options = uci_options_of(version);

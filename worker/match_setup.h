@@ -4,11 +4,14 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "match/child_process.h"
 #include "match/runner.h"
+#include "match/sandbox.h"
 #include "sparring/v1/worker.pb.h"
 
 namespace sparring::worker {
@@ -21,8 +24,20 @@ struct EngineLimits {
     // Address space allowed beyond the hash table the run reserved (binary, networks,
     // threads); 0: no limit at all.
     int64_t memory_headroom_mb = 0;
-    int64_t cpu_seconds = 0;  // CPU time of one engine process (a lease's games); 0: none
+    int64_t cpu_seconds = 0;    // CPU time of one engine process (a lease's games); 0: none
+    int64_t max_processes = 0;  // RLIMIT_NPROC of an engine process (its user's); 0: none
+    int64_t max_file_mb = 0;    // RLIMIT_FSIZE of an engine process; 0: none
+    // The sandbox uploaded engines run in (null: none), and whether the engines installed on
+    // the machine (--uci-engines) run in it too.
+    std::shared_ptr<const match::Sandbox> sandbox;
+    bool sandbox_installed = false;
 };
+
+// Returns how an external engine's process (its games, its bench) is confined: the limits, and
+// the sandbox with the engine's files visible (an uploaded engine's whole cached directory).
+// `command` is the file the version runs (an uploaded engine's path in the cache).
+match::ChildOptions engine_confinement(const v1::Version& version, const std::string& command,
+                                       const EngineLimits& limits);
 
 // Returns the memory a run reserves for one engine of a version, in MiB: the built-in
 // engine's hash, or an external engine's Hash option in any spelling an engine reads as Hash

@@ -18,10 +18,8 @@ Signature run_bench_command(const v1::Version& version, const std::string& comma
                             std::vector<std::string> args, const BenchOptions& options) {
     Signature result;
     args.push_back("bench");
-    match::ChildOptions child;
+    match::ChildOptions child = engine_confinement(version, command, options.limits);
     child.merge_stderr = true;
-    if (options.limits.memory_headroom_mb > 0)
-        child.memory_limit_mb = reserved_memory_mb(version) + options.limits.memory_headroom_mb;
     child.cpu_limit_seconds =
         std::chrono::duration_cast<std::chrono::seconds>(options.timeout).count() + 1;
     match::ChildProcess process;
