@@ -48,6 +48,12 @@ struct HttpRequest {
     std::string get_param_value(const std::string& name) const;
 };
 
+// Fills a request's path and params from its target (percent-decoded; '+' in the query is a
+// space); false when it is malformed: a bad %XX escape, or a path not starting with '/'.
+namespace http_detail {
+bool parse_target(HttpRequest& request);
+}  // namespace http_detail
+
 // A streaming response's connection, as seen by whoever feeds it. Thread-safe; cheap to call
 // from any thread: write() only queues the chunk and asks the connection's I/O thread to send.
 class HttpStream {
