@@ -292,6 +292,40 @@ def main():
                 print("screenshot:", args.screenshot)
         finally:
             page.close()
+
+        # A run whose UCI engine crashes at every move: its page counts the games lost by
+        # that fault, per version and worker (issue 30, item 5).
+        crasher = os.path.join(work, "crasher.sh")
+        with open(crasher, "w") as script:
+            script.write("#!/bin/sh\nexec bash %s crash\n" % os.path.join(
+                os.path.dirname(os.path.abspath(__file__)), "..", "match", "fake_uci_engine.sh"))
+        os.chmod(crasher, 0o755)
+        sparring("versions", "add", "crasher", "--uci", crasher)
+        faulty = re.search(r"run (\d+)", sparring("submit", "crasher", "base", "--kind", "fixed",
+                                                 "--games", "4", "--tc", "nodes=300",
+                                                 "--priority", "1")).group(1)
+        processes.append(subprocess.Popen(
+            [worker, "--coordinator", "127.0.0.1:" + grpc_port, "--token", tokens["worker"],
+             "--concurrency", "1", "--name", "crash-worker", "--uci-engines", crasher],
+            stdout=open(os.path.join(work, "worker-crash.log"), "w"), stderr=subprocess.STDOUT))
+        deadline = time.time() + 120
+        while True:
+            with urllib.request.urlopen(base + "/api/v1/runs/" + faulty) as answer:
+                if json.load(answer)["state"] != "RUN_STATE_ACTIVE":
+                    break
+            if time.time() > deadline:
+                raise AssertionError("the crashing run did not end in 120 s")
+            time.sleep(0.5)
+        dom = browse(browser, os.path.join(work, "profile-faults"), base + "/runs/" + faulty,
+                     "--dump-dom", wait_ms=2000)
+        table = re.search(r"<h2>Games lost by faults</h2>(.*?)</table>", dom, re.S)
+        assert table, dom[:3000]
+        rows = re.findall(r"<tr><td>([^<]*)</td><td>([^<]*)</td><td>([^<]*)</td>"
+                          r"<td[^>]*>(\d+)</td>", table.group(1))
+        assert rows and all(r[0] == "crasher" and r[1] == "crash" for r in rows), rows
+        lost = sum(int(r[3]) for r in rows)
+        assert lost == 4, "the faults table counts %d crashes of 4 games: %s" % (lost, rows)
+        print("faults table: %s" % rows)
         return 0
     except Exception:
         for name in sorted(os.listdir(work)):
