@@ -299,8 +299,8 @@ std::optional<PlayPairs> Worker::player_of(const v1::Lease& lease, LeaseSession&
         tune_pairs = tune_configs(lease, *config, &error);
         if (!tune_pairs) return refuse();
     }
-    return [this, &lease, config = *config, tune_pairs](const PairSink& keep,
-                                                        const std::atomic<bool>& cancel) {
+    return [&lease, config = *config, tune_pairs](const PairSink& keep,
+                                                  const std::atomic<bool>& cancel) {
         const auto convert = [&](const match::PairResult& pair) {
             v1::GamePair entry;
             pair_to_proto(pair, lease.first_pair(), &entry);
