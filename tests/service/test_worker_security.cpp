@@ -160,10 +160,22 @@ TEST_F(WorkerSecurityTest, AHostileUploadedEngineIsConfinedByTheSandbox) {
         GTEST_SKIP() << "bubblewrap cannot create a sandbox here: " << why;
     }
     cluster = std::make_unique<Cluster>();
+    // Linux exempts root from RLIMIT_NPROC, as workers are deployed not as root (the systemd
+    // unit's DynamicUser, the image's user): run as root, the test runs the sandboxed worker as
+    // nobody, with its token file and cache its own, and then checks the fork bomb too.
+    const bool as_nobody = geteuid() == 0;
+    const uid_t nobody = 65534;
     const std::string token_file = cluster->dir + "/worker.token";
     std::ofstream(token_file) << cluster->worker_token << "\n";
     chmod(token_file.c_str(), 0600);
     const std::string cache = cluster->dir + "/cache";
+    if (as_nobody) {
+        chmod(cluster->dir.c_str(), 0711);  // nobody may pass through, not list
+        std::filesystem::create_directories(cache);
+        ASSERT_EQ(chown(token_file.c_str(), nobody, nobody), 0);
+        ASSERT_EQ(chown(cache.c_str(), nobody, nobody), 0);
+        chmod(cache.c_str(), 0700);
+    }
     const std::string outside = cluster->dir + "/written-outside";
     const std::string script = cluster->dir + "/hostile.sh";
     std::ofstream(script)
@@ -186,9 +198,19 @@ TEST_F(WorkerSecurityTest, AHostileUploadedEngineIsConfinedByTheSandbox) {
         << "rm -f fill\n"
         // Its parent signalled (unconfined: the worker).
         << "kill -TERM $PPID 2>/dev/null\n"
+        // A fork bomb of 400 sleeps in a subshell, which dies (dash's fork failure) at the
+        // process limit (--engine-max-processes 200 counts the worker's threads too); their
+        // number read back, all of them killed with the shell's builtins, which need no fork.
+        // All 400 started means no limit held. Only where the limit applies: not to root.
+        << (as_nobody ? "( i=0; while [ $i -lt 400 ]; do sleep 30 & echo $! >> bomb; "
+                        "i=$((i+1)); done ) 2>/dev/null\n"
+                        "n=0; while read p; do n=$((n+1)); kill $p; done < bomb\n"
+                        "[ $n -ge 400 ] && exit 3\n"
+                        "i=0; while [ $i -lt 100000 ]; do i=$((i+1)); done\n"
+                      : "")
         // Survivors: a new session and plain children, each outliving its game by far.
         << "setsid sleep 31416 >/dev/null 2>&1 < /dev/null &\n"
-        << "i=0; while [ $i -lt 50 ]; do sleep 31417 & i=$((i+1)); done 2>/dev/null\n"
+        << "i=0; while [ $i -lt 20 ]; do sleep 31417 & i=$((i+1)); done 2>/dev/null\n"
         << "exec " << stockfish << " \"$@\"\n";
     chmod(script.c_str(), 0755);
     const CommandResult added = cluster->cli(
@@ -198,10 +220,15 @@ TEST_F(WorkerSecurityTest, AHostileUploadedEngineIsConfinedByTheSandbox) {
     const std::string cached = cache + "/" + *sha256_of_file(script) + "/files/engine";
 
     // A worker that reads its token from the file, as a hostile engine would find out.
-    const auto start = [&](const std::string& name, std::vector<std::string> flags) {
+    const auto start = [&](const std::string& name, std::vector<std::string> flags,
+                           bool unprivileged) {
         flags.insert(flags.begin(), {binary("worker/sparring-worker"), "--coordinator",
                                      cluster->address, "--token-file", token_file, "--name", name,
                                      "--accept-uploaded-engines", "--cache-dir", cache});
+        if (unprivileged)
+            flags.insert(flags.begin(),
+                         {"/usr/bin/setpriv", "--reuid", std::to_string(nobody), "--regid",
+                          std::to_string(nobody), "--clear-groups", "--"});
         return std::make_unique<Process>(flags, cluster->dir + "/worker-" + name + ".log");
     };
     // Returns the command lines of the machine's processes that hold one of the engine's
@@ -217,9 +244,11 @@ TEST_F(WorkerSecurityTest, AHostileUploadedEngineIsConfinedByTheSandbox) {
     };
 
     const int64_t run = submit("hostile", 4);
-    std::unique_ptr<Process> sandboxed = start(
-        "sandboxed",
-        {"--engine-sandbox", "uploaded", "--engine-max-file-mb", "8", "--engine-scratch-mb", "16"});
+    std::unique_ptr<Process> sandboxed =
+        start("sandboxed",
+              {"--engine-sandbox", "uploaded", "--engine-max-file-mb", "8", "--engine-scratch-mb",
+               "16", "--engine-max-processes", "200"},
+              as_nobody);
     Process& worker = *sandboxed;
     const v1::RunStatus played = cluster->wait_for_run(run, 180s);
     EXPECT_EQ(played.state(), v1::RUN_STATE_FINISHED);
@@ -241,7 +270,8 @@ TEST_F(WorkerSecurityTest, AHostileUploadedEngineIsConfinedByTheSandbox) {
     worker.signal(SIGTERM);
     ASSERT_TRUE(worker.wait_exit(60s));
     const int64_t control = submit("hostile", 2);
-    std::unique_ptr<Process> control_worker = start("unconfined", {"--engine-sandbox", "off"});
+    std::unique_ptr<Process> control_worker =
+        start("unconfined", {"--engine-sandbox", "off"}, false);
     Process& unconfined = *control_worker;
     // Unconfined it exits at once: its games end by its crash.
     EXPECT_TRUE(eventually("SELECT count(*) FROM games WHERE run_id = " + std::to_string(control) +
