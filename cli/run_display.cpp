@@ -203,6 +203,10 @@ void print_game_run(const v1::RunStatus& run, const GameRunLayout& layout) {
                                          int(spec.adjudication().max_plies()))});
     rows.push_back({"priority", std::to_string(spec.priority()) + ", throughput " +
                                     std::to_string(spec.throughput()) + "%"});
+    if (spec.origin_run_id() != 0)
+        rows.push_back({"like", "run " + std::to_string(spec.origin_run_id()) +
+                                    " (submitted with `sparring submit --like " +
+                                    std::to_string(spec.origin_run_id()) + "`)"});
     if (spec.threads() > 1)
         rows.push_back({"threads", std::to_string(spec.threads()) +
                                        " per UCI engine (a game holds as many cores; the "

@@ -1,26 +1,33 @@
 // `sparring submit`: starts a regression (SPRT), fixed-games or SPSA tuning run on the
 // coordinator, with the shipped opening book, nodes=1000 and a normalized-Elo SPRT [0, 5]
 // unless told otherwise.
+#include <cstdint>
 #include <iostream>
 
 #include "cli/client.h"
 #include "cli/commands.h"
 #include "cli/run_kinds.h"
 #include "cli/spec_flags.h"
+#include "common/opening.h"
 #include "common/printable.h"
 
 namespace sparring::cli {
 
 namespace {
 
-// Reads the scheduling flags every run takes, submits the run and returns it; prints it
-// with --json.
+// Reads the scheduling flags every run takes (with --like, those given: the others stay the
+// origin's), submits the run and returns it; prints it with --json.
 v1::RunStatus send(const Flags& args, v1::SubmitRunRequest& request) {
     v1::RunSpec& spec = *request.mutable_spec();
-    spec.set_priority(int32_t(args.get_int_in("priority", -1000, 1000)));
-    spec.set_throughput(uint32_t(args.get_int_in("throughput", 1, 10000)));
-    spec.set_pairs_per_thread(uint32_t(args.get_int_in("pairs-per-thread", 0, 0, 256)));
-    spec.set_description(valid_utf8(args.get_string("description", "")));
+    const bool all = !args.has("like");
+    if (all || args.has("priority"))
+        spec.set_priority(int32_t(args.get_int_in("priority", -1000, 1000)));
+    if (all || args.has("throughput"))
+        spec.set_throughput(uint32_t(args.get_int_in("throughput", 1, 10000)));
+    if (all || args.has("pairs-per-thread"))
+        spec.set_pairs_per_thread(uint32_t(args.get_int_in("pairs-per-thread", 0, 0, 256)));
+    if (all || args.has("description"))
+        spec.set_description(valid_utf8(args.get_string("description", "")));
     RemoteClient client(args);
     v1::RunStatus run;
     client.call(&v1::UserService::Stub::SubmitRun, request, &run);
@@ -66,9 +73,94 @@ int submit_training(const Flags& args, const CliRunKind& kind) {
     return submit_kind(args, kind, request);
 }
 
+// Runs `submit --like RUN [TEST BASE] [FLAGS]`: the run's spec (its book included, which the
+// coordinator copies) with the flags given changed, linked to it.
+int submit_like(const Flags& args) {
+    const int64_t like = args.get_int_in("like", 1, INT64_MAX);
+    if (args.positional().size() != 0 && args.positional().size() != 2)
+        throw UsageError("submit --like RUN takes no versions or both: TEST BASE");
+    for (const char* flag : kTrainingFlags)
+        if (args.has(flag)) throw UsageError("--" + std::string(flag) + " does not go with --like");
+    for (const char* flag : {"params", "c-end", "r-end", "verify", "verify-games"})
+        if (args.has(flag)) throw UsageError("--" + std::string(flag) + " does not go with --like");
+    RemoteClient client(args);
+    v1::GetRunRequest get;
+    get.set_run_id(like);
+    v1::RunStatus origin;
+    client.call(&v1::UserService::Stub::GetRun, get, &origin);
+    const v1::RunKind origin_kind = origin.spec().kind();
+    if (origin_kind != v1::RUN_KIND_REGRESSION && origin_kind != v1::RUN_KIND_FIXED_GAMES)
+        throw UsageError("--like copies regression and fixed-games runs; run " +
+                         std::to_string(like) + " is a " +
+                         std::string(cli_run_kind(origin_kind).name) + " run");
+    v1::SubmitRunRequest request;
+    v1::RunSpec& spec = *request.mutable_spec();
+    spec = origin.spec();
+    spec.set_origin_run_id(like);
+    if (args.positional().size() == 2) {
+        spec.set_test_version(args.positional()[0]);
+        spec.set_base_version(args.positional()[1]);
+    }
+    if (args.has("kind")) {
+        const CliRunKind* kind = cli_run_kind_by_flag(args.get_string("kind"));
+        if (!kind) throw UsageError("--kind must be regression or fixed");
+        spec.set_kind(kind->proto_kind);
+    }
+    if (spec.kind() == v1::RUN_KIND_FIXED_GAMES) {
+        if (has_sprt_flags(args)) throw UsageError("SPRT flags need --kind regression");
+        spec.clear_sprt();
+    } else if (!spec.has_sprt() || has_sprt_flags(args)) {
+        // Each SPRT flag given replaces its own bound; the others stay the origin's (or take
+        // their defaults, for a fixed-games run turned into a regression).
+        v1::Sprt sprt;
+        sparring::cli::read_sprt(args, &sprt);  // not stats_command.cpp's, in a unity build
+        v1::Sprt* out = spec.mutable_sprt();
+        const bool had = origin.spec().has_sprt();
+        if (!had || args.has("elo0")) out->set_elo0(sprt.elo0());
+        if (!had || args.has("elo1")) out->set_elo1(sprt.elo1());
+        if (!had || args.has("alpha")) out->set_alpha(sprt.alpha());
+        if (!had || args.has("beta")) out->set_beta(sprt.beta());
+        if (!had || args.has("model")) out->set_model(sprt.model());
+    }
+    if (args.has("games"))
+        spec.set_games(uint64_t(read_games(args, int64_t(spec.games()))));
+    else if (origin_kind != spec.kind())
+        spec.set_games(spec.kind() == v1::RUN_KIND_FIXED_GAMES ? 1000 : 20000);
+    if (args.has("tc")) {
+        spec.clear_time_control();
+        read_time_control(args, spec.mutable_time_control());
+    }
+    if (args.has("book") || args.has("book-format") || args.has("book-plies")) {
+        spec.clear_book();
+        read_book(args, spec.mutable_book());
+    } else {
+        // The coordinator copies the openings; the order and seed are the origin's unless given.
+        if (args.has("book-order")) {
+            const auto order = parse_book_order(args.get_string("book-order"));
+            if (!order) throw UsageError("--book-order must be random or sequential");
+            spec.mutable_book()->set_random_order(*order == BookOrder::Random);
+        }
+        if (args.has("seed"))
+            spec.mutable_book()->set_seed(uint64_t(args.get_int_in("seed", 0, 0, INT64_MAX)));
+    }
+    v1::Adjudication& rules = *spec.mutable_adjudication();
+    if (args.has("draw")) rules.set_draw(args.get_string("draw"));
+    if (args.has("resign")) rules.set_resign(args.get_string("resign"));
+    if (args.has("maxplies")) rules.set_max_plies(uint32_t(args.get_int_in("maxplies", 0, 100000)));
+    if (args.has("engine-threads"))
+        spec.set_threads(uint32_t(args.get_int_in("engine-threads", 1, 256)));
+    const v1::RunStatus run = send(args, request);
+    if (!args.has("json"))
+        std::cout << "run " << run.id() << " submitted like run " << like << ": "
+                  << cli_run_kind(spec.kind()).submitted(run, spec) << " ('sparring show "
+                  << run.id() << "' follows it)\n";
+    return 0;
+}
+
 // Runs `submit TEST BASE [--kind K]`, `submit tune BASE`, `submit generate` and
 // `submit train`.
 int submit(const Flags& args) {
+    if (args.has("like")) return submit_like(args);
     const std::string first = args.positional().empty() ? "" : args.positional()[0];
     const CliRunKind* by_word = cli_run_kind_by_word(first);
     if (by_word && by_word->versions_from_flags) return submit_training(args, *by_word);
@@ -151,12 +243,16 @@ Command submit_command() {
         {"select", "LIST", "train: parameters to fit, names, group:G, PREFIX* or all", "all"},
         {"threads", "N", "train: coordinator threads to fit with", "1"},
         {"name", "NAME", "train chains: prefix of the versions made (default chainRUN)"},
+        {"like", "RUN",
+         "a regression or fixed-games run like RUN: its spec and openings, with the flags (and "
+         "TEST BASE) given changed"},
         {"json", "", "print the run as JSON"},
     });
     return {"submit",
             "start a regression (SPRT), fixed-games, SPSA tuning, self-play generation or "
             "training run",
-            "TEST BASE [--kind regression|fixed] [--games N] [--tc TC] ... | "
+            "TEST BASE [--kind regression|fixed] [--games N] [--tc TC] ... | --like RUN [TEST "
+            "BASE] [FLAGS] | "
             "tune BASE --params NAMES [--verify] ... | generate --version V --games N [--nodes "
             "K] ... | train --version V (--data RUN,... | --generations G --games N --nodes K) "
             "...",

@@ -102,6 +102,18 @@ absl::StatusOr<Version> Core::get_version(Storage& storage, std::string_view nam
 }
 
 absl::StatusOr<Run> Core::submit_run(Storage& storage, RunSpec spec) const {
+    if (spec.origin_run_id != 0) {
+        if (!storage.find_run(spec.origin_run_id))
+            return absl::NotFoundError("no run " + std::to_string(spec.origin_run_id) +
+                                       " to submit like (see `sparring runs`)");
+        // Without a book of its own it plays the openings of the run it was submitted like,
+        // in its own order.
+        if (spec.book.openings.empty()) {
+            Book origin = storage.load_book(spec.origin_run_id);
+            spec.book.openings = std::move(origin.openings);
+            spec.book.source = std::move(origin.source);
+        }
+    }
     if (absl::Status status = check_run_spec(spec); !status.ok()) return status;
     const std::optional<Version> test = storage.find_version(spec.test_version);
     if (!test)

@@ -207,7 +207,8 @@ struct RunSpec {
     // The rules in force: regression, fixed-games and tuning runs take the defaults below
     // unless turned off; generation runs and runs stored before rules existed have none.
     match::Adjudication adjudication;
-    int threads = 1;  // of each UCI engine in a game: the cores one game holds
+    int threads = 1;            // of each UCI engine in a game: the cores one game holds
+    int64_t origin_run_id = 0;  // the run this one was submitted like; 0: none
 };
 
 // Result counts of a run, a report or a worker, from the test version's point of view.

@@ -277,6 +277,9 @@ absl::StatusOr<RunSpec> run_spec_from_proto(const v1::RunSpec& in) {
     spec.pairs_per_thread = int(std::min<uint32_t>(in.pairs_per_thread(), 1'000'000));
     spec.description = valid_utf8(in.description());
     spec.threads = in.threads() == 0 ? 1 : int(std::min<uint32_t>(in.threads(), 1'000'000));
+    if (in.origin_run_id() < 0)
+        return absl::InvalidArgumentError("origin_run_id must be a run's id, or 0 for none");
+    spec.origin_run_id = in.origin_run_id();
     if (absl::Status status =
             adjudication_from_proto(in.adjudication(), **kind, &spec.adjudication);
         !status.ok())
@@ -304,6 +307,7 @@ void run_to_proto(const Run& in, v1::RunStatus* out) {
     if (kind.adjudicates())
         adjudication_to_proto(in.spec.adjudication, spec->mutable_adjudication());
     spec->set_threads(uint32_t(in.spec.threads));
+    spec->set_origin_run_id(in.spec.origin_run_id);
     out->set_active_cores(uint32_t(std::max(0, in.active_cores)));
     out->set_state(in.state == RunState::Active     ? v1::RUN_STATE_ACTIVE
                    : in.state == RunState::Finished ? v1::RUN_STATE_FINISHED

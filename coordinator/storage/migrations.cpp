@@ -627,13 +627,18 @@ void add_run_threads(Database& db) {
     add_column(db, "runs", "threads", "INTEGER NOT NULL DEFAULT 1");
 }
 
+// Migration 14 (issue 31): the run each run was submitted like (`submit --like`), 0 for none.
+void add_run_origin(Database& db) {
+    add_column(db, "runs", "origin_run_id", "INTEGER NOT NULL DEFAULT 0");
+}
+
 // A migration: SQL, or a step in C++ where SQL alone cannot do it.
 struct Migration {
     std::string_view sql;
     void (*step)(Database& db) = nullptr;
 };
 
-constexpr std::array<Migration, 13> kMigrations = {{{kSchema1},
+constexpr std::array<Migration, 14> kMigrations = {{{kSchema1},
                                                     {kSchema2},
                                                     {kSchema3},
                                                     {kSchema4},
@@ -645,7 +650,8 @@ constexpr std::array<Migration, 13> kMigrations = {{{kSchema1},
                                                     {{}, repair_text},
                                                     {{}, add_adjudication_columns},
                                                     {{}, add_game_endings},
-                                                    {{}, add_run_threads}}};
+                                                    {{}, add_run_threads},
+                                                    {{}, add_run_origin}}};
 
 // Returns the schema version recorded in the file.
 int user_version(Database& db) {

@@ -30,7 +30,7 @@ constexpr std::string_view kVersionColumns =
     "r.active_cores, r.pairs_done, r.wins, r.draws, r.losses, r.ll, r.ld, r.dd_wl, r.wd, r.ww, " \
     "r.elo, r.elo_low, r.elo_high, r.los, r.nelo, r.nelo_low, r.nelo_high, r.llr, r.llr_lower, " \
     "r.llr_upper, r.created_ms, r.finished_ms, t.name, b.name, r.draw_rule, r.resign_rule, "     \
-    "r.max_plies, r.threads FROM runs r "                                                        \
+    "r.max_plies, r.threads, r.origin_run_id FROM runs r "                                       \
     "JOIN versions t ON t.id = r.test_version_id JOIN versions b ON b.id = r.base_version_id "
 
 // The filters of a RunQuery: ?1 states (",active,finished,"), ?2 kind, ?3 version, ?4 text.
@@ -116,6 +116,7 @@ Run read_run(const Statement& s) {
         r.spec.adjudication.resign = require(match::parse_resign_rule(resign), "resign rule");
     r.spec.adjudication.max_plies = int(s.int64(51));
     r.spec.threads = int(s.int64(52));
+    r.spec.origin_run_id = s.int64(53);
     return r;
 }
 
@@ -374,8 +375,9 @@ int64_t SqliteStorage::insert_run(const Run& r) {
         "INSERT INTO runs (kind, state, test_version_id, base_version_id, time_control, "
         "book_source, book_size, book_random, book_seed, book, games, elo0, elo1, alpha, beta, "
         "model, priority, throughput, pairs_per_thread, description, llr_lower, llr_upper, "
-        "created_ms, draw_rule, resign_rule, max_plies, threads) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+        "created_ms, draw_rule, resign_rule, max_plies, threads, origin_run_id) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+        "?)");
     const match::Adjudication& rules = r.spec.adjudication;
     const std::string book = compress(format_openings(r.spec.book.openings));
     s.bind(run_kind_name(r.spec.kind), run_state_name(r.state), r.test_id, r.base_id,
@@ -389,7 +391,7 @@ int64_t SqliteStorage::insert_run(const Run& r) {
            r.sprt.lower, r.sprt.upper, r.created_ms,
            rules.draw ? match::draw_rule_text(*rules.draw) : std::string(),
            rules.resign ? match::resign_rule_text(*rules.resign) : std::string(), rules.max_plies,
-           r.spec.threads);
+           r.spec.threads, r.spec.origin_run_id);
     s.run();
     return db_.last_insert_rowid();
 }

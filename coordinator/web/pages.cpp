@@ -173,6 +173,9 @@ std::string spec_table(const v1::RunStatus& run) {
         out += row("adjudication", escape_html(match::adjudication_summary(
                                        spec.adjudication().draw(), spec.adjudication().resign(),
                                        int(spec.adjudication().max_plies()))));
+    if (spec.origin_run_id() != 0)
+        out += row("like", "<a href=\"/runs/" + std::to_string(spec.origin_run_id()) + "\">run " +
+                               std::to_string(spec.origin_run_id()) + "</a>");
     if (spec.threads() > 1)
         out += row("threads", std::to_string(spec.threads()) +
                                   " per UCI engine (a game holds as many cores; the built-in "
@@ -191,6 +194,9 @@ std::string spec_table(const v1::RunStatus& run) {
     if (run.chain_run_id() > 0)
         out += row("chain", "<a href=\"/runs/" + std::to_string(run.chain_run_id()) + "\">run " +
                                 std::to_string(run.chain_run_id()) + "</a>");
+    if (spec.kind() == v1::RUN_KIND_REGRESSION || spec.kind() == v1::RUN_KIND_FIXED_GAMES)
+        out += row("run again", "<code>sparring submit --like " + std::to_string(run.id()) +
+                                    " [TEST BASE] [--tc TC] [--games N] …</code>");
     return out + "</table>";
 }
 

@@ -136,6 +136,84 @@ TEST_F(ServiceTest, MalformedRunSpecsAreRejectedWithAClearMessage) {
     EXPECT_EQ(cluster->query("SELECT count(*) FROM versions"), 2);
 }
 
+// Issue 31, item 3: a run submitted like another copies its spec and openings, changes only
+// the flags given, and records where it came from.
+TEST_F(ServiceTest, ARunSubmittedLikeAnotherCopiesItsSpecAndChangesWhatIsGiven) {
+    cluster = std::make_unique<Cluster>();
+    add_fake_versions();
+    ASSERT_EQ(cluster->cli({"versions", "add", "c", "--bench", "1"}).status, 0);
+    const CommandResult first =
+        cluster->cli({"submit", "a", "b", "--elo0", "-1", "--elo1", "3", "--tc", "nodes=300",
+                      "--games", "400", "--book-order", "sequential", "--maxplies", "120",
+                      "--priority", "2", "--description", "the first try"});
+    ASSERT_EQ(first.status, 0) << first.err;
+    const auto get = [&](int64_t id) {
+        v1::GetRunRequest request;
+        request.set_run_id(id);
+        v1::RunStatus run;
+        EXPECT_TRUE(cluster->users()
+                        ->GetRun(Cluster::context(cluster->user_token).get(), request, &run)
+                        .ok());
+        return run;
+    };
+    const v1::RunStatus origin = get(1);
+
+    // The same at another time control and SPRT upper bound, against c.
+    const CommandResult like = cluster->cli(
+        {"submit", "--like", "1", "a", "c", "--tc", "10+0.1", "--elo1", "5", "--games", "600"});
+    ASSERT_EQ(like.status, 0) << like.err;
+    EXPECT_NE(like.out.find("run 2 submitted like run 1: a vs c"), std::string::npos) << like.out;
+    const v1::RunStatus copy = get(2);
+    EXPECT_EQ(copy.spec().origin_run_id(), 1);
+    EXPECT_EQ(copy.spec().kind(), v1::RUN_KIND_REGRESSION);
+    EXPECT_EQ(copy.spec().test_version(), "a");
+    EXPECT_EQ(copy.spec().base_version(), "c");
+    EXPECT_EQ(copy.spec().time_control().clock().base_ms(), 10000u);
+    EXPECT_EQ(copy.spec().time_control().clock().increment_ms(), 100u);
+    EXPECT_EQ(copy.spec().games(), 600u);
+    EXPECT_EQ(copy.spec().sprt().elo0(), -1.0);  // kept
+    EXPECT_EQ(copy.spec().sprt().elo1(), 5.0);   // given
+    EXPECT_EQ(copy.spec().adjudication().max_plies(), 120u);
+    EXPECT_EQ(copy.spec().priority(), 2);
+    EXPECT_EQ(copy.spec().description(), "the first try");
+    EXPECT_EQ(copy.book_size(), origin.book_size());
+    EXPECT_GT(copy.book_size(), 0u);
+    EXPECT_FALSE(copy.spec().book().random_order());
+    EXPECT_EQ(copy.spec().book().source(), origin.spec().book().source());
+    EXPECT_EQ(cluster->query("SELECT count(*) FROM runs WHERE id = 2 AND origin_run_id = 1 AND "
+                             "book = (SELECT book FROM runs WHERE id = 1)"),
+              1);
+    const CommandResult show = cluster->cli({"show", "2"});
+    ASSERT_EQ(show.status, 0) << show.err;
+    EXPECT_NE(show.out.find("run 1 (submitted with `sparring submit --like 1`)"), std::string::npos)
+        << show.out;
+
+    // As a fixed-games run: the SPRT goes, the games default to a fixed run's.
+    const CommandResult fixed = cluster->cli({"submit", "--like", "1", "--kind", "fixed"});
+    ASSERT_EQ(fixed.status, 0) << fixed.err;
+    const v1::RunStatus fixed_copy = get(3);
+    EXPECT_EQ(fixed_copy.spec().kind(), v1::RUN_KIND_FIXED_GAMES);
+    EXPECT_FALSE(fixed_copy.spec().has_sprt());
+    EXPECT_EQ(fixed_copy.spec().games(), 1000u);
+    EXPECT_EQ(fixed_copy.spec().base_version(), "b");
+
+    // Refused, and nothing stored: a run that does not exist, one version alone, SPRT flags for
+    // a fixed-games copy, and over gRPC an origin that does not exist.
+    const CommandResult missing = cluster->cli({"submit", "--like", "99"});
+    EXPECT_NE(missing.status, 0);
+    EXPECT_NE(missing.err.find("no run 99"), std::string::npos) << missing.err;
+    EXPECT_NE(cluster->cli({"submit", "--like", "1", "a"}).status, 0);
+    EXPECT_NE(cluster->cli({"submit", "--like", "3", "--elo1", "4"}).status, 0);
+    v1::RunSpec forged = copy.spec();
+    forged.set_origin_run_id(77);
+    v1::RunStatus ignored;
+    const grpc::Status refused = submit(forged, &ignored, cluster->user_token);
+    EXPECT_EQ(refused.error_code(), grpc::StatusCode::NOT_FOUND);
+    EXPECT_NE(refused.error_message().find("no run 77 to submit like"), std::string::npos)
+        << refused.error_message();
+    EXPECT_EQ(cluster->query("SELECT count(*) FROM runs"), 3);
+}
+
 TEST_F(ServiceTest, ForgedAndDuplicatedReportsChangeNothing) {
     cluster = std::make_unique<Cluster>();
     add_fake_versions();
