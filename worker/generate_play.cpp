@@ -2,9 +2,9 @@
 
 #include <map>
 
-#include "match/uci_options.h"
 #include "training/position_filter.h"
 #include "training/position_record.h"
+#include "worker/match_setup.h"
 
 namespace sparring::worker {
 
@@ -56,14 +56,9 @@ std::optional<training::SelfPlayOptions> generate_options(const v1::Lease& lease
         return std::nullopt;
     }
     options.params = *params;
-    if (lease.test().builtin().hash_mb() > uint32_t(match::kMaxUciHashMb)) {
-        *error = "version '" + lease.test().name() + "': hash " +
-                 std::to_string(lease.test().builtin().hash_mb()) + " MiB is over " +
-                 std::to_string(match::kMaxUciHashMb) + " MiB";
-        return std::nullopt;
-    }
-    if (lease.test().builtin().hash_mb() > 0)
-        options.hash_mb = int(lease.test().builtin().hash_mb());
+    const std::optional<int> hash_mb = builtin_hash_mb(lease.test(), error);
+    if (!hash_mb) return std::nullopt;
+    if (*hash_mb > 0) options.hash_mb = *hash_mb;
     options.nodes = lease.time_control().nodes();
     const auto filters = training::parse_filter_options(g.filters(), &why);
     if (!filters) {

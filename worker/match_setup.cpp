@@ -68,14 +68,9 @@ std::optional<match::PlayerSpec> player_spec(const v1::Version& version, const E
     }
     match::BuiltinSpec builtin;
     builtin.params = *params;
-    // The worker's own bound, whatever the lease says (the coordinator checks the same).
-    if (version.builtin().hash_mb() > uint32_t(match::kMaxUciHashMb)) {
-        *error = "version '" + version.name() + "': hash " +
-                 std::to_string(version.builtin().hash_mb()) + " MiB is over " +
-                 std::to_string(match::kMaxUciHashMb) + " MiB";
-        return std::nullopt;
-    }
-    if (version.builtin().hash_mb() > 0) builtin.hash_mb = int(version.builtin().hash_mb());
+    const std::optional<int> hash_mb = builtin_hash_mb(version, error);
+    if (!hash_mb) return std::nullopt;
+    if (*hash_mb > 0) builtin.hash_mb = *hash_mb;
     spec.engine = std::move(builtin);
     return spec;
 }
@@ -135,6 +130,17 @@ match::ChildOptions engine_confinement(const v1::Version& version, const std::st
         options.sandbox = limits.sandbox.get();  // its own directory visible
     }
     return options;
+}
+
+std::optional<int> builtin_hash_mb(const v1::Version& version, std::string* error) {
+    // The worker's own bound, whatever the lease says (the coordinator checks the same).
+    if (version.builtin().hash_mb() > uint32_t(match::kMaxUciHashMb)) {
+        *error = "version '" + version.name() + "': hash " +
+                 std::to_string(version.builtin().hash_mb()) + " MiB is over " +
+                 std::to_string(match::kMaxUciHashMb) + " MiB";
+        return std::nullopt;
+    }
+    return int(version.builtin().hash_mb());
 }
 
 int64_t reserved_memory_mb(const v1::Version& version) {

@@ -43,6 +43,10 @@ match::ChildOptions engine_confinement(const v1::Version& version, const std::st
 // engine's hash, or an external engine's Hash option in any spelling an engine reads as Hash
 // (16 when absent or unreadable), as the coordinator's scheduler counts it.
 int64_t reserved_memory_mb(const v1::Version& version);
+// Returns a built-in version's hash in MiB (0: the engine's default), or nullopt with *error
+// when it is over the bound the coordinator checks too: the worker holds to it whatever a
+// lease says.
+std::optional<int> builtin_hash_mb(const v1::Version& version, std::string* error);
 // Returns the games a worker of `concurrency` cores plays at once for a lease: its cores over
 // the run's threads per game (0 when one game needs more).
 int games_at_once(const v1::Lease& lease, int concurrency);
