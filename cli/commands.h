@@ -39,6 +39,7 @@ Command submit_command();
 Command runs_command();
 Command show_command();
 Command stop_command();
+Command modify_command();
 Command workers_command();
 Command purge_command();
 Command export_command();

@@ -17,6 +17,7 @@
 #include "cli/training_remote.h"
 #include "cli/tune.h"
 #include "common/bench_cache.h"
+#include "common/dates.h"
 #include "common/printable.h"
 #include "engine/bench.h"
 #include "engine/params.h"
@@ -243,12 +244,29 @@ int versions(const Flags& args) {
 }
 
 // Runs `runs`: a table of runs, newest first.
+// Returns the milliseconds since the Unix epoch of the UTC date a flag gives, plus days; throws
+// UsageError naming the flag for anything but YYYY-MM-DD.
+int64_t date_ms(const Flags& args, const char* flag, int days) {
+    const std::string text = args.get_string(flag);
+    const std::optional<int64_t> ms = utc_day_ms(text);
+    if (!ms)
+        throw UsageError("--" + std::string(flag) + " takes a date as YYYY-MM-DD (UTC), not '" +
+                         text + "'");
+    return *ms + int64_t(days) * 86'400'000;
+}
+
 int runs(const Flags& args) {
     if (!args.positional().empty()) throw UsageError("runs takes no arguments");
-    RemoteClient client(args);
     v1::ListRunsRequest request;
     if (args.has("active")) request.add_states(v1::RUN_STATE_ACTIVE);
     request.set_limit(uint32_t(std::clamp<int64_t>(args.get_int("limit"), 1, 100000)));
+    if (args.has("owner")) request.set_owner(args.get_string("owner"));
+    if (args.has("tc")) request.set_time_control(args.get_string("tc"));
+    if (args.has("result")) request.set_result(args.get_string("result"));
+    if (args.has("since")) request.set_created_from_unix_ms(date_ms(args, "since", 0));
+    // The whole day the flag names.
+    if (args.has("until")) request.set_created_until_unix_ms(date_ms(args, "until", 1));
+    RemoteClient client(args);
     v1::ListRunsResponse response;
     client.call(&v1::UserService::Stub::ListRuns, request, &response);
     if (args.has("json")) {
@@ -256,7 +274,7 @@ int runs(const Flags& args) {
         return 0;
     }
     std::vector<std::vector<std::string>> rows = {
-        {"ID", "STATE", "KIND", "TEST", "BASE", "TC", "GAMES", "ELO", "LLR", "RESULT"}};
+        {"ID", "STATE", "KIND", "TEST", "BASE", "TC", "GAMES", "ELO", "LLR", "OWNER", "RESULT"}};
     for (const v1::RunStatus& r : response.runs()) {
         const CliRunKind& kind = cli_run_kind(r.spec().kind());
         RunsCells cells = kind.runs_cells(r);
@@ -264,7 +282,8 @@ int runs(const Flags& args) {
                         r.spec().test_version(), r.spec().base_version(),
                         std::move(cells.time_control),
                         std::to_string(r.games()) + "/" + std::to_string(r.spec().games()),
-                        std::move(cells.elo), std::move(cells.llr), r.result()});
+                        std::move(cells.elo), std::move(cells.llr),
+                        r.spec().owner().empty() ? "-" : r.spec().owner(), r.result()});
     }
     print_table(rows);
     return 0;
@@ -301,6 +320,40 @@ int stop(const Flags& args) {
         std::cout << to_json(run) << "\n";
     else
         std::cout << "run " << run.id() << " stopped after " << run.games() << " games\n";
+    return 0;
+}
+
+// Runs `modify RUN --priority P --throughput T --games N --description D`.
+int modify(const Flags& args) {
+    v1::ModifyRunRequest request;
+    request.set_run_id(run_id_argument(args));
+    if (args.has("priority"))
+        request.set_priority(int32_t(args.get_int_in("priority", -1000, 1000)));
+    if (args.has("throughput"))
+        request.set_throughput(uint32_t(args.get_int_in("throughput", 1, 10000)));
+    if (args.has("games")) request.set_games(uint64_t(args.get_int_in("games", 2, 1'000'000'000)));
+    if (args.has("description")) request.set_description(args.get_string("description"));
+    // What cannot change goes to the coordinator all the same, which says why and what to do.
+    if (args.has("test")) request.set_test_version(args.get_string("test"));
+    if (args.has("base")) request.set_base_version(args.get_string("base"));
+    if (args.has("tc")) request.mutable_time_control();
+    if (args.has("book")) request.mutable_book()->set_source(args.get_string("book"));
+    if (!request.has_priority() && !request.has_throughput() && !request.has_games() &&
+        !request.has_description() && !args.has("test") && !args.has("base") && !args.has("tc") &&
+        !args.has("book"))
+        throw UsageError(
+            "nothing to change: give --priority, --throughput, --games or --description");
+    RemoteClient client(args);
+    v1::RunStatus run;
+    client.call(&v1::UserService::Stub::ModifyRun, request, &run);
+    if (args.has("json")) {
+        std::cout << to_json(run) << "\n";
+        return 0;
+    }
+    std::cout << "run " << run.id() << ": priority " << run.spec().priority() << ", throughput "
+              << run.spec().throughput() << "%, games " << run.games() << "/" << run.spec().games()
+              << " (" << state_name(run.state())
+              << (run.result().empty() ? "" : ", " + run.result()) << ")\n";
     return 0;
 }
 
@@ -418,6 +471,11 @@ Command versions_command() {
 Command runs_command() {
     static const std::vector<Flag> flags = with_remote_flags({
         {"active", "", "only active runs"},
+        {"owner", "USER", "only runs this user submitted (the name of their token)"},
+        {"tc", "TC", "only runs at this time control (10+0.1, nodes=1000)"},
+        {"result", "TEXT", "only runs whose result starts with TEXT (H1, H0, stopped)"},
+        {"since", "DATE", "only runs created on or after DATE (YYYY-MM-DD, UTC)"},
+        {"until", "DATE", "only runs created on or before DATE (YYYY-MM-DD, UTC)"},
         {"limit", "N", "at most N runs", "50"},
         {"json", "", "print JSON"},
     });
@@ -436,7 +494,26 @@ Command show_command() {
 
 Command stop_command() {
     static const std::vector<Flag> flags = with_remote_flags({{"json", "", "print JSON"}});
-    return {"stop", "stop an active run; its workers stop its games", "RUN", flags, stop};
+    return {"stop", "stop an active run (yours; an admin token: anybody's); its workers stop",
+            "RUN", flags, stop};
+}
+
+Command modify_command() {
+    static const std::vector<Flag> flags = with_remote_flags({
+        {"priority", "P", "higher priorities are served first (-1000..1000)"},
+        {"throughput", "T", "share of the workers among equal priorities, percent (1..10000)"},
+        {"games", "N", "games (regression: the maximum); not below those played or leased"},
+        {"description", "TEXT", "free text (also of a run that has ended)"},
+        {"test", "VERSION", "cannot change: refused, submit --like RUN instead"},
+        {"base", "VERSION", "cannot change: refused, submit --like RUN instead"},
+        {"tc", "TC", "cannot change: refused, submit --like RUN instead"},
+        {"book", "FILE", "cannot change: refused, submit --like RUN instead"},
+        {"json", "", "print JSON"},
+    });
+    return {"modify",
+            "change a run after submit (yours; an admin token: anybody's); the run's history "
+            "shows who changed what",
+            "RUN [--priority P] [--throughput T] [--games N] [--description TEXT]", flags, modify};
 }
 
 Command workers_command() {

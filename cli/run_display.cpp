@@ -72,9 +72,18 @@ void print_workers(const v1::RunStatus& run) {
                   << p.games() << " games (W/D/L " << p.wins() << "/" << p.draws() << "/"
                   << p.losses() << "), by '" << p.purged_by() << "' at " << utc(p.unix_ms())
                   << "\n";
+    print_run_changes(run);
 }
 
 }  // namespace
+
+void print_run_changes(const v1::RunStatus& run) {
+    // Users chose the values: printable, as every cell of a table.
+    for (const v1::RunChange& c : run.changes())
+        std::cout << "changed: " << printable(c.field()) << " '" << printable(c.old_value())
+                  << "' -> '" << printable(c.new_value()) << "' by '" << printable(c.user())
+                  << "' at " << utc(c.changed_unix_ms()) << "\n";
+}
 
 std::string fit_text(const v1::WorkerFit& fit) {
     std::string text = fit.df() == 0
@@ -214,7 +223,8 @@ void print_game_run(const v1::RunStatus& run, const GameRunLayout& layout) {
     rows.push_back({"in progress", std::to_string(run.pairs_leased()) + " pairs on " +
                                        std::to_string(run.active_workers()) + " workers, " +
                                        std::to_string(run.active_cores()) + " cores"});
-    rows.push_back({"created", utc(run.created_unix_ms())});
+    rows.push_back({"created", utc(run.created_unix_ms()) +
+                                   (spec.owner().empty() ? "" : " by " + spec.owner())});
     rows.push_back({"finished", utc(run.finished_unix_ms())});
     if (!spec.description().empty()) rows.push_back({"description", spec.description()});
     for (const auto& m : run.bench_mismatches())

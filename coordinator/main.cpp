@@ -88,8 +88,10 @@ constexpr Flag kBackupFlags[] = {
 
 constexpr Flag kTokenFlags[] = {
     {"db", "FILE", "SQLite database file"},
-    {"role", "ROLE", "create: worker or user"},
-    {"name", "NAME", "create: who the token is for"},
+    {"role", "ROLE", "create: worker, user or admin (a user who may stop and change any run)"},
+    {"name", "NAME",
+     "create: the user (or worker) the token is for; runs and versions it adds are owned by "
+     "this name (default: the role)"},
 };
 
 // Returns milliseconds since the Unix epoch.
@@ -220,7 +222,7 @@ int token(const Flags& args) {
     const std::string& action = positional[0];
     if (action == "create") {
         const auto role = parse_role(args.get_string("role"));
-        if (!role) throw UsageError("--role must be worker or user");
+        if (!role) throw UsageError("--role must be worker, user or admin");
         const Core core({}, now_ms);
         storage.begin(true);
         const std::string secret = core.create_token(

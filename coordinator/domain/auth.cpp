@@ -37,7 +37,8 @@ std::string generate_token(Role role) {
     unsigned char secret[32];
     if (RAND_bytes(secret, sizeof secret) != 1)
         throw std::runtime_error("openssl: no random bytes for a token");
-    return (role == Role::Worker ? "spw_" : "spu_") + hex(secret, sizeof secret);
+    const char* prefix = role == Role::Worker ? "spw_" : role == Role::User ? "spu_" : "spa_";
+    return prefix + hex(secret, sizeof secret);
 }
 
 absl::Status check_token_shape(std::string_view token) {
@@ -47,7 +48,8 @@ absl::Status check_token_shape(std::string_view token) {
             "`sparring-coordinator token create`)");
     constexpr size_t kHexDigits = 64;
     const std::string_view prefix = token.substr(0, 4);
-    bool shaped = token.size() == 4 + kHexDigits && (prefix == "spw_" || prefix == "spu_");
+    bool shaped = token.size() == 4 + kHexDigits &&
+                  (prefix == "spw_" || prefix == "spu_" || prefix == "spa_");
     for (size_t i = 4; shaped && i < token.size(); ++i)
         shaped = (token[i] >= '0' && token[i] <= '9') || (token[i] >= 'a' && token[i] <= 'f');
     return shaped ? absl::OkStatus() : absl::UnauthenticatedError("invalid or revoked token");

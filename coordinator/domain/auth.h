@@ -11,7 +11,8 @@ namespace sparring::coordinator {
 
 // Returns the lowercase hex SHA-256 of the bytes.
 std::string sha256_hex(std::string_view bytes);
-// Returns a new secret token: a role prefix ("spw_" worker, "spu_" user) and 256 random bits.
+// Returns a new secret token: a role prefix ("spw_" worker, "spu_" user, "spa_"
+// admin) and 256 random bits.
 std::string generate_token(Role role);
 // Returns UNAUTHENTICATED unless the token has the shape generate_token gives (a role prefix
 // and 64 lowercase hex digits): a call with anything else is refused without a look-up.

@@ -60,12 +60,11 @@ absl::StatusOr<Caller> Core::authenticate(Storage& storage, std::string_view tok
     if (absl::Status shape = check_token_shape(token); !shape.ok()) return shape;
     const std::optional<Token> found = storage.find_token(sha256_hex(token));
     if (!found) return absl::UnauthenticatedError("invalid or revoked token");
-    if (role && found->role != *role)
-        return absl::PermissionDeniedError(
-            "this call needs a " + std::string(*role == Role::User ? "user" : "worker") +
-            " token, not a " + std::string(found->role == Role::User ? "user" : "worker") +
-            " token");
-    return Caller{found->id, found->role, {}};
+    if (role && !role_allows(found->role, *role))
+        return absl::PermissionDeniedError("this call needs a " + std::string(role_name(*role)) +
+                                           " token, not a " + std::string(role_name(found->role)) +
+                                           " token");
+    return Caller{found->id, found->role, found->name, {}};
 }
 
 absl::StatusOr<Version> Core::add_version(Storage& storage, Version version) const {
@@ -139,7 +138,7 @@ absl::StatusOr<Run> Core::submit_run(Storage& storage, RunSpec spec) const {
     refresh_statistics(run);
     run.id = storage.insert_run(run);
     publish(storage, RunSubmitted{run.id, run.spec.kind, run.spec.test_version,
-                                  run.spec.base_version, run.spec.games});
+                                  run.spec.base_version, run.spec.games, run.spec.owner});
     (*record)(storage, *this, run);
     return get_run(storage, run.id);
 }
@@ -160,6 +159,7 @@ absl::StatusOr<Run> Core::get_run(Storage& storage, int64_t run_id) const {
     run->workers = worker_fits(storage, *run);
     run->purges = storage.list_purges(run_id);
     run->faults = storage.fault_counts(run_id);
+    run->changes = storage.run_changes(run_id);
     return *run;
 }
 
@@ -174,15 +174,15 @@ std::vector<Run> Core::find_runs(Storage& storage, RunQuery query, int64_t* tota
     return storage.find_runs(query, total);
 }
 
-absl::StatusOr<Run> Core::stop_run(Storage& storage, int64_t run_id,
-                                   std::string_view requested_by) const {
+absl::StatusOr<Run> Core::stop_run(Storage& storage, int64_t run_id, std::string_view requested_by,
+                                   std::string_view user) const {
     absl::StatusOr<Run> run = get_run(storage, run_id);
     if (!run.ok()) return run;
     if (run->state != RunState::Active)
         return absl::FailedPreconditionError(
             "run " + std::to_string(run_id) + " is already " +
             (run->state == RunState::Finished ? "finished" : "stopped"));
-    publish(storage, RunStopRequested{run_id, std::string(requested_by)});
+    publish(storage, RunStopRequested{run_id, std::string(requested_by), std::string(user)});
     end_run(storage, *run, RunState::Stopped, "stopped by user");
     return run;
 }

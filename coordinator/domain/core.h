@@ -74,7 +74,21 @@ struct ImportChunk {
     std::string data;  // count records (training/position_record.h), already checked
     uint32_t count = 0;
     bool done = false;
-    std::string key;  // first chunk: identifies the import, so that a rerun continues it
+    std::string key;    // first chunk: identifies the import, so that a rerun continues it
+    std::string owner;  // first chunk: the user who imports (owns the run it makes)
+};
+
+// What a user asks to change of a run after its submission (see ModifyRunRequest).
+struct RunModification {
+    int64_t run_id = 0;
+    std::optional<int> priority;
+    std::optional<int> throughput;
+    std::optional<uint64_t> games;
+    std::optional<std::string> description;
+    // What cannot change, because the games played so far would no longer count together with
+    // those to come, named in the request only to be refused: "test_version", "base_version",
+    // "time_control", "book".
+    std::vector<std::string> fixed;
 };
 
 struct ImportAck {
@@ -131,9 +145,21 @@ class Core {
     // Returns the page of runs a query selects and sets *total to how many it selects in
     // all; a limit of 0 means 100, and at most 100,000 are returned.
     std::vector<Run> find_runs(Storage& storage, RunQuery query, int64_t* total) const;
-    // Stops an active run and ends its leases; requested_by says who asked (for the events).
+    // Stops an active run and ends its leases; requested_by (a peer address) and user say who
+    // asked (for the events). No permission check: see the overload with a caller.
     absl::StatusOr<Run> stop_run(Storage& storage, int64_t run_id,
-                                 std::string_view requested_by = {}) const;
+                                 std::string_view requested_by = {},
+                                 std::string_view user = {}) const;
+    // Returns PERMISSION_DENIED unless the caller may stop or change the run: its owner, or an
+    // admin (a run without an owner, stored before owners were recorded: an admin only).
+    absl::Status check_owner(const Caller& caller, const Run& run) const;
+    // Stops an active run for its owner or an admin, and records who stopped it.
+    absl::StatusOr<Run> stop_run(Storage& storage, const Caller& caller, int64_t run_id) const;
+    // Changes what may change of a run after its submission, for its owner or an admin:
+    // priority, throughput and games of an active run, the description of any. Records each
+    // change with who and when; a run whose games drop to those it has counted ends.
+    absl::StatusOr<Run> modify_run(Storage& storage, const Caller& caller,
+                                   const RunModification& change) const;
     // Ends a run: records why and stops its leases; a chain's children stop with it, and
     // the chain a run belongs to moves on.
     void end_run(Storage& storage, Run& run, RunState state, std::string result) const;

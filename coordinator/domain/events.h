@@ -35,6 +35,7 @@ struct RunSubmitted {
     std::string test;  // test version
     std::string base;  // base version
     uint64_t games = 0;
+    std::string owner;  // the user who submitted it (a started run: its parent's owner)
 };
 
 // A report added games to an active run: its totals and statistics after the report.
@@ -49,6 +50,14 @@ struct RunProgressed {
 struct RunStopRequested {
     int64_t run_id = 0;
     std::string requested_by;  // the caller's peer address, when known
+    std::string user;          // the token's name, when a user asked
+};
+
+// A user changed a run after its submission (sparring modify); a stop is a RunStopRequested.
+struct RunModified {
+    int64_t run_id = 0;
+    std::string user;                // the token's name
+    std::vector<RunChange> changes;  // each field changed, with its old and new value
 };
 
 // A run ended: SPRT verdict, game limit, completed work, a stop, or a failed training.
@@ -137,10 +146,10 @@ struct WorkerQuarantined {
 };
 
 // One of the events above. A struct (not an alias) so that core.h can declare it.
-struct Event
-    : std::variant<VersionAdded, RunSubmitted, RunProgressed, RunStopRequested, RunFinished,
-                   WorkerRegistered, WorkerSeen, LeaseGranted, LeaseExpired, LeaseReleased,
-                   ReportCounted, TrainingEpochDone, WorkerPurged, WorkerQuarantined> {
+struct Event : std::variant<VersionAdded, RunSubmitted, RunProgressed, RunStopRequested,
+                            RunModified, RunFinished, WorkerRegistered, WorkerSeen, LeaseGranted,
+                            LeaseExpired, LeaseReleased, ReportCounted, TrainingEpochDone,
+                            WorkerPurged, WorkerQuarantined> {
     using variant::variant;
 };
 

@@ -75,6 +75,7 @@ absl::StatusOr<Run> Core::purge_worker(Storage& storage, const Caller& caller, i
                                        int64_t worker_id) const {
     absl::StatusOr<Run> found = get_run(storage, run_id);
     if (!found.ok()) return found.status();
+    if (absl::Status allowed = check_owner(caller, *found); !allowed.ok()) return allowed;
     Run run = std::move(*found);
     const std::string name = "run " + std::to_string(run_id);
     const RunKindModule& kind = run_kind(run.spec.kind);

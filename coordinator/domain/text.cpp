@@ -20,7 +20,7 @@ std::optional<Enum> parse_enum(std::string_view text,
     return std::nullopt;
 }
 
-constexpr std::array<std::string_view, 2> kRoles = {"worker", "user"};
+constexpr std::array<std::string_view, 3> kRoles = {"worker", "user", "admin"};
 constexpr std::array<std::string_view, 3> kRunStates = {"active", "finished", "stopped"};
 constexpr std::array<std::string_view, 5> kBatchStates = {"leased", "done", "expired", "released",
                                                           "stopped"};

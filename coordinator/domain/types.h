@@ -19,12 +19,19 @@
 
 namespace sparring::coordinator {
 
-enum class Role { Worker, User };
+// A token's role. An admin may do all a user may, and stop or change any user's runs.
+enum class Role { Worker, User, Admin };
+
+// Returns whether a token of role `have` may make a call that needs `need`.
+inline bool role_allows(Role have, Role need) {
+    return have == need || (need == Role::User && have == Role::Admin);
+}
 
 // A token holder, established from the request's bearer token.
 struct Caller {
     int64_t token_id = 0;
     Role role = Role::Worker;
+    std::string user;  // the token's name: the user who owns what the call creates
     std::string peer;  // where the call came from, for the log; empty when unknown
 };
 
@@ -56,6 +63,7 @@ struct Version {
     std::vector<std::string> engine_args;            // uploaded
     uint64_t bench = 0;                              // 0: not checked (uci only)
     int64_t created_ms = 0;
+    std::string owner;  // the user who added it; empty before owners were recorded
 };
 
 // An uploaded engine file, stored once by its SHA-256 beside the database.
@@ -209,6 +217,7 @@ struct RunSpec {
     match::Adjudication adjudication;
     int threads = 1;            // of each UCI engine in a game: the cores one game holds
     int64_t origin_run_id = 0;  // the run this one was submitted like; 0: none
+    std::string owner;          // the user who submitted it (set by the coordinator)
 };
 
 // Result counts of a run, a report or a worker, from the test version's point of view.
@@ -223,6 +232,16 @@ struct Counts {
     void add(const Counts& other);
     // Takes another set of counts away.
     void subtract(const Counts& other);
+};
+
+// A change made to a run after its submission: who made it, when, and the field's values.
+struct RunChange {
+    int64_t run_id = 0;
+    int64_t changed_ms = 0;
+    std::string user;       // the token's name
+    std::string field;      // "priority", "throughput", "games", "description" or "state"
+    std::string old_value;  // as text
+    std::string new_value;
 };
 
 struct BenchMismatch {
@@ -317,6 +336,7 @@ struct Run {
     std::vector<WorkerFit> workers;         // each worker's fit, likewise
     std::vector<Purge> purges;              // workers purged from the run, likewise
     std::vector<FaultCount> faults;         // games lost by faults, likewise
+    std::vector<RunChange> changes;         // changes after its submission, likewise
 
     // Returns the number of game pairs workers play for the run at most (none for the kinds
     // the coordinator runs itself); defined with the run kinds (coordinator/kinds/).

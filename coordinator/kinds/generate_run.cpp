@@ -159,6 +159,7 @@ absl::StatusOr<ImportAck> Core::import_positions(Storage& storage, const ImportC
         created.spec.test_version = created.spec.base_version = version->name;
         created.spec.book.source = chunk.source;
         created.spec.description = "labelled positions imported from " + chunk.source;
+        created.spec.owner = chunk.owner;
         created.test_id = created.base_id = version->id;
         created.created_ms = now_ms_();
         created.id = storage.insert_run(created);
@@ -169,8 +170,8 @@ absl::StatusOr<ImportAck> Core::import_positions(Storage& storage, const ImportC
         settings.filters = "imported";
         storage.insert_generate(settings);
         if (!chunk.key.empty()) storage.insert_import_key(created.id, chunk.key);
-        publish(storage,
-                RunSubmitted{created.id, RunKind::Generate, version->name, version->name, 0});
+        publish(storage, RunSubmitted{created.id, RunKind::Generate, version->name, version->name,
+                                      0, chunk.owner});
         run = storage.find_run(created.id);
     } else if (!run) {
         run = storage.find_run(chunk.run_id);

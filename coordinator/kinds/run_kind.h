@@ -60,6 +60,9 @@ class RunKindModule {
     // Returns whether a worker's pairs can be taken out of the run's totals again (a purge):
     // not when they have changed more than counts (tuned values, stored positions).
     virtual bool purgeable() const { return plays_games(); }
+    // Returns whether a user may change the run's games after its submission: not when they
+    // set more than a limit (a tuning's SPSA schedule, a generation's positions).
+    virtual bool games_changeable() const { return purgeable(); }
     // Returns the most pairs one lease holds, given the coordinator's own limit.
     virtual uint32_t max_pairs_per_lease(uint32_t limit) const { return limit; }
     // Records what a new batch needs before it is granted.

@@ -148,6 +148,7 @@ absl::Status finish_tune(Storage& storage, const Core& core, const Run& run) {
     tuned.name = free_version_name(
         storage, std::string(utf8_prefix(base.name, 40)) + "-tuned-" + std::to_string(run.id));
     tuned.description = "SPSA tuning run " + std::to_string(run.id) + " of " + base.name;
+    tuned.owner = run.spec.owner;
     absl::StatusOr<Version> added = core.add_version(storage, tuned);
     if (!added.ok()) return added.status();
 
@@ -163,6 +164,7 @@ absl::Status finish_tune(Storage& storage, const Core& core, const Run& run) {
     spec.throughput = run.spec.throughput;
     spec.pairs_per_thread = run.spec.pairs_per_thread;
     spec.description = "verification of tuning run " + std::to_string(run.id);
+    spec.owner = run.spec.owner;
     absl::StatusOr<Run> verify = core.submit_run(storage, std::move(spec));
     if (!verify.ok()) return verify.status();
     state->tuned_version = added->name;

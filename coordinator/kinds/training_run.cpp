@@ -84,6 +84,7 @@ RunSpec child_spec(Storage& storage, const Run& chain, RunKind kind, const std::
     }
     spec.priority = chain.spec.priority;
     spec.throughput = chain.spec.throughput;
+    spec.owner = chain.spec.owner;
     spec.pairs_per_thread = chain.spec.pairs_per_thread;
     spec.description = description;
     return spec;
@@ -118,6 +119,7 @@ absl::StatusOr<int64_t> start_child(Storage& storage, const Core& core, const Ru
         trained.name =
             free_version_name(storage, state.spec.name + "-g" + std::to_string(g.generation));
         trained.description = "training run " + std::to_string(g.train_run_id) + of;
+        trained.owner = chain.spec.owner;
         absl::StatusOr<Version> added = core.add_version(storage, trained);
         if (!added.ok()) return added.status();
         g.trained_version = added->name;

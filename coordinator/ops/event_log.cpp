@@ -51,11 +51,21 @@ struct LogLine {
                   {{"run", std::to_string(e.run_id)},
                    {"test", e.test},
                    {"base", e.base},
-                   {"games", std::to_string(e.games)}});
+                   {"games", std::to_string(e.games)},
+                   {"owner", e.owner}});
     }
     void operator()(const RunStopRequested& e) const {
         log_event(LogLevel::Info, "run_stop_requested",
-                  {{"run", std::to_string(e.run_id)}, {"peer", e.requested_by}});
+                  {{"run", std::to_string(e.run_id)}, {"peer", e.requested_by}, {"user", e.user}});
+    }
+    void operator()(const RunModified& e) const {
+        for (const RunChange& change : e.changes)
+            log_event(LogLevel::Info, "run_modified",
+                      {{"run", std::to_string(e.run_id)},
+                       {"user", e.user},
+                       {"field", change.field},
+                       {"old", change.old_value},
+                       {"new", change.new_value}});
     }
     void operator()(const RunFinished& e) const {
         log_event(LogLevel::Info, "run_ended",

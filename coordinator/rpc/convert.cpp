@@ -180,6 +180,7 @@ void version_to_proto(const Version& in, v1::Version* out) {
     out->set_description(in.description);
     out->set_bench(in.bench);
     out->set_created_unix_ms(in.created_ms);
+    out->set_owner(in.owner);
     if (in.kind == Version::Kind::Builtin) {
         v1::BuiltinEngine* b = out->mutable_builtin();
         b->set_preset(in.preset);
@@ -308,6 +309,7 @@ void run_to_proto(const Run& in, v1::RunStatus* out) {
         adjudication_to_proto(in.spec.adjudication, spec->mutable_adjudication());
     spec->set_threads(uint32_t(in.spec.threads));
     spec->set_origin_run_id(in.spec.origin_run_id);
+    spec->set_owner(in.spec.owner);
     out->set_active_cores(uint32_t(std::max(0, in.active_cores)));
     out->set_state(in.state == RunState::Active     ? v1::RUN_STATE_ACTIVE
                    : in.state == RunState::Finished ? v1::RUN_STATE_FINISHED
@@ -376,6 +378,14 @@ void run_to_proto(const Run& in, v1::RunStatus* out) {
         purge->set_purged_by(taken.token_name);
         purge->set_unix_ms(taken.purged_ms);
     }
+    for (const RunChange& c : in.changes) {
+        v1::RunChange* change = out->add_changes();
+        change->set_changed_unix_ms(c.changed_ms);
+        change->set_user(c.user);
+        change->set_field(c.field);
+        change->set_old_value(c.old_value);
+        change->set_new_value(c.new_value);
+    }
     kind.status_to_proto(in, out);
 }
 
@@ -426,10 +436,48 @@ absl::StatusOr<RunQuery> run_query_from_proto(const v1::ListRunsRequest& in) {
         return absl::InvalidArgumentError("offset out of range");
     query.version = in.version();
     query.text = in.text();
+    if (in.has_owner()) {
+        if (in.owner().size() > kMaxFilter)
+            return absl::InvalidArgumentError("a runs filter's owner is longer than " +
+                                              std::to_string(kMaxFilter) + " bytes");
+        query.owner = in.owner();
+    }
+    if (!in.time_control().empty()) {
+        std::string error;
+        const std::optional<TimeControl> tc =
+            parse_time_control(in.time_control().substr(0, kMaxFilter), &error);
+        if (!tc)
+            return absl::InvalidArgumentError("a runs filter's time control: " +
+                                              printable(error, kMaxFilter));
+        query.time_control = tc->to_string();
+    }
+    if (in.result().size() > kMaxFilter)
+        return absl::InvalidArgumentError("a runs filter's result is longer than " +
+                                          std::to_string(kMaxFilter) + " bytes");
+    query.result = in.result();
+    if (in.created_from_unix_ms() < 0 || in.created_until_unix_ms() < 0)
+        return absl::InvalidArgumentError("a runs filter's dates must be times after 1970");
+    query.created_from_ms = in.created_from_unix_ms();
+    query.created_until_ms = in.created_until_unix_ms();
     query.active_first = in.active_first();
     query.offset = int(in.offset());
     query.limit = int(std::min(in.limit(), 100'000u));
     return query;
+}
+
+absl::StatusOr<RunModification> run_modification_from_proto(const v1::ModifyRunRequest& in) {
+    RunModification change;
+    change.run_id = in.run_id();
+    if (in.has_priority()) change.priority = in.priority();
+    if (in.has_throughput())
+        change.throughput = int(std::min<uint32_t>(in.throughput(), 1'000'000));
+    if (in.has_games()) change.games = in.games();
+    if (in.has_description()) change.description = valid_utf8(in.description());
+    if (!in.test_version().empty()) change.fixed.push_back("test_version");
+    if (!in.base_version().empty()) change.fixed.push_back("base_version");
+    if (in.has_time_control()) change.fixed.push_back("time_control");
+    if (in.has_book()) change.fixed.push_back("book");
+    return change;
 }
 
 Worker worker_from_proto(const v1::RegisterRequest& in) {

@@ -31,6 +31,8 @@ std::vector<RunState> run_states_from_proto(const google::protobuf::RepeatedFiel
 // Returns the selection of a runs listing; INVALID_ARGUMENT for an unknown kind or a limit or
 // offset out of range.
 absl::StatusOr<RunQuery> run_query_from_proto(const v1::ListRunsRequest& in);
+// Returns what a ModifyRunRequest asks to change (checked by Core::modify_run).
+absl::StatusOr<RunModification> run_modification_from_proto(const v1::ModifyRunRequest& in);
 
 Worker worker_from_proto(const v1::RegisterRequest& in);
 void worker_to_proto(const WorkerSummary& in, bool active, v1::WorkerStatus* out);

@@ -77,7 +77,7 @@ grpc::internal::MethodHandler* Gate::handler(GatedMethod method) {
             grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
             std::string token = bearer_token(*context);
             if (const std::optional<Role> role = token.empty() ? std::nullopt : passed_.role(token);
-                role && (!method.role || *role == *method.role)) {
+                role && (!method.role || role_allows(*role, *method.role))) {
                 if (method.admitted_by)
                     if (absl::Status shed = method.admitted_by->admit(); !shed.ok()) {
                         finish_call(context, reactor, shed);

@@ -1,6 +1,7 @@
 #include "coordinator/rpc/user_api.h"
 
 #include <algorithm>
+#include <memory>
 
 #include "coordinator/domain/run_history.h"
 #include "coordinator/kinds/generate_run.h"
@@ -17,6 +18,19 @@ void UserApi::authenticate(const Credential& credential, std::optional<Role> rol
             return core_.authenticate(storage, credential.token, role).status();
         },
         std::move(done));
+}
+
+void UserApi::identify(const std::string& token, std::function<void(absl::StatusOr<Caller>)> done) {
+    auto caller = std::make_shared<absl::StatusOr<Caller>>(absl::UnknownError("not run"));
+    reader_.submit(
+        [this, token, caller](Storage& storage) {
+            *caller = core_.authenticate(storage, token, Role::User);
+            return caller->status();
+        },
+        [caller, done = std::move(done)](absl::Status status) {
+            if (!status.ok()) return done(std::move(status));
+            done(std::move(*caller));
+        });
 }
 
 void UserApi::change(const Credential& credential, Prepare prepare, Done done) {
@@ -64,13 +78,14 @@ void UserApi::add_version(const Credential& credential, const v1::AddVersionRequ
         [this, &request, response]() -> absl::StatusOr<Change> {
             absl::StatusOr<Version> version = version_from_proto(request.version());
             if (!version.ok()) return version.status();
-            return Change(
-                [this, version = std::move(*version), response](Storage& storage, const Caller&) {
-                    absl::StatusOr<Version> added = core_.add_version(storage, version);
-                    if (!added.ok()) return added.status();
-                    version_to_proto(*added, response);
-                    return absl::OkStatus();
-                });
+            return Change([this, version = std::move(*version), response](
+                              Storage& storage, const Caller& caller) mutable {
+                version.owner = caller.user;
+                absl::StatusOr<Version> added = core_.add_version(storage, version);
+                if (!added.ok()) return added.status();
+                version_to_proto(*added, response);
+                return absl::OkStatus();
+            });
         },
         std::move(done));
 }
@@ -108,8 +123,11 @@ void UserApi::submit_run(const Credential& credential, const v1::SubmitRunReques
             absl::StatusOr<RunSpec> spec = run_spec_from_proto(request.spec());
             if (!spec.ok()) return spec.status();
             return Change(
-                [this, spec = std::move(*spec), response](Storage& storage, const Caller&) {
-                    absl::StatusOr<Run> run = core_.submit_run(storage, spec);
+                // Mutable: the spec (with its book) moves into the run without a copy.
+                [this, spec = std::move(*spec), response](Storage& storage,
+                                                          const Caller& caller) mutable {
+                    spec.owner = caller.user;
+                    absl::StatusOr<Run> run = core_.submit_run(storage, std::move(spec));
                     if (!run.ok()) return run.status();
                     run_to_proto(*run, response);
                     return absl::OkStatus();
@@ -154,11 +172,29 @@ void UserApi::stop_run(const Credential& credential, const v1::StopRunRequest& r
         [this, &request, response]() -> absl::StatusOr<Change> {
             return Change(
                 [this, id = request.run_id(), response](Storage& storage, const Caller& caller) {
-                    absl::StatusOr<Run> run = core_.stop_run(storage, id, caller.peer);
+                    absl::StatusOr<Run> run = core_.stop_run(storage, caller, id);
                     if (!run.ok()) return run.status();
                     run_to_proto(*run, response);
                     return absl::OkStatus();
                 });
+        },
+        std::move(done));
+}
+
+void UserApi::modify_run(const Credential& credential, const v1::ModifyRunRequest& request,
+                         v1::RunStatus* response, Done done) {
+    change(
+        credential,
+        [&request, response, this]() -> absl::StatusOr<Change> {
+            absl::StatusOr<RunModification> change = run_modification_from_proto(request);
+            if (!change.ok()) return change.status();
+            return Change([this, change = std::move(*change), response](Storage& storage,
+                                                                        const Caller& caller) {
+                absl::StatusOr<Run> run = core_.modify_run(storage, caller, change);
+                if (!run.ok()) return run.status();
+                run_to_proto(*run, response);
+                return absl::OkStatus();
+            });
         },
         std::move(done));
 }
@@ -233,16 +269,17 @@ void UserApi::import_positions(const Credential& credential,
         [this, &request, response]() -> absl::StatusOr<Change> {
             absl::StatusOr<ImportChunk> chunk = import_chunk_from_proto(request);
             if (!chunk.ok()) return chunk.status();
-            return Change(
-                [this, chunk = std::move(*chunk), response](Storage& storage, const Caller&) {
-                    absl::StatusOr<ImportAck> ack = core_.import_positions(storage, chunk);
-                    if (!ack.ok()) return ack.status();
-                    response->set_run_id(ack->run_id);
-                    response->set_positions(ack->positions);
-                    response->set_duplicate(ack->duplicate);
-                    response->set_next_chunk(ack->next_chunk);
-                    return absl::OkStatus();
-                });
+            return Change([this, chunk = std::move(*chunk), response](
+                              Storage& storage, const Caller& caller) mutable {
+                chunk.owner = caller.user;
+                absl::StatusOr<ImportAck> ack = core_.import_positions(storage, chunk);
+                if (!ack.ok()) return ack.status();
+                response->set_run_id(ack->run_id);
+                response->set_positions(ack->positions);
+                response->set_duplicate(ack->duplicate);
+                response->set_next_chunk(ack->next_chunk);
+                return absl::OkStatus();
+            });
         },
         std::move(done));
 }

@@ -39,6 +39,9 @@ class UserApi {
     // Checks a credential on the reader: a token of the role (nullopt: any valid token, or
     // none when queries are public), for transports that must parse a request first.
     void authenticate(const Credential& credential, std::optional<Role> role, Done done);
+    // Returns the holder of a token that may make changes (a user or an admin token) to done,
+    // on the reader: the dashboard's login.
+    void identify(const std::string& token, std::function<void(absl::StatusOr<Caller>)> done);
 
     void add_version(const Credential& credential, const v1::AddVersionRequest& request,
                      v1::Version* response, Done done);
@@ -54,6 +57,8 @@ class UserApi {
                  v1::RunStatus* response, Done done);
     void stop_run(const Credential& credential, const v1::StopRunRequest& request,
                   v1::RunStatus* response, Done done);
+    void modify_run(const Credential& credential, const v1::ModifyRunRequest& request,
+                    v1::RunStatus* response, Done done);
     void list_workers(const Credential& credential, const v1::ListWorkersRequest& request,
                       v1::ListWorkersResponse* response, Done done);
     void export_games(const Credential& credential, const v1::ExportGamesRequest& request,

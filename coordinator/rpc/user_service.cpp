@@ -32,6 +32,7 @@ UserServiceImpl::UserServiceImpl(UserApi& api, Gate& gate, EngineTransfers& engi
         {"ListRuns", forward(api_, &UserApi::list_runs, false)},
         {"GetRun", forward(api_, &UserApi::get_run, false)},
         {"StopRun", forward(api_, &UserApi::stop_run, true)},
+        {"ModifyRun", forward(api_, &UserApi::modify_run, true)},
         {"ListWorkers", forward(api_, &UserApi::list_workers, false)},
         {"ExportGames", forward(api_, &UserApi::export_games, false)},
         {"GetTuneHistory", forward(api_, &UserApi::get_tune_history, false)},

@@ -632,13 +632,34 @@ void add_run_origin(Database& db) {
     add_column(db, "runs", "origin_run_id", "INTEGER NOT NULL DEFAULT 0");
 }
 
+// Migration 15 (issue 31): admin tokens, the owner of each run and version (the name of the token
+// that added it; '' for those stored before, which only an admin may stop or change), and each
+// change made to a run after its submission, with who made it and when.
+void add_owners_and_changes(Database& db) {
+    add_column(db, "runs", "owner", "TEXT NOT NULL DEFAULT ''");
+    add_column(db, "versions", "owner", "TEXT NOT NULL DEFAULT ''");
+    // An admin token is a user token with admin set: the role column's CHECK stays as it is.
+    add_column(db, "tokens", "admin", "INTEGER NOT NULL DEFAULT 0");
+    db.exec(
+        "CREATE TABLE IF NOT EXISTS run_changes ("
+        "  id         INTEGER PRIMARY KEY,"
+        "  run_id     INTEGER NOT NULL REFERENCES runs(id),"
+        "  changed_ms INTEGER NOT NULL,"
+        "  user       TEXT NOT NULL,"  // the token's name, as runs.owner
+        "  field      TEXT NOT NULL,"  // 'priority', 'throughput', 'games', 'description', 'stop'
+        "  old_value  TEXT NOT NULL,"
+        "  new_value  TEXT NOT NULL);"
+        "CREATE INDEX IF NOT EXISTS run_changes_run ON run_changes(run_id, id);"
+        "CREATE INDEX IF NOT EXISTS runs_owner ON runs(owner, id);");
+}
+
 // A migration: SQL, or a step in C++ where SQL alone cannot do it.
 struct Migration {
     std::string_view sql;
     void (*step)(Database& db) = nullptr;
 };
 
-constexpr std::array<Migration, 14> kMigrations = {{{kSchema1},
+constexpr std::array<Migration, 15> kMigrations = {{{kSchema1},
                                                     {kSchema2},
                                                     {kSchema3},
                                                     {kSchema4},
@@ -651,7 +672,8 @@ constexpr std::array<Migration, 14> kMigrations = {{{kSchema1},
                                                     {{}, add_adjudication_columns},
                                                     {{}, add_game_endings},
                                                     {{}, add_run_threads},
-                                                    {{}, add_run_origin}}};
+                                                    {{}, add_run_origin},
+                                                    {{}, add_owners_and_changes}}};
 
 // Returns the schema version recorded in the file.
 int user_version(Database& db) {

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <iterator>
+#include <limits>
 #include <utility>
 
 #include "coordinator/domain/text.h"
@@ -20,7 +21,7 @@ constexpr std::string_view kVersionColumns =
     "id, name, description, kind, preset, overrides, params, hash_mb, uci_command, "
     "uci_options, bench, created_ms, engine_sha256, engine_entry, engine_args, "
     "(SELECT size FROM engines e WHERE e.sha256 = engine_sha256), "
-    "(SELECT archive FROM engines e WHERE e.sha256 = engine_sha256)";
+    "(SELECT archive FROM engines e WHERE e.sha256 = engine_sha256), owner";
 
 #define RUN_SELECT                                                                               \
     "SELECT r.id, r.kind, r.state, r.result, r.test_version_id, r.base_version_id, "             \
@@ -30,14 +31,18 @@ constexpr std::string_view kVersionColumns =
     "r.active_cores, r.pairs_done, r.wins, r.draws, r.losses, r.ll, r.ld, r.dd_wl, r.wd, r.ww, " \
     "r.elo, r.elo_low, r.elo_high, r.los, r.nelo, r.nelo_low, r.nelo_high, r.llr, r.llr_lower, " \
     "r.llr_upper, r.created_ms, r.finished_ms, t.name, b.name, r.draw_rule, r.resign_rule, "     \
-    "r.max_plies, r.threads, r.origin_run_id FROM runs r "                                       \
+    "r.max_plies, r.threads, r.origin_run_id, r.owner FROM runs r "                              \
     "JOIN versions t ON t.id = r.test_version_id JOIN versions b ON b.id = r.base_version_id "
 
-// The filters of a RunQuery: ?1 states (",active,finished,"), ?2 kind, ?3 version, ?4 text.
+// The filters of a RunQuery: ?1 states (",active,finished,"), ?2 kind, ?3 version, ?4 text,
+// ?5 owner, ?6 time control, ?7 result prefix, ?8 and ?9 the creation times' range.
 #define RUN_FILTER                                                                              \
     "WHERE (?1 = '' OR instr(?1, ',' || r.state || ',') > 0) AND (?2 = '' OR r.kind = ?2) "     \
     "AND (?3 = '' OR t.name = ?3 OR b.name = ?3) AND (?4 = '' OR instr(r.description, ?4) > 0 " \
-    "OR instr(t.name, ?4) > 0 OR instr(b.name, ?4) > 0 OR instr(r.result, ?4) > 0) "
+    "OR instr(t.name, ?4) > 0 OR instr(b.name, ?4) > 0 OR instr(r.result, ?4) > 0) "            \
+    "AND (?5 IS NULL OR r.owner = ?5) AND (?6 = '' OR r.time_control = ?6) "                    \
+    "AND (?7 = '' OR substr(r.result, 1, length(?7)) = ?7) AND r.created_ms >= ?8 "             \
+    "AND r.created_ms < ?9 "
 
 // Throws for a stored value this build cannot read (a damaged or foreign file).
 template <typename T>
@@ -117,6 +122,7 @@ Run read_run(const Statement& s) {
     r.spec.adjudication.max_plies = int(s.int64(51));
     r.spec.threads = int(s.int64(52));
     r.spec.origin_run_id = s.int64(53);
+    r.spec.owner = s.text(54);
     return r;
 }
 
@@ -128,6 +134,7 @@ Token read_token(const Statement& s) {
     t.name = s.text(2);
     t.created_ms = s.int64(3);
     t.revoked = s.int64(4) != 0;
+    if (t.role == Role::User && s.int64(5) != 0) t.role = Role::Admin;
     return t;
 }
 
@@ -206,15 +213,18 @@ std::vector<std::function<void()>> SqliteStorage::take_committed() {
 }
 
 int64_t SqliteStorage::insert_token(const Token& token, std::string_view hash) {
-    db_.prepare("INSERT INTO tokens (hash, role, name, created_ms) VALUES (?, ?, ?, ?)")
-        .bind(hash, role_name(token.role), token.name, token.created_ms)
+    // An admin is a user token with admin set (the role column's CHECK predates admins).
+    const bool admin = token.role == Role::Admin;
+    db_.prepare("INSERT INTO tokens (hash, role, name, created_ms, admin) VALUES (?, ?, ?, ?, ?)")
+        .bind(hash, role_name(admin ? Role::User : token.role), token.name, token.created_ms, admin)
         .run();
     return db_.last_insert_rowid();
 }
 
 std::optional<Token> SqliteStorage::find_token(std::string_view hash) {
     Statement& s = db_.prepare(
-        "SELECT id, role, name, created_ms, revoked FROM tokens WHERE hash = ? AND revoked = 0");
+        "SELECT id, role, name, created_ms, revoked, admin FROM tokens WHERE hash = ? AND revoked "
+        "= 0");
     s.bind(hash);
     if (!s.step()) return std::nullopt;
     return read_token(s);
@@ -222,7 +232,7 @@ std::optional<Token> SqliteStorage::find_token(std::string_view hash) {
 
 std::vector<Token> SqliteStorage::list_tokens() {
     Statement& s =
-        db_.prepare("SELECT id, role, name, created_ms, revoked FROM tokens ORDER BY id");
+        db_.prepare("SELECT id, role, name, created_ms, revoked, admin FROM tokens ORDER BY id");
     s.bind();
     std::vector<Token> tokens;
     while (s.step()) tokens.push_back(read_token(s));
@@ -241,7 +251,7 @@ int64_t SqliteStorage::insert_version(const Version& v) {
     db_.prepare(
            "INSERT INTO versions (name, description, kind, preset, overrides, params, hash_mb, "
            "uci_command, uci_options, bench, created_ms, engine_sha256, engine_entry, "
-           "engine_args) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+           "engine_args, owner) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
         .bind(v.name, v.description, builtin ? "builtin" : "uci",
               builtin ? Text(v.preset) : std::nullopt,
               builtin ? Text(json_column(v.overrides)) : std::nullopt,
@@ -250,7 +260,7 @@ int64_t SqliteStorage::insert_version(const Version& v) {
               builtin ? std::nullopt : Text(json_column(v.uci_options)), v.bench, v.created_ms,
               uploaded ? Text(v.engine_sha256) : std::nullopt,
               uploaded ? Text(v.engine_entry) : std::nullopt,
-              uploaded ? Text(json_column(v.engine_args)) : std::nullopt)
+              uploaded ? Text(json_column(v.engine_args)) : std::nullopt, v.owner)
         .run();
     return db_.last_insert_rowid();
 }
@@ -264,6 +274,7 @@ Version SqliteStorage::read_version(const Statement& s) {
     v.hash_mb = int(s.int64(7));
     v.bench = uint64_t(s.int64(10));
     v.created_ms = s.int64(11);
+    v.owner = s.text(17);
     if (v.kind == Version::Kind::Builtin) {
         v.preset = s.text(4);
         v.overrides = read_json_column<std::map<std::string, int>>(s.text(5), "versions.overrides");
@@ -375,9 +386,9 @@ int64_t SqliteStorage::insert_run(const Run& r) {
         "INSERT INTO runs (kind, state, test_version_id, base_version_id, time_control, "
         "book_source, book_size, book_random, book_seed, book, games, elo0, elo1, alpha, beta, "
         "model, priority, throughput, pairs_per_thread, description, llr_lower, llr_upper, "
-        "created_ms, draw_rule, resign_rule, max_plies, threads, origin_run_id) "
+        "created_ms, draw_rule, resign_rule, max_plies, threads, origin_run_id, owner) "
         "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-        "?)");
+        "?, ?)");
     const match::Adjudication& rules = r.spec.adjudication;
     const std::string book = compress(format_openings(r.spec.book.openings));
     s.bind(run_kind_name(r.spec.kind), run_state_name(r.state), r.test_id, r.base_id,
@@ -391,7 +402,7 @@ int64_t SqliteStorage::insert_run(const Run& r) {
            r.sprt.lower, r.sprt.upper, r.created_ms,
            rules.draw ? match::draw_rule_text(*rules.draw) : std::string(),
            rules.resign ? match::resign_rule_text(*rules.resign) : std::string(), rules.max_plies,
-           r.spec.threads, r.spec.origin_run_id);
+           r.spec.threads, r.spec.origin_run_id, r.spec.owner);
     s.run();
     return db_.last_insert_rowid();
 }
@@ -422,13 +433,17 @@ std::vector<Run> SqliteStorage::find_runs(const RunQuery& query, int64_t* total)
     Statement& count = db_.prepare(
         "SELECT count(*) FROM runs r JOIN versions t ON t.id = r.test_version_id "
         "JOIN versions b ON b.id = r.base_version_id " RUN_FILTER);
-    count.bind(states, kind, query.version, query.text);
+    const int64_t until =
+        query.created_until_ms > 0 ? query.created_until_ms : std::numeric_limits<int64_t>::max();
+    count.bind(states, kind, query.version, query.text, query.owner, query.time_control,
+               query.result, query.created_from_ms, until);
     *total = count.step() ? count.int64(0) : 0;
     Statement& s = db_.prepare(RUN_SELECT RUN_FILTER
-                               "ORDER BY ?5 AND r.state = 'active' DESC, "
-                               "CASE WHEN ?5 AND r.state = 'active' THEN r.priority END DESC, "
-                               "r.id DESC LIMIT ?6 OFFSET ?7");
-    s.bind(states, kind, query.version, query.text, query.active_first, query.limit, query.offset);
+                               "ORDER BY ?10 AND r.state = 'active' DESC, "
+                               "CASE WHEN ?10 AND r.state = 'active' THEN r.priority END DESC, "
+                               "r.id DESC LIMIT ?11 OFFSET ?12");
+    s.bind(states, kind, query.version, query.text, query.owner, query.time_control, query.result,
+           query.created_from_ms, until, query.active_first, query.limit, query.offset);
     std::vector<Run> runs;
     while (s.step()) runs.push_back(read_run(s));
     return runs;
@@ -445,6 +460,32 @@ Book SqliteStorage::load_book(int64_t run_id) {
     book.seed = uint64_t(s.int64(2));
     book.source = s.text(3);
     return book;
+}
+
+void SqliteStorage::update_run_settings(const Run& r) {
+    db_.prepare(
+           "UPDATE runs SET priority = ?, throughput = ?, games = ?, description = ? WHERE id = ?")
+        .bind(r.spec.priority, r.spec.throughput, r.spec.games, r.spec.description, r.id)
+        .run();
+}
+
+void SqliteStorage::insert_run_change(const RunChange& c) {
+    db_.prepare(
+           "INSERT INTO run_changes (run_id, changed_ms, user, field, old_value, new_value) "
+           "VALUES (?, ?, ?, ?, ?, ?)")
+        .bind(c.run_id, c.changed_ms, c.user, c.field, c.old_value, c.new_value)
+        .run();
+}
+
+std::vector<RunChange> SqliteStorage::run_changes(int64_t run_id) {
+    Statement& s = db_.prepare(
+        "SELECT changed_ms, user, field, old_value, new_value FROM run_changes WHERE run_id = ? "
+        "ORDER BY id");
+    s.bind(run_id);
+    std::vector<RunChange> changes;
+    while (s.step())
+        changes.push_back({run_id, s.int64(0), s.text(1), s.text(2), s.text(3), s.text(4)});
+    return changes;
 }
 
 void SqliteStorage::update_run(const Run& r) {

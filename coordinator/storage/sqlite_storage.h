@@ -51,6 +51,9 @@ class SqliteStorage final : public Storage {
     std::vector<Run> list_runs(const std::vector<RunState>& states, int limit) override;
     std::vector<Run> find_runs(const RunQuery& query, int64_t* total) override;
     Book load_book(int64_t run_id) override;
+    void update_run_settings(const Run& run) override;
+    void insert_run_change(const RunChange& change) override;
+    std::vector<RunChange> run_changes(int64_t run_id) override;
     void update_run(const Run& run) override;
 
     void insert_free_pairs(int64_t run_id, PairRange range) override;

@@ -17,8 +17,13 @@ namespace sparring::coordinator {
 struct RunQuery {
     std::vector<RunState> states;  // any when empty
     std::optional<RunKind> kind;
-    std::string version;        // the test or base version's name; any when empty
-    std::string text;           // found in the description, a version name or the result
+    std::string version;               // the test or base version's name; any when empty
+    std::string text;                  // found in the description, a version name or the result
+    std::optional<std::string> owner;  // the submitter's user name ("" for runs without one)
+    std::string time_control;          // as stored ("10+0.1", "nodes=1000"); any when empty
+    std::string result;                // the result starts with it ("H1"); any when empty
+    int64_t created_from_ms = 0;       // created at or after; 0: any
+    int64_t created_until_ms = 0;      // created before; 0: any
     bool active_first = false;  // active runs by priority first, then the others newest first
     int offset = 0;
     int limit = 100;
@@ -73,6 +78,13 @@ class Storage {
     // *total to how many it selects in all.
     virtual std::vector<Run> find_runs(const RunQuery& query, int64_t* total) = 0;
     virtual Book load_book(int64_t run_id) = 0;
+    // Writes what a user may change of a run after its submission: priority, throughput,
+    // games and description.
+    virtual void update_run_settings(const Run& run) = 0;
+    // Records a change made to a run after its submission.
+    virtual void insert_run_change(const RunChange& change) = 0;
+    // Returns the changes made to a run, oldest first.
+    virtual std::vector<RunChange> run_changes(int64_t run_id) = 0;
     // Writes a run's state, result, progress, counts and statistics.
     virtual void update_run(const Run& run) = 0;
 

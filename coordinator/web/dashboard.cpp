@@ -1,9 +1,11 @@
 #include "coordinator/web/dashboard.h"
 
+#include <charconv>
 #include <future>
 #include <stdexcept>
 
 #include "common/log.h"
+#include "common/printable.h"
 #include "coordinator/web/assets.h"
 #include "coordinator/web/json.h"
 #include "coordinator/web/pages.h"
@@ -12,7 +14,7 @@ namespace sparring::coordinator::web {
 
 namespace {
 
-constexpr std::string_view kTokenCookie = "sparring_token";
+constexpr std::string_view kSessionCookie = "sparring_session";
 constexpr auto kKeepAlive = std::chrono::seconds(15);
 
 // Runs a UserApi call and waits for its status (HTTP threads may block; gRPC's may not).
@@ -37,8 +39,34 @@ void reply_error_page(HttpResponse& response, const absl::Status& status) {
     response.status = http_status(status.code());
     std::string message(status.message());
     if (status.code() == absl::StatusCode::kUnauthenticated)
-        message += " — this dashboard asks for a token: open /login?token=YOUR_TOKEN once.";
+        message += " — this dashboard asks for a token: log in at /login.";
     response.set_content(error_page(response.status, message), "text/html; charset=utf-8");
+}
+
+// Returns the fields of a form's body (application/x-www-form-urlencoded), decoded.
+std::multimap<std::string, std::string> form_fields(const HttpRequest& request) {
+    HttpRequest form;
+    form.target = "/?" + request.body;
+    if (!http_detail::parse_target(form)) return {};
+    return form.params;
+}
+
+// Returns the first value of a form field, or nullopt.
+std::optional<std::string> field(const std::multimap<std::string, std::string>& form,
+                                 const std::string& name) {
+    const auto it = form.find(name);
+    if (it == form.end()) return std::nullopt;
+    return it->second;
+}
+
+// Returns a form's whole number; INVALID_ARGUMENT naming the field for anything else.
+absl::StatusOr<int64_t> form_number(const std::string& name, const std::string& text) {
+    int64_t value = 0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (ec != std::errc() || end != text.data() + text.size())
+        return absl::InvalidArgumentError(name + " must be a whole number, not '" +
+                                          printable(text, 64) + "'");
+    return value;
 }
 
 // Returns the first capture of a route's pattern as a run id; INVALID_ARGUMENT if too big.
@@ -110,6 +138,7 @@ const std::vector<RestRoute>& rest_routes() {
         {"POST", R"(/api/v1/runs)", rest(&UserApi::submit_run, nullptr)},
         {"GET", R"(/api/v1/runs/(\d+))", rest(&UserApi::get_run, "run_id")},
         {"POST", R"(/api/v1/runs/(\d+):stop)", rest(&UserApi::stop_run, "run_id")},
+        {"POST", R"(/api/v1/runs/(\d+):modify)", rest(&UserApi::modify_run, "run_id")},
         {"POST", R"(/api/v1/runs/(\d+):purge)", rest(&UserApi::purge_worker, "run_id")},
         {"GET", R"(/api/v1/runs/(\d+)/pgn)", rest(&UserApi::export_games, "run_id")},
         {"GET", R"(/api/v1/runs/(\d+)/llr)", rest(&UserApi::get_llr_history, "run_id")},
@@ -184,10 +213,132 @@ Credential Dashboard::credential(const HttpRequest& request) const {
     if (header.compare(0, prefix.size(), prefix) == 0)
         credential.token = header.substr(prefix.size());
     else if (request.method == "GET")
-        // The cookie set by /login stands in for the header on pages, never on changes: a
-        // form on another site could otherwise make a browser post with it.
-        credential.token = cookie(request, kTokenCookie);
+        // The session /login started stands in for the header on pages, never on REST
+        // changes; the run page's form checks its session and CSRF secret itself.
+        if (const std::optional<Session> s = session(request)) credential.token = s->token;
     return credential;
+}
+
+std::optional<Session> Dashboard::session(const HttpRequest& request) const {
+    const std::string id = cookie(request, kSessionCookie);
+    if (id.empty()) return std::nullopt;
+    return sessions_.find(id);
+}
+
+void Dashboard::login_form(const HttpRequest& request, HttpResponse& response) {
+    const std::optional<Session> current = session(request);
+    std::string note;
+    if (!request.get_param_value("token").empty()) {
+        // An old bookmark: the token is in the URL (and so in logs) already; it is not used.
+        response.status = 400;
+        note =
+            "A token does not go in a URL, where logs and the browser's history keep it: paste "
+            "it below. Consider revoking the one you sent (sparring-coordinator token revoke).";
+    }
+    response.set_header("Cache-Control", "no-store");
+    response.set_content(
+        login_page(note, current ? current->user : "", current ? current->csrf : ""),
+        "text/html; charset=utf-8");
+}
+
+void Dashboard::login(const HttpRequest& request, HttpResponse& response) {
+    const std::optional<std::string> token = field(form_fields(request), "token");
+    std::promise<absl::StatusOr<Caller>> known;
+    api_.identify(token.value_or(""),
+                  [&known](absl::StatusOr<Caller> caller) { known.set_value(std::move(caller)); });
+    const absl::StatusOr<Caller> caller = known.get_future().get();
+    response.set_header("Cache-Control", "no-store");
+    if (!caller.ok()) {
+        response.status = http_status(caller.status().code());
+        response.set_content(login_page(std::string(caller.status().message()), "", ""),
+                             "text/html; charset=utf-8");
+        return;
+    }
+    const std::string id =
+        sessions_.start(Session{*token, caller->user, caller->role, random_secret()});
+    std::string cookie_text = std::string(kSessionCookie) + "=" + id +
+                              "; Path=/; HttpOnly; SameSite=Strict; Max-Age=" +
+                              std::to_string(std::chrono::seconds(Sessions::kLife).count());
+    if (!options_.tls_cert_file.empty()) cookie_text += "; Secure";
+    response.set_header("Set-Cookie", cookie_text);
+    response.status = 303;
+    response.set_header("Location", "/");
+}
+
+void Dashboard::logout(const HttpRequest& request, HttpResponse& response) {
+    const std::optional<Session> current = session(request);
+    if (current && !same_secret(field(form_fields(request), "csrf").value_or(""), current->csrf))
+        return reply_error_page(
+            response, absl::PermissionDeniedError("the form's CSRF check failed: reload the page"));
+    if (current) sessions_.end(cookie(request, kSessionCookie));
+    response.set_header("Set-Cookie", std::string(kSessionCookie) +
+                                          "=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0");
+    response.status = 303;
+    response.set_header("Location", "/");
+}
+
+void Dashboard::modify(const HttpRequest& request, HttpResponse& response) {
+    const absl::StatusOr<int64_t> id = run_id_of(request);
+    if (!id.ok()) return reply_error_page(response, id.status());
+    // The session and its CSRF secret before anything of the form is looked at.
+    const std::optional<Session> current = session(request);
+    if (!current)
+        return reply_error_page(response, absl::UnauthenticatedError("log in first, at /login"));
+    const std::multimap<std::string, std::string> form = form_fields(request);
+    if (!same_secret(field(form, "csrf").value_or(""), current->csrf))
+        return reply_error_page(
+            response, absl::PermissionDeniedError(
+                          "the form's CSRF check failed: reload the run page and try again"));
+    const Credential who{current->token, false, {}};
+    v1::GetRunRequest get;
+    get.set_run_id(*id);
+    v1::RunStatus run;
+    if (absl::Status status = call(api_, &UserApi::get_run, who, get, &run); !status.ok())
+        return reply_error_page(response, status);
+    // Only what the form changed: a field it shows unchanged is not a change.
+    v1::ModifyRunRequest change;
+    change.set_run_id(*id);
+    const auto number = [&form](const char* name) -> absl::StatusOr<std::optional<int64_t>> {
+        const std::optional<std::string> text = field(form, name);
+        if (!text || text->empty()) return std::nullopt;
+        absl::StatusOr<int64_t> value = form_number(name, *text);
+        if (!value.ok()) return value.status();
+        return std::optional<int64_t>(*value);
+    };
+    absl::StatusOr<std::optional<int64_t>> priority = number("priority");
+    absl::StatusOr<std::optional<int64_t>> throughput = number("throughput");
+    absl::StatusOr<std::optional<int64_t>> games = number("games");
+    for (const auto* value : {&priority, &throughput, &games})
+        if (!value->ok()) return reply_error_page(response, value->status());
+    if (*priority && **priority != run.spec().priority()) {
+        if (**priority < -1000 || **priority > 1000)
+            return reply_error_page(response,
+                                    absl::InvalidArgumentError("priority must be in -1000..1000"));
+        change.set_priority(int32_t(**priority));
+    }
+    if (*throughput && **throughput != int64_t(run.spec().throughput())) {
+        if (**throughput < 1 || **throughput > 10000)
+            return reply_error_page(
+                response, absl::InvalidArgumentError("throughput must be in 1..10000 percent"));
+        change.set_throughput(uint32_t(**throughput));
+    }
+    if (*games && **games != int64_t(run.spec().games())) {
+        if (**games < 0)
+            return reply_error_page(response, absl::InvalidArgumentError("games must be positive"));
+        change.set_games(uint64_t(**games));
+    }
+    if (const std::optional<std::string> description = field(form, "description");
+        description && *description != run.spec().description())
+        change.set_description(*description);
+    if (change.has_priority() || change.has_throughput() || change.has_games() ||
+        change.has_description()) {
+        v1::RunStatus changed;
+        if (absl::Status status = call(api_, &UserApi::modify_run, who, change, &changed);
+            !status.ok())
+            return reply_error_page(response, status);
+    }
+    response.status = 303;
+    response.set_header("Location", "/runs/" + std::to_string(*id));
 }
 
 void Dashboard::route() {
@@ -225,12 +376,14 @@ void Dashboard::route() {
         response.set_content(std::string(asset->body),
                              std::string(asset->content_type) + "; charset=utf-8");
     });
-    server_->get("/login", [](const HttpRequest& request, HttpResponse& response) {
-        const std::string token = request.get_param_value("token");
-        response.set_header("Set-Cookie", std::string(kTokenCookie) + "=" + token +
-                                              "; Path=/; HttpOnly; SameSite=Strict");
-        response.set_redirect("/");
-    });
+    server_->get("/login",
+                 [this](const auto& request, auto& response) { login_form(request, response); });
+    server_->post("/login",
+                  [this](const auto& request, auto& response) { login(request, response); });
+    server_->post("/logout",
+                  [this](const auto& request, auto& response) { logout(request, response); });
+    server_->post(R"(/runs/(\d+)/modify)",
+                  [this](const auto& request, auto& response) { modify(request, response); });
     if (metrics_)
         server_->get("/metrics", [this](const HttpRequest&, HttpResponse& response) {
             try {
@@ -281,6 +434,8 @@ void Dashboard::run(const HttpRequest& request, HttpResponse& response) {
     v1::GetLlrHistoryRequest series;
     series.set_run_id(*id);
     RunExtras extras;
+    if (const std::optional<Session> viewer = session(request))
+        extras.viewer = Viewer{viewer->user, viewer->role == Role::Admin, viewer->csrf};
     if (status.ok()) status = call(api_, &UserApi::get_llr_history, who, series, &extras.history);
     if (status.ok() && run.has_tune() && run.tune().params_size() > 0) {
         v1::GetTuneHistoryRequest tune;
@@ -293,6 +448,8 @@ void Dashboard::run(const HttpRequest& request, HttpResponse& response) {
         status = call(api_, &UserApi::get_version, who, start, &extras.start);
     }
     if (!status.ok()) return reply_error_page(response, status);
+    // A page with a session's form is that session's alone.
+    if (extras.viewer) response.set_header("Cache-Control", "private, no-store");
     response.set_content(run_page(run, extras), "text/html; charset=utf-8");
 }
 

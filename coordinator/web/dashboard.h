@@ -12,6 +12,7 @@
 #include "coordinator/ops/http_server.h"
 #include "coordinator/rpc/user_api.h"
 #include "coordinator/web/live.h"
+#include "coordinator/web/sessions.h"
 
 namespace sparring::coordinator::web {
 
@@ -66,10 +67,19 @@ class Dashboard {
     void compare(const HttpRequest& request, HttpResponse& response);
     // Returns the live update of a run, read through the API.
     std::optional<std::string> read_update(int64_t run_id);
+    // Returns the browser session of a request's cookie.
+    std::optional<Session> session(const HttpRequest& request) const;
+    // The login form (GET), a login (POST: the token in the body), a logout (POST, CSRF).
+    void login_form(const HttpRequest& request, HttpResponse& response);
+    void login(const HttpRequest& request, HttpResponse& response);
+    void logout(const HttpRequest& request, HttpResponse& response);
+    // The run page's form changing a run (POST, CSRF): only the fields the form changed.
+    void modify(const HttpRequest& request, HttpResponse& response);
 
     Options options_;
     UserApi& api_;
     std::function<std::string()> metrics_;
+    Sessions sessions_;
     LiveHub live_;
     std::unique_ptr<HttpServer> server_;
 };

@@ -4,9 +4,11 @@
 #include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <ctime>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "common/dates.h"
 #include "common/json_text.h"
 #include "coordinator/web/html.h"
 #include "match/adjudication.h"
@@ -88,6 +90,7 @@ std::string run_row(const v1::RunStatus& run) {
         out += "<div class=\"desc\">" + escape_html(run.spec().description()) + "</div>";
     out += "</td>";
     out += "<td>" + escape_html(time_control_text(run.spec().time_control())) + "</td>";
+    out += "<td>" + escape_html(run.spec().owner()) + "</td>";
     out += "<td class=\"num\">" + grouped(run.games());
     if (run.spec().games() > 0) out += " / " + grouped(run.spec().games());
     out += "</td>";
@@ -124,6 +127,19 @@ std::string filter_form(const RunsQuery& query) {
     out += "</select></label><label>Version <input name=\"version\" value=\"" +
            escape_html(query.version) + "\"></label>";
     out += "<label>Text <input name=\"q\" value=\"" + escape_html(query.text) + "\"></label>";
+    // A value is never an input's last attribute: `value=""><` would read as a break-out.
+    out += "<label>Owner <input name=\"owner\" value=\"" + escape_html(query.owner.value_or("")) +
+           "\" size=\"10\"></label>";
+    out += "<label>TC <input name=\"tc\" value=\"" + escape_html(query.tc) +
+           "\" size=\"8\" placeholder=\"10+0.1\"></label>";
+    out += "<label>Result <select name=\"result\">";
+    for (const char* r : {"", "H1", "H0", "stopped"})
+        out += option(r, *r ? r : "any", query.result);
+    out += "</select></label>";
+    out += "<label>From <input type=\"date\" name=\"since\" value=\"" + escape_html(query.since) +
+           "\" max=\"9999-12-31\"></label>";
+    out += "<label>To <input type=\"date\" name=\"until\" value=\"" + escape_html(query.until) +
+           "\" max=\"9999-12-31\"></label>";
     out += "<button type=\"submit\">Filter</button></form>";
     return out;
 }
@@ -185,7 +201,8 @@ std::string spec_table(const v1::RunStatus& run) {
     if (spec.pairs_per_thread() > 0)
         out += row("pairs per thread", std::to_string(spec.pairs_per_thread()));
     if (!spec.description().empty()) out += row("description", escape_html(spec.description()));
-    out += row("created", escape_html(utc_time(run.created_unix_ms())));
+    out += row("created", escape_html(utc_time(run.created_unix_ms())) +
+                              (spec.owner().empty() ? "" : " by " + escape_html(spec.owner())));
     if (run.finished_unix_ms() > 0)
         out += row("finished", escape_html(utc_time(run.finished_unix_ms())));
     if (run.verifies_run_id() > 0)
@@ -212,6 +229,64 @@ std::string mismatch_table(const v1::RunStatus& run) {
                "</td><td class=\"num\">" + std::to_string(m.computed()) + "</td><td>" +
                escape_html(utc_time(m.unix_ms())) + "</td></tr>";
     return out + "</table>";
+}
+
+// Returns the table of what was changed of a run after its submission, or nothing.
+std::string changes_table(const v1::RunStatus& run) {
+    if (run.changes().empty()) return "";
+    std::string out =
+        "<h2>History</h2><table class=\"grid changes\"><tr><th>when</th><th>who</th>"
+        "<th>what</th><th>from</th><th>to</th></tr>";
+    for (const v1::RunChange& c : run.changes())
+        out += "<tr><td>" + escape_html(utc_time(c.changed_unix_ms())) + "</td><td>" +
+               escape_html(c.user()) + "</td><td>" + escape_html(c.field()) + "</td><td>" +
+               escape_html(c.old_value()) + "</td><td>" + escape_html(c.new_value()) + "</td></tr>";
+    return out + "</table>";
+}
+
+// Returns a number input of the modify form.
+std::string number_input(const char* name, const char* label, int64_t value, int64_t min,
+                         int64_t max, int step) {
+    return std::string("<label>") + label + " <input type=\"number\" name=\"" + name +
+           "\" value=\"" + std::to_string(value) + "\" min=\"" + std::to_string(min) + "\" max=\"" +
+           std::to_string(max) + "\" step=\"" + std::to_string(step) + "\"></label>";
+}
+
+// Returns the run page's form that changes the run, for a viewer who may (its owner or an
+// admin); a note for anybody else.
+std::string modify_section(const v1::RunStatus& run, const std::optional<Viewer>& viewer) {
+    const std::string id = std::to_string(run.id());
+    if (!viewer) return "<p class=\"note\"><a href=\"/login\">Log in</a> to change this run.</p>";
+    const std::string& owner = run.spec().owner();
+    if (!viewer->admin && (owner.empty() || owner != viewer->user))
+        return "<p class=\"note\">Logged in as " + escape_html(viewer->user) + ". " +
+               (owner.empty() ? std::string("This run has no owner: only an admin may change it.")
+                              : "This run belongs to " + escape_html(owner) +
+                                    ": only its owner or an admin may change it.") +
+               "</p>";
+    const bool active = run.state() == v1::RUN_STATE_ACTIVE;
+    std::string out =
+        "<h2>Change this run</h2><form class=\"modify\" method=\"post\" action=\"/runs/" + id +
+        "/modify\"><input type=\"hidden\" name=\"csrf\" value=\"" + escape_html(viewer->csrf) +
+        "\">";
+    if (active) {
+        out += number_input("priority", "Priority", run.spec().priority(), -1000, 1000, 1);
+        out += number_input("throughput", "Throughput %", run.spec().throughput(), 1, 10000, 1);
+        const v1::RunKind kind = run.spec().kind();
+        if (kind == v1::RUN_KIND_REGRESSION || kind == v1::RUN_KIND_FIXED_GAMES)
+            out += number_input("games", "Games", int64_t(run.spec().games()),
+                                int64_t(2 * ((run.games() + 1) / 2)), 1'000'000'000, 2);
+    }
+    out +=
+        "<label class=\"wide\">Description <input name=\"description\" maxlength=\"4096\" "
+        "value=\"" +
+        escape_html(run.spec().description()) + "\"></label>";
+    out += "<button type=\"submit\">Save</button></form>";
+    out += "<p class=\"note\">Logged in as " + escape_html(viewer->user) +
+           (viewer->admin ? " (admin)" : "") +
+           ". Versions, time control and book cannot change: <code>sparring submit --like " + id +
+           "</code> starts a run like this one.</p>";
+    return out;
 }
 
 // Returns a p-value as `sparring show` prints it: three decimals, or two digits below 0.001.
@@ -253,6 +328,16 @@ RunsQuery parse_runs_query(const std::multimap<std::string, std::string>& params
     query.kind = get("kind");
     query.version = get("version");
     query.text = get("q");
+    if (const auto it = params.find("owner"); it != params.end() && !it->second.empty())
+        query.owner = it->second;
+    query.tc = get("tc");
+    query.result = get("result");
+    const auto date = [&get](const std::string& name) {
+        const std::string text = get(name);
+        return utc_day_ms(text) ? text : std::string();
+    };
+    query.since = date("since");
+    query.until = date("until");
     const auto number = [&get](const std::string& name, int fallback, int max) {
         const std::string text = get(name);
         if (text.empty() || text.size() > 9 ||
@@ -277,6 +362,11 @@ std::string runs_query_url(const RunsQuery& query, int page) {
     add("kind", query.kind);
     add("version", query.version);
     add("q", query.text);
+    add("owner", query.owner.value_or(""));
+    add("tc", query.tc);
+    add("result", query.result);
+    add("since", query.since);
+    add("until", query.until);
     if (query.per_page != 50) add("per_page", std::to_string(query.per_page));
     if (page != 1) add("page", std::to_string(page));
     return out.empty() ? "?" : out;
@@ -299,6 +389,14 @@ v1::ListRunsRequest runs_request(const RunsQuery& query) {
     }
     request.set_version(query.version);
     request.set_text(query.text);
+    if (query.owner) request.set_owner(*query.owner);
+    request.set_time_control(query.tc);
+    request.set_result(query.result);
+    if (const std::optional<int64_t> since = utc_day_ms(query.since))
+        request.set_created_from_unix_ms(*since);
+    // The whole day the date names.
+    if (const std::optional<int64_t> until = utc_day_ms(query.until))
+        request.set_created_until_unix_ms(*until + 86'400'000);
     request.set_active_first(true);
     request.set_offset(uint32_t(query.page - 1) * uint32_t(query.per_page));
     request.set_limit(uint32_t(query.per_page));
@@ -403,10 +501,10 @@ std::string runs_page(const v1::ListRunsResponse& runs, const RunsQuery& query) 
     std::string body = "<h1>Runs</h1>" + filter_form(query);
     body +=
         "<table class=\"grid runs\"><thead><tr><th>id</th><th>kind</th><th>test vs base</th>"
-        "<th>tc</th><th>games</th><th>Elo ± 95%</th><th>LLR</th><th>state</th></tr></thead>"
-        "<tbody>";
+        "<th>tc</th><th>owner</th><th>games</th><th>Elo ± 95%</th><th>LLR</th><th>state</th></tr>"
+        "</thead><tbody>";
     for (const v1::RunStatus& run : runs.runs()) body += run_row(run);
-    if (runs.runs().empty()) body += "<tr><td colspan=\"8\">No runs match.</td></tr>";
+    if (runs.runs().empty()) body += "<tr><td colspan=\"9\">No runs match.</td></tr>";
     body += "</tbody></table>";
     const uint64_t pages = (matching + uint64_t(query.per_page) - 1) / uint64_t(query.per_page);
     body += "<p class=\"paging\">" + std::to_string(matching) + (matching == 1 ? " run" : " runs");
@@ -710,11 +808,31 @@ std::string run_page(const v1::RunStatus& run, const RunExtras& extras) {
     body += "<div id=\"workers\">" + workers_table(run) + "</div>";
     body += "<div id=\"leases\">" + leases_table(history) + "</div>";
     body += "<h2>Specification</h2>" + spec_table(run);
+    body += changes_table(run);
+    body += modify_section(run, extras.viewer);
     body += mismatch_table(run);
     body += "<p><a href=\"/runs/" + id + "/pgn\" download=\"run" + id +
             ".pgn\">Download the games (PGN)</a> · <a href=\"/api/v1/runs/" + id +
             "\">JSON</a></p>";
     return layout("Run " + id, body, true);
+}
+
+std::string login_page(std::string_view note, std::string_view user, std::string_view csrf) {
+    std::string body = "<h1>Log in</h1>";
+    if (!note.empty()) body += "<p class=\"error\">" + escape_html(note) + "</p>";
+    if (!user.empty())
+        body += "<p>Logged in as " + escape_html(user) +
+                ".</p><form method=\"post\" action=\"/logout\"><input type=\"hidden\" "
+                "name=\"csrf\" value=\"" +
+                escape_html(csrf) + "\"><button type=\"submit\">Log out</button></form>";
+    body +=
+        "<form class=\"login\" method=\"post\" action=\"/login\"><label>Token <input "
+        "type=\"password\" name=\"token\" autocomplete=\"off\" required size=\"70\"></label>"
+        "<button type=\"submit\">Log in</button></form><p class=\"note\">A user or admin token "
+        "(<code>sparring-coordinator token create --role user --name YOU</code>). The browser "
+        "keeps only a session cookie; the token stays on the coordinator, in memory, for 12 "
+        "hours or until you log out or the coordinator restarts.</p>";
+    return layout("Log in", body, false);
 }
 
 std::string workers_page(const v1::ListWorkersResponse& workers) {

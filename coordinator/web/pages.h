@@ -4,6 +4,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -14,16 +15,22 @@ namespace sparring::coordinator::web {
 
 // What the runs list shows, as the URL's query gives it, so that a view can be shared.
 struct RunsQuery {
-    std::string state;    // "", "active", "finished" or "stopped"
-    std::string kind;     // "" or a kind name ("regression", "tune", ...)
-    std::string version;  // "" or the name of the test or base version
-    std::string text;     // "" or text found in the description or a version name
-    int page = 1;         // 1-based
+    std::string state;                 // "", "active", "finished" or "stopped"
+    std::string kind;                  // "" or a kind name ("regression", "tune", ...)
+    std::string version;               // "" or the name of the test or base version
+    std::string text;                  // "" or text found in the description or a version name
+    std::optional<std::string> owner;  // the submitter; "" for runs without one
+    std::string tc;                    // "" or a time control ("10+0.1")
+    std::string result;                // "" or the start of the result ("H1")
+    std::string since;                 // "" or a UTC date, YYYY-MM-DD: created on or after
+    std::string until;                 // "" or a UTC date: created on or before
+    int page = 1;                      // 1-based
     int per_page = 50;
 };
 
-// Reads a runs query from URL parameters (state, kind, version, q, page, per_page); values
-// out of range fall back to the defaults.
+// Reads a runs query from URL parameters (state, kind, version, q, owner, tc, result, since,
+// until, page, per_page); values out of range, and dates not YYYY-MM-DD, fall back to the
+// defaults.
 RunsQuery parse_runs_query(const std::multimap<std::string, std::string>& params);
 // Returns the query as URL parameters ("?state=active&page=2"), with page replaced.
 std::string runs_query_url(const RunsQuery& query, int page);
@@ -49,11 +56,23 @@ std::string llr_svg(const v1::LlrHistory& history);
 // links to the other pages.
 std::string runs_page(const v1::ListRunsResponse& runs, const RunsQuery& query);
 // What a run page shows beyond the run itself, each read only for the runs that have it.
-struct RunExtras {
-    v1::LlrHistory history;  // every run: the plots' series, its workers and leases
-    v1::TuneHistory tune;    // tuning runs
-    v1::Version start;       // training runs: the version they start from
+// Who looks at a page through a browser session (/login).
+struct Viewer {
+    std::string user;  // the session token's name
+    bool admin = false;
+    std::string csrf;  // the secret the session's forms carry
 };
+
+struct RunExtras {
+    v1::LlrHistory history;        // every run: the plots' series, its workers and leases
+    v1::TuneHistory tune;          // tuning runs
+    v1::Version start;             // training runs: the version they start from
+    std::optional<Viewer> viewer;  // a logged-in browser: the run's form, if it may change it
+};
+
+// Returns the login page: a form that posts a token (never in a URL), a note above it, and,
+// for a session (user not empty), who is logged in with a logout button.
+std::string login_page(std::string_view note, std::string_view user, std::string_view csrf);
 
 // Returns the tuning plot's data: {"names": [...], "raw": [[games, v...]], "share": [[games,
 // (v - start) / c...]]}, games being twice the pairs; at most about 500 points, spread evenly.

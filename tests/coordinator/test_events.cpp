@@ -37,6 +37,9 @@ struct Label {
     std::string operator()(const RunStopRequested& e) const {
         return "stop requested " + std::to_string(e.run_id) + " by " + e.requested_by;
     }
+    std::string operator()(const RunModified& e) const {
+        return "modified " + std::to_string(e.run_id) + " by " + e.user;
+    }
     std::string operator()(const RunFinished& e) const {
         return "finished " + std::to_string(e.run_id) + " " + e.result;
     }
@@ -256,7 +259,7 @@ TEST_F(CoreEventTest, AQuarantinedWorkerAndAPurgeArePublished) {
     core->create_token(*storage, Role::User, "alice");
     const int64_t alice = storage->list_tokens().back().id;
     storage->commit();
-    const Caller user{alice, Role::User, {}};
+    const Caller user{alice, Role::Admin, "alice", {}};  // the run has no owner
     ASSERT_TRUE(
         transact([&](Storage& s) { return core->purge_worker(s, user, run.id, forger); }).ok());
     EXPECT_EQ(deliver(),

@@ -325,5 +325,33 @@ TEST_F(LeaseTest, HigherPriorityRunIsServedFirst) {
     EXPECT_NE(low.id, high.id);
 }
 
+// Runs stored before owners were recorded have none: only an admin stops or changes them, and
+// a refusal changes nothing (issue 31).
+TEST_F(LeaseTest, ARunWithoutAnOwnerIsAnAdminsAlone) {
+    const coordinator::Run run = submit(spec(RunKind::FixedGames, 8));
+    ASSERT_EQ(run.spec.owner, "");
+    const Caller user{1, Role::User, "user", {}};
+    const Caller admin{2, Role::Admin, "root", {}};
+    RunModification change;
+    change.run_id = run.id;
+    change.priority = 3;
+    const auto modified = transact([&](Storage& s) { return core->modify_run(s, user, change); });
+    EXPECT_EQ(modified.status().code(), absl::StatusCode::kPermissionDenied);
+    EXPECT_NE(modified.status().message().find("only an admin"), std::string_view::npos);
+    const auto stopped = transact([&](Storage& s) { return core->stop_run(s, user, run.id); });
+    EXPECT_EQ(stopped.status().code(), absl::StatusCode::kPermissionDenied);
+    storage->begin(false);
+    EXPECT_EQ(storage->find_run(run.id)->spec.priority, 0);
+    EXPECT_EQ(storage->find_run(run.id)->state, RunState::Active);
+    EXPECT_TRUE(storage->run_changes(run.id).empty());
+    storage->commit();
+    const auto by_admin = transact([&](Storage& s) { return core->modify_run(s, admin, change); });
+    ASSERT_TRUE(by_admin.ok()) << by_admin.status();
+    EXPECT_EQ(by_admin->spec.priority, 3);
+    ASSERT_EQ(by_admin->changes.size(), 1u);
+    EXPECT_EQ(by_admin->changes[0].user, "root");
+    EXPECT_TRUE(transact([&](Storage& s) { return core->stop_run(s, admin, run.id); }).ok());
+}
+
 }  // namespace
 }  // namespace sparring::coordinator::testing

@@ -52,7 +52,7 @@ class LimitsTest : public CoreFixture {
         core->create_token(*storage, Role::Worker, "fleet");
         const int64_t id = storage->list_tokens().back().id;
         storage->commit();
-        return Caller{id, Role::Worker, {}};
+        return Caller{id, Role::Worker, {}, {}};
     }
 
     absl::StatusOr<std::optional<LeaseGrant>> work(const Caller& caller, int64_t worker) {

@@ -11,6 +11,7 @@ the specification: how docs/dashboard-run.png is made.
 """
 import argparse
 import base64
+import fcntl
 import html
 import json
 import os
@@ -55,6 +56,9 @@ class Browser:
     def __init__(self, binary, profile):
         to_browser_r, self.to_browser = os.pipe()
         self.from_browser, from_browser_w = os.pipe()
+        # The child's ends move above 4 first (`3<&4 4>&3` would lose one of them); bash, not
+        # dash, takes fd numbers above 9.
+        to_browser_r, from_browser_w = (self.high(to_browser_r), self.high(from_browser_w))
         # Chromium reads commands from fd 3 and writes replies and events to fd 4; the shell
         # puts the pipes' ends there.
         argv = [binary, "--headless", "--no-sandbox", "--disable-gpu",
@@ -62,7 +66,7 @@ class Browser:
                 "--no-first-run", "--user-data-dir=" + profile, "--remote-debugging-pipe",
                 "about:blank"]
         self.process = subprocess.Popen(
-            ["sh", "-c", 'exec "$@" 3<&%d 4>&%d' % (to_browser_r, from_browser_w), "sh", *argv],
+            ["bash", "-c", 'exec "$@" 3<&%d 4>&%d' % (to_browser_r, from_browser_w), "bash", *argv],
             pass_fds=(to_browser_r, from_browser_w), stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL)
         os.close(to_browser_r)
@@ -70,6 +74,13 @@ class Browser:
         self.buffer = b""
         self.next_id = 0
         self.session = None
+
+    @staticmethod
+    def high(fd):
+        """Returns a copy of a file descriptor numbered 10 or above, closing the original."""
+        copy = fcntl.fcntl(fd, fcntl.F_DUPFD, 10)
+        os.close(fd)
+        return copy
 
     def call(self, method, params=None, timeout=60):
         """Sends a command (to the page once opened) and returns its result."""
@@ -326,6 +337,49 @@ def main():
         lost = sum(int(r[3]) for r in rows)
         assert lost == 4, "the faults table counts %d crashes of 4 games: %s" % (lost, rows)
         print("faults table: %s" % rows)
+
+        # The run page's form (issue 31): a user logs in (the token in a form, never a URL),
+        # changes the live run's priority and description, and the run's history shows who
+        # changed what; the session's page holds the form, an anonymous one does not.
+        anonymous = browse(browser, os.path.join(work, "profile-anonymous"), base + "/runs/" + run,
+                           "--dump-dom", wait_ms=2000)
+        assert 'action="/runs/%s/modify"' % run not in anonymous
+        assert 'href="/login"' in anonymous
+        form = Browser(browser, os.path.join(work, "profile-form"))
+        try:
+            form.open(base + "/login")
+            form.evaluate("document.querySelector('input[name=token]').value = %s; "
+                          "document.querySelector('form.login').submit()" % json.dumps(tokens["user"]))
+            assert form.until("location.pathname === '/' && document.readyState === 'complete'",
+                              20), "the login did not lead to the runs list"
+            assert form.evaluate("document.cookie") == "", "the session cookie is readable by script"
+            form.open(base + "/runs/" + run)
+            assert form.until("document.querySelector('form.modify') !== null", 10), \
+                "no form on the run page of a logged-in owner"
+            form.evaluate("document.querySelector('form.modify [name=priority]').value = '7'; "
+                          "document.querySelector('form.modify [name=description]').value = "
+                          "'changed in a browser <b>'; "
+                          "document.querySelector('form.modify').submit()")
+            assert form.until("document.querySelector('table.changes') !== null", 20), \
+                "the run page shows no history after the form was sent"
+            history = form.evaluate(
+                "[...document.querySelectorAll('table.changes tr')].slice(1).map("
+                "r => [...r.cells].slice(1).map(c => c.textContent))")
+            print("history after the form: %s" % history)
+            assert ["user", "priority", "0", "7"] in history, history
+            assert ["user", "description", "browser test: a live SPRT run",
+                    "changed in a browser <b>"] in history, history
+            if args.screenshot:
+                form.evaluate("document.querySelector('form.modify').scrollIntoView()")
+                shot = os.path.splitext(os.path.abspath(args.screenshot))[0] + "-form.png"
+                form.screenshot(shot)
+                print("screenshot:", shot)
+        finally:
+            form.close()
+        with urllib.request.urlopen(base + "/api/v1/runs/" + run) as answer:
+            changed = json.load(answer)
+        assert changed["spec"]["priority"] == 7, changed["spec"]
+        assert changed["spec"]["owner"] == "user", changed["spec"]
         return 0
     except Exception:
         for name in sorted(os.listdir(work)):

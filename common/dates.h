@@ -1,0 +1,14 @@
+// Calendar dates as users type them in filters: "2026-12-04", in UTC.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+namespace sparring {
+
+// Returns the milliseconds since the Unix epoch of a UTC date's midnight ("2026-12-04",
+// 1970 to 9999), or nullopt for anything else.
+std::optional<int64_t> utc_day_ms(std::string_view text);
+
+}  // namespace sparring

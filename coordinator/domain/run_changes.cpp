@@ -1,0 +1,147 @@
+// What users do to a run after its submission: stop it and change it, when it is theirs.
+#include <string>
+#include <vector>
+
+#include "coordinator/domain/core.h"
+#include "coordinator/domain/events.h"
+#include "coordinator/domain/text.h"
+#include "coordinator/kinds/run_kind.h"
+
+namespace sparring::coordinator {
+
+namespace {
+
+constexpr uint64_t kMaxGames = 1'000'000'000;
+
+// Returns why a field named in a modification cannot change.
+std::string why_fixed(const Run& run, const std::string& field) {
+    const std::string name = "run " + std::to_string(run.id);
+    const std::string again = "; submit a new run like it instead: sparring submit --like " +
+                              std::to_string(run.id) + " with the new value";
+    if (field == "test_version" || field == "base_version")
+        return "the versions of " + name + " cannot change: its games so far were played by " +
+               excerpt(run.spec.test_version) + " against " + excerpt(run.spec.base_version) +
+               again;
+    if (field == "time_control")
+        return "the time control of " + name + " cannot change: its games so far were played at " +
+               run.spec.time_control.to_string() + again;
+    if (field == "book")
+        return "the book of " + name + " cannot change: its games so far were played from " +
+               (run.spec.book.source.empty() ? std::string("its openings")
+                                             : excerpt(run.spec.book.source)) +
+               again;
+    return "'" + excerpt(field) + "' of " + name +
+           " cannot change: only priority, throughput, games and description can";
+}
+
+}  // namespace
+
+absl::Status Core::check_owner(const Caller& caller, const Run& run) const {
+    if (caller.role == Role::Admin) return absl::OkStatus();
+    if (caller.role == Role::User && !run.spec.owner.empty() && run.spec.owner == caller.user)
+        return absl::OkStatus();
+    const std::string name = "run " + std::to_string(run.id);
+    if (run.spec.owner.empty())
+        return absl::PermissionDeniedError(
+            name +
+            " has no owner (it was submitted before owners were recorded): only an admin "
+            "may stop or change it");
+    return absl::PermissionDeniedError(name + " belongs to '" + excerpt(run.spec.owner) +
+                                       "': only its owner or an admin may stop or change it");
+}
+
+absl::StatusOr<Run> Core::stop_run(Storage& storage, const Caller& caller, int64_t run_id) const {
+    std::optional<Run> found = storage.find_run(run_id);
+    if (!found)
+        return absl::NotFoundError("no run " + std::to_string(run_id) + " (see `sparring runs`)");
+    if (absl::Status allowed = check_owner(caller, *found); !allowed.ok()) return allowed;
+    absl::StatusOr<Run> stopped = stop_run(storage, run_id, caller.peer, caller.user);
+    if (!stopped.ok()) return stopped;
+    storage.insert_run_change({run_id, now_ms_(), caller.user, "state", "active", "stopped"});
+    return get_run(storage, run_id);
+}
+
+absl::StatusOr<Run> Core::modify_run(Storage& storage, const Caller& caller,
+                                     const RunModification& change) const {
+    std::optional<Run> found = storage.find_run(change.run_id);
+    if (!found)
+        return absl::NotFoundError("no run " + std::to_string(change.run_id) +
+                                   " (see `sparring runs`)");
+    Run run = std::move(*found);
+    if (absl::Status allowed = check_owner(caller, run); !allowed.ok()) return allowed;
+    const std::string name = "run " + std::to_string(run.id);
+    if (!change.fixed.empty()) return absl::InvalidArgumentError(why_fixed(run, change.fixed[0]));
+    if (!change.priority && !change.throughput && !change.games && !change.description)
+        return absl::InvalidArgumentError(
+            "nothing to change: give a priority, throughput, games or description");
+    const bool active = run.state == RunState::Active;
+    if (!active && (change.priority || change.throughput || change.games))
+        return absl::FailedPreconditionError(
+            name + " is " + std::string(run_state_name(run.state)) +
+            ": only its description can change (priority, throughput and games apply to an "
+            "active run)");
+    const RunKindModule& kind = run_kind(run.spec.kind);
+    if (change.priority && (*change.priority < -1000 || *change.priority > 1000))
+        return absl::InvalidArgumentError("priority must be in -1000..1000");
+    if (change.throughput && (*change.throughput < 1 || *change.throughput > 10000))
+        return absl::InvalidArgumentError("throughput must be in 1..10000 percent");
+    if (change.games) {
+        if (!kind.games_changeable())
+            return absl::FailedPreconditionError("the games of " + name + " cannot change: a " +
+                                                 std::string(kind.label()) +
+                                                 " run's games set more than when it ends");
+        if (*change.games == 0 || *change.games % 2 != 0 || *change.games > kMaxGames)
+            return absl::InvalidArgumentError(
+                "games must be a positive even number up to 1000000000 (games come in pairs), "
+                "not " +
+                std::to_string(*change.games));
+        // Pairs below next_pair are played, out on leases or about to be played again: the run
+        // cannot end before them.
+        const uint64_t handed_out = 2 * run.next_pair;
+        if (*change.games < handed_out)
+            return absl::FailedPreconditionError(
+                name + " has " + std::to_string(handed_out) +
+                " games played or out on leases: its games can go down to " +
+                std::to_string(handed_out) + ", not to " + std::to_string(*change.games));
+    }
+    if (change.description && change.description->size() > 4096)
+        return absl::InvalidArgumentError("the description is over 4096 bytes");
+
+    std::vector<RunChange> changes;
+    const int64_t now = now_ms_();
+    const auto record = [&](const char* field, std::string old_value, std::string new_value) {
+        if (old_value != new_value)
+            changes.push_back(
+                {run.id, now, caller.user, field, std::move(old_value), std::move(new_value)});
+    };
+    if (change.priority) {
+        record("priority", std::to_string(run.spec.priority), std::to_string(*change.priority));
+        run.spec.priority = *change.priority;
+    }
+    if (change.throughput) {
+        record("throughput", std::to_string(run.spec.throughput),
+               std::to_string(*change.throughput));
+        run.spec.throughput = *change.throughput;
+    }
+    if (change.games) {
+        record("games", std::to_string(run.spec.games), std::to_string(*change.games));
+        run.spec.games = *change.games;
+    }
+    if (change.description) {
+        record("description", run.spec.description, *change.description);
+        run.spec.description = *change.description;
+    }
+    if (changes.empty()) return get_run(storage, run.id);
+    storage.update_run_settings(run);
+    for (const RunChange& c : changes) storage.insert_run_change(c);
+    publish(storage, RunModified{run.id, caller.user, changes});
+    // Fewer games may be all the run has counted: it ends now, as after its last report.
+    if (active && change.games)
+        if (std::optional<std::string> verdict = kind.verdict(run)) {
+            end_run(storage, run, RunState::Finished, std::move(*verdict));
+            kind.on_finished(storage, *this, run);
+        }
+    return get_run(storage, run.id);
+}
+
+}  // namespace sparring::coordinator
