@@ -244,6 +244,17 @@ int versions(const Flags& args) {
 }
 
 // Runs `runs`: a table of runs, newest first.
+// Returns a run's result with its stages: "H1 accepted -> run 7" for a run whose follow-up
+// started, "run 3 -> H0 accepted" for the follow-up itself.
+std::string stages(const v1::RunStatus& r) {
+    std::string text = r.result();
+    if (r.follows_run_id() > 0)
+        text =
+            "run " + std::to_string(r.follows_run_id()) + " -> " + (text.empty() ? "active" : text);
+    if (r.follow_up_run_id() > 0) text += " -> run " + std::to_string(r.follow_up_run_id());
+    return text;
+}
+
 // Returns the milliseconds since the Unix epoch of the UTC date a flag gives, plus days; throws
 // UsageError naming the flag for anything but YYYY-MM-DD.
 int64_t date_ms(const Flags& args, const char* flag, int days) {
@@ -283,7 +294,7 @@ int runs(const Flags& args) {
                         std::move(cells.time_control),
                         std::to_string(r.games()) + "/" + std::to_string(r.spec().games()),
                         std::move(cells.elo), std::move(cells.llr),
-                        r.spec().owner().empty() ? "-" : r.spec().owner(), r.result()});
+                        r.spec().owner().empty() ? "-" : r.spec().owner(), stages(r)});
     }
     print_table(rows);
     return 0;

@@ -216,6 +216,21 @@ void print_game_run(const v1::RunStatus& run, const GameRunLayout& layout) {
         rows.push_back({"like", "run " + std::to_string(spec.origin_run_id()) +
                                     " (submitted with `sparring submit --like " +
                                     std::to_string(spec.origin_run_id()) + "`)"});
+    if (spec.has_follow_up()) {
+        const v1::FollowUp& f = spec.follow_up();
+        std::string text = "on " + (f.on_result().empty() ? std::string("H1") : f.on_result()) +
+                           ": " + time_control_text(f.time_control());
+        if (f.has_sprt())
+            text += ", SPRT [" + fixed(f.sprt().elo0(), 2) + ", " + fixed(f.sprt().elo1(), 2) + "]";
+        if (f.games() > 0) text += ", " + std::to_string(f.games()) + " games";
+        text += run.follow_up_run_id() > 0
+                    ? "; started run " + std::to_string(run.follow_up_run_id())
+                    : "; not started";
+        rows.push_back({"follow-up", text});
+    }
+    if (run.follows_run_id() > 0)
+        rows.push_back({"follows", "run " + std::to_string(run.follows_run_id()) +
+                                       " (this run is its follow-up)"});
     if (spec.threads() > 1)
         rows.push_back({"threads", std::to_string(spec.threads()) +
                                        " per UCI engine (a game holds as many cores; the "

@@ -10,10 +10,10 @@
 
 namespace sparring::cli {
 
-void read_time_control(const Flags& args, v1::TimeControl* out) {
+void read_time_control(const Flags& args, v1::TimeControl* out, const char* flag) {
     std::string error;
-    const auto tc = parse_time_control(args.get_string("tc"), &error);
-    if (!tc) throw UsageError("--tc: " + error);
+    const auto tc = parse_time_control(args.get_string(flag), &error);
+    if (!tc) throw UsageError("--" + std::string(flag) + ": " + error);
     switch (tc->kind) {
         case TimeControl::Kind::Nodes:
             out->set_nodes(tc->nodes);

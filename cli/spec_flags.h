@@ -9,7 +9,7 @@
 namespace sparring::cli {
 
 // Writes the time control of --tc; throws UsageError when it is invalid.
-void read_time_control(const Flags& args, v1::TimeControl* out);
+void read_time_control(const Flags& args, v1::TimeControl* out, const char* flag = "tc");
 // Reads the book file (default: the shipped book) and its order into the request.
 void read_book(const Flags& args, v1::Book* out);
 // Returns whether any SPRT flag was given.

@@ -35,6 +35,40 @@ v1::RunStatus send(const Flags& args, v1::SubmitRunRequest& request) {
     return run;
 }
 
+// Reads --then-tc and its companions into a regression run's follow-up (with --like, those
+// given change the origin's follow-up).
+void read_follow_up(const Flags& args, v1::RunSpec& spec) {
+    const bool given = args.has("then-tc") || args.has("then-on") || args.has("then-elo0") ||
+                       args.has("then-elo1") || args.has("then-games");
+    if (!given) return;
+    if (spec.kind() != v1::RUN_KIND_REGRESSION)
+        throw UsageError("--then-tc and the other --then flags go with a regression run");
+    v1::FollowUp& follow_up = *spec.mutable_follow_up();
+    if (args.has("then-tc")) {
+        follow_up.clear_time_control();
+        read_time_control(args, follow_up.mutable_time_control(), "then-tc");
+    } else if (!follow_up.has_time_control()) {
+        throw UsageError("a follow-up needs --then-tc: the time control of the second run");
+    }
+    if (args.has("then-on")) {
+        const std::string on = args.get_string("then-on");
+        if (on != "H1" && on != "H0" && on != "any")
+            throw UsageError("--then-on must be H1, H0 or any, not '" + on + "'");
+        follow_up.set_on_result(on);
+    }
+    if (args.has("then-elo0") || args.has("then-elo1")) {
+        v1::Sprt sprt = follow_up.has_sprt() ? follow_up.sprt() : spec.sprt();
+        if (args.has("then-elo0")) sprt.set_elo0(args.get_double("then-elo0"));
+        if (args.has("then-elo1")) sprt.set_elo1(args.get_double("then-elo1"));
+        *follow_up.mutable_sprt() = sprt;
+    }
+    if (args.has("then-games")) {
+        const int64_t games = args.get_int_in("then-games", 2, 1'000'000'000);
+        if (games % 2) throw UsageError("--then-games must be even: every opening is played twice");
+        follow_up.set_games(uint64_t(games));
+    }
+}
+
 // Flags of generation, training and chain runs only.
 constexpr const char* kTrainingFlags[] = {
     "version", "nodes", "random-plies", "filter", "generations", "data", "epochs", "lr",
@@ -53,6 +87,7 @@ int submit_kind(const Flags& args, const CliRunKind& kind, v1::SubmitRunRequest&
     rules.set_resign(args.get_string("resign", ""));
     rules.set_max_plies(uint32_t(args.get_int_in("maxplies", 0, 100000)));
     spec.set_threads(uint32_t(args.get_int_in("engine-threads", 1, 256)));
+    read_follow_up(args, spec);
     const v1::RunStatus run = send(args, request);
     if (!args.has("json"))
         std::cout << "run " << run.id() << " submitted: " << made.submitted(run, spec)
@@ -149,6 +184,8 @@ int submit_like(const Flags& args) {
     if (args.has("maxplies")) rules.set_max_plies(uint32_t(args.get_int_in("maxplies", 0, 100000)));
     if (args.has("engine-threads"))
         spec.set_threads(uint32_t(args.get_int_in("engine-threads", 1, 256)));
+    if (spec.kind() != v1::RUN_KIND_REGRESSION) spec.clear_follow_up();
+    read_follow_up(args, spec);
     const v1::RunStatus run = send(args, request);
     if (!args.has("json"))
         std::cout << "run " << run.id() << " submitted like run " << like << ": "
@@ -243,6 +280,13 @@ Command submit_command() {
         {"select", "LIST", "train: parameters to fit, names, group:G, PREFIX* or all", "all"},
         {"threads", "N", "train: coordinator threads to fit with", "1"},
         {"name", "NAME", "train chains: prefix of the versions made (default chainRUN)"},
+        {"then-tc", "TC",
+         "regression: when the run ends with --then-on, start a follow-up run of the same "
+         "versions at TC (typically a longer time control)"},
+        {"then-on", "RESULT", "the result that starts the follow-up: H1, H0 or any", "H1"},
+        {"then-elo0", "E", "the follow-up's SPRT H0 (default: the run's)"},
+        {"then-elo1", "E", "the follow-up's SPRT H1 (default: the run's)"},
+        {"then-games", "N", "the follow-up's maximum games (default: the run's)"},
         {"like", "RUN",
          "a regression or fixed-games run like RUN: its spec and openings, with the flags (and "
          "TEST BASE) given changed"},

@@ -137,6 +137,7 @@ absl::StatusOr<Run> Core::submit_run(Storage& storage, RunSpec spec) const {
     run.created_ms = now_ms_();
     refresh_statistics(run);
     run.id = storage.insert_run(run);
+    if (run.spec.follow_up) storage.insert_follow_up(run.id, *run.spec.follow_up);
     publish(storage, RunSubmitted{run.id, run.spec.kind, run.spec.test_version,
                                   run.spec.base_version, run.spec.games, run.spec.owner});
     (*record)(storage, *this, run);
@@ -160,6 +161,8 @@ absl::StatusOr<Run> Core::get_run(Storage& storage, int64_t run_id) const {
     run->purges = storage.list_purges(run_id);
     run->faults = storage.fault_counts(run_id);
     run->changes = storage.run_changes(run_id);
+    int64_t started = 0;
+    run->spec.follow_up = storage.find_follow_up(run_id, &started);
     return *run;
 }
 
@@ -206,6 +209,7 @@ void Core::end_run(Storage& storage, Run& run, RunState state, std::string resul
     publish(storage, RunFinished{run.id, run.spec.kind, run.state, run.result, run.counts, run.elo,
                                  run.sprt.llr});
     if (state == RunState::Stopped) run_kind(run.spec.kind).on_stopped(storage, *this, run);
+    if (state == RunState::Finished) start_follow_up(storage, run);
     if (const std::optional<int64_t> chain = storage.find_chain_of_child(run.id))
         advance_chain(storage, *this, *chain);
 }

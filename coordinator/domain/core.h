@@ -217,6 +217,9 @@ class Core {
     void publish(Storage& storage, Event event) const;
 
   private:
+    // Starts the follow-up of a run that has just finished, if it names one for its result
+    // and has not started it: in the transaction that ends the run, so exactly once.
+    void start_follow_up(Storage& storage, Run& run) const;
     // Returns the worker if it exists and was registered with the caller's token.
     absl::StatusOr<Worker> holder(Storage& storage, const Caller& caller, int64_t worker_id) const;
     // Returns a lease's batch if it exists and the worker holds it.

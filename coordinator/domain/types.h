@@ -195,6 +195,15 @@ struct TunePoint {
 };
 enum class RunState { Active, Finished, Stopped };
 
+// The run a regression run starts when it ends with a chosen result: typically the same
+// versions at a longer time control, with SPRT bounds of its own (fishtest's STC, then LTC).
+struct FollowUpSpec {
+    std::string on_result = "H1";  // "H1", "H0" or "any" (any verdict; a stop starts nothing)
+    TimeControl time_control;
+    std::optional<stats::SprtParams> sprt;  // none: the first run's
+    uint64_t games = 0;                     // 0: the first run's
+};
+
 struct RunSpec {
     RunKind kind = RunKind::Regression;
     std::string test_version;
@@ -218,6 +227,8 @@ struct RunSpec {
     int threads = 1;            // of each UCI engine in a game: the cores one game holds
     int64_t origin_run_id = 0;  // the run this one was submitted like; 0: none
     std::string owner;          // the user who submitted it (set by the coordinator)
+    // The run it starts when it ends (regression runs); filled when a single run is read.
+    std::optional<FollowUpSpec> follow_up;
 };
 
 // Result counts of a run, a report or a worker, from the test version's point of view.
@@ -337,6 +348,8 @@ struct Run {
     std::vector<Purge> purges;              // workers purged from the run, likewise
     std::vector<FaultCount> faults;         // games lost by faults, likewise
     std::vector<RunChange> changes;         // changes after its submission, likewise
+    int64_t follow_up_run_id = 0;           // the run its follow-up started; 0: none (yet)
+    int64_t follows_run_id = 0;             // the run whose follow-up it is; 0: none
 
     // Returns the number of game pairs workers play for the run at most (none for the kinds
     // the coordinator runs itself); defined with the run kinds (coordinator/kinds/).

@@ -203,10 +203,31 @@ absl::Status check_version(Version& v) {
     return absl::OkStatus();
 }
 
+RunSpec follow_up_run_spec(const RunSpec& first, const FollowUpSpec& follow_up) {
+    RunSpec next = first;
+    next.follow_up.reset();
+    next.origin_run_id = 0;
+    next.time_control = follow_up.time_control;
+    if (follow_up.sprt) next.sprt = *follow_up.sprt;
+    if (follow_up.games > 0) next.games = follow_up.games;
+    return next;
+}
+
 absl::Status check_run_spec(RunSpec& spec) {
     if (spec.test_version.empty() || spec.base_version.empty())
         return invalid("a run needs a test version and a base version");
     const RunKindModule& kind = run_kind(spec.kind);
+    if (spec.follow_up) {
+        if (!kind.decided_by_sprt())
+            return invalid("a follow-up goes with a regression (SPRT) run, not a " +
+                           std::string(kind.label()) + " run");
+        const std::string& on = spec.follow_up->on_result;
+        if (on != "H1" && on != "H0" && on != "any")
+            return invalid("a follow-up starts on H1, H0 or any, not '" + excerpt(on) + "'");
+        RunSpec next = follow_up_run_spec(spec, *spec.follow_up);
+        if (absl::Status status = check_run_spec(next); !status.ok())
+            return invalid("the follow-up: " + std::string(status.message()));
+    }
     if (spec.threads < 1 || spec.threads > kMaxThreads)
         return invalid("threads must be in 1.." + std::to_string(kMaxThreads) + ", got " +
                        std::to_string(spec.threads));

@@ -24,6 +24,10 @@ absl::Status check_uploaded_engine(const Version& version);
 // model); the versions themselves are looked up by the caller. INVALID_ARGUMENT explains the
 // first problem.
 absl::Status check_run_spec(RunSpec& spec);
+// Returns the spec of the run a follow-up starts: the first run's (book included, as given),
+// at the follow-up's time control, with its SPRT bounds and games where it sets them, and no
+// follow-up of its own.
+RunSpec follow_up_run_spec(const RunSpec& first, const FollowUpSpec& follow_up);
 // Checks what every run of game pairs needs: time control, games, book and shares.
 absl::Status check_game_run(RunSpec& spec);
 // Checks what a training run shares with every run; it plays no games, so it has no time

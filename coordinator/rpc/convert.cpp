@@ -281,6 +281,28 @@ absl::StatusOr<RunSpec> run_spec_from_proto(const v1::RunSpec& in) {
     if (in.origin_run_id() < 0)
         return absl::InvalidArgumentError("origin_run_id must be a run's id, or 0 for none");
     spec.origin_run_id = in.origin_run_id();
+    if (in.has_follow_up()) {
+        FollowUpSpec follow_up;
+        if (!in.follow_up().on_result().empty()) follow_up.on_result = in.follow_up().on_result();
+        absl::StatusOr<TimeControl> next_tc =
+            time_control_from_proto(in.follow_up().time_control());
+        if (!next_tc.ok())
+            return absl::InvalidArgumentError("the follow-up's time control: " +
+                                              std::string(next_tc.status().message()));
+        follow_up.time_control = *next_tc;
+        if (in.follow_up().has_sprt()) {
+            const v1::Sprt& s = in.follow_up().sprt();
+            follow_up.sprt = stats::SprtParams{};
+            follow_up.sprt->elo0 = s.elo0();
+            follow_up.sprt->elo1 = s.elo1();
+            follow_up.sprt->alpha = s.alpha();
+            follow_up.sprt->beta = s.beta();
+            follow_up.sprt->model = s.model() == v1::SPRT_MODEL_LOGISTIC ? stats::Model::Logistic
+                                                                         : stats::Model::Normalized;
+        }
+        follow_up.games = in.follow_up().games();
+        spec.follow_up = std::move(follow_up);
+    }
     if (absl::Status status =
             adjudication_from_proto(in.adjudication(), **kind, &spec.adjudication);
         !status.ok())
@@ -310,6 +332,24 @@ void run_to_proto(const Run& in, v1::RunStatus* out) {
     spec->set_threads(uint32_t(in.spec.threads));
     spec->set_origin_run_id(in.spec.origin_run_id);
     spec->set_owner(in.spec.owner);
+    if (in.spec.follow_up) {
+        const FollowUpSpec& f = *in.spec.follow_up;
+        v1::FollowUp* follow_up = spec->mutable_follow_up();
+        follow_up->set_on_result(f.on_result);
+        time_control_to_proto(f.time_control, follow_up->mutable_time_control());
+        if (f.sprt) {
+            v1::Sprt* s = follow_up->mutable_sprt();
+            s->set_elo0(f.sprt->elo0);
+            s->set_elo1(f.sprt->elo1);
+            s->set_alpha(f.sprt->alpha);
+            s->set_beta(f.sprt->beta);
+            s->set_model(f.sprt->model == stats::Model::Logistic ? v1::SPRT_MODEL_LOGISTIC
+                                                                 : v1::SPRT_MODEL_NORMALIZED);
+        }
+        follow_up->set_games(f.games);
+    }
+    out->set_follow_up_run_id(in.follow_up_run_id);
+    out->set_follows_run_id(in.follows_run_id);
     out->set_active_cores(uint32_t(std::max(0, in.active_cores)));
     out->set_state(in.state == RunState::Active     ? v1::RUN_STATE_ACTIVE
                    : in.state == RunState::Finished ? v1::RUN_STATE_FINISHED

@@ -653,13 +653,31 @@ void add_owners_and_changes(Database& db) {
         "CREATE INDEX IF NOT EXISTS runs_owner ON runs(owner, id);");
 }
 
+// Migration 16 (issue 31): the follow-up a regression run starts when it ends, and the run it
+// started (set in the transaction that ends the first run: started exactly once).
+constexpr std::string_view kSchema16 = R"sql(
+CREATE TABLE follow_ups (
+  run_id        INTEGER PRIMARY KEY REFERENCES runs(id),
+  on_result     TEXT NOT NULL,              -- 'H1', 'H0' or 'any'
+  time_control  TEXT NOT NULL,
+  elo0          REAL,                       -- NULL: the first run's SPRT
+  elo1          REAL,
+  alpha         REAL,
+  beta          REAL,
+  model         TEXT,
+  games         INTEGER NOT NULL,           -- 0: the first run's
+  follow_run_id INTEGER NOT NULL DEFAULT 0  -- the run it started; 0: none yet
+);
+CREATE INDEX follow_ups_started ON follow_ups(follow_run_id) WHERE follow_run_id > 0;
+)sql";
+
 // A migration: SQL, or a step in C++ where SQL alone cannot do it.
 struct Migration {
     std::string_view sql;
     void (*step)(Database& db) = nullptr;
 };
 
-constexpr std::array<Migration, 15> kMigrations = {{{kSchema1},
+constexpr std::array<Migration, 16> kMigrations = {{{kSchema1},
                                                     {kSchema2},
                                                     {kSchema3},
                                                     {kSchema4},
@@ -673,7 +691,8 @@ constexpr std::array<Migration, 15> kMigrations = {{{kSchema1},
                                                     {{}, add_game_endings},
                                                     {{}, add_run_threads},
                                                     {{}, add_run_origin},
-                                                    {{}, add_owners_and_changes}}};
+                                                    {{}, add_owners_and_changes},
+                                                    {kSchema16}}};
 
 // Returns the schema version recorded in the file.
 int user_version(Database& db) {

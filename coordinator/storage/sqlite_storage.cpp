@@ -31,7 +31,9 @@ constexpr std::string_view kVersionColumns =
     "r.active_cores, r.pairs_done, r.wins, r.draws, r.losses, r.ll, r.ld, r.dd_wl, r.wd, r.ww, " \
     "r.elo, r.elo_low, r.elo_high, r.los, r.nelo, r.nelo_low, r.nelo_high, r.llr, r.llr_lower, " \
     "r.llr_upper, r.created_ms, r.finished_ms, t.name, b.name, r.draw_rule, r.resign_rule, "     \
-    "r.max_plies, r.threads, r.origin_run_id, r.owner FROM runs r "                              \
+    "r.max_plies, r.threads, r.origin_run_id, r.owner, "                                         \
+    "(SELECT f.follow_run_id FROM follow_ups f WHERE f.run_id = r.id), "                         \
+    "(SELECT f.run_id FROM follow_ups f WHERE f.follow_run_id = r.id) FROM runs r "              \
     "JOIN versions t ON t.id = r.test_version_id JOIN versions b ON b.id = r.base_version_id "
 
 // The filters of a RunQuery: ?1 states (",active,finished,"), ?2 kind, ?3 version, ?4 text,
@@ -123,6 +125,8 @@ Run read_run(const Statement& s) {
     r.spec.threads = int(s.int64(52));
     r.spec.origin_run_id = s.int64(53);
     r.spec.owner = s.text(54);
+    r.follow_up_run_id = std::max<int64_t>(0, s.int64(55));
+    r.follows_run_id = s.int64(56);
     return r;
 }
 
@@ -466,6 +470,51 @@ void SqliteStorage::update_run_settings(const Run& r) {
     db_.prepare(
            "UPDATE runs SET priority = ?, throughput = ?, games = ?, description = ? WHERE id = ?")
         .bind(r.spec.priority, r.spec.throughput, r.spec.games, r.spec.description, r.id)
+        .run();
+}
+
+void SqliteStorage::insert_follow_up(int64_t run_id, const FollowUpSpec& f) {
+    using Real = std::optional<double>;
+    const std::optional<stats::SprtParams>& s = f.sprt;
+    db_.prepare(
+           "INSERT INTO follow_ups (run_id, on_result, time_control, elo0, elo1, alpha, beta, "
+           "model, games) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")
+        .bind(
+            run_id, f.on_result, f.time_control.to_string(), s ? Real(s->elo0) : std::nullopt,
+            s ? Real(s->elo1) : std::nullopt, s ? Real(s->alpha) : std::nullopt,
+            s ? Real(s->beta) : std::nullopt,
+            s ? std::optional<std::string>(std::string(stats::model_name(s->model))) : std::nullopt,
+            f.games)
+        .run();
+}
+
+std::optional<FollowUpSpec> SqliteStorage::find_follow_up(int64_t run_id, int64_t* started) {
+    Statement& s = db_.prepare(
+        "SELECT on_result, time_control, elo0, elo1, alpha, beta, model, games, follow_run_id "
+        "FROM follow_ups WHERE run_id = ?");
+    s.bind(run_id);
+    if (!s.step()) return std::nullopt;
+    FollowUpSpec f;
+    f.on_result = s.text(0);
+    f.time_control = read_time_control(s.text(1));
+    if (!s.is_null(2)) {
+        stats::SprtParams sprt;
+        sprt.elo0 = s.real(2);
+        sprt.elo1 = s.real(3);
+        sprt.alpha = s.real(4);
+        sprt.beta = s.real(5);
+        if (!stats::parse_model(s.text(6), &sprt.model))
+            throw StorageError("unreadable follow-up SPRT model in the database");
+        f.sprt = sprt;
+    }
+    f.games = uint64_t(s.int64(7));
+    *started = s.int64(8);
+    return f;
+}
+
+void SqliteStorage::set_follow_up_run(int64_t run_id, int64_t follow_run_id) {
+    db_.prepare("UPDATE follow_ups SET follow_run_id = ? WHERE run_id = ?")
+        .bind(follow_run_id, run_id)
         .run();
 }
 

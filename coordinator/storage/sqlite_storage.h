@@ -52,6 +52,9 @@ class SqliteStorage final : public Storage {
     std::vector<Run> find_runs(const RunQuery& query, int64_t* total) override;
     Book load_book(int64_t run_id) override;
     void update_run_settings(const Run& run) override;
+    void insert_follow_up(int64_t run_id, const FollowUpSpec& follow_up) override;
+    std::optional<FollowUpSpec> find_follow_up(int64_t run_id, int64_t* started) override;
+    void set_follow_up_run(int64_t run_id, int64_t follow_run_id) override;
     void insert_run_change(const RunChange& change) override;
     std::vector<RunChange> run_changes(int64_t run_id) override;
     void update_run(const Run& run) override;

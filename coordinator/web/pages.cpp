@@ -88,6 +88,10 @@ std::string run_row(const v1::RunStatus& run) {
            "</a> <span class=\"vs\">vs</span> " + escape_html(run.spec().base_version());
     if (!run.spec().description().empty())
         out += "<div class=\"desc\">" + escape_html(run.spec().description()) + "</div>";
+    if (run.follows_run_id() > 0)
+        out += "<div class=\"desc\">stage 2 of <a href=\"/runs/" +
+               std::to_string(run.follows_run_id()) + "\">run " +
+               std::to_string(run.follows_run_id()) + "</a></div>";
     out += "</td>";
     out += "<td>" + escape_html(time_control_text(run.spec().time_control())) + "</td>";
     out += "<td>" + escape_html(run.spec().owner()) + "</td>";
@@ -100,8 +104,12 @@ std::string run_row(const v1::RunStatus& run) {
     if (has_sprt(run)) out += fixed(run.llr(), 2) + " " + llr_bar(run);
     out += "</td>";
     out += "<td><span class=\"badge " + outcome_class(run) + "\">" +
-           escape_html(run.result().empty() ? state_name(run.state()) : run.result()) +
-           "</span></td></tr>";
+           escape_html(run.result().empty() ? state_name(run.state()) : run.result()) + "</span>";
+    // A test of two stages on one line: the first run's result, then its follow-up.
+    if (run.follow_up_run_id() > 0)
+        out += " → <a href=\"/runs/" + std::to_string(run.follow_up_run_id()) + "\">run " +
+               std::to_string(run.follow_up_run_id()) + "</a>";
+    out += "</td></tr>";
     return out;
 }
 
@@ -192,6 +200,24 @@ std::string spec_table(const v1::RunStatus& run) {
     if (spec.origin_run_id() != 0)
         out += row("like", "<a href=\"/runs/" + std::to_string(spec.origin_run_id()) + "\">run " +
                                std::to_string(spec.origin_run_id()) + "</a>");
+    if (spec.has_follow_up()) {
+        const v1::FollowUp& f = spec.follow_up();
+        std::string text = "on " + (f.on_result().empty() ? std::string("H1") : f.on_result()) +
+                           ": " + time_control_text(f.time_control());
+        if (f.has_sprt())
+            text += ", SPRT [" + fixed(f.sprt().elo0(), 2) + ", " + fixed(f.sprt().elo1(), 2) + "]";
+        if (f.games() > 0) text += ", " + std::to_string(f.games()) + " games";
+        out += row("follow-up",
+                   escape_html(text) +
+                       (run.follow_up_run_id() > 0
+                            ? " — <a href=\"/runs/" + std::to_string(run.follow_up_run_id()) +
+                                  "\">run " + std::to_string(run.follow_up_run_id()) + "</a>"
+                            : std::string(" — not started")));
+    }
+    if (run.follows_run_id() > 0)
+        out += row("follows", "<a href=\"/runs/" + std::to_string(run.follows_run_id()) +
+                                  "\">run " + std::to_string(run.follows_run_id()) +
+                                  "</a> (this run is its follow-up)");
     if (spec.threads() > 1)
         out += row("threads", std::to_string(spec.threads()) +
                                   " per UCI engine (a game holds as many cores; the built-in "

@@ -322,6 +322,117 @@ TEST_F(FaultTest, OverloadIsShedWithARetryAfterAndLosesNothing) {
     expect_workers_running();
 }
 
+// A follow-up starts exactly once however the coordinator dies as its first run ends (issue 31,
+// item 4). Killed inside the transaction that counts the run's last report (the preloaded
+// write_fault.cpp kills it at the first write to the database once a flag file exists), nothing
+// of the report is stored and the worker's retry ends the run; killed right after that
+// transaction committed, before the worker has its answer (at the log line of the run's end),
+// the retry is acknowledged as a duplicate. Each time: one follow-up, never none, never two.
+TEST_F(FaultTest, ACoordinatorKilledAsARunEndsStartsItsFollowUpOnce) {
+    cluster = std::make_unique<Cluster>(std::vector<std::string>{"--pairs-per-thread", "4"});
+    cluster->add_version("a");
+    cluster->add_version("b");
+    const std::string lib = SPARRING_WRITE_FAULT_LIB;
+    const std::string flag = cluster->dir + "/kill-at-next-write";
+    // Submits a regression run of 4 pairs, which one lease and one report finish, with a
+    // follow-up at 600 nodes on any result; returns its id.
+    const auto submit = [&](int priority) {
+        v1::SubmitRunRequest request;
+        v1::RunSpec& spec = *request.mutable_spec();
+        spec = fixed_games_spec(8);
+        spec.set_kind(v1::RUN_KIND_REGRESSION);
+        spec.set_priority(priority);
+        spec.mutable_sprt()->set_elo0(0);
+        spec.mutable_sprt()->set_elo1(5);
+        spec.mutable_sprt()->set_alpha(0.05);
+        spec.mutable_sprt()->set_beta(0.05);
+        spec.mutable_follow_up()->set_on_result("any");
+        spec.mutable_follow_up()->mutable_time_control()->set_nodes(600);
+        spec.mutable_follow_up()->set_games(20);
+        v1::RunStatus run;
+        const grpc::Status status =
+            cluster->users()->SubmitRun(Cluster::context(cluster->user_token).get(), request, &run);
+        EXPECT_TRUE(status.ok()) << status.error_message();
+        return run.id();
+    };
+    // Leases the run's 4 pairs to a new worker; returns the worker and its whole report.
+    const auto lease = [&](int64_t run_id) {
+        auto stub = cluster->workers();
+        const int64_t worker = register_worker(*stub, cluster->worker_token);
+        v1::RequestWorkResponse work;
+        EXPECT_TRUE(request_work(*stub, cluster->worker_token, worker, &work).ok());
+        EXPECT_EQ(work.lease().run_id(), run_id);
+        EXPECT_EQ(work.lease().openings_size(), 4);
+        return report(worker, work.lease().lease_id(), 1, {0, 1, 2, 3});
+    };
+    const auto send = [&](const v1::ReportResultsRequest& request, v1::ReportResultsResponse* ack) {
+        return cluster->workers()->ReportResults(Cluster::context(cluster->worker_token).get(),
+                                                 request, ack);
+    };
+    const auto follow_ups = [&](int64_t run_id) {
+        return cluster->query(
+            "SELECT count(*) FROM runs r JOIN follow_ups f ON f.follow_run_id = "
+            "r.id WHERE f.run_id = " +
+            std::to_string(run_id));
+    };
+    const auto restart = [&](std::vector<std::string> environment) {
+        cluster->stop_coordinator(SIGKILL);
+        cluster->coordinator_environment = std::move(environment);
+        cluster->start_coordinator();
+    };
+
+    // Killed in the middle of the transaction that ends the run.
+    restart({"LD_PRELOAD=" + lib, "SPARRING_WRITE_FAULT_FLAG=" + flag,
+             "SPARRING_WRITE_FAULT_PATH=" + cluster->db, "SPARRING_WRITE_FAULT_KILL=1"});
+    const int64_t first = submit(0);
+    const v1::ReportResultsRequest first_report = lease(first);
+    std::ofstream(flag).put('1');
+    v1::ReportResultsResponse ack;
+    EXPECT_FALSE(send(first_report, &ack).ok()) << "the coordinator answered";
+    ASSERT_TRUE(cluster->coordinator_exited(10s)) << "the coordinator was not killed";
+    fs::remove(flag);
+    EXPECT_EQ(
+        cluster->query("SELECT count(*) FROM results WHERE run_id = " + std::to_string(first)), 0);
+    EXPECT_EQ(follow_ups(first), 0);
+    restart({});
+    ASSERT_TRUE(send(first_report, &ack).ok());
+    EXPECT_FALSE(ack.duplicate());
+    EXPECT_NE(cluster->wait_for_run(first, 10s).state(), v1::RUN_STATE_ACTIVE);
+    EXPECT_EQ(follow_ups(first), 1);
+
+    // Killed after the transaction that ends the run committed, before its answer.
+    restart({"LD_PRELOAD=" + lib, "SPARRING_KILL_ON_TEXT=event=run_ended"});
+    const int64_t second = submit(10);  // before the first's follow-up, which is active
+    const v1::ReportResultsRequest second_report = lease(second);
+    EXPECT_FALSE(send(second_report, &ack).ok()) << "the coordinator answered";
+    ASSERT_TRUE(cluster->coordinator_exited(10s)) << "the coordinator was not killed";
+    EXPECT_EQ(follow_ups(second), 1);
+    restart({});
+    ASSERT_TRUE(send(second_report, &ack).ok());
+    EXPECT_TRUE(ack.duplicate());
+    EXPECT_EQ(follow_ups(first), 1);
+    EXPECT_EQ(follow_ups(second), 1);
+    EXPECT_EQ(cluster->query("SELECT count(*) FROM runs"), 4);
+    // The follow-ups: the same versions and owner at 600 nodes, 20 games, linked both ways.
+    v1::GetRunRequest get;
+    get.set_run_id(second);
+    v1::RunStatus ended;
+    ASSERT_TRUE(
+        cluster->users()->GetRun(Cluster::context(cluster->user_token).get(), get, &ended).ok());
+    ASSERT_GT(ended.follow_up_run_id(), 0);
+    get.set_run_id(ended.follow_up_run_id());
+    v1::RunStatus next;
+    ASSERT_TRUE(
+        cluster->users()->GetRun(Cluster::context(cluster->user_token).get(), get, &next).ok());
+    EXPECT_EQ(next.follows_run_id(), second);
+    EXPECT_EQ(next.state(), v1::RUN_STATE_ACTIVE);
+    EXPECT_EQ(next.spec().time_control().nodes(), 600u);
+    EXPECT_EQ(next.spec().games(), 20u);
+    EXPECT_EQ(next.spec().test_version(), "a");
+    EXPECT_EQ(next.spec().owner(), "user");
+    EXPECT_FALSE(next.spec().has_follow_up());
+}
+
 TEST_F(FaultTest, DamagedDatabaseIsRefusedWithHowToRestore) {
     start_cluster();
     submit_fixed(20);

@@ -57,6 +57,10 @@ class Cluster {
     void stop_coordinator(int signal);
     // Sends a signal to the coordinator without waiting (SIGSTOP, SIGCONT).
     void signal_coordinator(int signal) const { coordinator_->signal(signal); }
+    // Waits up to timeout for the coordinator to exit by itself; returns whether it did.
+    bool coordinator_exited(std::chrono::milliseconds timeout) {
+        return coordinator_->wait_exit(timeout).has_value();
+    }
     // Returns the running coordinator's process id.
     pid_t coordinator_pid() const { return coordinator_->pid(); }
     // Starts a worker process with the worker token.

@@ -427,5 +427,82 @@ TEST_F(OwnersTest, TheRunPagesFormNeedsASessionAndItsCsrfSecretAndTheOwner) {
     EXPECT_EQ(get(run.id()).spec().priority(), 4);
 }
 
+TEST_F(OwnersTest, ARunThatPassesStartsItsFollowUpAtTheLongerTimeControl) {
+    // A short test whose H1 promotes the patch to a long one, as one line of two stages.
+    const CommandResult submitted =
+        cli_as(alice, {"submit", "a", "b", "--tc", "nodes=300", "--games", "1000",
+                       "--pairs-per-thread", "256", "--then-tc", "60+0.6", "--then-elo0", "0.5",
+                       "--then-elo1", "2.5", "--description", "short, then long"});
+    ASSERT_EQ(submitted.status, 0) << submitted.err;
+    const CommandResult planned = cli_as(alice, {"show", "1"});
+    EXPECT_NE(planned.out.find("on H1: 60+0.6, SPRT [0.50, 2.50]; not started"), std::string::npos)
+        << planned.out;
+    // One worker reports 256 pairs, each a win and a draw for a: the SPRT accepts H1.
+    auto workers = cluster->workers();
+    const int64_t worker = register_worker(*workers, cluster->worker_token);
+    v1::RequestWorkResponse work;
+    ASSERT_TRUE(request_work(*workers, cluster->worker_token, worker, &work).ok());
+    ASSERT_EQ(work.lease().openings_size(), 256);
+    std::vector<uint32_t> all(256);
+    for (uint32_t i = 0; i < 256; ++i) all[i] = i;
+    v1::ReportResultsResponse ack;
+    ASSERT_TRUE(workers
+                    ->ReportResults(Cluster::context(cluster->worker_token).get(),
+                                    report(worker, work.lease().lease_id(), 1, all), &ack)
+                    .ok());
+    const v1::RunStatus first = get(1);
+    EXPECT_EQ(first.result(), "H1 accepted");
+    ASSERT_EQ(first.follow_up_run_id(), 2);
+    const v1::RunStatus second = get(2);
+    EXPECT_EQ(second.follows_run_id(), 1);
+    EXPECT_EQ(second.state(), v1::RUN_STATE_ACTIVE);
+    EXPECT_EQ(second.spec().time_control().clock().base_ms(), 60000u);
+    EXPECT_EQ(second.spec().time_control().clock().increment_ms(), 600u);
+    EXPECT_EQ(second.spec().sprt().elo0(), 0.5);
+    EXPECT_EQ(second.spec().sprt().elo1(), 2.5);
+    EXPECT_EQ(second.spec().games(), 1000u);
+    EXPECT_EQ(second.spec().owner(), "alice");
+    EXPECT_EQ(second.spec().description(), "short, then long");
+    EXPECT_EQ(second.book_size(), first.book_size());
+    const CommandResult runs = cli_as(bob, {"runs"});
+    EXPECT_NE(runs.out.find("H1 accepted -> run 2"), std::string::npos) << runs.out;
+    EXPECT_NE(runs.out.find("run 1 -> active"), std::string::npos) << runs.out;
+    const CommandResult shown = cli_as(bob, {"show", "2"});
+    EXPECT_NE(shown.out.find("follows:"), std::string::npos) << shown.out;
+    const httplib::Result list = http->Get("/");
+    EXPECT_NE(list->body.find("H1 accepted</span> → <a href=\"/runs/2\">run 2</a>"),
+              std::string::npos);
+    EXPECT_NE(list->body.find("stage 2 of <a href=\"/runs/1\">run 1</a>"), std::string::npos);
+
+    // What cannot be a follow-up is refused at submission.
+    const CommandResult fixed =
+        cli_as(alice, {"submit", "a", "b", "--kind", "fixed", "--then-tc", "60+0.6"});
+    EXPECT_NE(fixed.status, 0);
+    EXPECT_NE(fixed.err.find("regression run"), std::string::npos) << fixed.err;
+    const CommandResult on =
+        cli_as(alice, {"submit", "a", "b", "--then-tc", "1+0.01", "--then-on", "H2"});
+    EXPECT_NE(on.err.find("H1, H0 or any"), std::string::npos) << on.err;
+    v1::SubmitRunRequest request;
+    *request.mutable_spec() = fixed_games_spec(10);
+    request.mutable_spec()->mutable_follow_up()->mutable_time_control()->set_nodes(500);
+    v1::RunStatus refused;
+    const grpc::Status status =
+        cluster->users()->SubmitRun(Cluster::context(alice).get(), request, &refused);
+    EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+    EXPECT_NE(status.error_message().find("follow-up goes with a regression"), std::string::npos)
+        << status.error_message();
+    request.mutable_spec()->set_kind(v1::RUN_KIND_REGRESSION);
+    request.mutable_spec()->mutable_sprt()->set_elo1(5);
+    request.mutable_spec()->mutable_sprt()->set_alpha(0.05);
+    request.mutable_spec()->mutable_sprt()->set_beta(0.05);
+    request.mutable_spec()->mutable_follow_up()->set_games(7);
+    const grpc::Status odd =
+        cluster->users()->SubmitRun(Cluster::context(alice).get(), request, &refused);
+    EXPECT_EQ(odd.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+    EXPECT_NE(odd.error_message().find("the follow-up: games"), std::string::npos)
+        << odd.error_message();
+    EXPECT_EQ(cluster->query("SELECT count(*) FROM runs"), 2);
+}
+
 }  // namespace
 }  // namespace sparring::testing
