@@ -9,7 +9,7 @@ std::span<const Command> commands() {
         stats_command(),     match_command(),        book_command(),   train_command(),
         positions_command(), versions_command(),     submit_command(), runs_command(),
         show_command(),      stop_command(),         modify_command(), workers_command(),
-        export_command(),    tune_history_command(), purge_command(),
+        export_command(),    tune_history_command(), purge_command(),  notify_command(),
     };
     return table;
 }

@@ -368,6 +368,30 @@ int modify(const Flags& args) {
     return 0;
 }
 
+// Runs `notify [URL | --clear]`.
+int notify(const Flags& args) {
+    if (args.positional().size() > 1) throw UsageError("notify takes one URL at most");
+    v1::SetNotifyUrlRequest request;
+    if (!args.positional().empty()) request.set_url(args.positional()[0]);
+    if (args.has("clear")) {
+        if (request.has_url()) throw UsageError("give a URL or --clear, not both");
+        request.set_url("");
+    }
+    RemoteClient client(args);
+    v1::SetNotifyUrlResponse response;
+    client.call(&v1::UserService::Stub::SetNotifyUrl, request, &response);
+    if (args.has("json")) {
+        std::cout << to_json(response) << "\n";
+        return 0;
+    }
+    std::cout << printable(response.user()) << ": "
+              << (response.url().empty()
+                      ? "no notifications"
+                      : "each run's end is posted to " + printable(response.url()))
+              << "\n";
+    return 0;
+}
+
 // Runs `workers`.
 int workers(const Flags& args) {
     if (!args.positional().empty()) throw UsageError("workers takes no arguments");
@@ -507,6 +531,17 @@ Command stop_command() {
     static const std::vector<Flag> flags = with_remote_flags({{"json", "", "print JSON"}});
     return {"stop", "stop an active run (yours; an admin token: anybody's); its workers stop",
             "RUN", flags, stop};
+}
+
+Command notify_command() {
+    static const std::vector<Flag> flags = with_remote_flags({
+        {"clear", "", "no more notifications"},
+        {"json", "", "print JSON"},
+    });
+    return {"notify",
+            "post a JSON notice of each of your runs' ends to URL (its host must be on the "
+            "coordinator's --notify-allow list); without URL: show where they go",
+            "[URL | --clear]", flags, notify};
 }
 
 Command modify_command() {

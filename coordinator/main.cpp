@@ -11,6 +11,7 @@
 #include "common/flags.h"
 #include "common/log.h"
 #include "common/signals.h"
+#include "coordinator/domain/notifications.h"
 #include "coordinator/domain/text.h"
 #include "coordinator/ops/backup.h"
 #include "coordinator/ops/engine_gc.h"
@@ -54,6 +55,13 @@ constexpr Flag kServeFlags[] = {
     {"metrics-listen", "HOST:PORT", "serve Prometheus metrics at http://HOST:PORT/metrics"},
     {"health-listen", "HOST:PORT", "also serve gRPC health checking alone, in plaintext"},
     {"http-listen", "HOST:PORT", "serve the web dashboard, /api/v1 and /metrics over HTTP"},
+    {"notify-url", "URL", "POST a JSON notice of every run's end to this http(s) URL"},
+    {"notify-allow", "HOST,...",
+     "hosts (HOST or HOST:PORT) users may have their runs' ends sent to (sparring notify); "
+     "--notify-url's host is allowed"},
+    {"public-url", "URL",
+     "the dashboard as users reach it, for the links in notifications (default: "
+     "http://HTTP-LISTEN)"},
     {"http-port-file", "FILE", "write the dashboard's bound port to FILE once serving"},
     {"http-require-token", "", "the dashboard's pages and queries need a token too"},
     {"http-max-connections", "N",
@@ -125,6 +133,23 @@ int serve(const Flags& args) {
     options.http.request_timeout =
         std::chrono::seconds(args.get_int_in("http-request-timeout-seconds", 1, 3600));
     options.http.max_viewers = int(args.get_int_in("http-max-viewers", 1, 1'000'000));
+    // Notifications: the operator's URL and the hosts users' URLs may name.
+    for (std::string_view rest = args.get_string("notify-allow", ""); !rest.empty();) {
+        const size_t comma = rest.find(',');
+        if (const std::string_view host = rest.substr(0, comma); !host.empty())
+            options.core.notify_hosts.emplace_back(host);
+        rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
+    }
+    options.core.notify_url = args.get_string("notify-url", "");
+    if (!options.core.notify_url.empty()) {
+        const absl::StatusOr<NotifyUrl> url = parse_notify_url(options.core.notify_url);
+        if (!url.ok()) throw UsageError("--notify-url: " + std::string(url.status().message()));
+        options.core.notify_hosts.push_back(url->host + ":" + std::to_string(url->port));
+    }
+    options.core.public_url = args.get_string(
+        "public-url", options.http.listen.empty() ? "" : "http://" + options.http.listen);
+    while (!options.core.public_url.empty() && options.core.public_url.back() == '/')
+        options.core.public_url.pop_back();
     if (args.has("http-port-file") && options.http.listen.empty())
         throw UsageError("--http-port-file needs --http-listen");
     const auto level = parse_log_level(args.get_string("log-level"));

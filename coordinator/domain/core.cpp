@@ -209,6 +209,7 @@ void Core::end_run(Storage& storage, Run& run, RunState state, std::string resul
     publish(storage, RunFinished{run.id, run.spec.kind, run.state, run.result, run.counts, run.elo,
                                  run.sprt.llr});
     if (state == RunState::Stopped) run_kind(run.spec.kind).on_stopped(storage, *this, run);
+    enqueue_notifications(storage, run);
     if (state == RunState::Finished) start_follow_up(storage, run);
     if (const std::optional<int64_t> chain = storage.find_chain_of_child(run.id))
         advance_chain(storage, *this, *chain);

@@ -117,6 +117,11 @@ class Core {
         int lease_failures_per_worker = 3;  // a worker that failed a run this often backs off
         int lease_failure_workers = 3;      // a run failed by this many workers stops
         size_t max_cached_books = 64;       // runs whose ordered openings stay in memory
+        // Each run's end is told (Notification) to this URL, and to its owner's (sparring
+        // notify), whose host must be one of notify_hosts ("host" or "host:port").
+        std::string notify_url;
+        std::vector<std::string> notify_hosts;
+        std::string public_url;  // the dashboard as users reach it, for links; empty: none
     };
 
     // Publishes domain events to `events`, when given (see events.h).
@@ -155,6 +160,10 @@ class Core {
     absl::Status check_owner(const Caller& caller, const Run& run) const;
     // Stops an active run for its owner or an admin, and records who stopped it.
     absl::StatusOr<Run> stop_run(Storage& storage, const Caller& caller, int64_t run_id) const;
+    // Sets (url given; empty clears) and returns the caller's notification URL, whose host
+    // must be on the operator's list; PERMISSION_DENIED names the hosts allowed.
+    absl::StatusOr<std::string> set_notify_url(Storage& storage, const Caller& caller,
+                                               std::optional<std::string> url) const;
     // Changes what may change of a run after its submission, for its owner or an admin:
     // priority, throughput and games of an active run, the description of any. Records each
     // change with who and when; a run whose games drop to those it has counted ends.
@@ -220,6 +229,8 @@ class Core {
     // Starts the follow-up of a run that has just finished, if it names one for its result
     // and has not started it: in the transaction that ends the run, so exactly once.
     void start_follow_up(Storage& storage, Run& run) const;
+    // Puts the notifications of a run's end in the outbox, in the transaction that ends it.
+    void enqueue_notifications(Storage& storage, const Run& run) const;
     // Returns the worker if it exists and was registered with the caller's token.
     absl::StatusOr<Worker> holder(Storage& storage, const Caller& caller, int64_t worker_id) const;
     // Returns a lease's batch if it exists and the worker holds it.

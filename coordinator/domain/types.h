@@ -245,6 +245,18 @@ struct Counts {
     void subtract(const Counts& other);
 };
 
+// A JSON POST telling a URL that a run ended, in the outbox until the URL took it (2xx).
+struct Notification {
+    int64_t id = 0;  // sent as the body's "id" and the Idempotency-Key header: for de-duplication
+    int64_t run_id = 0;
+    std::string url;
+    std::string body;  // a JSON object, without its id
+    int attempts = 0;
+    int64_t next_ms = 0;  // not sent before
+    int64_t delivered_ms = 0;
+    std::string last_error;
+};
+
 // A change made to a run after its submission: who made it, when, and the field's values.
 struct RunChange {
     int64_t run_id = 0;

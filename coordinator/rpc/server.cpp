@@ -88,6 +88,10 @@ Server::Server(Options options)
                                              std::chrono::duration<double>(elapsed).count());
             });
     trainer_ = std::make_unique<Trainer>(options_.db_path, core_, *writer_, events_);
+    if (!options_.core.notify_url.empty() || !options_.core.notify_hosts.empty()) {
+        options_.notifier.hosts = options_.core.notify_hosts;
+        notifier_ = std::make_unique<Notifier>(options_.notifier, *writer_, *reader_);
+    }
     gate_ = std::make_unique<Gate>(core_, *reader_);
     engine_store_ = std::make_unique<EngineStore>(options_.db_path);
     engine_transfers_ = std::make_unique<EngineTransfers>(options_.engines, core_, *writer_,
@@ -161,6 +165,7 @@ int Server::start() {
     if (dashboard_) http_port_ = dashboard_->start();
     maintenance_thread_ = std::thread([this] { maintenance_loop(); });
     trainer_->start();
+    if (notifier_) notifier_->start();
     return port;
 }
 
@@ -181,6 +186,7 @@ void Server::wait() {
     if (health_server_) health_server_->Wait();
     if (maintenance_thread_.joinable()) maintenance_thread_.join();
     trainer_->stop();
+    if (notifier_) notifier_->stop();
     http_server_.reset();
     writer_->shutdown();
     reader_->shutdown();

@@ -16,6 +16,7 @@
 #include "coordinator/kinds/trainer.h"
 #include "coordinator/ops/http_server.h"
 #include "coordinator/ops/metrics.h"
+#include "coordinator/ops/notifier.h"
 #include "coordinator/rpc/gate.h"
 #include "coordinator/rpc/services.h"
 #include "coordinator/storage/executor.h"
@@ -45,6 +46,7 @@ class Server {
         // they are this old.
         std::chrono::seconds engine_gc_interval{3600};
         std::chrono::seconds engine_gc_min_age{86400};
+        Notifier::Options notifier;  // runs when core.notify_url or core.notify_hosts is set
     };
 
     // Opens the database (applying migrations) and renews outstanding leases; throws
@@ -81,8 +83,9 @@ class Server {
     std::unique_ptr<Database> checkpointer_;  // a connection of its own for checkpoints
     std::unique_ptr<Executor> writer_;
     std::unique_ptr<Executor> reader_;
-    std::unique_ptr<Trainer> trainer_;  // training runs, on a thread of its own
-    std::unique_ptr<Gate> gate_;        // checks every gRPC call's token first, on the reader
+    std::unique_ptr<Trainer> trainer_;    // training runs, on a thread of its own
+    std::unique_ptr<Notifier> notifier_;  // the outbox's notifications, on a thread of its own
+    std::unique_ptr<Gate> gate_;          // checks every gRPC call's token first, on the reader
     std::unique_ptr<EngineStore> engine_store_;
     std::unique_ptr<EngineTransfers> engine_transfers_;
     std::unique_ptr<WorkerServiceImpl> worker_service_;

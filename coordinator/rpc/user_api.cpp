@@ -181,6 +181,25 @@ void UserApi::stop_run(const Credential& credential, const v1::StopRunRequest& r
         std::move(done));
 }
 
+void UserApi::set_notify_url(const Credential& credential, const v1::SetNotifyUrlRequest& request,
+                             v1::SetNotifyUrlResponse* response, Done done) {
+    change(
+        credential,
+        [&request, response, this]() -> absl::StatusOr<Change> {
+            std::optional<std::string> url;
+            if (request.has_url()) url = request.url();
+            return Change(
+                [this, url = std::move(url), response](Storage& storage, const Caller& caller) {
+                    absl::StatusOr<std::string> now = core_.set_notify_url(storage, caller, url);
+                    if (!now.ok()) return now.status();
+                    response->set_user(caller.user);
+                    response->set_url(*now);
+                    return absl::OkStatus();
+                });
+        },
+        std::move(done));
+}
+
 void UserApi::modify_run(const Credential& credential, const v1::ModifyRunRequest& request,
                          v1::RunStatus* response, Done done) {
     change(

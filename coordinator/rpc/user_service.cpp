@@ -33,6 +33,7 @@ UserServiceImpl::UserServiceImpl(UserApi& api, Gate& gate, EngineTransfers& engi
         {"GetRun", forward(api_, &UserApi::get_run, false)},
         {"StopRun", forward(api_, &UserApi::stop_run, true)},
         {"ModifyRun", forward(api_, &UserApi::modify_run, true)},
+        {"SetNotifyUrl", forward(api_, &UserApi::set_notify_url, true)},
         {"ListWorkers", forward(api_, &UserApi::list_workers, false)},
         {"ExportGames", forward(api_, &UserApi::export_games, false)},
         {"GetTuneHistory", forward(api_, &UserApi::get_tune_history, false)},

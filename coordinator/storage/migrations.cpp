@@ -671,13 +671,34 @@ CREATE TABLE follow_ups (
 CREATE INDEX follow_ups_started ON follow_ups(follow_run_id) WHERE follow_run_id > 0;
 )sql";
 
+// Migration 17 (issue 31): the outbox of notifications (each run's end, to the operator's URL
+// and its owner's), filled by the transaction that ends the run and emptied by the notifier,
+// and each user's notification URL.
+constexpr std::string_view kSchema17 = R"sql(
+CREATE TABLE notifications (
+  id           INTEGER PRIMARY KEY,        -- sent as the body's "id": for de-duplication
+  run_id       INTEGER NOT NULL REFERENCES runs(id),
+  url          TEXT NOT NULL,
+  body         TEXT NOT NULL,              -- a JSON object, without its id
+  attempts     INTEGER NOT NULL,
+  next_ms      INTEGER NOT NULL,           -- not sent before
+  delivered_ms INTEGER NOT NULL,           -- 0: not yet
+  last_error   TEXT NOT NULL
+);
+CREATE INDEX notifications_due ON notifications(next_ms) WHERE delivered_ms = 0;
+CREATE TABLE notify_urls (
+  user TEXT PRIMARY KEY,                   -- a token's name
+  url  TEXT NOT NULL
+);
+)sql";
+
 // A migration: SQL, or a step in C++ where SQL alone cannot do it.
 struct Migration {
     std::string_view sql;
     void (*step)(Database& db) = nullptr;
 };
 
-constexpr std::array<Migration, 16> kMigrations = {{{kSchema1},
+constexpr std::array<Migration, 17> kMigrations = {{{kSchema1},
                                                     {kSchema2},
                                                     {kSchema3},
                                                     {kSchema4},
@@ -692,7 +713,8 @@ constexpr std::array<Migration, 16> kMigrations = {{{kSchema1},
                                                     {{}, add_run_threads},
                                                     {{}, add_run_origin},
                                                     {{}, add_owners_and_changes},
-                                                    {kSchema16}}};
+                                                    {kSchema16},
+                                                    {kSchema17}}};
 
 // Returns the schema version recorded in the file.
 int user_version(Database& db) {

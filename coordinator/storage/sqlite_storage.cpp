@@ -473,6 +473,65 @@ void SqliteStorage::update_run_settings(const Run& r) {
         .run();
 }
 
+int64_t SqliteStorage::insert_notification(const Notification& n) {
+    db_.prepare(
+           "INSERT INTO notifications (run_id, url, body, attempts, next_ms, delivered_ms, "
+           "last_error) VALUES (?, ?, ?, 0, ?, 0, '')")
+        .bind(n.run_id, n.url, n.body, n.next_ms)
+        .run();
+    return db_.last_insert_rowid();
+}
+
+std::vector<Notification> SqliteStorage::due_notifications(int64_t now_ms, int limit) {
+    Statement& s = db_.prepare(
+        "SELECT id, run_id, url, body, attempts, next_ms, last_error FROM notifications "
+        "WHERE delivered_ms = 0 AND next_ms <= ? ORDER BY next_ms, id LIMIT ?");
+    s.bind(now_ms, limit);
+    std::vector<Notification> due;
+    while (s.step()) {
+        Notification& n = due.emplace_back();
+        n.id = s.int64(0);
+        n.run_id = s.int64(1);
+        n.url = s.text(2);
+        n.body = s.text(3);
+        n.attempts = int(s.int64(4));
+        n.next_ms = s.int64(5);
+        n.last_error = s.text(6);
+    }
+    return due;
+}
+
+void SqliteStorage::notification_delivered(int64_t id, int64_t now_ms) {
+    db_.prepare("UPDATE notifications SET delivered_ms = ?, attempts = attempts + 1 WHERE id = ?")
+        .bind(now_ms, id)
+        .run();
+}
+
+void SqliteStorage::notification_failed(int64_t id, int attempts, int64_t next_ms,
+                                        const std::string& error) {
+    db_.prepare("UPDATE notifications SET attempts = ?, next_ms = ?, last_error = ? WHERE id = ?")
+        .bind(attempts, next_ms, error, id)
+        .run();
+}
+
+std::string SqliteStorage::find_notify_url(std::string_view user) {
+    Statement& s = db_.prepare("SELECT url FROM notify_urls WHERE user = ?");
+    s.bind(user);
+    return s.step() ? s.text(0) : std::string();
+}
+
+void SqliteStorage::set_notify_url(std::string_view user, std::string_view url) {
+    if (url.empty()) {
+        db_.prepare("DELETE FROM notify_urls WHERE user = ?").bind(user).run();
+        return;
+    }
+    db_.prepare(
+           "INSERT INTO notify_urls (user, url) VALUES (?, ?) ON CONFLICT (user) DO UPDATE SET "
+           "url = excluded.url")
+        .bind(user, url)
+        .run();
+}
+
 void SqliteStorage::insert_follow_up(int64_t run_id, const FollowUpSpec& f) {
     using Real = std::optional<double>;
     const std::optional<stats::SprtParams>& s = f.sprt;

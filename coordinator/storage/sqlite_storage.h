@@ -52,6 +52,13 @@ class SqliteStorage final : public Storage {
     std::vector<Run> find_runs(const RunQuery& query, int64_t* total) override;
     Book load_book(int64_t run_id) override;
     void update_run_settings(const Run& run) override;
+    int64_t insert_notification(const Notification& notification) override;
+    std::vector<Notification> due_notifications(int64_t now_ms, int limit) override;
+    void notification_delivered(int64_t id, int64_t now_ms) override;
+    void notification_failed(int64_t id, int attempts, int64_t next_ms,
+                             const std::string& error) override;
+    std::string find_notify_url(std::string_view user) override;
+    void set_notify_url(std::string_view user, std::string_view url) override;
     void insert_follow_up(int64_t run_id, const FollowUpSpec& follow_up) override;
     std::optional<FollowUpSpec> find_follow_up(int64_t run_id, int64_t* started) override;
     void set_follow_up_run(int64_t run_id, int64_t follow_run_id) override;

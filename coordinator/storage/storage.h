@@ -81,6 +81,17 @@ class Storage {
     // Writes what a user may change of a run after its submission: priority, throughput,
     // games and description.
     virtual void update_run_settings(const Run& run) = 0;
+    // Adds a notification to the outbox; returns its id.
+    virtual int64_t insert_notification(const Notification& notification) = 0;
+    // Returns up to limit undelivered notifications due at now, oldest first.
+    virtual std::vector<Notification> due_notifications(int64_t now_ms, int limit) = 0;
+    // Records a delivery, or a failed attempt and when to try again.
+    virtual void notification_delivered(int64_t id, int64_t now_ms) = 0;
+    virtual void notification_failed(int64_t id, int attempts, int64_t next_ms,
+                                     const std::string& error) = 0;
+    // A user's notification URL ("" for none).
+    virtual std::string find_notify_url(std::string_view user) = 0;
+    virtual void set_notify_url(std::string_view user, std::string_view url) = 0;
     // Records the follow-up a run starts when it ends.
     virtual void insert_follow_up(int64_t run_id, const FollowUpSpec& follow_up) = 0;
     // Returns a run's follow-up and sets *started to the run it started (0: none yet).
