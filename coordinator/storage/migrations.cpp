@@ -656,7 +656,7 @@ void add_owners_and_changes(Database& db) {
 // Migration 16 (issue 31): the follow-up a regression run starts when it ends, and the run it
 // started (set in the transaction that ends the first run: started exactly once).
 constexpr std::string_view kSchema16 = R"sql(
-CREATE TABLE follow_ups (
+CREATE TABLE IF NOT EXISTS follow_ups (
   run_id        INTEGER PRIMARY KEY REFERENCES runs(id),
   on_result     TEXT NOT NULL,              -- 'H1', 'H0' or 'any'
   time_control  TEXT NOT NULL,
@@ -668,14 +668,14 @@ CREATE TABLE follow_ups (
   games         INTEGER NOT NULL,           -- 0: the first run's
   follow_run_id INTEGER NOT NULL DEFAULT 0  -- the run it started; 0: none yet
 );
-CREATE INDEX follow_ups_started ON follow_ups(follow_run_id) WHERE follow_run_id > 0;
+CREATE INDEX IF NOT EXISTS follow_ups_started ON follow_ups(follow_run_id) WHERE follow_run_id > 0;
 )sql";
 
 // Migration 17 (issue 31): the outbox of notifications (each run's end, to the operator's URL
 // and its owner's), filled by the transaction that ends the run and emptied by the notifier,
 // and each user's notification URL.
 constexpr std::string_view kSchema17 = R"sql(
-CREATE TABLE notifications (
+CREATE TABLE IF NOT EXISTS notifications (
   id           INTEGER PRIMARY KEY,        -- sent as the body's "id": for de-duplication
   run_id       INTEGER NOT NULL REFERENCES runs(id),
   url          TEXT NOT NULL,
@@ -685,8 +685,8 @@ CREATE TABLE notifications (
   delivered_ms INTEGER NOT NULL,           -- 0: not yet
   last_error   TEXT NOT NULL
 );
-CREATE INDEX notifications_due ON notifications(next_ms) WHERE delivered_ms = 0;
-CREATE TABLE notify_urls (
+CREATE INDEX IF NOT EXISTS notifications_due ON notifications(next_ms) WHERE delivered_ms = 0;
+CREATE TABLE IF NOT EXISTS notify_urls (
   user TEXT PRIMARY KEY,                   -- a token's name
   url  TEXT NOT NULL
 );

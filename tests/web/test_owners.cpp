@@ -217,6 +217,95 @@ TEST_F(OwnersTest, OnlyTheOwnerOrAnAdminStopsOrChangesARunOverGrpcRestAndTheCli)
     EXPECT_EQ(cluster->query("SELECT count(*) FROM versions WHERE owner = 'user'"), 2);
 }
 
+// Each mutation of a run, over gRPC and over REST, with each role: a worker token and another
+// user are refused (PERMISSION_DENIED, 403) and change nothing; the owner and an admin may.
+TEST_F(OwnersTest, EachMutationOverGrpcAndRestWithEachRole) {
+    enum class Mutation { Modify, Purge, Stop };
+    // Returns the gRPC code of a mutation of a run over a transport (REST's HTTP status mapped
+    // back: 200 OK, 401 UNAUTHENTICATED, 403 PERMISSION_DENIED, anything else UNKNOWN).
+    const auto mutate = [&](bool rest, Mutation m, const std::string& token, int64_t run,
+                            int64_t worker, int priority) {
+        const std::string id = std::to_string(run);
+        if (rest) {
+            const std::string path = "/api/v1/runs/" + id +
+                                     (m == Mutation::Modify  ? ":modify"
+                                      : m == Mutation::Purge ? ":purge"
+                                                             : ":stop");
+            const std::string body =
+                m == Mutation::Modify  ? "{\"priority\": " + std::to_string(priority) + "}"
+                : m == Mutation::Purge ? "{\"worker_id\": " + std::to_string(worker) + "}"
+                                       : "";
+            const httplib::Result result = post(path, body, token);
+            if (!result) return grpc::StatusCode::UNAVAILABLE;
+            return result->status == 200   ? grpc::StatusCode::OK
+                   : result->status == 401 ? grpc::StatusCode::UNAUTHENTICATED
+                   : result->status == 403 ? grpc::StatusCode::PERMISSION_DENIED
+                                           : grpc::StatusCode::UNKNOWN;
+        }
+        auto users = cluster->users();
+        v1::RunStatus answer;
+        if (m == Mutation::Modify) {
+            v1::ModifyRunRequest request;
+            request.set_run_id(run);
+            request.set_priority(priority);
+            return users->ModifyRun(Cluster::context(token).get(), request, &answer).error_code();
+        }
+        if (m == Mutation::Purge) {
+            v1::PurgeWorkerRequest request;
+            request.set_run_id(run);
+            request.set_worker_id(worker);
+            return users->PurgeWorker(Cluster::context(token).get(), request, &answer).error_code();
+        }
+        v1::StopRunRequest request;
+        request.set_run_id(run);
+        return users->StopRun(Cluster::context(token).get(), request, &answer).error_code();
+    };
+    // Two workers report a pair each of a run: two purges to make.
+    const auto played = [&](int64_t run) {
+        std::vector<int64_t> ids;
+        auto stub = cluster->workers();
+        for (int i = 0; i < 2; ++i) {
+            const int64_t worker = register_worker(*stub, cluster->worker_token);
+            v1::RequestWorkResponse work;
+            EXPECT_TRUE(request_work(*stub, cluster->worker_token, worker, &work).ok());
+            EXPECT_EQ(work.lease().run_id(), run);
+            v1::ReportResultsResponse ack;
+            EXPECT_TRUE(stub->ReportResults(Cluster::context(cluster->worker_token).get(),
+                                            report(worker, work.lease().lease_id(), 1, {0}), &ack)
+                            .ok());
+            ids.push_back(worker);
+        }
+        return ids;
+    };
+    for (const bool rest : {false, true}) {
+        SCOPED_TRACE(rest ? "REST" : "gRPC");
+        const v1::RunStatus run = submit(alice, 100);
+        const std::vector<int64_t> workers = played(run.id());
+        const v1::RunStatus second = submit(alice, 100);
+        const std::string before = state_of(run.id()) + " " + state_of(second.id());
+        for (const Mutation m : {Mutation::Modify, Mutation::Purge, Mutation::Stop})
+            for (const std::string& token : {cluster->worker_token, bob}) {
+                EXPECT_EQ(mutate(rest, m, token, run.id(), workers[0], 7),
+                          grpc::StatusCode::PERMISSION_DENIED)
+                    << int(m) << (token == bob ? " bob" : " worker");
+                EXPECT_EQ(state_of(run.id()) + " " + state_of(second.id()), before);
+            }
+        EXPECT_EQ(mutate(rest, Mutation::Modify, alice, run.id(), 0, 3), grpc::StatusCode::OK);
+        EXPECT_EQ(mutate(rest, Mutation::Modify, root, run.id(), 0, 4), grpc::StatusCode::OK);
+        EXPECT_EQ(get(run.id()).spec().priority(), 4);
+        EXPECT_EQ(mutate(rest, Mutation::Purge, alice, run.id(), workers[0], 0),
+                  grpc::StatusCode::OK);
+        EXPECT_EQ(mutate(rest, Mutation::Purge, root, run.id(), workers[1], 0),
+                  grpc::StatusCode::OK);
+        EXPECT_EQ(get(run.id()).purges_size(), 2);
+        EXPECT_EQ(mutate(rest, Mutation::Stop, alice, run.id(), 0, 0), grpc::StatusCode::OK);
+        EXPECT_EQ(mutate(rest, Mutation::Stop, root, second.id(), 0, 0), grpc::StatusCode::OK);
+        EXPECT_EQ(get(second.id()).state(), v1::RUN_STATE_STOPPED);
+        // The stops are in the runs' histories, with who stopped them.
+        EXPECT_EQ(get(second.id()).changes(0).user(), "root");
+    }
+}
+
 TEST_F(OwnersTest, WhatWouldInvalidateResultsIsRefusedAndFewerGamesEndARun) {
     const v1::RunStatus run = submit(alice, 20);
     const std::string id = std::to_string(run.id());
