@@ -243,9 +243,9 @@ TEST_F(SlowServiceTest, ServiceGamesEndByTheRunsAdjudicationWithBuiltInAndUciEng
 
     // Run 1, built-in engines: a draw rule every game meets at move 8 (both scores within
     // +-100000 for one move each), resignation off.
-    CommandResult r =
-        cluster->cli({"submit", "a", "b", "--kind", "fixed", "--games", "4", "--tc", "nodes=300",
-                      "--draw", "movenumber=8,movecount=1,score=100000", "--resign", "off"});
+    CommandResult r = cluster->cli({"submit", "a", "b", "--kind", "fixed", "--games", "4", "--tc",
+                                    "nodes=300", "--draw", "movenumber=8,movecount=1,score=100000",
+                                    "--resign", "off", "--book-order", "sequential"});
     ASSERT_EQ(r.status, 0) << r.err;
     ASSERT_EQ(cluster->wait_for_run(1, 300s).state(), v1::RUN_STATE_FINISHED);
     CommandResult pgn = cluster->cli({"export", "1"});
@@ -259,9 +259,11 @@ TEST_F(SlowServiceTest, ServiceGamesEndByTheRunsAdjudicationWithBuiltInAndUciEng
               std::string::npos)
         << show.out;
 
-    // Run 2, no score rule but a length limit: every game is a draw at 12 plies.
+    // Run 2, no score rule but a length limit: every game is a draw at 12 plies. The book's
+    // first openings, in order: a random one may lead to a mate within 12 plies.
     r = cluster->cli({"submit", "a", "b", "--kind", "fixed", "--games", "4", "--tc", "nodes=300",
-                      "--draw", "off", "--resign", "off", "--maxplies", "12"});
+                      "--draw", "off", "--resign", "off", "--maxplies", "12", "--book-order",
+                      "sequential"});
     ASSERT_EQ(r.status, 0) << r.err;
     ASSERT_EQ(cluster->wait_for_run(2, 300s).state(), v1::RUN_STATE_FINISHED);
     pgn = cluster->cli({"export", "2"});
