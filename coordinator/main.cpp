@@ -134,7 +134,8 @@ int serve(const Flags& args) {
         std::chrono::seconds(args.get_int_in("http-request-timeout-seconds", 1, 3600));
     options.http.max_viewers = int(args.get_int_in("http-max-viewers", 1, 1'000'000));
     // Notifications: the operator's URL and the hosts users' URLs may name.
-    for (std::string_view rest = args.get_string("notify-allow", ""); !rest.empty();) {
+    const std::string allow = args.get_string("notify-allow", "");
+    for (std::string_view rest = allow; !rest.empty();) {
         const size_t comma = rest.find(',');
         if (const std::string_view host = rest.substr(0, comma); !host.empty())
             options.core.notify_hosts.emplace_back(host);
