@@ -138,6 +138,8 @@ int versions_add(const Flags& args, RemoteClient& client) {
     v1::Version& v = *request.mutable_version();
     v.set_name(valid_utf8(args.positional()[1]));
     v.set_description(valid_utf8(args.get_string("description", "")));
+    if (args.has("reference-nps"))
+        v.set_reference_nps(uint64_t(args.get_int_in("reference-nps", 1000, 1'000'000'000'000)));
     if (!args.has("engine-file") && !args.has("engine-archive") &&
         (args.has("entry") || !args.get_all("arg").empty()))
         throw UsageError("--entry and --arg need --engine-file or --engine-archive");
@@ -224,6 +226,9 @@ int versions(const Flags& args) {
                                          (v.uploaded().archive() ? " (.tar.gz archive)" : "")});
         }
         if (!v.description().empty()) rows.push_back({"description:", v.description()});
+        if (v.reference_nps())
+            rows.push_back({"reference:", std::to_string(v.reference_nps()) +
+                                              " nodes per second (its clock runs are scaled)"});
         if (v.has_builtin()) rows.push_back({"parameters:", v.builtin().params_json()});
         print_table(rows);
         return 0;
@@ -419,6 +424,18 @@ int workers(const Flags& args) {
                             : "-"});
     }
     print_table(rows);
+    // Their speeds with each engine measured for scaled clocks, newest first.
+    std::vector<std::vector<std::string>> speeds = {
+        {"WORKER", "VERSION", "NPS", "GAMES AT ONCE", "MEASURED"}};
+    for (const v1::WorkerStatus& w : response.workers())
+        for (const v1::WorkerSpeed& speed : w.speeds())
+            speeds.push_back({w.name() + " (" + std::to_string(w.id()) + ")", speed.version(),
+                              std::to_string(speed.nps()), std::to_string(speed.games_at_once()),
+                              utc(speed.measured_unix_ms())});
+    if (speeds.size() > 1) {
+        std::cout << "\nspeeds (scaled clocks):\n";
+        print_table(speeds);
+    }
     return 0;
 }
 
@@ -495,6 +512,9 @@ Command versions_command() {
          "add: the current values of a tuning run, or a training run's result, on its base "
          "version"},
         {"description", "TEXT", "add: free text"},
+        {"reference-nps", "N",
+         "add: the speed its clock runs are defined for (nodes per second of one game's engine "
+         "as workers measure it); workers scale clocks by it"},
         {"json", "", "print JSON"},
     });
     return {"versions", "add, list or show engine versions on the coordinator",

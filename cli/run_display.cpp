@@ -54,6 +54,17 @@ void print_workers(const v1::RunStatus& run) {
         }
         print_table(rows);
     }
+    if (run.clocks_size() > 0) {
+        std::cout << "\nclock factors (reference nps over each worker's speed):\n";
+        std::vector<std::vector<std::string>> rows = {
+            {"WORKER", "NAME", "NPS (LAST)", "FACTOR (LAST)", "FACTOR RANGE", "REPORTS", "PAIRS"}};
+        for (const v1::WorkerClock& c : run.clocks())
+            rows.push_back({std::to_string(c.worker_id()), c.worker_name(),
+                            std::to_string(c.last_nps()), fixed(c.last_factor(), 3),
+                            fixed(c.min_factor(), 3) + " - " + fixed(c.max_factor(), 3),
+                            std::to_string(c.reports()), std::to_string(c.pairs())});
+        print_table(rows);
+    }
     if (run.faults_size() > 0) {
         std::cout << "\ngames lost by faults:\n";
         std::vector<std::vector<std::string>> rows = {{"VERSION", "FAULT", "WORKER", "GAMES"}};
@@ -235,6 +246,10 @@ void print_game_run(const v1::RunStatus& run, const GameRunLayout& layout) {
         rows.push_back({"threads", std::to_string(spec.threads()) +
                                        " per UCI engine (a game holds as many cores; the "
                                        "built-in engine searches with one)"});
+    if (spec.reference_nps() > 0)
+        rows.push_back({"scaled clock", "defined at " + std::to_string(spec.reference_nps()) +
+                                            " nodes per second of " + spec.test_version() +
+                                            "; each worker plays it times reference / its speed"});
     rows.push_back({"in progress", std::to_string(run.pairs_leased()) + " pairs on " +
                                        std::to_string(run.active_workers()) + " workers, " +
                                        std::to_string(run.active_cores()) + " cores"});

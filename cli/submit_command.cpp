@@ -87,6 +87,8 @@ int submit_kind(const Flags& args, const CliRunKind& kind, v1::SubmitRunRequest&
     rules.set_resign(args.get_string("resign", ""));
     rules.set_max_plies(uint32_t(args.get_int_in("maxplies", 0, 100000)));
     spec.set_threads(uint32_t(args.get_int_in("engine-threads", 1, 256)));
+    if (args.has("reference-nps"))
+        spec.set_reference_nps(uint64_t(args.get_int_in("reference-nps", 1, 1'000'000'000'000)));
     read_follow_up(args, spec);
     const v1::RunStatus run = send(args, request);
     if (!args.has("json"))
@@ -100,7 +102,7 @@ int submit_training(const Flags& args, const CliRunKind& kind) {
     if (args.positional().size() != 1)
         throw UsageError("submit generate and submit train take flags only (--version V ...)");
     for (const char* flag : {"kind", "tc", "params", "c-end", "r-end", "verify", "draw", "resign",
-                             "maxplies", "engine-threads"})
+                             "maxplies", "engine-threads", "reference-nps"})
         if (args.has(flag))
             throw UsageError("--" + std::string(flag) + " does not go with submit " +
                              args.positional()[0]);
@@ -184,6 +186,12 @@ int submit_like(const Flags& args) {
     if (args.has("maxplies")) rules.set_max_plies(uint32_t(args.get_int_in("maxplies", 0, 100000)));
     if (args.has("engine-threads"))
         spec.set_threads(uint32_t(args.get_int_in("engine-threads", 1, 256)));
+    // The reference speed goes with the clock and the test version: given, kept, or (for a new
+    // time control or versions) the new test version's or the coordinator's.
+    if (args.has("reference-nps"))
+        spec.set_reference_nps(uint64_t(args.get_int_in("reference-nps", 1, 1'000'000'000'000)));
+    else if (args.has("tc") || args.positional().size() == 2)
+        spec.clear_reference_nps();
     if (spec.kind() != v1::RUN_KIND_REGRESSION) spec.clear_follow_up();
     read_follow_up(args, spec);
     const v1::RunStatus run = send(args, request);
@@ -262,6 +270,9 @@ Command submit_command() {
          "search threads of each UCI engine (its Threads option); a game holds N of a "
          "worker's cores",
          "1"},
+        {"reference-nps", "N",
+         "a clock run: the speed its clock is defined for, nodes per second of the test engine "
+         "(default: the test version's, else the coordinator's; workers scale the clock by it)"},
         {"priority", "N", "higher runs first", "0"},
         {"throughput", "P", "share of workers among equal priorities, percent", "100"},
         {"pairs-per-thread", "N", "game pairs per worker thread in a lease (default: server's)"},

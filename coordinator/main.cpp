@@ -51,6 +51,14 @@ constexpr Flag kServeFlags[] = {
     {"lease-failures-per-worker", "N",
      "a worker that failed N leases of a run (engine failures) gets no more of it", "3"},
     {"lease-failure-workers", "N", "a run whose leases failed on N workers stops", "3"},
+    {"reference-nps", "N",
+     "scaled clocks: the speed (nodes per second) a clock run is defined for when neither it nor "
+     "its test version states one (0: workers play clocks as they are)",
+     "0"},
+    {"min-clock-factor", "F", "scaled clocks: a worker that would scale a clock below F plays none",
+     "0.25"},
+    {"max-clock-factor", "F",
+     "scaled clocks: a worker that would scale a clock above F (too slow) plays none", "4"},
     {"port-file", "FILE", "write the bound port to FILE once serving"},
     {"metrics-listen", "HOST:PORT", "serve Prometheus metrics at http://HOST:PORT/metrics"},
     {"health-listen", "HOST:PORT", "also serve gRPC health checking alone, in plaintext"},
@@ -188,6 +196,14 @@ int serve(const Flags& args) {
     options.core.max_lease_silence_ms = positive("max-lease-silence-seconds") * 1000;
     options.core.lease_failures_per_worker = int(positive("lease-failures-per-worker"));
     options.core.lease_failure_workers = int(positive("lease-failure-workers"));
+    options.core.reference_nps = uint64_t(args.get_int_in("reference-nps", 0, 1'000'000'000'000));
+    if (options.core.reference_nps != 0 && options.core.reference_nps < 1000)
+        throw UsageError("--reference-nps must be 0 (off) or in 1000..1000000000000");
+    options.core.min_clock_factor = args.get_double("min-clock-factor");
+    options.core.max_clock_factor = args.get_double("max-clock-factor");
+    if (!(options.core.min_clock_factor > 0 && options.core.min_clock_factor <= 1 &&
+          options.core.max_clock_factor >= 1 && options.core.max_clock_factor <= 1000))
+        throw UsageError("need 0 < --min-clock-factor <= 1 <= --max-clock-factor <= 1000");
 
     // Debian's abseil checks every mutex acquisition for lock-order cycles; gRPC takes many.
     absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);

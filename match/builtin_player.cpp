@@ -33,6 +33,7 @@ MoveReply BuiltinPlayer::play(const GamePosition& position, const SearchLimits& 
     reply.move = result.best_move;
     reply.text = to_uci(result.best_move);
     reply.depth = result.depth;
+    reply.nodes = result.nodes;
     reply.score = EngineScore{result.score, result.mate};
     if (!MoveList<>(position.board).contains(result.best_move)) {
         reply.status = MoveReply::Status::IllegalMove;

@@ -116,6 +116,7 @@ std::string write_pgn(const GameResult& game, const PgnContext& context) {
         tag("FEN", game.start_fen);
     }
     tag("TimeControl", context.time_control);
+    for (const auto& [name, value] : context.extra_tags) tag(name, value);
     tag("Termination", pgn_termination(game.termination));
     tag("PlyCount", std::to_string(game.moves.size()));
     out += '\n';

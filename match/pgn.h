@@ -19,6 +19,8 @@ struct PgnContext {
     std::string date = "????.??.??";
     std::string round = "?";
     std::string time_control = "-";
+    // Tags written after TimeControl, in order (e.g. the clock factor of a scaled clock).
+    std::vector<std::pair<std::string, std::string>> extra_tags;
     bool comments = true;  // {book} on opening moves, {+0.25/9 12ms} on engine moves
 };
 

@@ -2,6 +2,7 @@
 // behind one interface the game loop drives.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -58,7 +59,8 @@ struct MoveReply {
     std::string text;                  // the move as the engine wrote it
     std::optional<EngineScore> score;  // the engine's last reported score, if any
     int depth = 0;
-    std::string error;  // what went wrong, when status is not Ok
+    std::uint64_t nodes = 0;  // nodes searched, as the engine last reported (0: not reported)
+    std::string error;        // what went wrong, when status is not Ok
 };
 
 class Player {

@@ -87,6 +87,7 @@ std::size_t MatchRunner::play(std::span<const PairJob> jobs, const Callbacks& ca
     pgn_context.date = pgn_date_today();
     pgn_context.time_control = config_.time_control.pgn_tag();
     pgn_context.comments = config_.pgn.comments;
+    pgn_context.extra_tags = config_.pgn.extra_tags;
 
     struct PairSlot {
         std::array<std::optional<GameResult>, 2> games;

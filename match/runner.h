@@ -9,6 +9,7 @@
 #include <functional>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/opening.h"
@@ -22,7 +23,8 @@ struct PgnOptions {
     bool record = false;  // fill GameResult::pgn
     std::string event = "Sparring match";
     std::string site = "?";
-    bool comments = true;  // eval/depth/time comments
+    bool comments = true;                                         // eval/depth/time comments
+    std::vector<std::pair<std::string, std::string>> extra_tags;  // after TimeControl
 };
 
 struct MatchConfig {

@@ -48,7 +48,7 @@ std::string go_command(const SearchLimits& limits) {
     return command;
 }
 
-// Takes the depth and score of an `info` line into *reply.
+// Takes the depth, score and nodes of an `info` line into *reply.
 void read_info(const std::string& line, MoveReply* reply) {
     std::istringstream in(line);
     std::string token;
@@ -57,6 +57,8 @@ void read_info(const std::string& line, MoveReply* reply) {
         if (token == "string") return;
         if (token == "depth") {
             in >> reply->depth;
+        } else if (token == "nodes") {
+            in >> reply->nodes;
         } else if (token == "score") {
             std::string kind;
             int value = 0;

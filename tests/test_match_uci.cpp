@@ -5,12 +5,15 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <fstream>
 #include <vector>
 
 #include "match/game.h"
 #include "match/runner.h"
+#include "match/speed.h"
 
 namespace sparring::match {
 namespace {
@@ -198,6 +201,55 @@ TEST(UciPlayer, CheckPlayersReportsEnginesThatCannotStart) {
     MatchRunner good(config_with(builtin(), PlayerSpec{"uci", UciSpec{EngineBinary, {}, "", {}}, 0},
                                  "nodes=100"));
     EXPECT_TRUE(good.check_players(&error)) << error;
+}
+
+// Scaled clocks: the factor is reference over measured speed; a scaled time is rounded to the
+// millisecond, stays positive when it was, and is bounded.
+TEST(ScaledClock, TheFactorIsReferenceOverMeasuredAndTimesRoundToTheMillisecond) {
+    EXPECT_DOUBLE_EQ(clock_factor(1'000'000, 500'000), 2.0);
+    EXPECT_DOUBLE_EQ(clock_factor(1'000'000, 4'000'000), 0.25);
+    EXPECT_DOUBLE_EQ(clock_factor(0, 500'000), 1.0) << "no reference: the clock as it is";
+    EXPECT_DOUBLE_EQ(clock_factor(1'000'000, 0), 1.0) << "no measurement: likewise";
+    EXPECT_EQ(scale_ms(10'000, 2.0), 20'000);
+    EXPECT_EQ(scale_ms(100, 1.2345), 123);
+    EXPECT_EQ(scale_ms(100, 1.2355), 124);
+    EXPECT_EQ(scale_ms(10, 0.01), 1) << "a positive time stays at least 1 ms";
+    EXPECT_EQ(scale_ms(0, 3.0), 0) << "no increment stays none";
+    EXPECT_EQ(scale_ms(2'000'000'000, 1000.0), INT32_MAX);
+    EXPECT_EQ(scale_ms(100, std::nan("")), 1);
+}
+
+// The speed of the built-in engine and of a real UCI engine (sparring-engine through UCI):
+// nodes over wall time of fixed positions, with copies searching at once.
+TEST(ScaledClock, SpeedIsMeasuredInProcessAndOverUciWithCopiesAtOnce) {
+    SpeedOptions options;
+    options.movetime_ms = 50;
+    options.positions = 2;
+    const Speed inprocess = measure_speed(builtin(), options);
+    EXPECT_TRUE(inprocess.error.empty()) << inprocess.error;
+    EXPECT_GT(inprocess.nps, 1000u);
+    EXPECT_GT(inprocess.seconds, 0.01) << "each search lasts its movetime less the overhead";
+    options.copies = 2;
+    const Speed uci = measure_speed(
+        PlayerSpec{"uci", UciSpec{EngineBinary, {}, "", {{"Hash", "1"}}}, 0}, options);
+    EXPECT_TRUE(uci.error.empty()) << uci.error;
+    EXPECT_GT(uci.nps, 1000u);
+    EXPECT_GT(uci.seconds, 4 * 0.01) << "two copies, two positions each";
+    EXPECT_NEAR(double(uci.nodes) / uci.seconds, double(uci.nps), 0.5 * double(uci.nps));
+}
+
+// An engine that reports no nodes, or fails, gives no speed but says why.
+TEST(ScaledClock, AnEngineThatReportsNoNodesOrCrashesHasNoSpeed) {
+    std::string log;
+    SpeedOptions options;
+    options.movetime_ms = 20;
+    options.positions = 1;
+    const Speed illegal = measure_speed(fake("illegal", &log), options);
+    EXPECT_EQ(illegal.nps, 0u);
+    EXPECT_FALSE(illegal.error.empty());
+    const Speed crashed = measure_speed(fake("crash", &log), options);
+    EXPECT_EQ(crashed.nps, 0u);
+    EXPECT_NE(crashed.error.find("fake"), std::string::npos) << crashed.error;
 }
 
 }  // namespace

@@ -59,7 +59,7 @@ bool LeaseSession::send_heartbeat() {
 }
 
 void LeaseSession::hand_back(v1::ReleaseReason reason, int64_t version_id, uint64_t computed_bench,
-                             const std::string& message) {
+                             const std::string& message, uint64_t measured_nps) {
     v1::ReleaseLeaseRequest request;
     request.set_worker_id(options_.worker_id);
     request.set_lease_id(lease_.lease_id());
@@ -67,6 +67,7 @@ void LeaseSession::hand_back(v1::ReleaseReason reason, int64_t version_id, uint6
     request.set_version_id(version_id);
     request.set_computed_bench(computed_bench);
     request.set_message(valid_utf8(message));
+    request.set_measured_nps(measured_nps);
     const Clock::TimePoint give_up = clock_.now() + options_.shutdown_grace;
     Backoff backoff(options_.first_backoff, options_.max_backoff, options_.seed);
     v1::ReleaseLeaseResponse response;
@@ -96,6 +97,8 @@ void LeaseSession::take_report(bool now_or_never) {
     in_flight_->set_worker_id(options_.worker_id);
     in_flight_->set_lease_id(lease_.lease_id());
     in_flight_->set_sequence(++sequence_);
+    in_flight_->set_clock_factor(clock_factor_);
+    in_flight_->set_nps(nps_);
     // A report stays under the coordinator's receive limit (gRPC's 4 MiB): the pairs past
     // kMaxReportBytes wait for the next report rather than make this one fail on every retry.
     size_t bytes = 0;

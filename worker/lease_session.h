@@ -73,7 +73,13 @@ class LeaseSession {
     End play(const PlayPairs& play_pairs);
     // Hands the lease back, retrying transient failures until the shutdown grace runs out.
     void hand_back(v1::ReleaseReason reason, int64_t version_id, uint64_t computed_bench,
-                   const std::string& message);
+                   const std::string& message, uint64_t measured_nps = 0);
+    // Scaled clocks: every report says the games were played with this factor, from this
+    // speed. Call before play().
+    void set_clock(double factor, uint64_t nps) {
+        clock_factor_ = factor;
+        nps_ = nps;
+    }
     // Asks play() to report what is finished and hand back the rest. Thread-safe.
     void shut_down();
 
@@ -102,6 +108,8 @@ class LeaseSession {
     Log log_;
     std::optional<Clock::TimePoint> expires_at_;  // on this machine's steady clock
     std::atomic<bool> cancel_{false};             // the games abandon the lease
+    double clock_factor_ = 0;                     // set_clock's; 0: the clock as it is
+    uint64_t nps_ = 0;
 
     // The state of play(), touched only by its thread.
     uint32_t sequence_ = 0;

@@ -56,6 +56,10 @@ constexpr Flag kFlags[] = {
      "16384"},
     {"engine-max-file-mb", "N", "largest file an engine process may write (0: no limit)", "1024"},
     {"engine-scratch-mb", "N", "a sandboxed engine's working directory, in memory, in MiB", "256"},
+    {"speed-every-seconds", "N",
+     "scaled clocks: measure this machine's speed with an engine again after N s", "3600"},
+    {"speed-movetime-ms", "N",
+     "scaled clocks: search time of each of the speed measurement's 4 positions", "250"},
 };
 
 // Sets up the engines' sandbox as --engine-sandbox asks: found and tried here, or said why
@@ -158,6 +162,8 @@ sparring::worker::Worker::Options options_of(const Flags& args) {
     o.engine_limits.max_file_mb = args.get_int_in("engine-max-file-mb", 0, 1 << 30);
     set_up_sandbox(args, o);
     o.bench.limits = o.engine_limits;
+    o.speed_every = std::chrono::seconds(args.get_int_in("speed-every-seconds", 1, 7 * 86400));
+    o.speed_movetime_ms = int(args.get_int_in("speed-movetime-ms", 10, 60'000));
     o.endpoint.max_receive_bytes = int(args.get_int_in("max-lease-kb", 1, 1 << 20) * 1024);
     return o;
 }

@@ -1,10 +1,13 @@
 #include "worker/worker.h"
 
+#include <cstdio>
 #include <optional>
 #include <random>
+#include <utility>
 
 #include "common/log.h"
 #include "common/printable.h"
+#include "match/speed.h"
 #include "worker/generate_play.h"
 #include "worker/match_setup.h"
 #include "worker/signature.h"
@@ -17,6 +20,13 @@ namespace {
 using std::chrono::milliseconds;
 
 constexpr milliseconds kFirstBackoff{250};
+
+// Returns a clock factor as written in logs and PGN tags: four decimals.
+std::string format_factor(double factor) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.4f", factor);
+    return text;
+}
 
 }  // namespace
 
@@ -291,9 +301,10 @@ std::optional<PlayPairs> Worker::player_of(const v1::Lease& lease, LeaseSession&
             play_generate_pairs(lease, options, keep, cancel);
         };
     }
-    const auto config = match_config(lease, options_.concurrency, options_.name, &error,
-                                     options_.engine_limits, engines);
+    auto config = match_config(lease, options_.concurrency, options_.name, &error,
+                               options_.engine_limits, engines);
     if (!config) return refuse();
+    if (!scale_clock(lease, session, *config)) return std::nullopt;
     std::optional<std::vector<match::MatchConfig>> tune_pairs;
     if (lease.has_tune()) {
         tune_pairs = tune_configs(lease, *config, &error);
@@ -312,6 +323,56 @@ std::optional<PlayPairs> Worker::player_of(const v1::Lease& lease, LeaseSession&
         else
             match::MatchRunner(config).play(jobs, {nullptr, convert}, cancel);
     };
+}
+
+bool Worker::scale_clock(const v1::Lease& lease, LeaseSession& session,
+                         match::MatchConfig& config) {
+    if (lease.reference_nps() == 0 || config.time_control.kind != TimeControl::Kind::Clock)
+        return true;
+    const std::pair<int64_t, int> key(lease.test().id(), config.concurrency);
+    auto known = speeds_.find(key);
+    if (known == speeds_.end() || clock_.now() - known->second.at >= options_.speed_every) {
+        log("measuring this machine's speed with '" + lease.test().name() +
+            "': " + std::to_string(config.concurrency) + " engines at once");
+        match::SpeedOptions how;
+        how.copies = config.concurrency;
+        how.movetime_ms = options_.speed_movetime_ms;
+        const match::Speed speed = match::measure_speed(config.first, how);
+        if (speed.nps == 0) {
+            const std::string why = "could not measure the speed of '" + lease.test().name() +
+                                    "' for its scaled clock: " + speed.error;
+            log(why);
+            session.hand_back(v1::RELEASE_REASON_ENGINE_FAILURE, 0, 0, why);
+            return false;
+        }
+        known = speeds_.insert_or_assign(key, MeasuredSpeed{speed.nps, clock_.now()}).first;
+        log("'" + lease.test().name() + "' searches " + std::to_string(speed.nps) +
+            " nodes per second here");
+    }
+    const uint64_t nps = known->second.nps;
+    const double factor = match::clock_factor(lease.reference_nps(), nps);
+    if (!(factor >= lease.min_clock_factor() && factor <= lease.max_clock_factor())) {
+        const std::string why =
+            options_.name + " searches " + std::to_string(nps) + " nodes per second with '" +
+            lease.test().name() + "'; run " + std::to_string(lease.run_id()) + " is defined at " +
+            std::to_string(lease.reference_nps()) + ": its clock would be scaled by " +
+            format_factor(factor) + ", outside " + format_factor(lease.min_clock_factor()) + ".." +
+            format_factor(lease.max_clock_factor());
+        log(why + "; handing the lease back");
+        session.hand_back(v1::RELEASE_REASON_TOO_SLOW, 0, 0, why, nps);
+        declined_ = true;  // not a failure: the coordinator leases it none of the run now
+        return false;
+    }
+    const std::string tc_before = config.time_control.pgn_tag();
+    config.time_control.base_ms = match::scale_ms(config.time_control.base_ms, factor);
+    config.time_control.inc_ms = match::scale_ms(config.time_control.inc_ms, factor);
+    config.pgn.extra_tags = {{"ClockFactor", format_factor(factor)},
+                             {"ReferenceTimeControl", tc_before},
+                             {"WorkerNps", std::to_string(nps)}};
+    session.set_clock(factor, nps);
+    log("lease " + std::to_string(lease.lease_id()) + ": clock " + tc_before + " scaled by " +
+        format_factor(factor) + " to " + config.time_control.pgn_tag());
+    return true;
 }
 
 bool Worker::serve_lease(const v1::Lease& lease) {
@@ -347,7 +408,7 @@ bool Worker::serve_lease(const v1::Lease& lease) {
     if (!prepare_engines(lease, session, &engines)) return false;
     if (!verify_versions(lease, session, engines)) return false;
     const std::optional<PlayPairs> play = player_of(lease, session, engines);
-    if (!play) return false;
+    if (!play) return std::exchange(declined_, false);
     {
         std::lock_guard lock(mutex_);
         session_ = &session;

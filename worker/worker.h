@@ -44,6 +44,10 @@ class Worker {
         EngineLimits engine_limits;
         std::chrono::milliseconds first_run_backoff{1'000};  // after a run's first failed lease
         std::chrono::milliseconds max_run_backoff{300'000};
+        // Scaled clocks: how long a speed measured with an engine is used before it is
+        // measured again, and each position's search time in a measurement.
+        std::chrono::seconds speed_every{3600};
+        int speed_movetime_ms = 250;
     };
 
     // Throws std::runtime_error if the endpoint is unusable (unreadable CA file).
@@ -82,6 +86,11 @@ class Worker {
     // Checks both versions' bench signatures; on a mismatch hands the lease back and
     // returns false.
     bool verify_versions(const v1::Lease& lease, LeaseSession& session, const EnginePaths& engines);
+    // Leases with scaled clocks: measures (or recalls) this machine's speed with the test
+    // version's engine and multiplies the config's clock by the lease's factor, with the PGN
+    // tags and the session's reports saying so; hands the lease back (too slow, or the engine
+    // failed its measurement) and returns false when it cannot be played here.
+    bool scale_clock(const v1::Lease& lease, LeaseSession& session, match::MatchConfig& config);
     // Sends heartbeats while no lease session does, until run() ends.
     void heartbeat_loop();
     // Sleeps up to duration; returns early (false) when stopping.
@@ -105,8 +114,15 @@ class Worker {
     std::map<int64_t, uint64_t> signatures_;       // version id -> bench computed here
     std::map<int64_t, std::string> bench_errors_;  // version id -> why it gave no signature
     std::unique_ptr<EngineCache> cache_;           // with accept_uploaded_engines
-    RunBackoff run_backoff_;                       // runs whose leases failed here; run() only
-    Backoff unreadable_backoff_;                   // between leases too large to read
+    struct MeasuredSpeed {
+        uint64_t nps = 0;
+        Clock::TimePoint at;
+    };
+    // (test version id, games at once) -> the speed last measured with its engine; run() only
+    std::map<std::pair<int64_t, int>, MeasuredSpeed> speeds_;
+    bool declined_ = false;       // scale_clock handed the lease back as too slow (not a failure)
+    RunBackoff run_backoff_;      // runs whose leases failed here; run() only
+    Backoff unreadable_backoff_;  // between leases too large to read
 };
 
 }  // namespace sparring::worker

@@ -127,6 +127,10 @@ absl::StatusOr<Run> Core::submit_run(Storage& storage, RunSpec spec) const {
         return absl::InvalidArgumentError(
             "both versions are the built-in engine, which searches with one thread: threads "
             "apply to UCI and uploaded engines");
+    // A clock is defined at the run's reference speed, else its test version's, else the
+    // coordinator's (0: raw clocks).
+    if (spec.reference_nps == 0 && spec.time_control.kind == TimeControl::Kind::Clock)
+        spec.reference_nps = test->reference_nps ? test->reference_nps : options_.reference_nps;
     absl::StatusOr<RecordKindState> record = run_kind(spec.kind).prepare(storage, spec, *base);
     if (!record.ok()) return record.status();
     Run run;
@@ -153,6 +157,7 @@ absl::StatusOr<Run> Core::get_run(Storage& storage, int64_t run_id) const {
     if (!run)
         return absl::NotFoundError("no run " + std::to_string(run_id) + " (see `sparring runs`)");
     run->bench_mismatches = storage.bench_mismatches_of_run(run_id);
+    if (run->spec.reference_nps > 0) run->clocks = storage.worker_clocks_of_run(run_id);
     run->lease_failures = storage.lease_failures_of_run(run_id);
     run->verifies_run_id = storage.find_tune_of_verification(run_id).value_or(0);
     run_kind(run->spec.kind).load(storage, *run);
@@ -223,6 +228,7 @@ std::vector<WorkerSummary> Core::list_workers(Storage& storage, bool include_ina
     // worker it was quadratic: 4,000 workers of one run took /metrics seconds).
     std::map<int64_t, std::map<int64_t, WorkerFit>> fits_of_run;
     for (WorkerSummary& w : workers) {
+        w.speeds = storage.worker_speeds(w.worker.id);
         const std::optional<int64_t> run_id =
             w.run_id ? std::optional(w.run_id) : storage.last_reported_run(w.worker.id);
         if (!run_id) continue;

@@ -33,6 +33,8 @@ struct LeaseGrant {
     std::vector<std::string> tune_names;    // tuning runs: the parameters
     std::vector<spsa::Step> tune_steps;     // tuning runs: tune_steps[i] is played by pair i
     std::optional<GenerateState> generate;  // generation runs
+    double min_clock_factor = 0;            // scaled clocks: the bounds of a worker's factor
+    double max_clock_factor = 0;
 };
 
 struct ReportAck {
@@ -48,7 +50,7 @@ struct HeartbeatAck {
 
 // A worker handing a lease back.
 struct Release {
-    enum class Reason { Shutdown, BenchMismatch, EngineFailure };
+    enum class Reason { Shutdown, BenchMismatch, EngineFailure, TooSlow };
 
     int64_t worker_id = 0;
     int64_t lease_id = 0;
@@ -56,6 +58,7 @@ struct Release {
     int64_t version_id = 0;       // BenchMismatch: the refused version
     uint64_t computed_bench = 0;  // BenchMismatch: what the worker computed
     std::string message;
+    uint64_t measured_nps = 0;  // TooSlow: the worker's speed with the test version
 };
 
 struct GamesPage {
@@ -122,6 +125,13 @@ class Core {
         std::string notify_url;
         std::vector<std::string> notify_hosts;
         std::string public_url;  // the dashboard as users reach it, for links; empty: none
+        // Scaled clocks: the speed a clock run is defined for when neither the run nor its
+        // test version states one (0: raw clocks); the factors a worker may play with; and
+        // how long a worker's measured speed keeps it from runs it is too slow (or fast) for.
+        uint64_t reference_nps = 0;
+        double min_clock_factor = 0.25;
+        double max_clock_factor = 4.0;
+        int64_t speed_max_age_ms = 3'600'000;
     };
 
     // Publishes domain events to `events`, when given (see events.h).
@@ -241,6 +251,11 @@ class Core {
     std::shared_ptr<const std::vector<Opening>> openings(Storage& storage, const Run& run);
     // Returns when a lease expires if renewed now: a lease time from now, but no later than
     // max_lease_silence_ms after its last report (or its start).
+    // Returns whether a worker may play a scaled clock with this factor.
+    bool factor_allowed(double factor) const;
+    // Checks a report's clock factor against its run: present, from its speed, within bounds
+    // for a run with scaled clocks; absent otherwise.
+    absl::Status check_clock(const Run& run, const Report& report, const std::string& name) const;
     int64_t renewed_expiry(Storage& storage, const Batch& batch, int64_t now) const;
     // Records an engine failure of a lease; stops the run once enough workers failed it.
     void record_failure(Storage& storage, Run& run, const Batch& batch,

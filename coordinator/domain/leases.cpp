@@ -1,5 +1,6 @@
 // Core, second half: workers, leases and the exactly-once accounting of their reports.
 #include <algorithm>
+#include <cmath>
 #include <iterator>
 
 #include "common/printable.h"
@@ -40,6 +41,9 @@ int64_t hash_of(const Version& v) {
 // Returns the digest that identifies a report's content, for telling retries from forgeries.
 std::string digest_of(const Report& report) {
     std::string text = std::to_string(report.sequence);
+    // Only reports of scaled clocks carry a factor; other digests stay as they were.
+    if (report.clock_factor != 0 || report.nps != 0)
+        text += "@" + std::to_string(report.nps) + "/" + std::to_string(report.clock_factor);
     for (const PairRecord& pair : report.pairs) {
         text += "|" + std::to_string(pair.index);
         for (const GameRecord& game : pair.games) {
@@ -70,6 +74,18 @@ int64_t games_of(const Report& report) {
     int64_t games = 0;
     for (const PairRecord& pair : report.pairs) games += int64_t(std::size(pair.games));
     return games;
+}
+
+// Returns a worker's speed with a version's engine, measured at `ms`.
+WorkerSpeed worker_speed(int64_t worker_id, int64_t version_id, uint64_t nps, int games_at_once,
+                         int64_t ms) {
+    WorkerSpeed speed;
+    speed.worker_id = worker_id;
+    speed.version_id = version_id;
+    speed.nps = nps;
+    speed.games_at_once = games_at_once;
+    speed.measured_ms = ms;
+    return speed;
 }
 
 // Returns "lease N" for messages.
@@ -165,6 +181,10 @@ LeaseGrant Core::grant(Storage& storage, Batch batch, Run run) {
     const auto book = openings(storage, run);
     g.batch = std::move(batch);
     g.run = std::move(run);
+    if (g.run.spec.reference_nps > 0) {
+        g.min_clock_factor = options_.min_clock_factor;
+        g.max_clock_factor = options_.max_clock_factor;
+    }
     run_kind(g.run.spec.kind).fill_grant(storage, *book, g);
     return g;
 }
@@ -213,6 +233,14 @@ absl::StatusOr<std::optional<LeaseGrant>> Core::request_work(
                 continue;
             }
         if (std::find(avoid_runs.begin(), avoid_runs.end(), run.id) != avoid_runs.end()) continue;
+        // A worker whose recent speed with the run's engine puts its clock factor out of
+        // bounds plays none of it (it said why when it handed a lease back).
+        if (run.spec.reference_nps > 0)
+            if (const std::optional<WorkerSpeed> speed =
+                    storage.find_worker_speed(worker_id, run.test_id);
+                speed && now - speed->measured_ms < options_.speed_max_age_ms &&
+                !factor_allowed(double(run.spec.reference_nps) / double(speed->nps)))
+                continue;
         RunCandidate c;
         c.run_id = run.id;
         c.priority = run.spec.priority;
@@ -312,6 +340,7 @@ absl::StatusOr<ReportAck> Core::report_results(Storage& storage, const Caller& c
                                              std::to_string(batch->last_sequence + 1) +
                                              "; send reports in order");
     if (report.pairs.empty()) return absl::InvalidArgumentError(name + " has no game pairs");
+    if (absl::Status status = check_clock(run, report, name); !status.ok()) return status;
     const RunKindModule& kind = run_kind(run.spec.kind);
     if (absl::Status status = kind.check_report(report, name); !status.ok()) return status;
     std::vector<bool> seen(batch->pairs, false);
@@ -340,6 +369,12 @@ absl::StatusOr<ReportAck> Core::report_results(Storage& storage, const Caller& c
     record.worker_id = report.worker_id;
     record.digest = digest_of(report);
     record.received_ms = now;
+    record.clock_factor = report.clock_factor;
+    record.nps = report.nps;
+    if (report.nps > 0)
+        storage.upsert_worker_speed(worker_speed(report.worker_id, run.test_id, report.nps,
+                                                 batch->cores / std::max(1, run.spec.threads),
+                                                 now));
     for (const PairRecord& pair : report.pairs) {
         count_pair(record.counts, pair);
         batch->mark_reported(pair.index);
@@ -441,6 +476,21 @@ absl::StatusOr<uint32_t> Core::release_lease(Storage& storage, const Caller& cal
         m.created_ms = now_ms_();
         storage.insert_bench_mismatch(m);
     }
+    if (release.reason == Release::Reason::TooSlow) {
+        if (run.spec.reference_nps == 0 || release.measured_nps == 0)
+            return absl::InvalidArgumentError(
+                "a worker is too slow only for a run with scaled clocks, with the speed it "
+                "measured");
+        const double factor = double(run.spec.reference_nps) / double(release.measured_nps);
+        if (factor_allowed(factor))
+            return absl::InvalidArgumentError(
+                "a speed of " + std::to_string(release.measured_nps) + " nodes per second gives " +
+                "run " + std::to_string(run.id) + " a clock factor of " + std::to_string(factor) +
+                ", which is within its bounds");
+        storage.upsert_worker_speed(
+            worker_speed(release.worker_id, run.test_id, release.measured_nps,
+                         std::max(1, batch->cores / std::max(1, run.spec.threads)), now_ms_()));
+    }
     uint32_t returned = 0;
     if (batch->state == BatchState::Leased) {
         if (run.state == RunState::Active) returned = batch->pairs - batch->pairs_reported;
@@ -468,6 +518,37 @@ void Core::record_failure(Storage& storage, Run& run, const Batch& batch,
     end_run(storage, run, RunState::Stopped,
             "stopped: its leases failed on " + std::to_string(workers) +
                 " workers (last: " + failure.message + ")");
+}
+
+bool Core::factor_allowed(double factor) const {
+    return factor >= options_.min_clock_factor && factor <= options_.max_clock_factor;
+}
+
+absl::Status Core::check_clock(const Run& run, const Report& report,
+                               const std::string& name) const {
+    const bool scaled =
+        run.spec.reference_nps > 0 && run.spec.time_control.kind == TimeControl::Kind::Clock;
+    if (!scaled) {
+        if (report.clock_factor != 0 || report.nps != 0)
+            return absl::InvalidArgumentError(name + " carries a clock factor, but run " +
+                                              std::to_string(run.id) + " plays raw clocks");
+        return absl::OkStatus();
+    }
+    if (report.nps == 0 || !(report.clock_factor > 0))
+        return absl::InvalidArgumentError(name + " carries no clock factor, but run " +
+                                          std::to_string(run.id) + " scales clocks to " +
+                                          std::to_string(run.spec.reference_nps) +
+                                          " nodes per second: update the worker");
+    const double expected = double(run.spec.reference_nps) / double(report.nps);
+    if (std::abs(report.clock_factor - expected) > 1e-9 * expected)
+        return absl::InvalidArgumentError(
+            name + ": a clock factor of " + std::to_string(report.clock_factor) + " is not " +
+            std::to_string(run.spec.reference_nps) + " / " + std::to_string(report.nps));
+    if (!factor_allowed(report.clock_factor))
+        return absl::InvalidArgumentError(name + ": a clock factor of " +
+                                          std::to_string(report.clock_factor) +
+                                          " is outside the coordinator's bounds");
+    return absl::OkStatus();
 }
 
 int64_t Core::renewed_expiry(Storage& storage, const Batch& batch, int64_t now) const {

@@ -29,6 +29,9 @@ inline constexpr match::ResignRule kDefaultResignRule{
     .move_count = 3, .score_cp = 400, .two_sided = true};
 inline constexpr uint32_t kMaxAdjudicationPlies = 100000;
 inline constexpr int kMaxThreads = 256;  // of one engine in a game
+// A clock's reference speed, nodes per second (scaled clocks).
+inline constexpr uint64_t kMinReferenceNps = 1000;
+inline constexpr uint64_t kMaxReferenceNps = 1'000'000'000'000;
 // A version's hash table, MiB: the bound the workers hold submitted options to as well.
 inline constexpr int64_t kMaxHashMb = match::kMaxUciHashMb;
 

@@ -63,7 +63,8 @@ struct Version {
     std::vector<std::string> engine_args;            // uploaded
     uint64_t bench = 0;                              // 0: not checked (uci only)
     int64_t created_ms = 0;
-    std::string owner;  // the user who added it; empty before owners were recorded
+    std::string owner;           // the user who added it; empty before owners were recorded
+    uint64_t reference_nps = 0;  // the speed its clocks are defined for (0: none)
 };
 
 // An uploaded engine file, stored once by its SHA-256 beside the database.
@@ -229,6 +230,9 @@ struct RunSpec {
     std::string owner;          // the user who submitted it (set by the coordinator)
     // The run it starts when it ends (regression runs); filled when a single run is read.
     std::optional<FollowUpSpec> follow_up;
+    // Clock runs: the speed of the test version's engine the clock is defined for; each worker
+    // scales the clock by reference_nps over its own speed (0: raw clocks).
+    uint64_t reference_nps = 0;
 };
 
 // Result counts of a run, a report or a worker, from the test version's point of view.
@@ -330,6 +334,28 @@ struct LeaseFailure {
     int count = 1;  // read back: the worker's failures of the run
 };
 
+// A worker's speed with a version's engine, as measured for scaled clocks.
+struct WorkerSpeed {
+    int64_t worker_id = 0;
+    int64_t version_id = 0;
+    std::string version;  // its name, when read
+    uint64_t nps = 0;     // nodes per second of one game's engine
+    int games_at_once = 1;
+    int64_t measured_ms = 0;  // when the coordinator learnt it
+};
+
+// How one worker scaled a run's clock, over its counted reports.
+struct WorkerClock {
+    int64_t worker_id = 0;
+    std::string worker_name;
+    double min_factor = 0;
+    double max_factor = 0;
+    double last_factor = 0;
+    uint64_t last_nps = 0;
+    int64_t reports = 0;
+    int64_t pairs = 0;
+};
+
 struct Run {
     int64_t id = 0;
     RunSpec spec;  // book.openings is empty unless loaded on purpose
@@ -349,6 +375,7 @@ struct Run {
     int64_t created_ms = 0;
     int64_t finished_ms = 0;
     std::vector<BenchMismatch> bench_mismatches;  // filled when a single run is read
+    std::vector<WorkerClock> clocks;              // scaled clocks; filled likewise
     std::vector<LeaseFailure> lease_failures;     // per worker, likewise
     std::optional<TuneState> tune;                // tuning runs, when a single run is read
     int64_t verifies_run_id = 0;            // the tuning run a regression run verifies, likewise
@@ -434,6 +461,8 @@ struct Report {
     int64_t lease_id = 0;
     uint32_t sequence = 0;
     std::vector<PairRecord> pairs;
+    double clock_factor = 0;  // scaled clocks: the factor played with (0: the clock as it is)
+    uint64_t nps = 0;         // scaled clocks: the worker's speed it came from
 };
 
 // A report as stored: what it counted and a digest of its content for duplicate checks.
@@ -446,6 +475,8 @@ struct ReportRecord {
     Counts counts;
     std::string digest;
     int64_t received_ms = 0;
+    double clock_factor = 0;  // as Report's
+    uint64_t nps = 0;
 };
 
 // A stored game, numbered 2 * pair + (0 or 1) within its run.
@@ -472,7 +503,8 @@ struct StoredPositions {
 struct WorkerSummary {
     Worker worker;
     int64_t run_id = 0;
-    std::optional<WorkerFit> fit;  // in that run, else the run it reported to last
+    std::optional<WorkerFit> fit;     // in that run, else the run it reported to last
+    std::vector<WorkerSpeed> speeds;  // measured for scaled clocks, newest first
 };
 
 // A contiguous range of a run's game pairs.

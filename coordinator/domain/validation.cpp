@@ -179,6 +179,11 @@ absl::Status check_version(Version& v) {
         return invalid(
             "version description holds a control character, a bidirectional override or a line "
             "separator");
+    if (v.reference_nps != 0 &&
+        (v.reference_nps < kMinReferenceNps || v.reference_nps > kMaxReferenceNps))
+        return invalid("the reference speed must be in " + std::to_string(kMinReferenceNps) + ".." +
+                       std::to_string(kMaxReferenceNps) + " nodes per second, got " +
+                       std::to_string(v.reference_nps));
     if (v.kind == Version::Kind::Uploaded) return check_uploaded_engine(v);
     if (v.kind == Version::Kind::Uci) {
         if (v.uci_command.empty()) return invalid("a UCI version needs the engine's command");
@@ -210,6 +215,9 @@ RunSpec follow_up_run_spec(const RunSpec& first, const FollowUpSpec& follow_up) 
     next.time_control = follow_up.time_control;
     if (follow_up.sprt) next.sprt = *follow_up.sprt;
     if (follow_up.games > 0) next.games = follow_up.games;
+    // A clock's reference speed goes with a clock; a follow-up at a clock without one takes
+    // the test version's or the coordinator's when it is submitted.
+    if (next.time_control.kind != TimeControl::Kind::Clock) next.reference_nps = 0;
     return next;
 }
 
@@ -231,6 +239,16 @@ absl::Status check_run_spec(RunSpec& spec) {
     if (spec.threads < 1 || spec.threads > kMaxThreads)
         return invalid("threads must be in 1.." + std::to_string(kMaxThreads) + ", got " +
                        std::to_string(spec.threads));
+    if (spec.reference_nps != 0) {
+        if (spec.time_control.kind != TimeControl::Kind::Clock)
+            return invalid("a reference speed scales a clock; the run's time control is " +
+                           spec.time_control.to_string() +
+                           ", which plays the same search on every machine: give no reference nps");
+        if (spec.reference_nps < kMinReferenceNps || spec.reference_nps > kMaxReferenceNps)
+            return invalid("the reference speed must be in " + std::to_string(kMinReferenceNps) +
+                           ".." + std::to_string(kMaxReferenceNps) + " nodes per second, got " +
+                           std::to_string(spec.reference_nps));
+    }
     if (spec.threads > 1 && !kind.takes_threads())
         return invalid("a " + std::string(kind.label()) +
                        " run plays the built-in engine, which searches with one thread: it "

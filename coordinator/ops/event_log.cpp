@@ -36,6 +36,8 @@ std::string reason_name(Release::Reason reason) {
             return "bench_mismatch";
         case Release::Reason::EngineFailure:
             return "engine_failure";
+        case Release::Reason::TooSlow:
+            return "too_slow";
     }
     return "unspecified";
 }

@@ -1,5 +1,6 @@
 #include "coordinator/rpc/convert.h"
 
+#include <cmath>
 #include <limits>
 #include <sstream>
 
@@ -147,6 +148,7 @@ absl::StatusOr<Version> version_from_proto(const v1::Version& in) {
     v.name = valid_utf8(in.name());
     v.description = valid_utf8(in.description());
     v.bench = in.bench();
+    v.reference_nps = in.reference_nps();
     switch (in.engine_case()) {
         case v1::Version::kBuiltin:
             v.kind = Version::Kind::Builtin;
@@ -181,6 +183,7 @@ void version_to_proto(const Version& in, v1::Version* out) {
     out->set_bench(in.bench);
     out->set_created_unix_ms(in.created_ms);
     out->set_owner(in.owner);
+    out->set_reference_nps(in.reference_nps);
     if (in.kind == Version::Kind::Builtin) {
         v1::BuiltinEngine* b = out->mutable_builtin();
         b->set_preset(in.preset);
@@ -281,6 +284,7 @@ absl::StatusOr<RunSpec> run_spec_from_proto(const v1::RunSpec& in) {
     if (in.origin_run_id() < 0)
         return absl::InvalidArgumentError("origin_run_id must be a run's id, or 0 for none");
     spec.origin_run_id = in.origin_run_id();
+    spec.reference_nps = in.reference_nps();
     if (in.has_follow_up()) {
         FollowUpSpec follow_up;
         if (!in.follow_up().on_result().empty()) follow_up.on_result = in.follow_up().on_result();
@@ -332,6 +336,7 @@ void run_to_proto(const Run& in, v1::RunStatus* out) {
     spec->set_threads(uint32_t(in.spec.threads));
     spec->set_origin_run_id(in.spec.origin_run_id);
     spec->set_owner(in.spec.owner);
+    spec->set_reference_nps(in.spec.reference_nps);
     if (in.spec.follow_up) {
         const FollowUpSpec& f = *in.spec.follow_up;
         v1::FollowUp* follow_up = spec->mutable_follow_up();
@@ -386,6 +391,17 @@ void run_to_proto(const Run& in, v1::RunStatus* out) {
         bm->set_expected(m.expected);
         bm->set_computed(m.computed);
         bm->set_unix_ms(m.created_ms);
+    }
+    for (const WorkerClock& c : in.clocks) {
+        v1::WorkerClock* clock = out->add_clocks();
+        clock->set_worker_id(c.worker_id);
+        clock->set_worker_name(c.worker_name);
+        clock->set_min_factor(c.min_factor);
+        clock->set_max_factor(c.max_factor);
+        clock->set_last_factor(c.last_factor);
+        clock->set_last_nps(c.last_nps);
+        clock->set_reports(uint32_t(c.reports));
+        clock->set_pairs(uint64_t(c.pairs));
     }
     for (const LeaseFailure& f : in.lease_failures) {
         v1::LeaseFailure* failure = out->add_lease_failures();
@@ -548,6 +564,14 @@ void worker_to_proto(const WorkerSummary& in, bool active, v1::WorkerStatus* out
     if (in.run_id) out->add_run_ids(in.run_id);
     out->set_games(uint64_t(w.games));
     if (in.fit) worker_fit_to_proto(*in.fit, out->mutable_fit());
+    for (const WorkerSpeed& speed : in.speeds) {
+        v1::WorkerSpeed* o = out->add_speeds();
+        o->set_version_id(speed.version_id);
+        o->set_version(speed.version);
+        o->set_nps(speed.nps);
+        o->set_games_at_once(uint32_t(speed.games_at_once));
+        o->set_measured_unix_ms(speed.measured_ms);
+    }
 }
 
 void lease_to_proto(const LeaseGrant& in, v1::Lease* out) {
@@ -562,6 +586,12 @@ void lease_to_proto(const LeaseGrant& in, v1::Lease* out) {
     if (kind.adjudicates())
         adjudication_to_proto(in.run.spec.adjudication, out->mutable_adjudication());
     out->set_threads(uint32_t(in.run.spec.threads));
+    if (in.run.spec.reference_nps > 0 &&
+        in.run.spec.time_control.kind == TimeControl::Kind::Clock) {
+        out->set_reference_nps(in.run.spec.reference_nps);
+        out->set_min_clock_factor(in.min_clock_factor);
+        out->set_max_clock_factor(in.max_clock_factor);
+    }
     kind.lease_to_proto(in, out);
 }
 
@@ -570,6 +600,10 @@ absl::StatusOr<Report> report_from_proto(const v1::ReportResultsRequest& in) {
     report.worker_id = in.worker_id();
     report.lease_id = in.lease_id();
     report.sequence = in.sequence();
+    report.clock_factor = in.clock_factor();
+    report.nps = in.nps();
+    if (!std::isfinite(report.clock_factor) || report.clock_factor < 0)
+        return absl::InvalidArgumentError("a report's clock factor must be a positive number");
     for (const v1::GamePair& p : in.pairs()) {
         PairRecord pair;
         pair.index = p.index();
@@ -600,11 +634,15 @@ absl::StatusOr<Release> release_from_proto(const v1::ReleaseLeaseRequest& in) {
         case v1::RELEASE_REASON_ENGINE_FAILURE:
             r.reason = Release::Reason::EngineFailure;
             break;
+        case v1::RELEASE_REASON_TOO_SLOW:
+            r.reason = Release::Reason::TooSlow;
+            break;
         default:
             return absl::InvalidArgumentError("a release needs a reason");
     }
     r.version_id = in.version_id();
     r.computed_bench = in.computed_bench();
+    r.measured_nps = in.measured_nps();
     r.message = utf8_prefix(valid_utf8(in.message()), kMaxStatusBytes);
     return r;
 }

@@ -692,13 +692,31 @@ CREATE TABLE IF NOT EXISTS notify_urls (
 );
 )sql";
 
+// Migration 18 (issue 30): scaled clocks. The speed a run's clock (and a version's engine) is
+// defined for, 0 for none; the factor each report's games were played with and the worker's
+// speed it came from (0 for raw clocks); and each worker's last speed with each version's engine.
+void add_scaled_clocks(Database& db) {
+    add_column(db, "runs", "reference_nps", "INTEGER NOT NULL DEFAULT 0");
+    add_column(db, "versions", "reference_nps", "INTEGER NOT NULL DEFAULT 0");
+    add_column(db, "results", "clock_factor", "REAL NOT NULL DEFAULT 0");
+    add_column(db, "results", "nps", "INTEGER NOT NULL DEFAULT 0");
+    db.exec(
+        "CREATE TABLE IF NOT EXISTS worker_speeds ("
+        "  worker_id     INTEGER NOT NULL REFERENCES workers(id),"
+        "  version_id    INTEGER NOT NULL REFERENCES versions(id),"
+        "  nps           INTEGER NOT NULL,"  // nodes per second of one game's engine
+        "  games_at_once INTEGER NOT NULL,"  // engines that searched at once when measured
+        "  measured_ms   INTEGER NOT NULL,"
+        "  PRIMARY KEY (worker_id, version_id));");
+}
+
 // A migration: SQL, or a step in C++ where SQL alone cannot do it.
 struct Migration {
     std::string_view sql;
     void (*step)(Database& db) = nullptr;
 };
 
-constexpr std::array<Migration, 17> kMigrations = {{{kSchema1},
+constexpr std::array<Migration, 18> kMigrations = {{{kSchema1},
                                                     {kSchema2},
                                                     {kSchema3},
                                                     {kSchema4},
@@ -714,7 +732,8 @@ constexpr std::array<Migration, 17> kMigrations = {{{kSchema1},
                                                     {{}, add_run_origin},
                                                     {{}, add_owners_and_changes},
                                                     {kSchema16},
-                                                    {kSchema17}}};
+                                                    {kSchema17},
+                                                    {{}, add_scaled_clocks}}};
 
 // Returns the schema version recorded in the file.
 int user_version(Database& db) {

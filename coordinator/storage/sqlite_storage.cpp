@@ -21,7 +21,7 @@ constexpr std::string_view kVersionColumns =
     "id, name, description, kind, preset, overrides, params, hash_mb, uci_command, "
     "uci_options, bench, created_ms, engine_sha256, engine_entry, engine_args, "
     "(SELECT size FROM engines e WHERE e.sha256 = engine_sha256), "
-    "(SELECT archive FROM engines e WHERE e.sha256 = engine_sha256), owner";
+    "(SELECT archive FROM engines e WHERE e.sha256 = engine_sha256), owner, reference_nps";
 
 #define RUN_SELECT                                                                               \
     "SELECT r.id, r.kind, r.state, r.result, r.test_version_id, r.base_version_id, "             \
@@ -33,7 +33,8 @@ constexpr std::string_view kVersionColumns =
     "r.llr_upper, r.created_ms, r.finished_ms, t.name, b.name, r.draw_rule, r.resign_rule, "     \
     "r.max_plies, r.threads, r.origin_run_id, r.owner, "                                         \
     "(SELECT f.follow_run_id FROM follow_ups f WHERE f.run_id = r.id), "                         \
-    "(SELECT f.run_id FROM follow_ups f WHERE f.follow_run_id = r.id) FROM runs r "              \
+    "(SELECT f.run_id FROM follow_ups f WHERE f.follow_run_id = r.id), r.reference_nps "         \
+    "FROM runs r "                                                                               \
     "JOIN versions t ON t.id = r.test_version_id JOIN versions b ON b.id = r.base_version_id "
 
 // The filters of a RunQuery: ?1 states (",active,finished,"), ?2 kind, ?3 version, ?4 text,
@@ -127,6 +128,7 @@ Run read_run(const Statement& s) {
     r.spec.owner = s.text(54);
     r.follow_up_run_id = std::max<int64_t>(0, s.int64(55));
     r.follows_run_id = s.int64(56);
+    r.spec.reference_nps = uint64_t(s.int64(57));
     return r;
 }
 
@@ -255,7 +257,9 @@ int64_t SqliteStorage::insert_version(const Version& v) {
     db_.prepare(
            "INSERT INTO versions (name, description, kind, preset, overrides, params, hash_mb, "
            "uci_command, uci_options, bench, created_ms, engine_sha256, engine_entry, "
-           "engine_args, owner) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+           "engine_args, owner, reference_nps) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+           "?, "
+           "?)")
         .bind(v.name, v.description, builtin ? "builtin" : "uci",
               builtin ? Text(v.preset) : std::nullopt,
               builtin ? Text(json_column(v.overrides)) : std::nullopt,
@@ -264,7 +268,7 @@ int64_t SqliteStorage::insert_version(const Version& v) {
               builtin ? std::nullopt : Text(json_column(v.uci_options)), v.bench, v.created_ms,
               uploaded ? Text(v.engine_sha256) : std::nullopt,
               uploaded ? Text(v.engine_entry) : std::nullopt,
-              uploaded ? Text(json_column(v.engine_args)) : std::nullopt, v.owner)
+              uploaded ? Text(json_column(v.engine_args)) : std::nullopt, v.owner, v.reference_nps)
         .run();
     return db_.last_insert_rowid();
 }
@@ -279,6 +283,7 @@ Version SqliteStorage::read_version(const Statement& s) {
     v.bench = uint64_t(s.int64(10));
     v.created_ms = s.int64(11);
     v.owner = s.text(17);
+    v.reference_nps = uint64_t(s.int64(18));
     if (v.kind == Version::Kind::Builtin) {
         v.preset = s.text(4);
         v.overrides = read_json_column<std::map<std::string, int>>(s.text(5), "versions.overrides");
@@ -390,9 +395,10 @@ int64_t SqliteStorage::insert_run(const Run& r) {
         "INSERT INTO runs (kind, state, test_version_id, base_version_id, time_control, "
         "book_source, book_size, book_random, book_seed, book, games, elo0, elo1, alpha, beta, "
         "model, priority, throughput, pairs_per_thread, description, llr_lower, llr_upper, "
-        "created_ms, draw_rule, resign_rule, max_plies, threads, origin_run_id, owner) "
+        "created_ms, draw_rule, resign_rule, max_plies, threads, origin_run_id, owner, "
+        "reference_nps) "
         "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-        "?, ?)");
+        "?, ?, ?)");
     const match::Adjudication& rules = r.spec.adjudication;
     const std::string book = compress(format_openings(r.spec.book.openings));
     s.bind(run_kind_name(r.spec.kind), run_state_name(r.state), r.test_id, r.base_id,
@@ -406,7 +412,7 @@ int64_t SqliteStorage::insert_run(const Run& r) {
            r.sprt.lower, r.sprt.upper, r.created_ms,
            rules.draw ? match::draw_rule_text(*rules.draw) : std::string(),
            rules.resign ? match::resign_rule_text(*rules.resign) : std::string(), rules.max_plies,
-           r.spec.threads, r.spec.origin_run_id, r.spec.owner);
+           r.spec.threads, r.spec.origin_run_id, r.spec.owner, r.spec.reference_nps);
     s.run();
     return db_.last_insert_rowid();
 }

@@ -76,6 +76,10 @@ class SqliteStorage final : public Storage {
     void set_worker_lease(int64_t id, int64_t lease_id, int64_t held) override;
     void add_worker_games(int64_t id, int64_t games) override;
     std::vector<WorkerSummary> list_workers(int64_t seen_since_ms) override;
+    void upsert_worker_speed(const WorkerSpeed& speed) override;
+    std::optional<WorkerSpeed> find_worker_speed(int64_t worker_id, int64_t version_id) override;
+    std::vector<WorkerSpeed> worker_speeds(int64_t worker_id) override;
+    std::vector<WorkerClock> worker_clocks_of_run(int64_t run_id) override;
 
     int64_t insert_batch(const Batch& batch) override;
     std::optional<Batch> find_batch(int64_t id) override;

@@ -98,6 +98,81 @@ std::vector<WorkerSummary> SqliteStorage::list_workers(int64_t seen_since_ms) {
     return workers;
 }
 
+void SqliteStorage::upsert_worker_speed(const WorkerSpeed& w) {
+    db_.prepare(
+           "INSERT INTO worker_speeds (worker_id, version_id, nps, games_at_once, measured_ms) "
+           "VALUES (?, ?, ?, ?, ?) ON CONFLICT (worker_id, version_id) DO UPDATE SET "
+           "nps = excluded.nps, games_at_once = excluded.games_at_once, "
+           "measured_ms = excluded.measured_ms")
+        .bind(w.worker_id, w.version_id, w.nps, w.games_at_once, w.measured_ms)
+        .run();
+}
+
+namespace {
+
+std::vector<WorkerSpeed> read_speeds(Statement& s) {
+    std::vector<WorkerSpeed> speeds;
+    while (s.step()) {
+        WorkerSpeed& w = speeds.emplace_back();
+        w.worker_id = s.int64(0);
+        w.version_id = s.int64(1);
+        w.nps = uint64_t(s.int64(2));
+        w.games_at_once = int(s.int64(3));
+        w.measured_ms = s.int64(4);
+        w.version = s.text(5);
+    }
+    return speeds;
+}
+
+constexpr std::string_view kSpeedColumns =
+    "SELECT s.worker_id, s.version_id, s.nps, s.games_at_once, s.measured_ms, v.name "
+    "FROM worker_speeds s JOIN versions v ON v.id = s.version_id ";
+
+}  // namespace
+
+std::optional<WorkerSpeed> SqliteStorage::find_worker_speed(int64_t worker_id, int64_t version_id) {
+    Statement& s =
+        db_.prepare(std::string(kSpeedColumns) + "WHERE s.worker_id = ? AND s.version_id = ?");
+    s.bind(worker_id, version_id);
+    std::vector<WorkerSpeed> speeds = read_speeds(s);
+    if (speeds.empty()) return std::nullopt;
+    return speeds.front();
+}
+
+std::vector<WorkerSpeed> SqliteStorage::worker_speeds(int64_t worker_id) {
+    Statement& s = db_.prepare(std::string(kSpeedColumns) +
+                               "WHERE s.worker_id = ? ORDER BY s.measured_ms DESC, s.version_id");
+    s.bind(worker_id);
+    return read_speeds(s);
+}
+
+std::vector<WorkerClock> SqliteStorage::worker_clocks_of_run(int64_t run_id) {
+    Statement& s = db_.prepare(
+        "SELECT r.worker_id, coalesce(w.name, ''), min(r.clock_factor), max(r.clock_factor), "
+        "count(*), sum(r.pairs), "
+        "(SELECT clock_factor FROM results l WHERE l.run_id = r.run_id AND "
+        " l.worker_id = r.worker_id AND l.purge_id = 0 AND l.nps > 0 ORDER BY l.id DESC LIMIT 1), "
+        "(SELECT nps FROM results l WHERE l.run_id = r.run_id AND "
+        " l.worker_id = r.worker_id AND l.purge_id = 0 AND l.nps > 0 ORDER BY l.id DESC LIMIT 1) "
+        "FROM results r LEFT JOIN workers w ON w.id = r.worker_id "
+        "WHERE r.run_id = ? AND r.purge_id = 0 AND r.nps > 0 "
+        "GROUP BY r.worker_id ORDER BY r.worker_id");
+    s.bind(run_id);
+    std::vector<WorkerClock> clocks;
+    while (s.step()) {
+        WorkerClock& c = clocks.emplace_back();
+        c.worker_id = s.int64(0);
+        c.worker_name = s.text(1);
+        c.min_factor = s.real(2);
+        c.max_factor = s.real(3);
+        c.reports = s.int64(4);
+        c.pairs = s.int64(5);
+        c.last_factor = s.real(6);
+        c.last_nps = uint64_t(s.int64(7));
+    }
+    return clocks;
+}
+
 int64_t SqliteStorage::insert_batch(const Batch& b) {
     db_.prepare(
            "INSERT INTO batches (run_id, worker_id, first_pair, pairs, cores, state, "
@@ -185,11 +260,11 @@ void SqliteStorage::insert_report(const ReportRecord& r) {
     const auto& p = r.counts.penta.counts;
     db_.prepare(
            "INSERT INTO results (batch_id, sequence, run_id, worker_id, pairs, wins, draws, "
-           "losses, ll, ld, dd_wl, wd, ww, digest, received_ms) "
-           "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+           "losses, ll, ld, dd_wl, wd, ww, digest, received_ms, clock_factor, nps) "
+           "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
         .bind(r.batch_id, r.sequence, r.run_id, r.worker_id, r.counts.pairs, r.counts.wins,
               r.counts.draws, r.counts.losses, p[0], p[1], p[2], p[3], p[4], r.digest,
-              r.received_ms)
+              r.received_ms, r.clock_factor, r.nps)
         .run();
 }
 

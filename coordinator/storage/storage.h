@@ -119,6 +119,13 @@ class Storage {
     virtual void add_worker_games(int64_t id, int64_t games) = 0;
     // Returns workers seen since the given time, with the run each plays now.
     virtual std::vector<WorkerSummary> list_workers(int64_t seen_since_ms) = 0;
+    // Scaled clocks: keeps a worker's speed with a version's engine (one per pair, the last);
+    // returns it; returns all of a worker's, newest first, with the versions' names; and
+    // returns how each worker scaled a run's clock over its counted reports.
+    virtual void upsert_worker_speed(const WorkerSpeed& speed) = 0;
+    virtual std::optional<WorkerSpeed> find_worker_speed(int64_t worker_id, int64_t version_id) = 0;
+    virtual std::vector<WorkerSpeed> worker_speeds(int64_t worker_id) = 0;
+    virtual std::vector<WorkerClock> worker_clocks_of_run(int64_t run_id) = 0;
     // Returns how many workers of a token were seen since the given time.
     virtual int64_t count_workers_of_token(int64_t token_id, int64_t seen_since_ms) = 0;
     // Returns how many leases the workers of a token hold, or at_most if they hold more.

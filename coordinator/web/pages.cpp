@@ -222,6 +222,10 @@ std::string spec_table(const v1::RunStatus& run) {
         out += row("threads", std::to_string(spec.threads()) +
                                   " per UCI engine (a game holds as many cores; the built-in "
                                   "engine searches with one)");
+    if (spec.reference_nps() > 0)
+        out += row("scaled clock", "defined at " + grouped(spec.reference_nps()) +
+                                       " nodes per second of " + escape_html(spec.test_version()) +
+                                       "; each worker plays it times reference / its speed");
     out += row("priority", std::to_string(spec.priority()));
     out += row("throughput", std::to_string(spec.throughput()) + "%");
     if (spec.pairs_per_thread() > 0)
@@ -740,6 +744,27 @@ std::string workers_table(const v1::RunStatus& run) {
         "games lost on time, and the chance of that many at the rest of the run's rate; "
         "quarantined: either p below the coordinator's <code>--quarantine-p</code>, so it is "
         "leased no more of the run.</p>";
+    if (!run.clocks().empty()) {
+        double low = run.clocks(0).min_factor(), high = run.clocks(0).max_factor();
+        for (const v1::WorkerClock& c : run.clocks()) {
+            low = std::min(low, c.min_factor());
+            high = std::max(high, c.max_factor());
+        }
+        out += "<h2 id=\"clocks\">Clock factors</h2><p>Factors " + fixed(low, 3) + " to " +
+               fixed(high, 3) +
+               " over the workers: each played the clock times the reference speed over its "
+               "own.</p><table class=\"grid\"><thead><tr><th>worker</th><th>speed (last)</th>"
+               "<th>factor (last)</th><th>factor range</th><th>reports</th><th>pairs</th></tr>"
+               "</thead><tbody>";
+        for (const v1::WorkerClock& c : run.clocks())
+            out += "<tr><td>" + std::to_string(c.worker_id()) + " " + escape_html(c.worker_name()) +
+                   "</td><td class=\"num\">" + grouped(c.last_nps()) +
+                   " nps</td><td class=\"num\">" + fixed(c.last_factor(), 3) +
+                   "</td><td class=\"num\">" + fixed(c.min_factor(), 3) + " – " +
+                   fixed(c.max_factor(), 3) + "</td><td class=\"num\">" + grouped(c.reports()) +
+                   "</td><td class=\"num\">" + grouped(c.pairs()) + "</td></tr>";
+        out += "</tbody></table>";
+    }
     if (!run.faults().empty()) {
         out +=
             "<h2>Games lost by faults</h2><table class=\"grid\"><thead><tr><th>version</th>"
@@ -900,6 +925,22 @@ std::string workers_page(const v1::ListWorkersResponse& workers) {
     body +=
         "</tbody></table><p class=\"paging\"><a href=\"/workers?all=true\">include workers "
         "not seen lately</a></p>";
+    std::string speeds;
+    for (const v1::WorkerStatus* w : sorted)
+        for (const v1::WorkerSpeed& speed : w->speeds())
+            speeds += "<tr><td>" + std::to_string(w->id()) + " " + escape_html(w->name()) +
+                      "</td><td>" + escape_html(speed.version()) + "</td><td class=\"num\">" +
+                      grouped(speed.nps()) + "</td><td class=\"num\">" +
+                      std::to_string(speed.games_at_once()) + "</td><td>" +
+                      escape_html(utc_time(speed.measured_unix_ms())) + "</td></tr>";
+    if (!speeds.empty())
+        body +=
+            "<h2 id=\"speeds\">Speeds</h2><p>Nodes per second of one game's engine, measured by "
+            "each worker with as many engines searching at once as it plays games; runs with a "
+            "reference speed scale their clocks by them.</p><table class=\"grid\"><thead><tr>"
+            "<th>worker</th><th>version</th><th>nodes per second</th><th>games at once</th>"
+            "<th>measured</th></tr></thead><tbody>" +
+            speeds + "</tbody></table>";
     return layout("Workers", body, false);
 }
 

@@ -353,5 +353,95 @@ TEST_F(LeaseTest, ARunWithoutAnOwnerIsAnAdminsAlone) {
     EXPECT_TRUE(transact([&](Storage& s) { return core->stop_run(s, admin, run.id); }).ok());
 }
 
+// Scaled clocks (issue 30): a clock run is defined at its own reference speed, else its test
+// version's, else the coordinator's; a reference on a run without a clock, or out of range, is
+// refused and nothing is stored.
+TEST_F(LeaseTest, AClocksReferenceSpeedComesFromTheRunTheVersionOrTheCoordinator) {
+    RunSpec clock = spec(RunKind::FixedGames, 20);
+    clock.time_control = *parse_time_control("10+0.1");
+    EXPECT_EQ(submit(clock).spec.reference_nps, 0u) << "nothing says one: raw clocks";
+    Core::Options options = core->options();
+    options.reference_nps = 500'000;
+    core = std::make_unique<Core>(options, [this] { return now.load(); });
+    EXPECT_EQ(submit(clock).spec.reference_nps, 500'000u);
+    Version fast;
+    fast.name = "fast";
+    fast.preset = "default";
+    fast.bench = add_version("probe").bench;
+    fast.reference_nps = 2'000'000;
+    ASSERT_TRUE(transact([&](Storage& st) { return core->add_version(st, fast); }).ok());
+    RunSpec of_fast = clock;
+    of_fast.test_version = "fast";
+    EXPECT_EQ(submit(of_fast).spec.reference_nps, 2'000'000u);
+    of_fast.reference_nps = 3'000'000;
+    EXPECT_EQ(submit(of_fast).spec.reference_nps, 3'000'000u);
+
+    const size_t runs = storage->list_runs({}, 1000).size();
+    RunSpec nodes = spec(RunKind::FixedGames, 20);
+    nodes.reference_nps = 1'000'000;
+    auto refused = transact([&](Storage& st) { return core->submit_run(st, nodes); });
+    EXPECT_EQ(refused.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_NE(refused.status().message().find("a reference speed scales a clock"),
+              std::string_view::npos)
+        << refused.status();
+    clock.reference_nps = 999;
+    refused = transact([&](Storage& st) { return core->submit_run(st, clock); });
+    EXPECT_EQ(refused.status().message(),
+              "the reference speed must be in 1000..1000000000000 nodes per second, got 999");
+    fast.name = "absurd";
+    fast.reference_nps = 5;
+    EXPECT_EQ(transact([&](Storage& st) { return core->add_version(st, fast); }).status().code(),
+              absl::StatusCode::kInvalidArgument);
+    EXPECT_EQ(storage->list_runs({}, 1000).size(), runs);
+}
+
+// A lease of a scaled clock carries the reference and the bounds; its reports must carry the
+// worker's speed and the factor from it; the speed is kept. A worker too slow hands the lease
+// back with its speed and gets none of the run until its speed is old; a claim of being too
+// slow that the bounds do not bear out is refused.
+TEST_F(LeaseTest, ScaledClockReportsCarryTheirFactorAndATooSlowWorkerIsLeasedNone) {
+    RunSpec clock = spec(RunKind::FixedGames, 20);
+    clock.time_control = *parse_time_control("10+0.1");
+    clock.reference_nps = 1'000'000;
+    const coordinator::Run run = submit(clock);
+    auto added = add_worker(1);
+    Caller& caller = added.first;
+    const int64_t worker = added.second;
+    LeaseGrant lease = lease_for(caller, worker);
+    EXPECT_EQ(lease.min_clock_factor, core->options().min_clock_factor);
+    EXPECT_EQ(lease.max_clock_factor, core->options().max_clock_factor);
+
+    Report r = report(lease, 1, {0});
+    EXPECT_NE(send(caller, r).status().message().find("carries no clock factor"),
+              std::string_view::npos);
+    r.nps = 800'000;
+    r.clock_factor = 1.0;  // not 1,000,000 / 800,000
+    EXPECT_NE(send(caller, r).status().message().find("is not 1000000 / 800000"),
+              std::string_view::npos);
+    r.clock_factor = 1.25;
+    ASSERT_TRUE(send(caller, r).ok());
+    EXPECT_EQ(storage->find_worker_speed(worker, run.test_id)->nps, 800'000u);
+    EXPECT_EQ(run_now(run.id).clocks.at(0).last_factor, 1.25);
+
+    Release release;
+    release.worker_id = worker;
+    release.lease_id = lease.batch.id;
+    release.reason = Release::Reason::TooSlow;
+    release.measured_nps = 800'000;  // factor 1.25: within the bounds
+    EXPECT_EQ(transact([&](Storage& s) { return core->release_lease(s, caller, release); })
+                  .status()
+                  .code(),
+              absl::StatusCode::kInvalidArgument);
+    release.measured_nps = 100'000;  // factor 10: too slow
+    ASSERT_TRUE(transact([&](Storage& s) { return core->release_lease(s, caller, release); }).ok());
+    EXPECT_EQ(storage->find_worker_speed(worker, run.test_id)->nps, 100'000u);
+    auto none = transact([&](Storage& s) { return core->request_work(s, caller, worker); });
+    ASSERT_TRUE(none.ok());
+    EXPECT_FALSE(none->has_value()) << "too slow for the only run";
+    EXPECT_TRUE(run_now(run.id).lease_failures.empty());
+    now += core->options().speed_max_age_ms;
+    EXPECT_EQ(lease_for(caller, worker).run.id, run.id) << "an old speed is measured again";
+}
+
 }  // namespace
 }  // namespace sparring::coordinator::testing

@@ -33,16 +33,6 @@ namespace fs = std::filesystem;
 
 constexpr const char* kFaketime = "/usr/lib/x86_64-linux-gnu/faketime/libfaketimeMT.so.1";
 
-// Waits until the condition holds, up to timeout; returns whether it did.
-bool wait_until(const std::function<bool()>& condition, std::chrono::seconds timeout) {
-    const auto until = std::chrono::steady_clock::now() + timeout;
-    while (!condition()) {
-        if (std::chrono::steady_clock::now() > until) return false;
-        std::this_thread::sleep_for(100ms);
-    }
-    return true;
-}
-
 // Sets the soft limit on the size of files a process writes (RLIMIT_FSIZE, as a quota does);
 // the hard limit stays, so the same user can raise it again without privileges.
 void limit_file_size(pid_t pid, rlim_t bytes) {

@@ -58,6 +58,15 @@ size_t count_in(const std::string& path, const std::string& text) {
     return n;
 }
 
+bool wait_until(const std::function<bool()>& condition, std::chrono::seconds timeout) {
+    const auto until = std::chrono::steady_clock::now() + timeout;
+    while (!condition()) {
+        if (std::chrono::steady_clock::now() > until) return false;
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    return true;
+}
+
 namespace {
 
 // Returns argv as the null-terminated array execv takes (built before fork: the child of a

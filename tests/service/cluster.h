@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -122,5 +123,7 @@ std::string binary(const std::string& relative);
 std::string slurp(const std::string& path);
 // Returns how many times text occurs in a file.
 size_t count_in(const std::string& path, const std::string& text);
+// Waits until the condition holds, checking every 100 ms, up to timeout; returns whether it did.
+bool wait_until(const std::function<bool()>& condition, std::chrono::seconds timeout);
 
 }  // namespace sparring::testing

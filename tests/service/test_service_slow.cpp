@@ -25,16 +25,6 @@ class SlowServiceTest : public ::testing::Test {
         if (HasFailure() && cluster) cluster->dump_logs();
     }
 
-    // Waits until the condition holds, up to timeout; returns whether it did.
-    static bool wait_until(const std::function<bool()>& condition, std::chrono::seconds timeout) {
-        const auto until = std::chrono::steady_clock::now() + timeout;
-        while (!condition()) {
-            if (std::chrono::steady_clock::now() > until) return false;
-            std::this_thread::sleep_for(100ms);
-        }
-        return true;
-    }
-
     // Submits a fixed-games run of a against b through the CLI.
     void submit_fixed(int games, const std::string& tc = "nodes=300") {
         const CommandResult r = cluster->cli(
