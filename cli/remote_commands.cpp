@@ -16,11 +16,11 @@
 #include "cli/run_kinds.h"
 #include "cli/training_remote.h"
 #include "cli/tune.h"
-#include "common/bench_cache.h"
 #include "common/dates.h"
 #include "common/printable.h"
 #include "engine/bench.h"
 #include "engine/params.h"
+#include "match/bench_cache.h"
 
 namespace sparring::cli {
 

@@ -15,7 +15,7 @@
 #include "coordinator/domain/text.h"
 #include "coordinator/ops/backup.h"
 #include "coordinator/ops/engine_gc.h"
-#include "coordinator/rpc/server.h"
+#include "coordinator/server.h"
 #include "coordinator/storage/engine_store.h"
 #include "coordinator/storage/sqlite_storage.h"
 

@@ -23,7 +23,7 @@
 #include <vector>
 
 #include "coordinator/domain/core.h"
-#include "coordinator/rpc/server.h"
+#include "coordinator/server.h"
 #include "coordinator/storage/sqlite_storage.h"
 #include "fuzz/check.h"
 #include "sparring/v1/user.grpc.pb.h"

@@ -2,8 +2,8 @@
 
 #include <cctype>
 
-#include "common/bench_cache.h"
 #include "engine/params.h"
+#include "match/bench_cache.h"
 #include "match/child_process.h"
 
 namespace sparring::worker {

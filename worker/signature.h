@@ -36,7 +36,7 @@ struct Signature {
 // with the version's parameters, `COMMAND bench` of a UCI engine, or an uploaded engine's
 // `bench` (after the version's arguments) run from its file in `engines`. A built-in
 // version's count comes from the bench cache when SPARRING_BENCH_CACHE holds it
-// (common/bench_cache.h).
+// (match/bench_cache.h).
 Signature signature_of(const v1::Version& version, const BenchOptions& options,
                        const EnginePaths& engines = {});
 

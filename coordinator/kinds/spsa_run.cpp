@@ -3,10 +3,10 @@
 #include <cmath>
 #include <set>
 
-#include "common/bench_cache.h"
 #include "common/printable.h"
 #include "coordinator/domain/validation.h"
 #include "engine/params.h"
+#include "match/bench_cache.h"
 
 namespace sparring::coordinator {
 

@@ -3,10 +3,10 @@
 #include <future>
 #include <stdexcept>
 
-#include "common/bench_cache.h"
 #include "common/log.h"
 #include "coordinator/kinds/training_run.h"
 #include "coordinator/storage/sqlite_storage.h"
+#include "match/bench_cache.h"
 #include "training/param_selection.h"
 #include "training/position_record.h"
 #include "training/texel.h"

@@ -13,7 +13,7 @@
 #include <thread>
 
 #include "cluster.h"
-#include "common/bench_cache.h"
+#include "match/bench_cache.h"
 
 namespace sparring::testing {
 namespace {

@@ -1,4 +1,4 @@
-#include "common/bench_cache.h"
+#include "match/bench_cache.h"
 
 #include <fcntl.h>
 #include <unistd.h>

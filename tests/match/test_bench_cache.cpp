@@ -8,7 +8,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "common/bench_cache.h"
+#include "match/bench_cache.h"
 
 namespace sparring {
 namespace {

@@ -1,6 +1,6 @@
-// The coordinator's gRPC server: storage executors, the core and its event bus (with the log
-// and the metrics subscribed), both services, health checking and reflection, and the
-// maintenance timer (lease expiry, WAL checkpoints).
+// The coordinator's composition root: storage executors, the core and its event bus (with the log
+// and the metrics subscribed), both services, the dashboard, health checking and reflection, and
+// the maintenance timer (lease expiry, WAL checkpoints).
 #pragma once
 
 #include <grpcpp/grpcpp.h>

@@ -1,4 +1,4 @@
-#include "coordinator/rpc/server.h"
+#include "coordinator/server.h"
 
 #include <grpcpp/ext/proto_server_reflection_plugin.h>
 #include <grpcpp/health_check_service_interface.h>
