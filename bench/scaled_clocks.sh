@@ -1,6 +1,6 @@
 #!/bin/bash
 # Scaled clocks on unequal machines (BENCHMARKS.md, "Scaled clocks"): two uploaded builds of a
-# real engine (Debian's Stockfish, the same file with and without a Skill Level) play a
+# real engine (Debian's Stockfish, the same file at full strength and at Skill Level 18) play a
 # fixed-games match at a short clock on two workers of one game each. Worker "fast" has core
 # 0 to itself; worker "slowed" shares core 1 with a CPU hog (taskset), so its engines get about
 # half a core. The match is played twice from the same openings: once with scaled clocks
@@ -38,7 +38,7 @@ trap 'kill -TERM "${pids[@]}" 2>/dev/null || true; wait 2>/dev/null || true' EXI
 user_token=$("$coordinator" token create --db "$db" --role user --name bench-user)
 worker_token=$("$coordinator" token create --db "$db" --role worker --name bench-worker)
 taskset -c 0 "$coordinator" serve --db "$db" --listen 127.0.0.1:0 --port-file "$work/port" \
-    --heartbeat-seconds 2 --min-clock-factor 0.05 --max-clock-factor 20 \
+    --heartbeat-seconds 2 --pairs-per-thread 1 --min-clock-factor 0.05 --max-clock-factor 20 \
     >"$work/coordinator.log" 2>&1 &
 pids+=($!)
 for _ in $(seq 100); do [ -s "$work/port" ] && break; sleep 0.1; done
@@ -47,8 +47,8 @@ export SPARRING_COORDINATOR="127.0.0.1:$(cat "$work/port")" SPARRING_TOKEN="$use
 
 "$cli" versions add sf-full --engine-file "$stockfish" --option "Hash=16,Threads=1" \
     --description "Debian's Stockfish" >/dev/null
-"$cli" versions add sf-skill15 --engine-file "$stockfish" \
-    --option "Hash=16,Threads=1,Skill Level=15" --description "Debian's Stockfish at Skill Level 15" \
+"$cli" versions add sf-skill18 --engine-file "$stockfish" \
+    --option "Hash=16,Threads=1,Skill Level=18" --description "Debian's Stockfish at Skill Level 18" \
     >/dev/null
 
 # The hog, then the workers: "fast" alone on core 0, "slowed" beside the hog on core 1.
@@ -65,7 +65,7 @@ done
 # Plays one fixed-games run (its extra flags given) to its end; prints its id.
 play() {
     local out id
-    out=$("$cli" submit sf-full sf-skill15 --kind fixed --games "$1" --tc "$tc" \
+    out=$("$cli" submit sf-full sf-skill18 --kind fixed --games "$1" --tc "$tc" \
           --book-order sequential --seed 1 "${@:2}")
     id=$(sed -E 's/^run ([0-9]+).*/\1/' <<<"$out")
     while [ "$("$cli" show "$id" --json | python3 -c 'import json, sys
@@ -74,13 +74,17 @@ print(json.load(sys.stdin)["state"])')" = RUN_STATE_ACTIVE ]; do sleep 2; done
 }
 
 if [ -z "${REF:-}" ]; then
-    # The fast worker's speed: a short scaled run at a nominal reference, read back.
-    calibrate=$(play 4 --reference-nps 1000000)
-    REF=$("$cli" workers --json | python3 -c '
+    # The fast worker's speed: short scaled runs at a nominal reference until it has one.
+    for _ in 1 2 3 4 5; do
+        calibrate=$(play 4 --reference-nps 1000000)
+        REF=$("$cli" workers --json | python3 -c '
 import json, sys
 for w in json.load(sys.stdin)["workers"]:
-    if w["name"] == "fast":
+    if w["name"] == "fast" and w.get("speeds"):
         print(w["speeds"][0]["nps"])')
+        [ -n "$REF" ] && break
+    done
+    [ -n "$REF" ] || { echo "the fast worker measured no speed" >&2; exit 1; }
     echo "reference: the fast worker's speed, $REF nps (run $calibrate)"
 fi
 
@@ -109,9 +113,14 @@ fits = {w["name"]: w for w in status.get("workers", [])}
 for name in sorted(games):
     d = depths[name]
     fit = fits.get(name, {})
-    print("%-6s %-7s factor %6.3f  games %4d  mean depth %5.2f  fit p %s" % (
+    p = fit.get("pentanomial", {})
+    pairs = sum(int(p.get(k, 0)) for k in ("ll", "ld", "dd_wl", "wd", "ww"))
+    score = (0.5 * int(p.get("ld", 0)) + int(p.get("dd_wl", 0)) + 1.5 * int(p.get("wd", 0)) +
+             2 * int(p.get("ww", 0))) / max(1, 2 * pairs)
+    print("%-6s %-7s factor %6.3f  games %4d  mean depth %5.2f  score %5.1f%%  fit p %s" % (
         arm, name, sum(factors[name]) / len(factors[name]), games[name],
-        sum(d) / max(1, len(d)), "%.3g" % fit["p_value"] if "p_value" in fit else "-"))
+        sum(d) / max(1, len(d)), 100 * score,
+        "%.3g" % fit["p_value"] if "p_value" in fit else "-"))
 print("%-6s Elo %+.1f +- %.1f over %d games" % (
     arm, status.get("elo", 0), (status.get("elo_high", 0) - status.get("elo_low", 0)) / 2,
     int(status["wins"]) + int(status["draws"]) + int(status["losses"])))
