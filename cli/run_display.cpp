@@ -13,25 +13,9 @@ namespace sparring::cli {
 
 namespace {
 
-// Returns milliseconds as seconds without trailing zeros: "10", "0.1".
-std::string seconds_text(uint32_t ms) {
-    std::string text = fixed(ms / 1000.0, 3);
-    while (text.back() == '0') text.pop_back();
-    if (text.back() == '.') text.pop_back();
-    return text;
-}
-
 // Returns "12.3 [4.5, 20.1]": a value and its confidence interval.
 std::string with_interval(double value, double low, double high) {
     return fixed(value, 1) + " [" + fixed(low, 1) + ", " + fixed(high, 1) + "]";
-}
-
-// Returns a p-value readably: three decimals, or two significant digits when small.
-std::string p_text(double p) {
-    if (p >= 0.001) return fixed(p, 3);
-    char text[32];
-    std::snprintf(text, sizeof text, "%.1e", p);
-    return text;
 }
 
 // Prints each worker's fit in the run and the purges, below the run's table.
@@ -50,7 +34,7 @@ void print_workers(const v1::RunStatus& run) {
                      std::to_string(p.ww()),
                  fixed(w.chi2(), 1), std::to_string(w.df()), fit_text(w),
                  std::to_string(w.time_losses()) +
-                     (w.time_losses() > 0 ? " (p " + p_text(w.time_loss_p()) + ")" : "")});
+                     (w.time_losses() > 0 ? " (p " + p_value_text(w.time_loss_p()) + ")" : "")});
         }
         print_table(rows);
     }
@@ -99,7 +83,7 @@ void print_run_changes(const v1::RunStatus& run) {
 std::string fit_text(const v1::WorkerFit& fit) {
     std::string text = fit.df() == 0
                            ? "too few pairs"
-                           : "p " + p_text(fit.p_value()) + ", residual " +
+                           : "p " + p_value_text(fit.p_value()) + ", residual " +
                                  (fit.residual() >= 0 ? "+" : "") + fixed(fit.residual(), 1);
     if (fit.quarantined()) text += " QUARANTINED";
     return text;
@@ -128,12 +112,6 @@ void print_table(const std::vector<std::vector<std::string>>& raw_rows) {
     }
 }
 
-std::string fixed(double value, int decimals) {
-    char text[64];
-    std::snprintf(text, sizeof text, "%.*f", decimals, value);
-    return text;
-}
-
 std::string utc(int64_t unix_ms) {
     if (unix_ms == 0) return "-";
     const std::time_t seconds = unix_ms / 1000;
@@ -152,22 +130,6 @@ std::string state_name(v1::RunState state) {
             return "finished";
         case v1::RUN_STATE_STOPPED:
             return "stopped";
-        default:
-            return "?";
-    }
-}
-
-std::string time_control_text(const v1::TimeControl& tc) {
-    switch (tc.limit_case()) {
-        case v1::TimeControl::kNodes:
-            return "nodes=" + std::to_string(tc.nodes());
-        case v1::TimeControl::kDepth:
-            return "depth=" + std::to_string(tc.depth());
-        case v1::TimeControl::kMovetimeMs:
-            return "movetime=" + std::to_string(tc.movetime_ms());
-        case v1::TimeControl::kClock:
-            return seconds_text(tc.clock().base_ms()) + "+" +
-                   seconds_text(tc.clock().increment_ms());
         default:
             return "?";
     }

@@ -8,20 +8,18 @@
 #include <vector>
 
 #include "cli/client.h"
+#include "common/numbers.h"
+#include "proto/text.h"
 
 namespace sparring::cli {
 
 // Prints rows as left-aligned columns, the first row being the header, with control
 // characters in cells escaped.
 void print_table(const std::vector<std::vector<std::string>>& rows);
-// Returns a number with a fixed count of decimals.
-std::string fixed(double value, int decimals);
 // Returns a Unix time in milliseconds as "2024-05-01 12:00:00 UTC", or "-" for 0.
 std::string utc(int64_t unix_ms);
 // Returns a run's state name: "active", "finished" or "stopped".
 std::string state_name(v1::RunState state);
-// Returns a time control as the CLI's --tc syntax.
-std::string time_control_text(const v1::TimeControl& tc);
 
 // What differs between the `show` layouts of the kinds that play game pairs.
 struct GameRunLayout {

@@ -38,11 +38,11 @@ std::string versus_progress(const v1::RunStatus& run, bool llr) {
     std::string line = "run " + std::to_string(run.id()) + " " + run.spec().test_version() +
                        " vs " + run.spec().base_version() + ": games " +
                        std::to_string(run.games()) + "/" + std::to_string(run.spec().games()) +
-                       "  Elo " + decimals(run.elo(), 1) + " +-" +
-                       decimals((run.elo_high() - run.elo_low()) / 2, 1);
+                       "  Elo " + fixed(run.elo(), 1) + " +-" +
+                       fixed((run.elo_high() - run.elo_low()) / 2, 1);
     if (llr)
-        line += "  LLR " + decimals(run.llr(), 2) + " (" + decimals(run.llr_lower(), 2) + ", " +
-                decimals(run.llr_upper(), 2) + ")";
+        line += "  LLR " + fixed(run.llr(), 2) + " (" + fixed(run.llr_lower(), 2) + ", " +
+                fixed(run.llr_upper(), 2) + ")";
     return line;
 }
 
@@ -209,7 +209,7 @@ const CliRunKind kTrain = {
             return "run " + std::to_string(run.id()) + " training: epoch " +
                    std::to_string(t.epoch()) + "/" + std::to_string(run.spec().train().epochs()) +
                    ", loss " +
-                   (t.loss_curve_size() > 0 ? decimals(t.loss_curve(t.loss_curve_size() - 1), 7)
+                   (t.loss_curve_size() > 0 ? fixed(t.loss_curve(t.loss_curve_size() - 1), 7)
                                             : "-");
         },
     .version_of = version_of_train_run,

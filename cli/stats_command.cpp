@@ -14,6 +14,7 @@
 
 #include "cli/commands.h"
 #include "common/json_text.h"
+#include "common/numbers.h"
 #include "stats/stats.h"
 
 namespace sparring::cli {
@@ -84,14 +85,6 @@ std::optional<st::SprtParams> read_sprt(const Flags& args) {
         throw UsageError("--model: '" + model + "' is not logistic or normalized");
     if (std::string error = st::validate(p); !error.empty()) throw UsageError(error);
     return p;
-}
-
-// Formats a number with a fixed count of decimals, without a sign on a rounded zero.
-std::string fixed(double x, int decimals) {
-    if (std::abs(x) < 0.5 * std::pow(10.0, -decimals)) x = 0;
-    char buffer[64];
-    std::snprintf(buffer, sizeof buffer, "%.*f", decimals, x);
-    return buffer;
 }
 
 // Returns a number with ten significant digits, as the JSON output shows it: whole numbers

@@ -122,9 +122,9 @@ std::string loss_points(const v1::TrainStatus& train) {
     std::string text;
     for (int e = 0; e < n; e += step)
         text += (text.empty() ? "" : ", ") + std::to_string(e + 1) + ": " +
-                decimals(train.loss_curve(e), 6);
+                fixed(train.loss_curve(e), 6);
     if (n > 0 && (n - 1) % step != 0)
-        text += ", " + std::to_string(n) + ": " + decimals(train.loss_curve(n - 1), 6);
+        text += ", " + std::to_string(n) + ": " + fixed(train.loss_curve(n - 1), 6);
     return text;
 }
 
@@ -169,14 +169,13 @@ void add_train_rows(const v1::RunStatus& run, Rows& rows) {
                                     general(spec.learning_rate()) + ", l2 " + general(spec.l2()) +
                                     ", batch " + std::to_string(spec.batch_size()) + ", select " +
                                     spec.select() + ", threads " + std::to_string(spec.threads())});
-    rows.push_back({"K", t.epoch() > 0 || t.k() > 0 ? decimals(t.k(), 4) : "-"});
+    rows.push_back({"K", t.epoch() > 0 || t.k() > 0 ? fixed(t.k(), 4) : "-"});
     rows.push_back({"epoch", std::to_string(t.epoch()) + " of " + std::to_string(spec.epochs())});
-    std::string loss = decimals(t.initial_loss(), 7);
-    if (t.loss_curve_size() > 0)
-        loss += " -> " + decimals(t.loss_curve(t.loss_curve_size() - 1), 7);
+    std::string loss = fixed(t.initial_loss(), 7);
+    if (t.loss_curve_size() > 0) loss += " -> " + fixed(t.loss_curve(t.loss_curve_size() - 1), 7);
     rows.push_back({"loss", loss});
     if (!t.params_json().empty())
-        rows.push_back({"final loss", decimals(t.final_loss(), 7) +
+        rows.push_back({"final loss", fixed(t.final_loss(), 7) +
                                           " (rounded parameters; `sparring versions add NAME "
                                           "--from-run " +
                                           std::to_string(run.id()) + "`)"});
@@ -204,13 +203,12 @@ void print_generations(const v1::ChainStatus& chain) {
     for (const v1::ChainGeneration& g : chain.generations())
         table.push_back({std::to_string(g.generation()), g.version(), id(g.generate_run_id()),
                          std::to_string(g.positions()), id(g.train_run_id()),
-                         g.final_loss() > 0 ? decimals(g.final_loss(), 7) : "-",
+                         g.final_loss() > 0 ? fixed(g.final_loss(), 7) : "-",
                          g.trained_version().empty() ? "-" : g.trained_version(),
                          id(g.verify_run_id()), std::to_string(g.verify_games()),
-                         g.verify_run_id()
-                             ? decimals(g.elo(), 1) + " [" + decimals(g.elo_low(), 1) + ", " +
-                                   decimals(g.elo_high(), 1) + "]"
-                             : "-",
+                         g.verify_run_id() ? fixed(g.elo(), 1) + " [" + fixed(g.elo_low(), 1) +
+                                                 ", " + fixed(g.elo_high(), 1) + "]"
+                                           : "-",
                          g.verify_result().empty() ? (g.verify_run_id() ? "playing" : "-")
                                                    : g.verify_result()});
     print_table(table);

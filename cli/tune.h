@@ -8,11 +8,9 @@
 
 #include "cli/client.h"
 #include "common/flags.h"
+#include "common/numbers.h"
 
 namespace sparring::cli {
-
-// Returns a number with a fixed count of decimals ("3.14"), for the run displays.
-std::string decimals(double value, int count);
 
 // Returns the current values of a tuning run in one line, "Mg/Eg" pairs joined:
 // " Knight 301/297 Bishop 352/340".

@@ -17,12 +17,6 @@
 
 namespace sparring::cli {
 
-std::string decimals(double value, int count) {
-    char text[64];
-    std::snprintf(text, sizeof text, "%.*f", count, value);
-    return text;
-}
-
 namespace {
 
 // Returns a parameter name without "Value", for short progress lines: "KnightMg".
@@ -102,14 +96,14 @@ int tune_history(const Flags& args) {
     for (const v1::TunePoint& point : history.points()) {
         if (csv) {
             out << point.pairs() << "," << 2 * point.pairs() << "," << point.unix_ms();
-            for (double value : point.values()) out << "," << decimals(value, 3);
+            for (double value : point.values()) out << "," << fixed(value, 3);
         } else {
             const std::string pairs = std::to_string(point.pairs());
             const std::string games = std::to_string(2 * point.pairs());
             out << std::string(widths[0] - std::min(widths[0], pairs.size()), ' ') << pairs << " "
                 << std::string(widths[1] - std::min(widths[1], games.size()), ' ') << games;
             for (int i = 0; i < point.values_size(); ++i) {
-                const std::string value = decimals(point.values(i), 1);
+                const std::string value = fixed(point.values(i), 1);
                 const size_t width = widths[size_t(i) + 2];
                 out << " " << std::string(width - std::min(width, value.size()), ' ') << value;
             }
@@ -165,9 +159,9 @@ void print_tune(const v1::RunStatus& run, RemoteClient& client) {
     for (int i = 0; i < tune.params_size(); ++i) {
         const v1::TuneParam& p = tune.params(i);
         const double change = tune.values(i) - p.start();
-        rows.push_back({printable(p.name()), decimals(p.start(), 0), decimals(tune.values(i), 1),
-                        (change >= 0 ? "+" : "") + decimals(change, 1), decimals(p.min(), 0),
-                        decimals(p.max(), 0), decimals(p.c_end(), 2), decimals(p.r_end(), 4)});
+        rows.push_back({printable(p.name()), fixed(p.start(), 0), fixed(tune.values(i), 1),
+                        (change >= 0 ? "+" : "") + fixed(change, 1), fixed(p.min(), 0),
+                        fixed(p.max(), 0), fixed(p.c_end(), 2), fixed(p.r_end(), 4)});
     }
     std::vector<size_t> widths(rows[0].size(), 0);
     for (const auto& row : rows)
@@ -193,11 +187,10 @@ void print_tune(const v1::RunStatus& run, RemoteClient& client) {
               << " vs " << printable(verify.spec().base_version()) << ": "
               << (verify.state() == v1::RUN_STATE_ACTIVE ? "active" : printable(verify.result()))
               << "\n"
-              << "  games " << verify.games() << ", Elo " << decimals(verify.elo(), 1) << " ["
-              << decimals(verify.elo_low(), 1) << ", " << decimals(verify.elo_high(), 1)
-              << "] (95%), LLR " << decimals(verify.llr(), 2) << " ("
-              << decimals(verify.llr_lower(), 2) << ", " << decimals(verify.llr_upper(), 2)
-              << ")\n";
+              << "  games " << verify.games() << ", Elo " << fixed(verify.elo(), 1) << " ["
+              << fixed(verify.elo_low(), 1) << ", " << fixed(verify.elo_high(), 1)
+              << "] (95%), LLR " << fixed(verify.llr(), 2) << " (" << fixed(verify.llr_lower(), 2)
+              << ", " << fixed(verify.llr_upper(), 2) << ")\n";
 }
 
 void watch_run(int64_t run_id, RemoteClient& client) {

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "common/log.h"
+#include "common/numbers.h"
 #include "common/printable.h"
 #include "match/speed.h"
 #include "worker/generate_play.h"
@@ -20,13 +21,6 @@ namespace {
 using std::chrono::milliseconds;
 
 constexpr milliseconds kFirstBackoff{250};
-
-// Returns a clock factor as written in logs and PGN tags: four decimals.
-std::string format_factor(double factor) {
-    char text[32];
-    std::snprintf(text, sizeof text, "%.4f", factor);
-    return text;
-}
 
 }  // namespace
 
@@ -356,8 +350,8 @@ bool Worker::scale_clock(const v1::Lease& lease, LeaseSession& session,
             options_.name + " searches " + std::to_string(nps) + " nodes per second with '" +
             lease.test().name() + "'; run " + std::to_string(lease.run_id()) + " is defined at " +
             std::to_string(lease.reference_nps()) + ": its clock would be scaled by " +
-            format_factor(factor) + ", outside " + format_factor(lease.min_clock_factor()) + ".." +
-            format_factor(lease.max_clock_factor());
+            fixed(factor, 4) + ", outside " + fixed(lease.min_clock_factor(), 4) + ".." +
+            fixed(lease.max_clock_factor(), 4);
         log(why + "; handing the lease back");
         session.hand_back(v1::RELEASE_REASON_TOO_SLOW, 0, 0, why, nps);
         declined_ = true;  // not a failure: the coordinator leases it none of the run now
@@ -366,12 +360,12 @@ bool Worker::scale_clock(const v1::Lease& lease, LeaseSession& session,
     const std::string tc_before = config.time_control.pgn_tag();
     config.time_control.base_ms = match::scale_ms(config.time_control.base_ms, factor);
     config.time_control.inc_ms = match::scale_ms(config.time_control.inc_ms, factor);
-    config.pgn.extra_tags = {{"ClockFactor", format_factor(factor)},
+    config.pgn.extra_tags = {{"ClockFactor", fixed(factor, 4)},
                              {"ReferenceTimeControl", tc_before},
                              {"WorkerNps", std::to_string(nps)}};
     session.set_clock(factor, nps);
     log("lease " + std::to_string(lease.lease_id()) + ": clock " + tc_before + " scaled by " +
-        format_factor(factor) + " to " + config.time_control.pgn_tag());
+        fixed(factor, 4) + " to " + config.time_control.pgn_tag());
     return true;
 }
 

@@ -7,25 +7,12 @@
 #include <utility>
 
 #include "common/log.h"
+#include "common/numbers.h"
 #include "coordinator/domain/text.h"
 
 namespace sparring::coordinator {
 
 namespace {
-
-// Returns a real number with two decimals.
-std::string fixed2(double value) {
-    char text[32];
-    std::snprintf(text, sizeof text, "%.2f", value);
-    return text;
-}
-
-// Returns a p-value readably: three decimals, or two significant digits when small.
-std::string fixed_p(double p) {
-    char text[32];
-    std::snprintf(text, sizeof text, p >= 0.001 ? "%.3f" : "%.1e", p);
-    return text;
-}
 
 // Returns the name of a lease release reason as the log shows it.
 std::string reason_name(Release::Reason reason) {
@@ -75,8 +62,8 @@ struct LogLine {
                    {"state", std::string(run_state_name(e.state))},
                    {"result", e.result},
                    {"games", std::to_string(e.counts.wins + e.counts.draws + e.counts.losses)},
-                   {"elo", fixed2(e.elo.elo)},
-                   {"llr", fixed2(e.llr)}});
+                   {"elo", fixed(e.elo.elo, 2)},
+                   {"llr", fixed(e.llr, 2)}});
     }
     void operator()(const WorkerRegistered& e) const {
         log_event(LogLevel::Info, "worker_registered",
@@ -133,7 +120,7 @@ struct LogLine {
         log_event(LogLevel::Warn, "worker_quarantined",
                   {{"run", std::to_string(e.run_id)},
                    {"worker", std::to_string(e.worker_id)},
-                   {"p", fixed_p(e.p_value)},
+                   {"p", p_value_text(e.p_value)},
                    {"why", "its results fit the rest of the run with p below --quarantine-p"}});
     }
     void operator()(const RunProgressed&) const {}

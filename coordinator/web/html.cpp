@@ -51,23 +51,6 @@ std::string escape_url(std::string_view text) {
     return out;
 }
 
-std::string signed_fixed(double value, int decimals) {
-    if (!std::isfinite(value)) return "n/a";
-    // A value that rounds to zero shows no sign: "-0.00" would suggest a direction.
-    if (std::fabs(value) < 0.5 * std::pow(10.0, -decimals)) value = 0;
-    char buffer[64];
-    std::snprintf(buffer, sizeof buffer, value == 0 ? "%.*f" : "%+.*f", decimals, value);
-    return buffer;
-}
-
-std::string fixed(double value, int decimals) {
-    if (!std::isfinite(value)) return "n/a";
-    if (std::fabs(value) < 0.5 * std::pow(10.0, -decimals)) value = 0;  // no "-0.00"
-    char buffer[64];
-    std::snprintf(buffer, sizeof buffer, "%.*f", decimals, value);
-    return buffer;
-}
-
 std::string grouped(uint64_t value) {
     std::string digits = std::to_string(value);
     std::string out;
@@ -105,23 +88,6 @@ std::string kind_name(v1::RunKind kind) {
 
 std::string state_name(v1::RunState state) {
     return enum_text(v1::RunState_Name(state), "RUN_STATE_");
-}
-
-std::string time_control_text(const v1::TimeControl& tc) {
-    switch (tc.limit_case()) {
-        case v1::TimeControl::kNodes:
-            return "nodes=" + std::to_string(tc.nodes());
-        case v1::TimeControl::kDepth:
-            return "depth=" + std::to_string(tc.depth());
-        case v1::TimeControl::kMovetimeMs:
-            return "movetime=" + std::to_string(tc.movetime_ms());
-        case v1::TimeControl::kClock:
-            return fixed(tc.clock().base_ms() / 1000.0, tc.clock().base_ms() % 1000 ? 1 : 0) + "+" +
-                   fixed(tc.clock().increment_ms() / 1000.0,
-                         tc.clock().increment_ms() % 1000 ? 2 : 0);
-        default:
-            return "none";
-    }
 }
 
 }  // namespace sparring::coordinator::web

@@ -319,14 +319,6 @@ std::string modify_section(const v1::RunStatus& run, const std::optional<Viewer>
     return out;
 }
 
-// Returns a p-value as `sparring show` prints it: three decimals, or two digits below 0.001.
-std::string p_text(double p) {
-    if (p >= 0.001) return fixed(p, 3);
-    char text[32];
-    std::snprintf(text, sizeof text, "%.1e", p);
-    return text;
-}
-
 // Returns how a fault reads: "time loss", "crash", "stall", "illegal move" (its enum name).
 std::string fault_text(v1::GameEnding fault) {
     std::string text = v1::GameEnding_Name(fault).substr(sizeof "GAME_ENDING_" - 1);
@@ -338,7 +330,7 @@ std::string fault_text(v1::GameEnding fault) {
 // residual +1.2", "too few pairs"), quarantine marked.
 std::string fit_cell(const v1::WorkerFit& fit) {
     std::string out = fit.df() == 0 ? "too few pairs"
-                                    : "p " + p_text(fit.p_value()) + ", residual " +
+                                    : "p " + p_value_text(fit.p_value()) + ", residual " +
                                           signed_fixed(fit.residual(), 1);
     if (fit.quarantined()) out += " <span class=\"badge h0\">quarantined</span>";
     return out;
@@ -731,7 +723,8 @@ std::string workers_table(const v1::RunStatus& run) {
                grouped(p.wd()) + " / " + grouped(p.ww()) + "</td><td class=\"num\">" +
                fixed(w.chi2(), 1) + " (" + std::to_string(w.df()) + ")</td><td>" + fit_cell(w) +
                "</td><td class=\"num\">" + grouped(w.time_losses()) +
-               (w.time_losses() > 0 ? " (p " + p_text(w.time_loss_p()) + ")" : "") + "</td></tr>";
+               (w.time_losses() > 0 ? " (p " + p_value_text(w.time_loss_p()) + ")" : "") +
+               "</td></tr>";
     }
     if (run.workers().empty())
         out += "<tr><td colspan=\"6\">No counted games left: every worker was purged.</td></tr>";

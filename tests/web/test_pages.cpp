@@ -570,7 +570,7 @@ TEST(Format, NumbersReadAsOnTheCli) {
     v1::TimeControl tc;
     tc.mutable_clock()->set_base_ms(10'000);
     tc.mutable_clock()->set_increment_ms(100);
-    EXPECT_EQ(time_control_text(tc), "10+0.10");
+    EXPECT_EQ(time_control_text(tc), "10+0.1");
 }
 
 }  // namespace
