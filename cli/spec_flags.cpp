@@ -6,6 +6,7 @@
 #include "common/printable.h"
 #include "common/time_control.h"
 #include "match/opening_book.h"
+#include "proto/time_control.h"
 #include "stats/stats.h"
 
 namespace sparring::cli {
@@ -14,21 +15,7 @@ void read_time_control(const Flags& args, v1::TimeControl* out, const char* flag
     std::string error;
     const auto tc = parse_time_control(args.get_string(flag), &error);
     if (!tc) throw UsageError("--" + std::string(flag) + ": " + error);
-    switch (tc->kind) {
-        case TimeControl::Kind::Nodes:
-            out->set_nodes(tc->nodes);
-            break;
-        case TimeControl::Kind::Depth:
-            out->set_depth(uint32_t(tc->depth));
-            break;
-        case TimeControl::Kind::MoveTime:
-            out->set_movetime_ms(uint32_t(tc->movetime_ms));
-            break;
-        case TimeControl::Kind::Clock:
-            out->mutable_clock()->set_base_ms(uint32_t(tc->base_ms));
-            out->mutable_clock()->set_increment_ms(uint32_t(tc->inc_ms));
-            break;
-    }
+    time_control_to_proto(*tc, out);
 }
 
 void read_book(const Flags& args, v1::Book* out) {

@@ -8,6 +8,7 @@
 #include "engine/params.h"
 #include "match/adjudication.h"
 #include "match/uci_options.h"
+#include "proto/time_control.h"
 
 namespace sparring::worker {
 
@@ -75,29 +76,13 @@ std::optional<match::PlayerSpec> player_spec(const v1::Version& version, const E
     return spec;
 }
 
-// Returns the runner time control of a lease.
+// Returns the runner time control of a lease (a lease without one: nodes=0, refused by the
+// runner like any bad limit).
 TimeControl time_control(const v1::TimeControl& in) {
-    TimeControl tc;
-    switch (in.limit_case()) {
-        case v1::TimeControl::kDepth:
-            tc.kind = TimeControl::Kind::Depth;
-            tc.depth = int(in.depth());
-            break;
-        case v1::TimeControl::kMovetimeMs:
-            tc.kind = TimeControl::Kind::MoveTime;
-            tc.movetime_ms = int(in.movetime_ms());
-            break;
-        case v1::TimeControl::kClock:
-            tc.kind = TimeControl::Kind::Clock;
-            tc.base_ms = int(in.clock().base_ms());
-            tc.inc_ms = int(in.clock().increment_ms());
-            break;
-        default:
-            tc.kind = TimeControl::Kind::Nodes;
-            tc.nodes = in.nodes();
-            break;
-    }
-    return tc;
+    if (std::optional<TimeControl> tc = time_control_from_proto(in)) return *tc;
+    TimeControl none;
+    none.nodes = in.nodes();
+    return none;
 }
 
 // Returns the report outcome of a game with half points (0, 1, 2) for the test version.

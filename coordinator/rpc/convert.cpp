@@ -11,56 +11,17 @@
 #include "coordinator/kinds/run_kind.h"
 #include "coordinator/storage/compression.h"
 #include "match/pgn.h"
+#include "proto/time_control.h"
 
 namespace sparring::coordinator {
 
 namespace {
 
 // Returns the domain time control of a message; INVALID_ARGUMENT when no limit is set.
-absl::StatusOr<TimeControl> time_control_from_proto(const v1::TimeControl& in) {
-    TimeControl tc;
-    switch (in.limit_case()) {
-        case v1::TimeControl::kNodes:
-            tc.kind = TimeControl::Kind::Nodes;
-            tc.nodes = in.nodes();
-            break;
-        case v1::TimeControl::kDepth:
-            tc.kind = TimeControl::Kind::Depth;
-            tc.depth = int(std::min<uint32_t>(in.depth(), 1'000'000));
-            break;
-        case v1::TimeControl::kMovetimeMs:
-            tc.kind = TimeControl::Kind::MoveTime;
-            tc.movetime_ms = int(std::min<uint32_t>(in.movetime_ms(), 1'000'000'000));
-            break;
-        case v1::TimeControl::kClock:
-            tc.kind = TimeControl::Kind::Clock;
-            tc.base_ms = int(std::min<uint32_t>(in.clock().base_ms(), 1'000'000'000));
-            tc.inc_ms = int(std::min<uint32_t>(in.clock().increment_ms(), 1'000'000'000));
-            break;
-        case v1::TimeControl::LIMIT_NOT_SET:
-            return absl::InvalidArgumentError(
-                "the run has no time control (nodes, depth, movetime or clock)");
-    }
-    return tc;
-}
-
-// Writes a domain time control.
-void time_control_to_proto(const TimeControl& in, v1::TimeControl* out) {
-    switch (in.kind) {
-        case TimeControl::Kind::Nodes:
-            out->set_nodes(in.nodes);
-            break;
-        case TimeControl::Kind::Depth:
-            out->set_depth(uint32_t(in.depth));
-            break;
-        case TimeControl::Kind::MoveTime:
-            out->set_movetime_ms(uint32_t(in.movetime_ms));
-            break;
-        case TimeControl::Kind::Clock:
-            out->mutable_clock()->set_base_ms(uint32_t(in.base_ms));
-            out->mutable_clock()->set_increment_ms(uint32_t(in.inc_ms));
-            break;
-    }
+absl::StatusOr<TimeControl> time_control_or_error(const v1::TimeControl& in) {
+    if (std::optional<TimeControl> tc = time_control_from_proto(in)) return *tc;
+    return absl::InvalidArgumentError(
+        "the run has no time control (nodes, depth, movetime or clock)");
 }
 
 }  // namespace
@@ -261,7 +222,7 @@ absl::StatusOr<RunSpec> run_spec_from_proto(const v1::RunSpec& in) {
     spec.test_version = in.test_version();
     spec.base_version = in.base_version();
     // A training run plays no games: it alone may leave the time control out.
-    absl::StatusOr<TimeControl> tc = time_control_from_proto(in.time_control());
+    absl::StatusOr<TimeControl> tc = time_control_or_error(in.time_control());
     if (!tc.ok() && (*kind)->needs_time_control()) return tc.status();
     if (tc.ok()) spec.time_control = *tc;
     for (const v1::Opening& o : in.book().openings())
@@ -288,8 +249,7 @@ absl::StatusOr<RunSpec> run_spec_from_proto(const v1::RunSpec& in) {
     if (in.has_follow_up()) {
         FollowUpSpec follow_up;
         if (!in.follow_up().on_result().empty()) follow_up.on_result = in.follow_up().on_result();
-        absl::StatusOr<TimeControl> next_tc =
-            time_control_from_proto(in.follow_up().time_control());
+        absl::StatusOr<TimeControl> next_tc = time_control_or_error(in.follow_up().time_control());
         if (!next_tc.ok())
             return absl::InvalidArgumentError("the follow-up's time control: " +
                                               std::string(next_tc.status().message()));
