@@ -190,12 +190,7 @@ void print_game_run(const v1::RunStatus& run, const GameRunLayout& layout) {
                                     " (submitted with `sparring submit --like " +
                                     std::to_string(spec.origin_run_id()) + "`)"});
     if (spec.has_follow_up()) {
-        const v1::FollowUp& f = spec.follow_up();
-        std::string text = "on " + (f.on_result().empty() ? std::string("H1") : f.on_result()) +
-                           ": " + time_control_text(f.time_control());
-        if (f.has_sprt())
-            text += ", SPRT [" + fixed(f.sprt().elo0(), 2) + ", " + fixed(f.sprt().elo1(), 2) + "]";
-        if (f.games() > 0) text += ", " + std::to_string(f.games()) + " games";
+        std::string text = follow_up_text(spec.follow_up());
         text += run.follow_up_run_id() > 0
                     ? "; started run " + std::to_string(run.follow_up_run_id())
                     : "; not started";

@@ -9,6 +9,7 @@
 
 #include "cli/client.h"
 #include "common/numbers.h"
+#include "proto/text.h"
 #include "proto/time_control.h"
 
 namespace sparring::cli {

@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "common/numbers.h"
+#include "proto/text.h"
 #include "proto/time_control.h"
 #include "sparring/v1/common.pb.h"
 

@@ -55,14 +55,8 @@ std::string spec_table(const v1::RunStatus& run) {
         out += row("like", "<a href=\"/runs/" + std::to_string(spec.origin_run_id()) + "\">run " +
                                std::to_string(spec.origin_run_id()) + "</a>");
     if (spec.has_follow_up()) {
-        const v1::FollowUp& f = spec.follow_up();
-        std::string text = "on " + (f.on_result().empty() ? std::string("H1") : f.on_result()) +
-                           ": " + time_control_text(f.time_control());
-        if (f.has_sprt())
-            text += ", SPRT [" + fixed(f.sprt().elo0(), 2) + ", " + fixed(f.sprt().elo1(), 2) + "]";
-        if (f.games() > 0) text += ", " + std::to_string(f.games()) + " games";
         out += row("follow-up",
-                   escape_html(text) +
+                   escape_html(follow_up_text(spec.follow_up())) +
                        (run.follow_up_run_id() > 0
                             ? " — <a href=\"/runs/" + std::to_string(run.follow_up_run_id()) +
                                   "\">run " + std::to_string(run.follow_up_run_id()) + "</a>"
