@@ -15,7 +15,7 @@
 
 #include "absl/status/statusor.h"
 #include "coordinator/domain/book_cache.h"
-#include "coordinator/storage/storage.h"
+#include "coordinator/domain/storage.h"
 
 namespace sparring::coordinator {
 

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "coordinator/storage/storage.h"
+#include "coordinator/domain/storage.h"
 
 namespace sparring::coordinator {
 

@@ -12,7 +12,7 @@
 
 #include "absl/status/statusor.h"
 #include "coordinator/domain/core.h"
-#include "coordinator/storage/storage.h"
+#include "coordinator/domain/storage.h"
 
 namespace sparring::coordinator {
 

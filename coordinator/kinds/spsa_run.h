@@ -15,7 +15,7 @@
 
 #include "absl/status/statusor.h"
 #include "coordinator/domain/core.h"
-#include "coordinator/storage/storage.h"
+#include "coordinator/domain/storage.h"
 #include "stats/spsa.h"
 
 namespace sparring::coordinator {

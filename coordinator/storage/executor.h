@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "coordinator/storage/storage.h"
+#include "coordinator/domain/storage.h"
 
 namespace sparring::coordinator {
 

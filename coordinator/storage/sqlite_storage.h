@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "coordinator/domain/storage.h"
 #include "coordinator/storage/sqlite.h"
-#include "coordinator/storage/storage.h"
 
 namespace sparring::coordinator {
 

@@ -1,4 +1,5 @@
-// The coordinator's storage interface: transactions and the reads and writes the core needs.
+// The coordinator's storage port, owned by the domain: transactions and the reads and writes the
+// core and the kinds need.
 // SqliteStorage implements it; each instance is one connection used by one thread.
 #pragma once
 
