@@ -2,6 +2,7 @@
 
 #include <map>
 
+#include "proto/opening.h"
 #include "training/position_filter.h"
 #include "training/position_record.h"
 #include "worker/match_setup.h"
@@ -80,7 +81,7 @@ void play_generate_pairs(const v1::Lease& lease, const training::SelfPlayOptions
     std::vector<training::SelfPlayJob> jobs;
     for (int i = 0; i < lease.generate().game_openings_size(); ++i) {
         const v1::Opening& o = lease.generate().game_openings(i);
-        jobs.push_back({first_game + uint64_t(i), {o.fen(), {o.moves().begin(), o.moves().end()}}});
+        jobs.push_back({first_game + uint64_t(i), opening_from_proto(o)});
     }
     // A pair is reported once both its games are done; the first to finish waits here.
     std::map<uint64_t, training::SelfPlayGame> waiting;

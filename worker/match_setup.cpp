@@ -8,6 +8,7 @@
 #include "engine/params.h"
 #include "match/adjudication.h"
 #include "match/uci_options.h"
+#include "proto/opening.h"
 #include "proto/time_control.h"
 
 namespace sparring::worker {
@@ -215,8 +216,7 @@ std::vector<match::PairJob> pair_jobs(const v1::Lease& lease) {
     std::vector<match::PairJob> jobs;
     for (int i = 0; i < lease.openings_size(); ++i) {
         const v1::Opening& o = lease.openings(i);
-        jobs.push_back({lease.first_pair() + uint64_t(i),
-                        Opening{o.fen(), {o.moves().begin(), o.moves().end()}}});
+        jobs.push_back({lease.first_pair() + uint64_t(i), opening_from_proto(o)});
     }
     return jobs;
 }

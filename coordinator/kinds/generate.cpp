@@ -5,7 +5,7 @@
 #include "coordinator/kinds/generate_run.h"
 #include "coordinator/kinds/run_kind.h"
 #include "coordinator/kinds/self_play.h"
-#include "coordinator/rpc/convert.h"
+#include "proto/opening.h"
 
 namespace sparring::coordinator {
 

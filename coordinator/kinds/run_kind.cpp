@@ -6,7 +6,7 @@
 
 #include "coordinator/domain/validation.h"
 #include "coordinator/kinds/generate_run.h"
-#include "coordinator/rpc/convert.h"
+#include "proto/opening.h"
 
 namespace sparring::coordinator {
 

@@ -11,6 +11,7 @@
 #include "coordinator/kinds/run_kind.h"
 #include "coordinator/storage/compression.h"
 #include "match/pgn.h"
+#include "proto/opening.h"
 #include "proto/time_control.h"
 
 namespace sparring::coordinator {
@@ -25,11 +26,6 @@ absl::StatusOr<TimeControl> time_control_or_error(const v1::TimeControl& in) {
 }
 
 }  // namespace
-
-void opening_to_proto(const Opening& in, v1::Opening* out) {
-    out->set_fen(in.fen);
-    for (const std::string& move : in.moves) out->add_moves(move);
-}
 
 namespace {
 

@@ -41,7 +41,6 @@ void lease_to_proto(const LeaseGrant& in, v1::Lease* out);
 absl::StatusOr<Report> report_from_proto(const v1::ReportResultsRequest& in);
 absl::StatusOr<Release> release_from_proto(const v1::ReleaseLeaseRequest& in);
 
-void opening_to_proto(const Opening& in, v1::Opening* out);
 // Writes a tuning run's trajectory (convert_tune.cpp).
 void tune_history_to_proto(const TuneHistory& in, v1::TuneHistory* out);
 // Reads an import chunk, checking its positions on the calling thread, not the writer
