@@ -6,9 +6,9 @@
 
 #include "coordinator/domain/auth.h"
 #include "coordinator/domain/events.h"
+#include "coordinator/domain/run_kind.h"
 #include "coordinator/domain/text.h"
 #include "coordinator/domain/validation.h"
-#include "coordinator/kinds/run_kind.h"
 #include "coordinator/kinds/training_run.h"
 
 namespace sparring::coordinator {

@@ -8,10 +8,10 @@
 #include "coordinator/domain/core.h"
 #include "coordinator/domain/events.h"
 #include "coordinator/domain/limits.h"
+#include "coordinator/domain/run_kind.h"
 #include "coordinator/domain/scheduler.h"
 #include "coordinator/domain/text.h"
 #include "coordinator/domain/validation.h"
-#include "coordinator/kinds/run_kind.h"
 #include "match/uci_options.h"
 
 namespace sparring::coordinator {

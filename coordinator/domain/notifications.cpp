@@ -5,8 +5,8 @@
 
 #include "common/json_text.h"
 #include "coordinator/domain/core.h"
+#include "coordinator/domain/run_kind.h"
 #include "coordinator/domain/text.h"
-#include "coordinator/kinds/run_kind.h"
 
 namespace sparring::coordinator {
 

@@ -5,7 +5,7 @@
 
 #include "coordinator/domain/core.h"
 #include "coordinator/domain/events.h"
-#include "coordinator/kinds/run_kind.h"
+#include "coordinator/domain/run_kind.h"
 
 namespace sparring::coordinator {
 

@@ -6,9 +6,9 @@
 #include "common/log.h"
 #include "coordinator/domain/core.h"
 #include "coordinator/domain/events.h"
+#include "coordinator/domain/run_kind.h"
 #include "coordinator/domain/text.h"
 #include "coordinator/domain/validation.h"
-#include "coordinator/kinds/run_kind.h"
 
 namespace sparring::coordinator {
 

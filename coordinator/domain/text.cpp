@@ -5,7 +5,7 @@
 #include <cstdio>
 
 #include "common/printable.h"
-#include "coordinator/kinds/run_kind.h"
+#include "coordinator/domain/run_kind.h"
 
 namespace sparring::coordinator {
 

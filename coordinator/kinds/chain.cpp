@@ -2,7 +2,7 @@
 // previous one made; the coordinator runs them itself through child runs (training_run.h has
 // how a chain starts, advances and stops).
 #include "common/printable.h"
-#include "coordinator/kinds/run_kind.h"
+#include "coordinator/domain/run_kind.h"
 #include "coordinator/kinds/self_play.h"
 #include "coordinator/kinds/training_run.h"
 

@@ -1,6 +1,6 @@
 // Fixed-games runs: exactly the given number of games between the test and base versions,
 // reported as Elo with its interval. Every default of a run kind applies.
-#include "coordinator/kinds/run_kind.h"
+#include "coordinator/domain/run_kind.h"
 
 namespace sparring::coordinator {
 

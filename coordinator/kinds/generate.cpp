@@ -2,8 +2,8 @@
 // report and the coordinator stores (generate_run.h has how openings are chosen and positions
 // checked and stored).
 #include "common/printable.h"
+#include "coordinator/domain/run_kind.h"
 #include "coordinator/kinds/generate_run.h"
-#include "coordinator/kinds/run_kind.h"
 #include "coordinator/kinds/self_play.h"
 #include "proto/opening.h"
 

@@ -1,5 +1,5 @@
 // The one table of run kinds: a new kind is a module file and a line here.
-#include "coordinator/kinds/run_kind.h"
+#include "coordinator/domain/run_kind.h"
 
 namespace sparring::coordinator {
 

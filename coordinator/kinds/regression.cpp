@@ -1,7 +1,7 @@
 // Regression runs: the test version against the base version until the SPRT decides or the
 // maximum number of games is reached.
+#include "coordinator/domain/run_kind.h"
 #include "coordinator/domain/validation.h"
-#include "coordinator/kinds/run_kind.h"
 
 namespace sparring::coordinator {
 

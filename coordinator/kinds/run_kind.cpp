@@ -1,6 +1,6 @@
 // The defaults of a run kind (a run of game pairs played by workers) and the lookups in the
 // registry's table.
-#include "coordinator/kinds/run_kind.h"
+#include "coordinator/domain/run_kind.h"
 
 #include <stdexcept>
 

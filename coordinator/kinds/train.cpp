@@ -2,8 +2,8 @@
 // generation runs; no workers take part (training_run.h has how a run is resolved and its
 // progress recorded).
 #include "common/printable.h"
+#include "coordinator/domain/run_kind.h"
 #include "coordinator/domain/validation.h"
-#include "coordinator/kinds/run_kind.h"
 #include "coordinator/kinds/self_play.h"
 #include "coordinator/kinds/training_run.h"
 

@@ -1,8 +1,8 @@
 // Tuning runs: SPSA on parameters of one built-in version (spsa_run.h has the arithmetic of
 // leases and reports); each lease carries its pairs' perturbations, each report moves the
 // values, and a finished run may start the regression run that verifies its result.
+#include "coordinator/domain/run_kind.h"
 #include "coordinator/domain/validation.h"
-#include "coordinator/kinds/run_kind.h"
 #include "coordinator/kinds/spsa_run.h"
 
 namespace sparring::coordinator {

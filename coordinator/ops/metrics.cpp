@@ -3,8 +3,8 @@
 #include <prometheus/gauge.h>
 #include <prometheus/text_serializer.h>
 
+#include "coordinator/domain/run_kind.h"
 #include "coordinator/domain/text.h"
-#include "coordinator/kinds/run_kind.h"
 
 namespace sparring::coordinator {
 

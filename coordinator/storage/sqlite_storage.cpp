@@ -7,8 +7,8 @@
 #include <limits>
 #include <utility>
 
+#include "coordinator/domain/run_kind.h"
 #include "coordinator/domain/text.h"
-#include "coordinator/kinds/run_kind.h"
 #include "coordinator/storage/compression.h"
 #include "coordinator/storage/json_column.h"
 #include "coordinator/storage/migrations.h"

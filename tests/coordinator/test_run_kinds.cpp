@@ -5,9 +5,9 @@
 #include <set>
 #include <stdexcept>
 
+#include "coordinator/domain/run_kind.h"
 #include "coordinator/domain/text.h"
 #include "coordinator/domain/validation.h"
-#include "coordinator/kinds/run_kind.h"
 #include "coordinator/rpc/convert.h"
 
 namespace sparring::coordinator {

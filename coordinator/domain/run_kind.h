@@ -1,6 +1,7 @@
 // Run kinds as modules: everything that differs between regression, fixed-games, tuning,
 // generation, training and chain runs sits behind this interface, one implementation per
-// kind, registered in one table (registry.cpp). The core, the RPC conversion and storage look
+// kind in coordinator/kinds/, registered in one table (kinds/registry.cpp). The interface is the
+// domain's (kinds implement it); the core, the RPC conversion and storage look
 // a run's kind up and call it; they never branch on the kind themselves.
 #pragma once
 
