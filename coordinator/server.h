@@ -13,10 +13,10 @@
 
 #include "coordinator/domain/core.h"
 #include "coordinator/domain/events.h"
-#include "coordinator/kinds/trainer.h"
 #include "coordinator/ops/http_server.h"
 #include "coordinator/ops/metrics.h"
 #include "coordinator/ops/notifier.h"
+#include "coordinator/ops/trainer.h"
 #include "coordinator/rpc/gate.h"
 #include "coordinator/rpc/services.h"
 #include "coordinator/storage/executor.h"

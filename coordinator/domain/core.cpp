@@ -9,7 +9,6 @@
 #include "coordinator/domain/run_kind.h"
 #include "coordinator/domain/text.h"
 #include "coordinator/domain/validation.h"
-#include "coordinator/kinds/training_run.h"
 
 namespace sparring::coordinator {
 
@@ -217,7 +216,8 @@ void Core::end_run(Storage& storage, Run& run, RunState state, std::string resul
     enqueue_notifications(storage, run);
     if (state == RunState::Finished) start_follow_up(storage, run);
     if (const std::optional<int64_t> chain = storage.find_chain_of_child(run.id))
-        advance_chain(storage, *this, *chain);
+        if (const std::optional<Run> parent = storage.find_run(*chain))
+            run_kind(parent->spec.kind).on_child_ended(storage, *this, *chain);
 }
 
 std::vector<WorkerSummary> Core::list_workers(Storage& storage, bool include_inactive) const {

@@ -96,6 +96,8 @@ class RunKindModule {
     virtual void on_finished(Storage& storage, const Core& core, Run& run) const;
     // Carries on after a user stopped the run (a chain's children).
     virtual void on_stopped(Storage& storage, const Core& core, const Run& run) const;
+    // Carries on after a run this one started ended (a chain's next step); parent is this run.
+    virtual void on_child_ended(Storage& storage, const Core& core, int64_t parent_id) const;
 
     // Proto: reads the kind's own fields of a spec.
     virtual void spec_from_proto(const v1::RunSpec& in, RunSpec* out) const;

@@ -68,6 +68,11 @@ class ChainKind final : public RunKindModule {
         stop_chain_children(storage, core, run);
     }
 
+    // Starts the chain's next step when a step ended.
+    void on_child_ended(Storage& storage, const Core& core, int64_t chain_run_id) const override {
+        advance_chain(storage, core, chain_run_id);
+    }
+
     // Reads the chain's settings and those of its generation and training steps.
     void spec_from_proto(const v1::RunSpec& in, RunSpec* out) const override {
         out->generate = generate_spec_from_proto(in.generate());

@@ -76,6 +76,8 @@ void RunKindModule::on_finished(Storage&, const Core&, Run&) const {}
 
 void RunKindModule::on_stopped(Storage&, const Core&, const Run&) const {}
 
+void RunKindModule::on_child_ended(Storage&, const Core&, int64_t) const {}
+
 void RunKindModule::spec_from_proto(const v1::RunSpec&, RunSpec*) const {}
 
 void RunKindModule::status_to_proto(const Run&, v1::RunStatus*) const {}

@@ -1,4 +1,4 @@
-#include "coordinator/kinds/trainer.h"
+#include "coordinator/ops/trainer.h"
 
 #include <future>
 #include <stdexcept>
