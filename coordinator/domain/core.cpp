@@ -134,6 +134,7 @@ absl::StatusOr<Run> Core::submit_run(Storage& storage, RunSpec spec) const {
     if (!record.ok()) return record.status();
     Run run;
     run.spec = std::move(spec);
+    run.spec.sprt_stored = run_kind(run.spec.kind).keeps_sprt();
     run.test_id = test->id;
     run.base_id = base->id;
     run.book_size = run.spec.book.openings.size();

@@ -233,6 +233,9 @@ struct RunSpec {
     // Clock runs: the speed of the test version's engine the clock is defined for; each worker
     // scales the clock by reference_nps over its own speed (0: raw clocks).
     uint64_t reference_nps = 0;
+    // Whether its SPRT settings are stored with it (regression runs, and tuning runs for their
+    // verification): set by the core from the run's kind, read back from the stored settings.
+    bool sprt_stored = false;
 };
 
 // Result counts of a run, a report or a worker, from the test version's point of view.

@@ -27,11 +27,11 @@ class RegressionKind final : public RunKindModule {
         run.sprt = stats::sprt(run.counts.penta, run.spec.sprt);
     }
 
-    // Ends the run when the SPRT accepts a hypothesis or its games run out.
+    // Ends the run when the SPRT accepts a hypothesis or its games run out: the LLR past a
+    // bound, as stats::sprt decides (also for a run read back, whose state is not stored).
     std::optional<std::string> verdict(const Run& run) const override {
-        if (run.sprt.state != stats::SprtResult::State::Continue)
-            return run.sprt.state == stats::SprtResult::State::AcceptH1 ? "H1 accepted"
-                                                                        : "H0 accepted";
+        if (run.counts.pairs > 0 && run.sprt.llr > run.sprt.upper) return "H1 accepted";
+        if (run.counts.pairs > 0 && run.sprt.llr < run.sprt.lower) return "H0 accepted";
         if (uint64_t(run.counts.pairs) >= run.pairs_total()) return "maximum games reached";
         return std::nullopt;
     }

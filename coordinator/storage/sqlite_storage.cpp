@@ -7,7 +7,6 @@
 #include <limits>
 #include <utility>
 
-#include "coordinator/domain/run_kind.h"
 #include "coordinator/domain/text.h"
 #include "coordinator/storage/compression.h"
 #include "coordinator/storage/json_column.h"
@@ -78,6 +77,7 @@ Run read_run(const Statement& s) {
     r.spec.book.seed = uint64_t(s.int64(10));
     r.spec.games = uint64_t(s.int64(11));
     if (!s.is_null(12)) {
+        r.spec.sprt_stored = true;
         r.spec.sprt.elo0 = s.real(12);
         r.spec.sprt.elo1 = s.real(13);
         r.spec.sprt.alpha = s.real(14);
@@ -110,10 +110,6 @@ Run read_run(const Statement& s) {
     r.sprt.llr = s.real(42);
     r.sprt.lower = s.real(43);
     r.sprt.upper = s.real(44);
-    if (run_kind(r.spec.kind).decided_by_sprt() && r.counts.pairs > 0)
-        r.sprt.state = r.sprt.llr >= r.sprt.upper   ? stats::SprtResult::State::AcceptH1
-                       : r.sprt.llr <= r.sprt.lower ? stats::SprtResult::State::AcceptH0
-                                                    : stats::SprtResult::State::Continue;
     r.created_ms = s.int64(45);
     r.finished_ms = s.int64(46);
     r.spec.test_version = s.text(47);
@@ -387,7 +383,7 @@ std::vector<Version> SqliteStorage::list_versions() {
 }
 
 int64_t SqliteStorage::insert_run(const Run& r) {
-    const bool sprt = run_kind(r.spec.kind).keeps_sprt();
+    const bool sprt = r.spec.sprt_stored;
     const auto real_if = [sprt](double value) {
         return sprt ? std::optional<double>(value) : std::nullopt;
     };

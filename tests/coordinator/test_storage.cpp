@@ -243,6 +243,35 @@ TEST(Storage, RolledBackWritesLeaveNoTrace) {
     reopened.commit();
 }
 
+// What storage writes of a run's SPRT is data on the run (issue 28): settings stored when the
+// core marked them kept, NULL otherwise, and the mark read back from the stored settings.
+TEST(Storage, ARunsSprtSettingsAreStoredWhenMarkedKeptAndReadBackWithTheMark) {
+    TempDatabase db;
+    SqliteStorage s(db.path());
+    s.begin(true);
+    const int64_t version = s.insert_version(uci_version());
+    coordinator::Run run;
+    run.test_id = run.base_id = version;
+    run.spec.games = 100;
+    run.spec.book.openings = {{"8/8/8/8/8/8/8/K6k w - - 0 1", {}}};
+    run.spec.sprt.elo0 = 0.5;
+    run.spec.sprt.elo1 = 2.5;
+    run.spec.sprt.alpha = 0.05;
+    run.spec.sprt.beta = 0.1;
+    run.spec.sprt_stored = true;
+    const int64_t kept = s.insert_run(run);
+    run.spec.sprt_stored = false;
+    const int64_t dropped = s.insert_run(run);
+    const coordinator::Run a = *s.find_run(kept);
+    EXPECT_TRUE(a.spec.sprt_stored);
+    EXPECT_EQ(a.spec.sprt.elo1, 2.5);
+    EXPECT_EQ(a.spec.sprt.beta, 0.1);
+    const coordinator::Run b = *s.find_run(dropped);
+    EXPECT_FALSE(b.spec.sprt_stored);
+    EXPECT_NE(b.spec.sprt.elo1, 2.5) << "no settings stored: the defaults come back";
+    s.commit();
+}
+
 TEST(Storage, FreePairsAreTakenLowestFirstAndSplit) {
     TempDatabase db;
     SqliteStorage s(db.path());
