@@ -144,7 +144,7 @@ absl::StatusOr<Run> Core::submit_run(Storage& storage, RunSpec spec) const {
     if (run.spec.follow_up) storage.insert_follow_up(run.id, *run.spec.follow_up);
     publish(storage, RunSubmitted{run.id, run.spec.kind, run.spec.test_version,
                                   run.spec.base_version, run.spec.games, run.spec.owner});
-    (*record)(storage, *this, run);
+    apply(storage, (*record)(storage, run));
     return get_run(storage, run.id);
 }
 
@@ -213,12 +213,58 @@ void Core::end_run(Storage& storage, Run& run, RunState state, std::string resul
     storage.update_run(run);
     publish(storage, RunFinished{run.id, run.spec.kind, run.state, run.result, run.counts, run.elo,
                                  run.sprt.llr});
-    if (state == RunState::Stopped) run_kind(run.spec.kind).on_stopped(storage, *this, run);
+    const RunKindModule& kind = run_kind(run.spec.kind);
+    if (state == RunState::Stopped) apply(storage, kind.on_stopped(storage, run));
     enqueue_notifications(storage, run);
     if (state == RunState::Finished) start_follow_up(storage, run);
     if (const std::optional<int64_t> chain = storage.find_chain_of_child(run.id))
         if (const std::optional<Run> parent = storage.find_run(*chain))
-            run_kind(parent->spec.kind).on_child_ended(storage, *this, *chain);
+            apply(storage, run_kind(parent->spec.kind).on_child_ended(storage, *chain));
+    if (state == RunState::Finished) apply(storage, kind.on_finished(storage, run));
+}
+
+void Core::apply(Storage& storage, KindEffects effects) const {
+    if (effects.tune) storage.update_tune(*effects.tune);
+    if (effects.tune && effects.tune_point)
+        storage.insert_tune_point(effects.tune->run_id, *effects.tune_point);
+    std::string version;
+    int64_t started = 0;
+    absl::Status status;
+    if (effects.add_version) {
+        // The name asked for, or the first of NAME.2, NAME.3, ... not yet taken.
+        Version v = std::move(*effects.add_version);
+        const std::string name = v.name;
+        for (int n = 2; storage.find_version(v.name); ++n) v.name = name + "." + std::to_string(n);
+        absl::StatusOr<Version> added = add_version(storage, std::move(v));
+        if (added.ok())
+            version = added->name;
+        else
+            status = added.status();
+    }
+    if (status.ok() && effects.start_run) {
+        if (!version.empty()) effects.start_run->test_version = version;
+        absl::StatusOr<Run> run = submit_run(storage, std::move(*effects.start_run));
+        if (run.ok())
+            started = run->id;
+        else
+            status = run.status();
+    }
+    if (status.ok() && effects.record && (!version.empty() || started))
+        effects.record(storage, version, started);
+    if (!status.ok())
+        if (std::optional<Run> run = storage.find_run(effects.failure.run_id)) {
+            const std::string why = effects.failure.prefix + ": " + std::string(status.message());
+            if (!effects.failure.stops) {
+                run->result += "; " + why;
+                storage.update_run(*run);
+            } else if (run->state == RunState::Active) {
+                end_run(storage, *run, RunState::Stopped, why);
+            }
+        }
+    for (const KindEffects::End& end : effects.end_runs)
+        if (std::optional<Run> run = storage.find_run(end.run_id);
+            run && run->state == RunState::Active)
+            end_run(storage, *run, end.state, end.result);
 }
 
 std::vector<WorkerSummary> Core::list_workers(Storage& storage, bool include_inactive) const {

@@ -21,6 +21,7 @@ namespace sparring::coordinator {
 
 class EventBus;
 struct Event;
+struct KindEffects;
 
 // A batch leased to a worker, with everything needed to play it.
 struct LeaseGrant {
@@ -182,6 +183,10 @@ class Core {
     // Ends a run: records why and stops its leases; a chain's children stop with it, and
     // the chain a run belongs to moves on.
     void end_run(Storage& storage, Run& run, RunState state, std::string result) const;
+    // Applies what a run kind decided (kinds return effects; the core carries them out), in
+    // the caller's transaction: a tuning run's values and trajectory point, a version added
+    // under a free name, a run submitted, their record in the kind's state, the runs ended.
+    void apply(Storage& storage, KindEffects effects) const;
 
     // Records a new worker process of the caller's token.
     absl::StatusOr<Worker> register_worker(Storage& storage, const Caller& caller,

@@ -395,7 +395,7 @@ absl::StatusOr<ReportAck> Core::report_results(Storage& storage, const Caller& c
     }
     storage.insert_report(record);
     storage.add_worker_games(report.worker_id, 2 * record.counts.pairs);
-    kind.count_report(storage, run, *batch, report, now);
+    apply(storage, kind.count_report(storage, run, *batch, report, now));
 
     batch->pairs_reported += uint32_t(report.pairs.size());
     batch->last_sequence = report.sequence;
@@ -415,7 +415,6 @@ absl::StatusOr<ReportAck> Core::report_results(Storage& storage, const Caller& c
 
     if (std::optional<std::string> verdict = kind.verdict(run)) {
         end_run(storage, run, RunState::Finished, std::move(*verdict));
-        kind.on_finished(storage, *this, run);
     }
     const bool over = batch->state != BatchState::Leased && batch->state != BatchState::Done;
     return ReportAck{false, over, batch->expires_ms};

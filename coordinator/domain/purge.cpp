@@ -144,7 +144,6 @@ absl::StatusOr<Run> Core::purge_worker(Storage& storage, const Caller& caller, i
     publish(storage, RunProgressed{run.id, run.counts, run.elo, run.sprt.llr});
     if (active && verdict) {
         end_run(storage, run, RunState::Finished, std::move(*verdict));
-        kind.on_finished(storage, *this, run);
     }
     return get_run(storage, run_id);
 }

@@ -163,7 +163,6 @@ absl::StatusOr<Run> Core::modify_run(Storage& storage, const Caller& caller,
     if (active && change.games)
         if (std::optional<std::string> verdict = kind.verdict(run)) {
             end_run(storage, run, RunState::Finished, std::move(*verdict));
-            kind.on_finished(storage, *this, run);
         }
     return get_run(storage, run.id);
 }

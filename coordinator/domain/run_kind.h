@@ -21,8 +21,39 @@ namespace sparring::coordinator {
 // Checks that a game's PGN, when it was read, has white's outcome as its Result.
 absl::Status check_pgn_result(const GameRecord& game, Outcome white, const std::string& name);
 
-// Records a kind's own state once its run has been inserted and has an id.
-using RecordKindState = std::function<void(Storage& storage, const Core& core, const Run& run)>;
+// What a kind asks the core to do once it has counted a report, ended a run or recorded a new
+// run: the kind decides, the core applies it in the same transaction, in this order.
+struct KindEffects {
+    // A tuning run's values after the counted pairs and the trajectory point they reach.
+    std::optional<TuneState> tune;
+    std::optional<TunePoint> tune_point;
+    // A version to add, under its name or, when that is taken, NAME.2, NAME.3, ...
+    std::optional<Version> add_version;
+    // A run to submit; when a version is added too, the run tests it.
+    std::optional<RunSpec> start_run;
+    // Records in the kind's state what was added and started (the version's name, "" for
+    // none; the run's id, 0 for none).
+    std::function<void(Storage& storage, const std::string& version, int64_t run_id)> record;
+    // When the version or the run cannot be added or started: the run that says why, and
+    // whether it ends (stopped, its result the prefix and the reason) or, already over, adds
+    // "; " and them to its result.
+    struct Failure {
+        int64_t run_id = 0;
+        bool stops = false;
+        std::string prefix;
+    } failure;
+    // Runs to end afterwards, each with a state and a result.
+    struct End {
+        int64_t run_id = 0;
+        RunState state = RunState::Stopped;
+        std::string result;
+    };
+    std::vector<End> end_runs;
+};
+
+// Records a kind's own state once its run has been inserted and has an id; returns what the
+// core does next (a chain's first step).
+using RecordKindState = std::function<KindEffects(Storage& storage, const Run& run)>;
 
 // One run kind. The defaults describe a run of game pairs played by workers, each opening
 // played once with each colour, that completes when all its pairs are counted.
@@ -79,9 +110,10 @@ class RunKindModule {
     // Accounts a counted pair beyond its result counts.
     virtual void count_pair(Storage& storage, const Run& run, const Batch& batch,
                             const PairRecord& pair) const;
-    // Accounts a counted report beyond its result counts.
-    virtual void count_report(Storage& storage, const Run& run, const Batch& batch,
-                              const Report& report, int64_t now_ms) const;
+    // Returns what a counted report changes beyond its result counts (a tuning run's values
+    // and trajectory point).
+    virtual KindEffects count_report(Storage& storage, const Run& run, const Batch& batch,
+                                     const Report& report, int64_t now_ms) const;
 
     // Statistics: whether an SPRT decides the run (its LLR is kept and shown).
     virtual bool decided_by_sprt() const { return false; }
@@ -92,12 +124,13 @@ class RunKindModule {
 
     // Ending: returns the result that ends the run after a counted report, if any.
     virtual std::optional<std::string> verdict(const Run& run) const;
-    // Carries on after the run finished by its verdict (a tuning run's verification).
-    virtual void on_finished(Storage& storage, const Core& core, Run& run) const;
-    // Carries on after a user stopped the run (a chain's children).
-    virtual void on_stopped(Storage& storage, const Core& core, const Run& run) const;
-    // Carries on after a run this one started ended (a chain's next step); parent is this run.
-    virtual void on_child_ended(Storage& storage, const Core& core, int64_t parent_id) const;
+    // Returns what follows the run's finishing (a tuning run's verification).
+    virtual KindEffects on_finished(Storage& storage, const Run& run) const;
+    // Returns what follows the run's stopping (the end of a chain's active children).
+    virtual KindEffects on_stopped(Storage& storage, const Run& run) const;
+    // Returns what follows the end of a run this one started (a chain's next step or its
+    // end); parent is this run.
+    virtual KindEffects on_child_ended(Storage& storage, int64_t parent_id) const;
 
     // Proto: reads the kind's own fields of a spec.
     virtual void spec_from_proto(const v1::RunSpec& in, RunSpec* out) const;

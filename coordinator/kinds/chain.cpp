@@ -45,10 +45,10 @@ class ChainKind final : public RunKindModule {
                                             const Version& base) const override {
         absl::StatusOr<ChainSetup> chain = resolve_chain(spec, base);
         if (!chain.ok()) return chain.status();
-        return RecordKindState([chain = std::move(*chain)](Storage& storage, const Core& core,
-                                                           const Run& run) mutable {
-            start_chain(storage, core, std::move(chain), run);
-        });
+        return RecordKindState(
+            [chain = std::move(*chain)](Storage& storage, const Run& run) mutable {
+                return start_chain(storage, std::move(chain), run);
+            });
     }
 
     // Reads the generations with what their runs gave, and the settings of its steps.
@@ -64,13 +64,13 @@ class ChainKind final : public RunKindModule {
     }
 
     // Stops the active child of a stopped chain.
-    void on_stopped(Storage& storage, const Core& core, const Run& run) const override {
-        stop_chain_children(storage, core, run);
+    KindEffects on_stopped(Storage& storage, const Run& run) const override {
+        return stop_chain_children(storage, run);
     }
 
     // Starts the chain's next step when a step ended.
-    void on_child_ended(Storage& storage, const Core& core, int64_t chain_run_id) const override {
-        advance_chain(storage, core, chain_run_id);
+    KindEffects on_child_ended(Storage& storage, int64_t chain_run_id) const override {
+        return advance_chain(storage, chain_run_id);
     }
 
     // Reads the chain's settings and those of its generation and training steps.

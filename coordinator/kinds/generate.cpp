@@ -37,11 +37,12 @@ class GenerateKind final : public RunKindModule {
         if (!generate.ok()) return generate.status();
         spec.book.random_order = false;
         spec.book.seed = generate->seed;
-        return RecordKindState([generate = std::move(*generate)](Storage& storage, const Core&,
-                                                                 const Run& run) mutable {
-            generate.run_id = run.id;
-            storage.insert_generate(generate);
-        });
+        return RecordKindState(
+            [generate = std::move(*generate)](Storage& storage, const Run& run) mutable {
+                generate.run_id = run.id;
+                storage.insert_generate(generate);
+                return KindEffects();
+            });
     }
 
     // Reads the settings and the positions stored.

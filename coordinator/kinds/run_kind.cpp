@@ -16,7 +16,7 @@ absl::Status RunKindModule::check_spec(RunSpec& spec) const {
 }
 
 absl::StatusOr<RecordKindState> RunKindModule::prepare(Storage&, RunSpec&, const Version&) const {
-    return RecordKindState([](Storage&, const Core&, const Run&) {});
+    return RecordKindState([](Storage&, const Run&) { return KindEffects(); });
 }
 
 void RunKindModule::load(Storage&, Run&) const {}
@@ -62,7 +62,9 @@ absl::Status RunKindModule::check_pair(const PairRecord& pair, const std::string
 
 void RunKindModule::count_pair(Storage&, const Run&, const Batch&, const PairRecord&) const {}
 
-void RunKindModule::count_report(Storage&, const Run&, const Batch&, const Report&, int64_t) const {
+KindEffects RunKindModule::count_report(Storage&, const Run&, const Batch&, const Report&,
+                                        int64_t) const {
+    return {};
 }
 
 void RunKindModule::refresh_statistics(Run&) const {}
@@ -72,11 +74,17 @@ std::optional<std::string> RunKindModule::verdict(const Run& run) const {
     return std::nullopt;
 }
 
-void RunKindModule::on_finished(Storage&, const Core&, Run&) const {}
+KindEffects RunKindModule::on_finished(Storage&, const Run&) const {
+    return {};
+}
 
-void RunKindModule::on_stopped(Storage&, const Core&, const Run&) const {}
+KindEffects RunKindModule::on_stopped(Storage&, const Run&) const {
+    return {};
+}
 
-void RunKindModule::on_child_ended(Storage&, const Core&, int64_t) const {}
+KindEffects RunKindModule::on_child_ended(Storage&, int64_t) const {
+    return {};
+}
 
 void RunKindModule::spec_from_proto(const v1::RunSpec&, RunSpec*) const {}
 

@@ -27,13 +27,6 @@ int64_t step_of(const Batch& batch, uint32_t index) {
 
 }  // namespace
 
-std::string free_version_name(Storage& storage, const std::string& name) {
-    std::string candidate = name;
-    for (int n = 2; storage.find_version(candidate); ++n)
-        candidate = name + "." + std::to_string(n);
-    return candidate;
-}
-
 absl::StatusOr<TuneState> resolve_tune(const RunSpec& spec, const Version& base) {
     const TuneSpec& tune = spec.tune;
     if (spec.test_version != spec.base_version)
@@ -109,8 +102,8 @@ void fill_tune_lease(Storage& storage, LeaseGrant& grant) {
             spsa::make_step(state.params, theta, schedule, step_of(grant.batch, i), state.seed));
 }
 
-void apply_tune_report(Storage& storage, const Run& run, const Batch& batch, const Report& report,
-                       int64_t now_ms) {
+KindEffects apply_tune_report(Storage& storage, const Run& run, const Batch& batch,
+                              const Report& report, int64_t now_ms) {
     TuneState state = *storage.find_tune(run.id);
     const spsa::Schedule schedule = tune_schedule(run);
     for (const PairRecord& pair : report.pairs) {
@@ -119,8 +112,10 @@ void apply_tune_report(Storage& storage, const Run& run, const Batch& batch, con
         spsa::apply_result(state.params, step, pair_result(pair), state.theta);
         ++state.pairs_applied;
     }
-    storage.update_tune(state);
-    storage.insert_tune_point(run.id, {state.pairs_applied, now_ms, state.theta});
+    KindEffects effects;
+    effects.tune_point = TunePoint{state.pairs_applied, now_ms, state.theta};
+    effects.tune = std::move(state);
+    return effects;
 }
 
 Version tuned_version(const Version& base, const TuneState& state) {
@@ -140,21 +135,19 @@ Version tuned_version(const Version& base, const TuneState& state) {
     return v;
 }
 
-absl::Status finish_tune(Storage& storage, const Core& core, const Run& run) {
-    std::optional<TuneState> state = storage.find_tune(run.id);
-    if (!state || !state->verify) return absl::OkStatus();
+KindEffects finish_tune(Storage& storage, const Run& run) {
+    KindEffects effects;
+    const std::optional<TuneState> state = storage.find_tune(run.id);
+    if (!state || !state->verify) return effects;
     const Version base = *storage.find_version(run.base_id);
     Version tuned = tuned_version(base, *state);
-    tuned.name = free_version_name(
-        storage, std::string(utf8_prefix(base.name, 40)) + "-tuned-" + std::to_string(run.id));
+    tuned.name = std::string(utf8_prefix(base.name, 40)) + "-tuned-" + std::to_string(run.id);
     tuned.description = "SPSA tuning run " + std::to_string(run.id) + " of " + base.name;
     tuned.owner = run.spec.owner;
-    absl::StatusOr<Version> added = core.add_version(storage, tuned);
-    if (!added.ok()) return added.status();
+    effects.add_version = std::move(tuned);
 
     RunSpec spec;
     spec.kind = RunKind::Regression;
-    spec.test_version = added->name;
     spec.base_version = base.name;
     spec.time_control = run.spec.time_control;
     spec.book = storage.load_book(run.id);
@@ -165,12 +158,16 @@ absl::Status finish_tune(Storage& storage, const Core& core, const Run& run) {
     spec.pairs_per_thread = run.spec.pairs_per_thread;
     spec.description = "verification of tuning run " + std::to_string(run.id);
     spec.owner = run.spec.owner;
-    absl::StatusOr<Run> verify = core.submit_run(storage, std::move(spec));
-    if (!verify.ok()) return verify.status();
-    state->tuned_version = added->name;
-    state->verify_run_id = verify->id;
-    storage.update_tune(*state);
-    return absl::OkStatus();
+    effects.start_run = std::move(spec);
+    effects.record = [run_id = run.id](Storage& store, const std::string& version,
+                                       int64_t verify_run_id) {
+        TuneState tune = *store.find_tune(run_id);
+        tune.tuned_version = version;
+        tune.verify_run_id = verify_run_id;
+        store.update_tune(tune);
+    };
+    effects.failure = {run.id, false, "verification not started"};
+    return effects;
 }
 
 absl::StatusOr<TuneHistory> tune_history(Storage& storage, int64_t run_id) {

@@ -14,8 +14,7 @@
 #include <cstdint>
 
 #include "absl/status/statusor.h"
-#include "coordinator/domain/core.h"
-#include "coordinator/domain/storage.h"
+#include "coordinator/domain/run_kind.h"
 #include "stats/spsa.h"
 
 namespace sparring::coordinator {
@@ -36,17 +35,16 @@ void snapshot_tune(Storage& storage, const Batch& batch);
 // Fills a granted batch of a tuning run with the perturbation of each of its pairs.
 void fill_tune_lease(Storage& storage, LeaseGrant& grant);
 
-// Applies the reported pairs of a tuning batch to the run's values and records the
-// trajectory point they reach.
-void apply_tune_report(Storage& storage, const Run& run, const Batch& batch, const Report& report,
-                       int64_t now_ms);
+// Returns the values of a tuning run after the reported pairs of a batch and the trajectory
+// point they reach.
+KindEffects apply_tune_report(Storage& storage, const Run& run, const Batch& batch,
+                              const Report& report, int64_t now_ms);
 
-// Makes a version of a finished tuning run's values and, if asked, starts the regression
-// run that verifies it against the base version.
-absl::Status finish_tune(Storage& storage, const Core& core, const Run& run);
-
-// Returns a version name not yet taken: NAME, then NAME.2, NAME.3, ...
-std::string free_version_name(Storage& storage, const std::string& name);
+// Returns, for a finished tuning run that asked for a verification, the version its values
+// make and the regression run that verifies it against the base version; a verification
+// that cannot start (its version refused, say) does not refuse the report that finished the
+// tuning: the run's result says why instead.
+KindEffects finish_tune(Storage& storage, const Run& run);
 
 // Returns the version a tuning run's current values make: the base version's preset and
 // overrides with the tuned parameters rounded, and its bench signature.

@@ -41,11 +41,11 @@ class TrainKind final : public RunKindModule {
         absl::StatusOr<TrainState> train = resolve_train(storage, spec, base);
         if (!train.ok()) return train.status();
         spec.train = train->spec;
-        return RecordKindState(
-            [train = std::move(*train)](Storage& store, const Core&, const Run& run) mutable {
-                train.run_id = run.id;
-                store.insert_train(train);
-            });
+        return RecordKindState([train = std::move(*train)](Storage& store, const Run& run) mutable {
+            train.run_id = run.id;
+            store.insert_train(train);
+            return KindEffects();
+        });
     }
 
     // Reads the settings, progress and result.

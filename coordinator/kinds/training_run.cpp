@@ -90,13 +90,19 @@ RunSpec child_spec(Storage& storage, const Run& chain, RunKind kind, const std::
     return spec;
 }
 
-// Starts the next run of a chain's current generation; returns its id or why it could not.
-absl::StatusOr<int64_t> start_child(Storage& storage, const Core& core, const Run& chain,
-                                    const ChainState& state, ChainGeneration& g) {
+// Returns the start of the next run of a chain's current generation, recorded in the
+// generation once started; a run that cannot start stops the chain.
+KindEffects start_child(Storage& storage, const Run& chain, const ChainState& state,
+                        const ChainGeneration& g) {
     const std::string of =
         " of generation " + std::to_string(g.generation) + " of chain " + std::to_string(chain.id);
-    absl::StatusOr<Run> child;
+    KindEffects effects;
+    effects.failure = {chain.id, true,
+                       "generation " + std::to_string(g.generation) + " could not go on"};
+    // Which of the generation's runs the started run is.
+    enum class Step { Generate, Train, Verify } step;
     if (!g.generate_run_id) {
+        step = Step::Generate;
         RunSpec spec =
             child_spec(storage, chain, RunKind::Generate, g.version, g.version, "self-play" + of);
         const GenerateState settings = *storage.find_generate(chain.id);
@@ -104,35 +110,40 @@ absl::StatusOr<int64_t> start_child(Storage& storage, const Core& core, const Ru
         spec.generate.seed = settings.seed + uint64_t(g.generation - 1);
         spec.generate.random_plies = settings.random_plies;
         spec.generate.filters = settings.filters;
-        child = core.submit_run(storage, std::move(spec));
-        if (child.ok()) g.generate_run_id = child->id;
+        effects.start_run = std::move(spec);
     } else if (!g.train_run_id) {
+        step = Step::Train;
         RunSpec spec =
             child_spec(storage, chain, RunKind::Train, g.version, g.version, "training" + of);
         spec.train = storage.find_train(chain.id)->spec;
         spec.train.data_runs = {g.generate_run_id};
-        child = core.submit_run(storage, std::move(spec));
-        if (child.ok()) g.train_run_id = child->id;
+        effects.start_run = std::move(spec);
     } else {
+        step = Step::Verify;
         const Version base = *storage.find_version(g.version);
         Version trained = trained_version(base, *storage.find_train(g.train_run_id));
-        trained.name =
-            free_version_name(storage, state.spec.name + "-g" + std::to_string(g.generation));
+        trained.name = state.spec.name + "-g" + std::to_string(g.generation);
         trained.description = "training run " + std::to_string(g.train_run_id) + of;
         trained.owner = chain.spec.owner;
-        absl::StatusOr<Version> added = core.add_version(storage, trained);
-        if (!added.ok()) return added.status();
-        g.trained_version = added->name;
-        RunSpec spec = child_spec(storage, chain, RunKind::Regression, added->name, g.version,
-                                  "verification" + of);
+        effects.add_version = std::move(trained);
+        RunSpec spec =
+            child_spec(storage, chain, RunKind::Regression, "", g.version, "verification" + of);
         spec.sprt = chain.spec.sprt;
         spec.games = state.spec.verify_games;
-        child = core.submit_run(storage, std::move(spec));
-        if (child.ok()) g.verify_run_id = child->id;
+        effects.start_run = std::move(spec);
     }
-    if (!child.ok()) return child.status();
-    storage.save_chain_generation(chain.id, g);
-    return child->id;
+    effects.record = [chain_id = chain.id, g, step](Storage& store, const std::string& version,
+                                                    int64_t run_id) {
+        ChainGeneration started = g;
+        if (step == Step::Generate) started.generate_run_id = run_id;
+        if (step == Step::Train) started.train_run_id = run_id;
+        if (step == Step::Verify) {
+            started.trained_version = version;
+            started.verify_run_id = run_id;
+        }
+        store.save_chain_generation(chain_id, started);
+    };
+    return effects;
 }
 
 }  // namespace
@@ -197,7 +208,7 @@ absl::StatusOr<ChainSetup> resolve_chain(const RunSpec& spec, const Version& ver
     return setup;
 }
 
-void start_chain(Storage& storage, const Core& core, ChainSetup setup, const Run& run) {
+KindEffects start_chain(Storage& storage, ChainSetup setup, const Run& run) {
     setup.chain.run_id = setup.generate.run_id = setup.train.run_id = run.id;
     if (setup.chain.spec.name.empty()) setup.chain.spec.name = "chain" + std::to_string(run.id);
     storage.insert_chain(setup.chain);
@@ -207,15 +218,17 @@ void start_chain(Storage& storage, const Core& core, ChainSetup setup, const Run
     first.generation = 1;
     first.version = run.spec.test_version;
     storage.save_chain_generation(run.id, first);
-    advance_chain(storage, core, run.id);
+    return advance_chain(storage, run.id);
 }
 
-void advance_chain(Storage& storage, const Core& core, int64_t chain_run_id) {
-    Run chain = *storage.find_run(chain_run_id);
-    if (chain.state != RunState::Active) return;
+KindEffects advance_chain(Storage& storage, int64_t chain_run_id) {
+    KindEffects effects;
+    const Run chain = *storage.find_run(chain_run_id);
+    if (chain.state != RunState::Active) return effects;
     ChainState state = *storage.find_chain(chain_run_id);
-    const auto stop = [&](const std::string& why) {
-        core.end_run(storage, chain, RunState::Stopped, why);
+    const auto end = [&](RunState as, std::string result) {
+        effects.end_runs.push_back({chain.id, as, std::move(result)});
+        return effects;
     };
     for (;;) {
         ChainGeneration& g = state.generations.back();
@@ -225,18 +238,17 @@ void advance_chain(Storage& storage, const Core& core, int64_t chain_run_id) {
                                             : g.generate_run_id;
         if (child_id) {
             const Run child = *storage.find_run(child_id);
-            if (child.state == RunState::Active) return;
+            if (child.state == RunState::Active) return effects;
             if (child.state == RunState::Stopped)
-                return stop("run " + std::to_string(child_id) + " of generation " +
-                            std::to_string(g.generation) + " ended: " + child.result);
+                return end(RunState::Stopped, "run " + std::to_string(child_id) +
+                                                  " of generation " + std::to_string(g.generation) +
+                                                  " ended: " + child.result);
         }
         if (g.verify_run_id) {
-            if (g.generation >= state.spec.generations) {
-                core.end_run(storage, chain, RunState::Finished,
-                             "completed: " + std::to_string(g.generation) +
-                                 " generations, last version " + g.trained_version);
-                return;
-            }
+            if (g.generation >= state.spec.generations)
+                return end(RunState::Finished, "completed: " + std::to_string(g.generation) +
+                                                   " generations, last version " +
+                                                   g.trained_version);
             ChainGeneration next;
             next.generation = g.generation + 1;
             next.version = g.trained_version;
@@ -244,26 +256,21 @@ void advance_chain(Storage& storage, const Core& core, int64_t chain_run_id) {
             state.generations.push_back(std::move(next));
             continue;
         }
-        absl::StatusOr<int64_t> started = start_child(storage, core, chain, state, g);
-        if (!started.ok())
-            return stop("generation " + std::to_string(g.generation) +
-                        " could not go on: " + std::string(started.status().message()));
-        // A training run ends by the trainer, the others by reports: wait for it.
-        return;
+        // A training run ends by the trainer, the others by reports: the chain waits for it.
+        return start_child(storage, chain, state, g);
     }
 }
 
-void stop_chain_children(Storage& storage, const Core& core, const Run& chain) {
+KindEffects stop_chain_children(Storage& storage, const Run& chain) {
+    KindEffects effects;
     const std::optional<ChainState> state = storage.find_chain(chain.id);
-    if (!state) return;
+    if (!state) return effects;
     for (const ChainGeneration& g : state->generations)
-        for (int64_t id : {g.generate_run_id, g.train_run_id, g.verify_run_id}) {
-            if (!id) continue;
-            Run child = *storage.find_run(id);
-            if (child.state == RunState::Active)
-                core.end_run(storage, child, RunState::Stopped,
-                             "stopped with chain " + std::to_string(chain.id));
-        }
+        for (int64_t id : {g.generate_run_id, g.train_run_id, g.verify_run_id})
+            if (id && storage.find_run(id)->state == RunState::Active)
+                effects.end_runs.push_back(
+                    {id, RunState::Stopped, "stopped with chain " + std::to_string(chain.id)});
+    return effects;
 }
 
 void fill_chain_generations(Storage& storage, ChainState& chain) {
@@ -303,9 +310,10 @@ bool record_epoch(Storage& storage, const TrainState& progress, int epoch, doubl
     return true;
 }
 
-void finish_training(Storage& storage, const Core& core, const TrainState& result, uint64_t bench) {
+KindEffects finish_training(Storage& storage, const TrainState& result, uint64_t bench) {
+    KindEffects effects;
     std::optional<Run> run = storage.find_run(result.run_id);
-    if (!run || run->state != RunState::Active) return;
+    if (!run || run->state != RunState::Active) return effects;
     TrainState state = *storage.find_train(result.run_id);
     state.epoch = result.epoch;
     state.final_loss = result.final_loss;
@@ -315,13 +323,16 @@ void finish_training(Storage& storage, const Core& core, const TrainState& resul
     char loss[96];
     std::snprintf(loss, sizeof loss, "completed: loss %.7f -> %.7f", state.initial_loss,
                   state.final_loss);
-    core.end_run(storage, *run, RunState::Finished, loss);
+    effects.end_runs.push_back({run->id, RunState::Finished, loss});
+    return effects;
 }
 
-void fail_training(Storage& storage, const Core& core, int64_t run_id, const std::string& why) {
+KindEffects fail_training(Storage& storage, int64_t run_id, const std::string& why) {
+    KindEffects effects;
     std::optional<Run> run = storage.find_run(run_id);
-    if (!run || run->state != RunState::Active) return;
-    core.end_run(storage, *run, RunState::Stopped, "failed: " + why);
+    if (run && run->state == RunState::Active)
+        effects.end_runs.push_back({run_id, RunState::Stopped, "failed: " + why});
+    return effects;
 }
 
 }  // namespace sparring::coordinator

@@ -12,8 +12,7 @@
 #include <cstdint>
 
 #include "absl/status/statusor.h"
-#include "coordinator/domain/core.h"
-#include "coordinator/domain/storage.h"
+#include "coordinator/domain/run_kind.h"
 
 namespace sparring::coordinator {
 
@@ -30,14 +29,15 @@ struct ChainSetup {
 };
 absl::StatusOr<ChainSetup> resolve_chain(const RunSpec& spec, const Version& version);
 
-// Records a chain run just inserted and starts its first generation.
-void start_chain(Storage& storage, const Core& core, ChainSetup setup, const Run& run);
+// Records a chain run just inserted and returns the start of its first generation.
+KindEffects start_chain(Storage& storage, ChainSetup setup, const Run& run);
 
-// Moves a chain on after one of its children ended: starts the next step, or ends the chain.
-void advance_chain(Storage& storage, const Core& core, int64_t chain_run_id);
+// Returns how a chain moves on after one of its children ended: the next step starts, or the
+// chain ends.
+KindEffects advance_chain(Storage& storage, int64_t chain_run_id);
 
-// Stops the active children of a stopped chain.
-void stop_chain_children(Storage& storage, const Core& core, const Run& chain);
+// Returns the end of the active children of a stopped chain.
+KindEffects stop_chain_children(Storage& storage, const Run& chain);
 
 // Fills a chain's generations with what their runs report (positions, loss, Elo, result).
 void fill_chain_generations(Storage& storage, ChainState& chain);
@@ -46,11 +46,12 @@ void fill_chain_generations(Storage& storage, ChainState& chain);
 // loss and the set's size), written if the run is still active; false once it is not.
 bool record_epoch(Storage& storage, const TrainState& progress, int epoch, double loss);
 
-// Records a finished training's result and ends the run (the chain moves on); nothing if the
-// run is no longer active.
-void finish_training(Storage& storage, const Core& core, const TrainState& result, uint64_t bench);
+// Records a finished training's result and returns the run's end (the chain moves on);
+// nothing if the run is no longer active.
+KindEffects finish_training(Storage& storage, const TrainState& result, uint64_t bench);
 
-// Ends a training run that cannot train (no positions, bad data) with the reason.
-void fail_training(Storage& storage, const Core& core, int64_t run_id, const std::string& why);
+// Returns the end of a training run that cannot train (no positions, bad data), with the
+// reason; nothing if the run is no longer active.
+KindEffects fail_training(Storage& storage, int64_t run_id, const std::string& why);
 
 }  // namespace sparring::coordinator

@@ -36,12 +36,12 @@ class TuneKind final : public RunKindModule {
                                             const Version& base) const override {
         absl::StatusOr<TuneState> tune = resolve_tune(spec, base);
         if (!tune.ok()) return tune.status();
-        return RecordKindState(
-            [tune = std::move(*tune)](Storage& storage, const Core&, const Run& run) mutable {
-                tune.run_id = run.id;
-                storage.insert_tune(tune);
-                storage.insert_tune_point(run.id, {0, run.created_ms, tune.theta});
-            });
+        return RecordKindState([tune = std::move(*tune)](Storage& storage, const Run& run) mutable {
+            tune.run_id = run.id;
+            storage.insert_tune(tune);
+            storage.insert_tune_point(run.id, {0, run.created_ms, tune.theta});
+            return KindEffects();
+        });
     }
 
     // Reads the parameters and current values.
@@ -59,20 +59,15 @@ class TuneKind final : public RunKindModule {
         fill_tune_lease(storage, grant);
     }
 
-    // Moves the values by the reported pairs.
-    void count_report(Storage& storage, const Run& run, const Batch& batch, const Report& report,
-                      int64_t now_ms) const override {
-        apply_tune_report(storage, run, batch, report, now_ms);
+    // Returns the values the reported pairs move to and the trajectory point they reach.
+    KindEffects count_report(Storage& storage, const Run& run, const Batch& batch,
+                             const Report& report, int64_t now_ms) const override {
+        return apply_tune_report(storage, run, batch, report, now_ms);
     }
 
-    // Makes the tuned version and starts its verification if asked.
-    void on_finished(Storage& storage, const Core& core, Run& run) const override {
-        // A verification that cannot start (its version name taken meanwhile, say) must not
-        // refuse the report that finished the tuning: the run records why instead.
-        if (absl::Status verify = finish_tune(storage, core, run); !verify.ok()) {
-            run.result += "; verification not started: " + std::string(verify.message());
-            storage.update_run(run);
-        }
+    // Returns the tuned version and its verification, if asked.
+    KindEffects on_finished(Storage& storage, const Run& run) const override {
+        return finish_tune(storage, run);
     }
 
     // Reads the parameters to tune and the verification.

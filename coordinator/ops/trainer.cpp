@@ -147,7 +147,7 @@ void Trainer::train(int64_t run_id) {
     // Data or settings it cannot train with: the run ends saying why, rather than being tried
     // again and again.
     write_or_throw([&](Storage& s) {
-        fail_training(s, core_, run_id, why);
+        core_.apply(s, fail_training(s, run_id, why));
         return absl::OkStatus();
     });
 }
@@ -159,7 +159,7 @@ void Trainer::fit(TrainInput input) {
     input.positions = {};
     if (set.size() == 0) {
         write_or_throw([&](Storage& s) {
-            fail_training(s, core_, run_id, "the data runs have no positions");
+            core_.apply(s, fail_training(s, run_id, "the data runs have no positions"));
             return absl::OkStatus();
         });
         return;
@@ -215,7 +215,7 @@ void Trainer::fit(TrainInput input) {
     // the writer.
     const uint64_t bench = builtin_bench(result.params).nodes;
     write_or_throw([&](Storage& s) {
-        finish_training(s, core_, state, bench);
+        core_.apply(s, finish_training(s, state, bench));
         return absl::OkStatus();
     });
     log_event(LogLevel::Info, "training_finished", {{"run", std::to_string(run_id)}});
