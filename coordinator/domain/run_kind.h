@@ -142,6 +142,74 @@ class RunKindModule {
   protected:
     // Checks what every run of game pairs needs: time control, games, book and shares.
     static absl::Status check_games_spec(RunSpec& spec);
+    // Gives each pair of a grant its opening: pair p plays opening p of the book, cyclically.
+    static void fill_openings(const std::vector<Opening>& book, LeaseGrant& grant);
+};
+
+// A kind that keeps state in its own store (kind_stores.h) and sees nothing else: the core
+// calls it with the whole Storage, which is narrowed to Store here before the kind's code
+// runs, so a kind cannot read or write what is not its own.
+template <class Store>
+class KindWithStore : public RunKindModule {
+  public:
+    // Records the kind's state of a new run in its store.
+    using Record = std::function<KindEffects(Store& store, const Run& run)>;
+
+    absl::StatusOr<RecordKindState> prepare(Storage& storage, RunSpec& spec,
+                                            const Version& base) const final {
+        absl::StatusOr<Record> record = prepare(narrow(storage), spec, base);
+        if (!record.ok()) return record.status();
+        return RecordKindState([record = std::move(*record)](Storage& s, const Run& run) {
+            return record(narrow(s), run);
+        });
+    }
+    void load(Storage& storage, Run& run) const final { load(narrow(storage), run); }
+    void on_leased(Storage& storage, const Batch& batch) const final {
+        on_leased(narrow(storage), batch);
+    }
+    void fill_grant(Storage& storage, const std::vector<Opening>& book,
+                    LeaseGrant& grant) const final {
+        fill_grant(narrow(storage), book, grant);
+    }
+    void count_pair(Storage& storage, const Run& run, const Batch& batch,
+                    const PairRecord& pair) const final {
+        count_pair(narrow(storage), run, batch, pair);
+    }
+    KindEffects count_report(Storage& storage, const Run& run, const Batch& batch,
+                             const Report& report, int64_t now_ms) const final {
+        return count_report(narrow(storage), run, batch, report, now_ms);
+    }
+    KindEffects on_finished(Storage& storage, const Run& run) const final {
+        return on_finished(narrow(storage), run);
+    }
+    KindEffects on_stopped(Storage& storage, const Run& run) const final {
+        return on_stopped(narrow(storage), run);
+    }
+    KindEffects on_child_ended(Storage& storage, int64_t parent_id) const final {
+        return on_child_ended(narrow(storage), parent_id);
+    }
+
+  protected:
+    // The same calls as RunKindModule's, with the kind's store; the defaults as there.
+    virtual absl::StatusOr<Record> prepare(Store&, RunSpec&, const Version&) const {
+        return Record([](Store&, const Run&) { return KindEffects(); });
+    }
+    virtual void load(Store&, Run&) const {}
+    virtual void on_leased(Store&, const Batch&) const {}
+    virtual void fill_grant(Store&, const std::vector<Opening>& book, LeaseGrant& grant) const {
+        fill_openings(book, grant);
+    }
+    virtual void count_pair(Store&, const Run&, const Batch&, const PairRecord&) const {}
+    virtual KindEffects count_report(Store&, const Run&, const Batch&, const Report&,
+                                     int64_t) const {
+        return {};
+    }
+    virtual KindEffects on_finished(Store&, const Run&) const { return {}; }
+    virtual KindEffects on_stopped(Store&, const Run&) const { return {}; }
+    virtual KindEffects on_child_ended(Store&, int64_t) const { return {}; }
+
+  private:
+    static Store& narrow(Storage& storage) { return storage; }
 };
 
 // Returns the module of a kind.

@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "coordinator/domain/kind_stores.h"
 #include "coordinator/domain/types.h"
 
 namespace sparring::coordinator {
@@ -30,10 +31,9 @@ struct RunQuery {
     int limit = 100;
 };
 
-class Storage {
+// The whole port: what the core needs, and every kind's store (a kind receives only its own).
+class Storage : public TuneStore, public ChainStore {
   public:
-    virtual ~Storage() = default;
-
     // Starts a transaction; a write transaction takes the write lock at once.
     virtual void begin(bool write) = 0;
     virtual void commit() = 0;
@@ -57,8 +57,6 @@ class Storage {
     virtual bool revoke_token(int64_t id) = 0;
 
     virtual int64_t insert_version(const Version& version) = 0;
-    virtual std::optional<Version> find_version(int64_t id) = 0;
-    virtual std::optional<Version> find_version(std::string_view name) = 0;
     virtual std::vector<Version> list_versions() = 0;
 
     // Records an uploaded engine file; returns false (changing nothing) when it is known.
@@ -72,13 +70,11 @@ class Storage {
 
     // Inserts a run with its book.
     virtual int64_t insert_run(const Run& run) = 0;
-    virtual std::optional<Run> find_run(int64_t id) = 0;
     // Returns runs in the given states (all when empty), newest first.
     virtual std::vector<Run> list_runs(const std::vector<RunState>& states, int limit) = 0;
     // Returns the page of runs a query selects (newest first unless active_first), and sets
     // *total to how many it selects in all.
     virtual std::vector<Run> find_runs(const RunQuery& query, int64_t* total) = 0;
-    virtual Book load_book(int64_t run_id) = 0;
     // Writes what a user may change of a run after its submission: priority, throughput,
     // games and description.
     virtual void update_run_settings(const Run& run) = 0;
@@ -184,56 +180,6 @@ class Storage {
     // Returns a run's games lost by faults, per worker, version at fault and fault (the
     // games of purged workers included: the faults happened).
     virtual std::vector<FaultCount> fault_counts(int64_t run_id) = 0;
-
-    // Records a tuning run's parameters, values and verification settings.
-    virtual void insert_tune(const TuneState& state) = 0;
-    // Returns a tuning run's state; nullopt for a run that tunes nothing.
-    virtual std::optional<TuneState> find_tune(int64_t run_id) = 0;
-    // Writes a tuning run's values, pairs applied, tuned version and verification run.
-    virtual void update_tune(const TuneState& state) = 0;
-    virtual void insert_tune_point(int64_t run_id, const TunePoint& point) = 0;
-    // Returns a tuning run's recorded points, in order of pairs.
-    virtual std::vector<TunePoint> list_tune_points(int64_t run_id) = 0;
-    // Records the values a tuning batch draws its perturbations from.
-    virtual void insert_batch_theta(int64_t batch_id, const std::vector<double>& theta) = 0;
-    virtual std::optional<std::vector<double>> find_batch_theta(int64_t batch_id) = 0;
-    // Returns the tuning run a regression run verifies, if any.
-    virtual std::optional<int64_t> find_tune_of_verification(int64_t run_id) = 0;
-
-    // Records a generation run's settings.
-    virtual void insert_generate(const GenerateState& state) = 0;
-    // Returns a generation run's settings and positions stored; nullopt for other runs.
-    virtual std::optional<GenerateState> find_generate(int64_t run_id) = 0;
-    // Stores one game's labelled positions and adds them to its run's count.
-    virtual void insert_positions(int64_t run_id, const StoredPositions& positions) = 0;
-    // Records the key of an import of positions (ImportPositionsRequest.import_key).
-    virtual void insert_import_key(int64_t run_id, std::string_view key) = 0;
-    // Returns the active import run recorded with a key, if any.
-    virtual std::optional<int64_t> find_active_import(std::string_view key) = 0;
-    // Returns how many games (imports: chunks) of a run have stored positions.
-    virtual uint64_t count_position_games(int64_t run_id) = 0;
-    // Returns the positions of up to max_games of a run's games from start_game on, in order.
-    virtual std::vector<StoredPositions> list_positions(int64_t run_id, uint64_t start_game,
-                                                        int max_games) = 0;
-
-    // Records a training run's settings.
-    virtual void insert_train(const TrainState& state) = 0;
-    // Returns a training run with its loss curve; nullopt for other runs.
-    virtual std::optional<TrainState> find_train(int64_t run_id) = 0;
-    // Writes a training run's progress and result (not its loss curve).
-    virtual void update_train(const TrainState& state) = 0;
-    // Records the loss after an epoch; the first epoch of a restarted training clears them.
-    virtual void insert_train_loss(int64_t run_id, int epoch, double loss) = 0;
-    virtual void delete_train_loss(int64_t run_id) = 0;
-
-    // Records a chain's settings (its generations are saved one by one).
-    virtual void insert_chain(const ChainState& state) = 0;
-    // Returns a chain with its generations; nullopt for other runs.
-    virtual std::optional<ChainState> find_chain(int64_t run_id) = 0;
-    // Inserts or replaces a generation of a chain.
-    virtual void save_chain_generation(int64_t run_id, const ChainGeneration& generation) = 0;
-    // Returns the chain that started a run, if any.
-    virtual std::optional<int64_t> find_chain_of_child(int64_t run_id) = 0;
 };
 
 }  // namespace sparring::coordinator

@@ -27,7 +27,7 @@ void generation_to_proto(const ChainGeneration& in, v1::ChainGeneration* out) {
     out->set_verify_result(in.verify_result);
 }
 
-class ChainKind final : public RunKindModule {
+class ChainKind final : public KindWithStore<ChainStore> {
   public:
     RunKind kind() const override { return RunKind::Chain; }
     std::string_view name() const override { return "chain"; }
@@ -41,18 +41,16 @@ class ChainKind final : public RunKindModule {
 
     // Resolves the generation, training and verification settings; the first generation
     // starts once the chain is inserted.
-    absl::StatusOr<RecordKindState> prepare(Storage&, RunSpec& spec,
-                                            const Version& base) const override {
+    absl::StatusOr<Record> prepare(ChainStore&, RunSpec& spec, const Version& base) const override {
         absl::StatusOr<ChainSetup> chain = resolve_chain(spec, base);
         if (!chain.ok()) return chain.status();
-        return RecordKindState(
-            [chain = std::move(*chain)](Storage& storage, const Run& run) mutable {
-                return start_chain(storage, std::move(chain), run);
-            });
+        return Record([chain = std::move(*chain)](ChainStore& storage, const Run& run) mutable {
+            return start_chain(storage, std::move(chain), run);
+        });
     }
 
     // Reads the generations with what their runs gave, and the settings of its steps.
-    void load(Storage& storage, Run& run) const override {
+    void load(ChainStore& storage, Run& run) const override {
         run.chain = storage.find_chain(run.id);
         if (run.chain) fill_chain_generations(storage, *run.chain);
         if (std::optional<TrainState> settings = storage.find_train(run.id))
@@ -64,12 +62,12 @@ class ChainKind final : public RunKindModule {
     }
 
     // Stops the active child of a stopped chain.
-    KindEffects on_stopped(Storage& storage, const Run& run) const override {
+    KindEffects on_stopped(ChainStore& storage, const Run& run) const override {
         return stop_chain_children(storage, run);
     }
 
     // Starts the chain's next step when a step ended.
-    KindEffects on_child_ended(Storage& storage, int64_t chain_run_id) const override {
+    KindEffects on_child_ended(ChainStore& storage, int64_t chain_run_id) const override {
         return advance_chain(storage, chain_run_id);
     }
 

@@ -18,7 +18,7 @@ void generate_spec_to_proto(const GenerateState& in, v1::GenerateSpec* out) {
     out->set_filters(in.filters);
 }
 
-class GenerateKind final : public RunKindModule {
+class GenerateKind final : public KindWithStore<GenerateStore> {
   public:
     bool purgeable() const override { return false; }
     // Training data comes from games played out: no draw or resign rule cuts them short.
@@ -31,14 +31,14 @@ class GenerateKind final : public RunKindModule {
 
     // Resolves the settings; openings come from (seed, game number) alone, so the book stays
     // in its order.
-    absl::StatusOr<RecordKindState> prepare(Storage&, RunSpec& spec,
-                                            const Version& base) const override {
+    absl::StatusOr<Record> prepare(GenerateStore&, RunSpec& spec,
+                                   const Version& base) const override {
         absl::StatusOr<GenerateState> generate = resolve_generate(spec, base);
         if (!generate.ok()) return generate.status();
         spec.book.random_order = false;
         spec.book.seed = generate->seed;
-        return RecordKindState(
-            [generate = std::move(*generate)](Storage& storage, const Run& run) mutable {
+        return Record(
+            [generate = std::move(*generate)](GenerateStore& storage, const Run& run) mutable {
                 generate.run_id = run.id;
                 storage.insert_generate(generate);
                 return KindEffects();
@@ -46,7 +46,7 @@ class GenerateKind final : public RunKindModule {
     }
 
     // Reads the settings and the positions stored.
-    void load(Storage& storage, Run& run) const override {
+    void load(GenerateStore& storage, Run& run) const override {
         run.generate = storage.find_generate(run.id);
     }
 
@@ -54,7 +54,7 @@ class GenerateKind final : public RunKindModule {
     uint32_t max_pairs_per_lease(uint32_t) const override { return kMaxGeneratePairsPerLease; }
 
     // Gives each game its opening and the lease the run's settings.
-    void fill_grant(Storage& storage, const std::vector<Opening>& book,
+    void fill_grant(GenerateStore& storage, const std::vector<Opening>& book,
                     LeaseGrant& grant) const override {
         grant.generate = storage.find_generate(grant.run.id);
         fill_generate_lease(book, grant);
@@ -74,7 +74,7 @@ class GenerateKind final : public RunKindModule {
     }
 
     // Stores the pair's positions in the transaction that counts it.
-    void count_pair(Storage& storage, const Run& run, const Batch& batch,
+    void count_pair(GenerateStore& storage, const Run& run, const Batch& batch,
                     const PairRecord& pair) const override {
         store_pair_positions(storage, run, batch, pair);
     }

@@ -103,7 +103,7 @@ bool has_positions(const Report& report) {
     return false;
 }
 
-void store_pair_positions(Storage& storage, const Run& run, const Batch& batch,
+void store_pair_positions(GenerateStore& storage, const Run& run, const Batch& batch,
                           const PairRecord& pair) {
     for (int g = 0; g < 2; ++g) {
         StoredPositions positions;
@@ -114,7 +114,7 @@ void store_pair_positions(Storage& storage, const Run& run, const Batch& batch,
     }
 }
 
-absl::StatusOr<PositionsPage> export_positions(Storage& storage, int64_t run_id,
+absl::StatusOr<PositionsPage> export_positions(GenerateStore& storage, int64_t run_id,
                                                uint64_t start_game, uint32_t max_games) {
     const std::optional<Run> run = storage.find_run(run_id);
     if (!run)

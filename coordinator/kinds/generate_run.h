@@ -37,7 +37,7 @@ absl::Status check_report_positions(const Report& report);
 bool has_positions(const Report& report);
 
 // Stores the positions of a counted game pair of a generation batch.
-void store_pair_positions(Storage& storage, const Run& run, const Batch& batch,
+void store_pair_positions(GenerateStore& storage, const Run& run, const Batch& batch,
                           const PairRecord& pair);
 
 // Returns a page of a generation run's stored positions: up to max_games games from
@@ -49,7 +49,7 @@ struct PositionsPage {
     uint64_t next_start_game = 0;
     bool done = false;
 };
-absl::StatusOr<PositionsPage> export_positions(Storage& storage, int64_t run_id,
+absl::StatusOr<PositionsPage> export_positions(GenerateStore& storage, int64_t run_id,
                                                uint64_t start_game, uint32_t max_games);
 
 }  // namespace sparring::coordinator

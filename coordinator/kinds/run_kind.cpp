@@ -25,6 +25,10 @@ void RunKindModule::on_leased(Storage&, const Batch&) const {}
 
 void RunKindModule::fill_grant(Storage&, const std::vector<Opening>& book,
                                LeaseGrant& grant) const {
+    fill_openings(book, grant);
+}
+
+void RunKindModule::fill_openings(const std::vector<Opening>& book, LeaseGrant& grant) {
     for (uint64_t pair = grant.batch.first_pair; pair < grant.batch.first_pair + grant.batch.pairs;
          ++pair)
         grant.openings.push_back(book[pair % book.size()]);

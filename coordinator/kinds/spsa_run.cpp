@@ -85,11 +85,11 @@ spsa::Schedule tune_schedule(const Run& run) {
     return spsa::make_schedule(int64_t(run.pairs_total()));
 }
 
-void snapshot_tune(Storage& storage, const Batch& batch) {
+void snapshot_tune(TuneStore& storage, const Batch& batch) {
     storage.insert_batch_theta(batch.id, storage.find_tune(batch.run_id)->theta);
 }
 
-void fill_tune_lease(Storage& storage, LeaseGrant& grant) {
+void fill_tune_lease(TuneStore& storage, LeaseGrant& grant) {
     const TuneState state = *storage.find_tune(grant.run.id);
     const std::vector<double> theta =
         storage.find_batch_theta(grant.batch.id).value_or(state.theta);
@@ -102,7 +102,7 @@ void fill_tune_lease(Storage& storage, LeaseGrant& grant) {
             spsa::make_step(state.params, theta, schedule, step_of(grant.batch, i), state.seed));
 }
 
-KindEffects apply_tune_report(Storage& storage, const Run& run, const Batch& batch,
+KindEffects apply_tune_report(TuneStore& storage, const Run& run, const Batch& batch,
                               const Report& report, int64_t now_ms) {
     TuneState state = *storage.find_tune(run.id);
     const spsa::Schedule schedule = tune_schedule(run);
@@ -135,7 +135,7 @@ Version tuned_version(const Version& base, const TuneState& state) {
     return v;
 }
 
-KindEffects finish_tune(Storage& storage, const Run& run) {
+KindEffects finish_tune(TuneStore& storage, const Run& run) {
     KindEffects effects;
     const std::optional<TuneState> state = storage.find_tune(run.id);
     if (!state || !state->verify) return effects;
@@ -159,7 +159,7 @@ KindEffects finish_tune(Storage& storage, const Run& run) {
     spec.description = "verification of tuning run " + std::to_string(run.id);
     spec.owner = run.spec.owner;
     effects.start_run = std::move(spec);
-    effects.record = [run_id = run.id](Storage& store, const std::string& version,
+    effects.record = [run_id = run.id](TuneStore& store, const std::string& version,
                                        int64_t verify_run_id) {
         TuneState tune = *store.find_tune(run_id);
         tune.tuned_version = version;
@@ -170,7 +170,7 @@ KindEffects finish_tune(Storage& storage, const Run& run) {
     return effects;
 }
 
-absl::StatusOr<TuneHistory> tune_history(Storage& storage, int64_t run_id) {
+absl::StatusOr<TuneHistory> tune_history(TuneStore& storage, int64_t run_id) {
     std::optional<TuneState> state = storage.find_tune(run_id);
     if (!state)
         return absl::NotFoundError("run " + std::to_string(run_id) +

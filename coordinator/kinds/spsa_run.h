@@ -30,21 +30,21 @@ absl::StatusOr<TuneState> resolve_tune(const RunSpec& spec, const Version& base)
 spsa::Schedule tune_schedule(const Run& run);
 
 // Records the values a new batch of a tuning run draws its perturbations from.
-void snapshot_tune(Storage& storage, const Batch& batch);
+void snapshot_tune(TuneStore& storage, const Batch& batch);
 
 // Fills a granted batch of a tuning run with the perturbation of each of its pairs.
-void fill_tune_lease(Storage& storage, LeaseGrant& grant);
+void fill_tune_lease(TuneStore& storage, LeaseGrant& grant);
 
 // Returns the values of a tuning run after the reported pairs of a batch and the trajectory
 // point they reach.
-KindEffects apply_tune_report(Storage& storage, const Run& run, const Batch& batch,
+KindEffects apply_tune_report(TuneStore& storage, const Run& run, const Batch& batch,
                               const Report& report, int64_t now_ms);
 
 // Returns, for a finished tuning run that asked for a verification, the version its values
 // make and the regression run that verifies it against the base version; a verification
 // that cannot start (its version refused, say) does not refuse the report that finished the
 // tuning: the run's result says why instead.
-KindEffects finish_tune(Storage& storage, const Run& run);
+KindEffects finish_tune(TuneStore& storage, const Run& run);
 
 // Returns the version a tuning run's current values make: the base version's preset and
 // overrides with the tuned parameters rounded, and its bench signature.
@@ -57,6 +57,6 @@ struct TuneHistory {
 };
 
 // Returns a tuning run's trajectory; NOT_FOUND for an unknown run or one that tunes nothing.
-absl::StatusOr<TuneHistory> tune_history(Storage& storage, int64_t run_id);
+absl::StatusOr<TuneHistory> tune_history(TuneStore& storage, int64_t run_id);
 
 }  // namespace sparring::coordinator

@@ -22,7 +22,7 @@ void train_status_to_proto(const TrainState& in, v1::TrainStatus* out) {
     out->set_params_json(in.params_json);
 }
 
-class TrainKind final : public RunKindModule {
+class TrainKind final : public KindWithStore<TrainStore> {
   public:
     RunKind kind() const override { return RunKind::Train; }
     std::string_view name() const override { return "train"; }
@@ -36,12 +36,12 @@ class TrainKind final : public RunKindModule {
     bool plays_games() const override { return false; }
 
     // Resolves the settings against the base version and the data runs.
-    absl::StatusOr<RecordKindState> prepare(Storage& storage, RunSpec& spec,
-                                            const Version& base) const override {
+    absl::StatusOr<Record> prepare(TrainStore& storage, RunSpec& spec,
+                                   const Version& base) const override {
         absl::StatusOr<TrainState> train = resolve_train(storage, spec, base);
         if (!train.ok()) return train.status();
         spec.train = train->spec;
-        return RecordKindState([train = std::move(*train)](Storage& store, const Run& run) mutable {
+        return Record([train = std::move(*train)](TrainStore& store, const Run& run) mutable {
             train.run_id = run.id;
             store.insert_train(train);
             return KindEffects();
@@ -49,7 +49,9 @@ class TrainKind final : public RunKindModule {
     }
 
     // Reads the settings, progress and result.
-    void load(Storage& storage, Run& run) const override { run.train = storage.find_train(run.id); }
+    void load(TrainStore& storage, Run& run) const override {
+        run.train = storage.find_train(run.id);
+    }
 
     // Reads the data runs and the fit's settings.
     void spec_from_proto(const v1::RunSpec& in, RunSpec* out) const override {

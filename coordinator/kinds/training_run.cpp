@@ -71,7 +71,7 @@ Version trained_version(const Version& base, const TrainState& train) {
 }
 
 // The spec of a chain's child run: the chain's scheduling, time control and book.
-RunSpec child_spec(Storage& storage, const Run& chain, RunKind kind, const std::string& test,
+RunSpec child_spec(ChainStore& storage, const Run& chain, RunKind kind, const std::string& test,
                    const std::string& base, const std::string& description) {
     RunSpec spec;
     spec.kind = kind;
@@ -92,7 +92,7 @@ RunSpec child_spec(Storage& storage, const Run& chain, RunKind kind, const std::
 
 // Returns the start of the next run of a chain's current generation, recorded in the
 // generation once started; a run that cannot start stops the chain.
-KindEffects start_child(Storage& storage, const Run& chain, const ChainState& state,
+KindEffects start_child(ChainStore& storage, const Run& chain, const ChainState& state,
                         const ChainGeneration& g) {
     const std::string of =
         " of generation " + std::to_string(g.generation) + " of chain " + std::to_string(chain.id);
@@ -132,7 +132,7 @@ KindEffects start_child(Storage& storage, const Run& chain, const ChainState& st
         spec.games = state.spec.verify_games;
         effects.start_run = std::move(spec);
     }
-    effects.record = [chain_id = chain.id, g, step](Storage& store, const std::string& version,
+    effects.record = [chain_id = chain.id, g, step](ChainStore& store, const std::string& version,
                                                     int64_t run_id) {
         ChainGeneration started = g;
         if (step == Step::Generate) started.generate_run_id = run_id;
@@ -148,7 +148,7 @@ KindEffects start_child(Storage& storage, const Run& chain, const ChainState& st
 
 }  // namespace
 
-absl::StatusOr<TrainState> resolve_train(Storage& storage, const RunSpec& spec,
+absl::StatusOr<TrainState> resolve_train(TrainStore& storage, const RunSpec& spec,
                                          const Version& base) {
     if (absl::Status status = check_builtin(spec, base, "a training run"); !status.ok())
         return status;
@@ -208,7 +208,7 @@ absl::StatusOr<ChainSetup> resolve_chain(const RunSpec& spec, const Version& ver
     return setup;
 }
 
-KindEffects start_chain(Storage& storage, ChainSetup setup, const Run& run) {
+KindEffects start_chain(ChainStore& storage, ChainSetup setup, const Run& run) {
     setup.chain.run_id = setup.generate.run_id = setup.train.run_id = run.id;
     if (setup.chain.spec.name.empty()) setup.chain.spec.name = "chain" + std::to_string(run.id);
     storage.insert_chain(setup.chain);
@@ -221,7 +221,7 @@ KindEffects start_chain(Storage& storage, ChainSetup setup, const Run& run) {
     return advance_chain(storage, run.id);
 }
 
-KindEffects advance_chain(Storage& storage, int64_t chain_run_id) {
+KindEffects advance_chain(ChainStore& storage, int64_t chain_run_id) {
     KindEffects effects;
     const Run chain = *storage.find_run(chain_run_id);
     if (chain.state != RunState::Active) return effects;
@@ -261,7 +261,7 @@ KindEffects advance_chain(Storage& storage, int64_t chain_run_id) {
     }
 }
 
-KindEffects stop_chain_children(Storage& storage, const Run& chain) {
+KindEffects stop_chain_children(ChainStore& storage, const Run& chain) {
     KindEffects effects;
     const std::optional<ChainState> state = storage.find_chain(chain.id);
     if (!state) return effects;
@@ -273,7 +273,7 @@ KindEffects stop_chain_children(Storage& storage, const Run& chain) {
     return effects;
 }
 
-void fill_chain_generations(Storage& storage, ChainState& chain) {
+void fill_chain_generations(ChainStore& storage, ChainState& chain) {
     for (ChainGeneration& g : chain.generations) {
         if (g.generate_run_id)
             if (const auto generate = storage.find_generate(g.generate_run_id))
@@ -290,7 +290,7 @@ void fill_chain_generations(Storage& storage, ChainState& chain) {
     }
 }
 
-bool record_epoch(Storage& storage, const TrainState& progress, int epoch, double loss) {
+bool record_epoch(TrainStore& storage, const TrainState& progress, int epoch, double loss) {
     const std::optional<Run> run = storage.find_run(progress.run_id);
     if (!run || run->state != RunState::Active) return false;
     TrainState state = *storage.find_train(progress.run_id);
@@ -310,7 +310,7 @@ bool record_epoch(Storage& storage, const TrainState& progress, int epoch, doubl
     return true;
 }
 
-KindEffects finish_training(Storage& storage, const TrainState& result, uint64_t bench) {
+KindEffects finish_training(TrainStore& storage, const TrainState& result, uint64_t bench) {
     KindEffects effects;
     std::optional<Run> run = storage.find_run(result.run_id);
     if (!run || run->state != RunState::Active) return effects;
@@ -327,7 +327,7 @@ KindEffects finish_training(Storage& storage, const TrainState& result, uint64_t
     return effects;
 }
 
-KindEffects fail_training(Storage& storage, int64_t run_id, const std::string& why) {
+KindEffects fail_training(TrainStore& storage, int64_t run_id, const std::string& why) {
     KindEffects effects;
     std::optional<Run> run = storage.find_run(run_id);
     if (run && run->state == RunState::Active)

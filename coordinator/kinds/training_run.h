@@ -17,7 +17,7 @@
 namespace sparring::coordinator {
 
 // Checks a training spec against its base version and data runs and fills its defaults.
-absl::StatusOr<TrainState> resolve_train(Storage& storage, const RunSpec& spec,
+absl::StatusOr<TrainState> resolve_train(TrainStore& storage, const RunSpec& spec,
                                          const Version& base);
 
 // Checks a chain spec (its generation, training and verification settings) and fills its
@@ -30,28 +30,28 @@ struct ChainSetup {
 absl::StatusOr<ChainSetup> resolve_chain(const RunSpec& spec, const Version& version);
 
 // Records a chain run just inserted and returns the start of its first generation.
-KindEffects start_chain(Storage& storage, ChainSetup setup, const Run& run);
+KindEffects start_chain(ChainStore& storage, ChainSetup setup, const Run& run);
 
 // Returns how a chain moves on after one of its children ended: the next step starts, or the
 // chain ends.
-KindEffects advance_chain(Storage& storage, int64_t chain_run_id);
+KindEffects advance_chain(ChainStore& storage, int64_t chain_run_id);
 
 // Returns the end of the active children of a stopped chain.
-KindEffects stop_chain_children(Storage& storage, const Run& chain);
+KindEffects stop_chain_children(ChainStore& storage, const Run& chain);
 
 // Fills a chain's generations with what their runs report (positions, loss, Elo, result).
-void fill_chain_generations(Storage& storage, ChainState& chain);
+void fill_chain_generations(ChainStore& storage, ChainState& chain);
 
 // A training run's progress after an epoch (the first report also carries K, the initial
 // loss and the set's size), written if the run is still active; false once it is not.
-bool record_epoch(Storage& storage, const TrainState& progress, int epoch, double loss);
+bool record_epoch(TrainStore& storage, const TrainState& progress, int epoch, double loss);
 
 // Records a finished training's result and returns the run's end (the chain moves on);
 // nothing if the run is no longer active.
-KindEffects finish_training(Storage& storage, const TrainState& result, uint64_t bench);
+KindEffects finish_training(TrainStore& storage, const TrainState& result, uint64_t bench);
 
 // Returns the end of a training run that cannot train (no positions, bad data), with the
 // reason; nothing if the run is no longer active.
-KindEffects fail_training(Storage& storage, int64_t run_id, const std::string& why);
+KindEffects fail_training(TrainStore& storage, int64_t run_id, const std::string& why);
 
 }  // namespace sparring::coordinator

@@ -19,7 +19,7 @@ void param_to_proto(const spsa::Param& in, v1::TuneParam* out) {
     out->set_r_end(in.r_end);
 }
 
-class TuneKind final : public RunKindModule {
+class TuneKind final : public KindWithStore<TuneStore> {
   public:
     bool purgeable() const override { return false; }
     RunKind kind() const override { return RunKind::Tune; }
@@ -32,11 +32,10 @@ class TuneKind final : public RunKindModule {
     absl::Status check_spec(RunSpec& spec) const override { return check_game_run(spec); }
 
     // Resolves the parameters; the run's state and first trajectory point follow its insert.
-    absl::StatusOr<RecordKindState> prepare(Storage&, RunSpec& spec,
-                                            const Version& base) const override {
+    absl::StatusOr<Record> prepare(TuneStore&, RunSpec& spec, const Version& base) const override {
         absl::StatusOr<TuneState> tune = resolve_tune(spec, base);
         if (!tune.ok()) return tune.status();
-        return RecordKindState([tune = std::move(*tune)](Storage& storage, const Run& run) mutable {
+        return Record([tune = std::move(*tune)](TuneStore& storage, const Run& run) mutable {
             tune.run_id = run.id;
             storage.insert_tune(tune);
             storage.insert_tune_point(run.id, {0, run.created_ms, tune.theta});
@@ -45,28 +44,28 @@ class TuneKind final : public RunKindModule {
     }
 
     // Reads the parameters and current values.
-    void load(Storage& storage, Run& run) const override { run.tune = storage.find_tune(run.id); }
+    void load(TuneStore& storage, Run& run) const override { run.tune = storage.find_tune(run.id); }
 
     // Records the values the batch draws its perturbations from.
-    void on_leased(Storage& storage, const Batch& batch) const override {
+    void on_leased(TuneStore& storage, const Batch& batch) const override {
         snapshot_tune(storage, batch);
     }
 
     // Gives each pair its opening and its perturbation.
-    void fill_grant(Storage& storage, const std::vector<Opening>& book,
+    void fill_grant(TuneStore& storage, const std::vector<Opening>& book,
                     LeaseGrant& grant) const override {
-        RunKindModule::fill_grant(storage, book, grant);
+        fill_openings(book, grant);
         fill_tune_lease(storage, grant);
     }
 
     // Returns the values the reported pairs move to and the trajectory point they reach.
-    KindEffects count_report(Storage& storage, const Run& run, const Batch& batch,
+    KindEffects count_report(TuneStore& storage, const Run& run, const Batch& batch,
                              const Report& report, int64_t now_ms) const override {
         return apply_tune_report(storage, run, batch, report, now_ms);
     }
 
     // Returns the tuned version and its verification, if asked.
-    KindEffects on_finished(Storage& storage, const Run& run) const override {
+    KindEffects on_finished(TuneStore& storage, const Run& run) const override {
         return finish_tune(storage, run);
     }
 
