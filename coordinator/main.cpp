@@ -240,7 +240,9 @@ int backup(const Flags& args) {
     const BackupResult result = backup_database(args.get_string("db"), to);
     std::cout << "backed up " << result.pages << " pages (" << result.bytes << " bytes) to " << to
               << "\n";
-    const EngineFilesResult engines = backup_engines(args.get_string("db"), to);
+    SqliteStorage backup(to, SqliteStorage::Access::ReadOnly);
+    const EngineFilesResult engines = backup_engines(
+        backup, EngineStore::directory_of(args.get_string("db")), EngineStore::directory_of(to));
     if (engines.files > 0)
         std::cout << "copied " << engines.files << " engine files (" << engines.bytes
                   << " bytes) to " << EngineStore::directory_of(to) << "\n";
@@ -250,8 +252,11 @@ int backup(const Flags& args) {
 // Removes the uploaded engine files no version refers to.
 int gc_engines(const Flags& args) {
     const int64_t min_age_s = args.get_int_in("min-age-seconds", 0, 10LL * 365 * 86400);
+    const std::string db = args.get_string("db");
+    if (!std::filesystem::exists(db)) throw StorageError("no database " + db);
+    SqliteStorage storage(db);
     const EngineFilesResult result =
-        collect_engines(args.get_string("db"), min_age_s * 1000, now_ms());
+        collect_engines(storage, EngineStore::directory_of(db), min_age_s * 1000, now_ms());
     std::cout << "removed " << result.files << " engine files (" << result.bytes << " bytes)\n";
     return 0;
 }

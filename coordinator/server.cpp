@@ -66,7 +66,10 @@ Server::Server(Options options)
       logged_(log_events(events_)),
       counted_(count_events(events_, metrics_)) {
     check_database(options_.db_path);
-    auto writer_storage = std::make_unique<SqliteStorage>(options_.db_path);
+    // The one factory of storage connections: the executors', the trainer's and the engine
+    // collector's.
+    open_storage_ = open_sqlite(options_.db_path);
+    std::unique_ptr<Storage> writer_storage = open_storage_();
     writer_storage->begin(true);
     core_.resume_leases(*writer_storage);
     writer_storage->commit();
@@ -76,7 +79,7 @@ Server::Server(Options options)
     checkpointer_ = std::make_unique<Database>(options_.db_path);
     std::vector<std::unique_ptr<Storage>> readers;
     for (size_t i = 0; i < std::max<size_t>(1, options_.read_threads); ++i)
-        readers.push_back(std::make_unique<SqliteStorage>(options_.db_path));
+        readers.push_back(open_storage_());
     reader_ = std::make_unique<Executor>(
         std::move(readers),
         Executor::Options{false, options_.max_batch, std::chrono::microseconds(0),
@@ -87,7 +90,7 @@ Server::Server(Options options)
                 metrics_.observe_transaction(write, jobs,
                                              std::chrono::duration<double>(elapsed).count());
             });
-    trainer_ = std::make_unique<Trainer>(options_.db_path, core_, *writer_, events_);
+    trainer_ = std::make_unique<Trainer>(open_storage_, core_, *writer_, events_);
     if (!options_.core.notify_url.empty() || !options_.core.notify_hosts.empty()) {
         options_.notifier.hosts = options_.core.notify_hosts;
         notifier_ = std::make_unique<Notifier>(options_.notifier, *writer_, *reader_);
@@ -103,7 +106,7 @@ Server::Server(Options options)
     if (!options_.http.listen.empty()) {
         std::vector<std::unique_ptr<Storage>> web_readers;
         for (size_t i = 0; i < std::max<size_t>(1, options_.read_threads); ++i)
-            web_readers.push_back(std::make_unique<SqliteStorage>(options_.db_path));
+            web_readers.push_back(open_storage_());
         web_reader_ = std::make_unique<Executor>(
             std::move(web_readers),
             Executor::Options{false, options_.max_batch, std::chrono::microseconds(0),
@@ -231,8 +234,9 @@ void Server::maintenance_loop() {
                 const int64_t now = std::chrono::duration_cast<std::chrono::milliseconds>(
                                         std::chrono::system_clock::now().time_since_epoch())
                                         .count();
+                const std::unique_ptr<Storage> storage = open_storage_();
                 const EngineFilesResult removed =
-                    collect_engines(options_.db_path,
+                    collect_engines(*storage, EngineStore::directory_of(options_.db_path),
                                     std::chrono::duration_cast<std::chrono::milliseconds>(
                                         options_.engine_gc_min_age)
                                         .count(),

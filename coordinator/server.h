@@ -80,6 +80,7 @@ class Server {
     Metrics metrics_;
     EventBus::Subscription logged_;           // events to the log
     EventBus::Subscription counted_;          // events to the metrics
+    OpenStorage open_storage_;                // every storage connection comes from here
     std::unique_ptr<Database> checkpointer_;  // a connection of its own for checkpoints
     std::unique_ptr<Executor> writer_;
     std::unique_ptr<Executor> reader_;

@@ -5,12 +5,14 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "coordinator/domain/kind_stores.h"
+#include "coordinator/domain/storage_error.h"
 #include "coordinator/domain/types.h"
 
 namespace sparring::coordinator {
@@ -181,5 +183,9 @@ class Storage : public TuneStore, public ChainStore {
     // games of purged workers included: the faults happened).
     virtual std::vector<FaultCount> fault_counts(int64_t run_id) = 0;
 };
+
+// Opens a new connection to the storage: one per thread that uses it. The composition root
+// (coordinator/server.cpp, main.cpp) makes the one factory and hands it to whoever needs storage.
+using OpenStorage = std::function<std::unique_ptr<Storage>()>;
 
 }  // namespace sparring::coordinator

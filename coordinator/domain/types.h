@@ -445,8 +445,8 @@ struct GameRecord {
     bool test_white = true;
     std::string pgn;
     std::optional<Outcome> pgn_white_outcome;  // the PGN's Result, once its one game was read
-    // The PGN as stored (its zlib stream), made where the report is read off the wire so that
-    // the writer does not compress; empty: the storage compresses pgn itself.
+    // The PGN as stored (storage's encode_pgn), made where the report is read off the wire so
+    // that the writer does not compress; empty: the storage encodes pgn itself.
     std::string stored_pgn;
     std::string positions;  // generation runs: the kept labelled positions' records
     uint32_t position_count = 0;
@@ -491,7 +491,7 @@ struct StoredGame {
     Outcome outcome = Outcome::Draw;
     bool test_white = true;
     std::string pgn;
-    std::string stored_pgn;  // pgn's zlib stream if already made (GameRecord::stored_pgn)
+    std::string stored_pgn;  // pgn's stored form if already made (GameRecord::stored_pgn)
     GameEnding ending = GameEnding::Unknown;
 };
 

@@ -1,14 +1,10 @@
 #include "coordinator/ops/engine_gc.h"
 
-#include <sqlite3.h>
 #include <sys/stat.h>
 
 #include <filesystem>
+#include <limits>
 #include <set>
-
-#include "coordinator/storage/engine_store.h"
-#include "coordinator/storage/sqlite.h"
-#include "coordinator/storage/sqlite_storage.h"
 
 namespace sparring::coordinator {
 
@@ -35,43 +31,11 @@ void remove_if_older(const std::string& path, int64_t before, EngineFilesResult*
     }
 }
 
-// Returns the engine files a database records, each with whether a version refers to it
-// (none for a database older than the engines table). Reads the file without changing it.
-std::vector<std::pair<std::string, bool>> recorded_engines(const std::string& path) {
-    sqlite3* db = nullptr;
-    std::vector<std::pair<std::string, bool>> files;
-    if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) {
-        sqlite3_close(db);
-        throw StorageError("cannot open " + path);
-    }
-    const char* sql =
-        "SELECT sha256, EXISTS (SELECT 1 FROM versions v WHERE v.engine_sha256 = e.sha256) "
-        "FROM engines e ORDER BY sha256";
-    sqlite3_stmt* stmt = nullptr;
-    if (sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE name = 'engines'", -1, &stmt,
-                           nullptr) == SQLITE_OK &&
-        sqlite3_step(stmt) == SQLITE_ROW) {
-        sqlite3_finalize(stmt);
-        stmt = nullptr;
-        if (sqlite3_prepare_v2(db, sql, -1, &stmt, nullptr) != SQLITE_OK) {
-            sqlite3_close(db);
-            throw StorageError("cannot read the engines of " + path);
-        }
-        while (sqlite3_step(stmt) == SQLITE_ROW)
-            files.emplace_back(reinterpret_cast<const char*>(sqlite3_column_text(stmt, 0)),
-                               sqlite3_column_int(stmt, 1) != 0);
-    }
-    sqlite3_finalize(stmt);
-    sqlite3_close(db);
-    return files;
-}
-
 }  // namespace
 
-EngineFilesResult collect_engines(const std::string& db_path, int64_t min_age_ms, int64_t now_ms) {
-    if (!fs::exists(db_path)) throw StorageError("no database " + db_path);
+EngineFilesResult collect_engines(Storage& storage, const std::string& dir, int64_t min_age_ms,
+                                  int64_t now_ms) {
     const int64_t before = now_ms - min_age_ms;
-    SqliteStorage storage(db_path);
     storage.begin(true);
     std::set<std::string> removed;
     for (const EngineFile& file : storage.unreferenced_engines(before)) {
@@ -85,7 +49,6 @@ EngineFilesResult collect_engines(const std::string& db_path, int64_t min_age_ms
     // A file is removed only once its record is gone and it has not been written since: an
     // upload of the same bytes after the commit writes it anew and records it again.
     EngineFilesResult result;
-    const std::string dir = EngineStore::directory_of(db_path);
     std::error_code error;
     for (const auto& entry : fs::directory_iterator(dir, error)) {
         const std::string name = entry.path().filename().string();
@@ -97,10 +60,19 @@ EngineFilesResult collect_engines(const std::string& db_path, int64_t min_age_ms
     return result;
 }
 
-EngineFilesResult backup_engines(const std::string& from, const std::string& to) {
-    const std::string source = EngineStore::directory_of(from);
-    const std::string target = EngineStore::directory_of(to);
-    const std::vector<std::pair<std::string, bool>> files = recorded_engines(to);
+EngineFilesResult backup_engines(Storage& backup, const std::string& from_dir,
+                                 const std::string& to_dir) {
+    const std::string& source = from_dir;
+    const std::string& target = to_dir;
+    // Each recorded file, with whether a version refers to it.
+    std::vector<std::pair<std::string, bool>> files;
+    backup.begin(false);
+    std::set<std::string> unreferenced;
+    for (const EngineFile& file : backup.unreferenced_engines(std::numeric_limits<int64_t>::max()))
+        unreferenced.insert(file.sha256);
+    for (const EngineFile& file : backup.list_engines())
+        files.emplace_back(file.sha256, !unreferenced.count(file.sha256));
+    backup.commit();
     EngineFilesResult result;
     if (files.empty()) return result;
     fs::create_directories(target);

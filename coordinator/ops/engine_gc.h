@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <string>
 
+#include "coordinator/domain/storage.h"
+
 namespace sparring::coordinator {
 
 struct EngineFilesResult {
@@ -12,16 +14,18 @@ struct EngineFilesResult {
     int64_t bytes = 0;
 };
 
-// Removes the engine files of the database at db_path that no version refers to and that
-// are older than min_age_ms (an upload whose version is not added yet is younger), with
-// their records, and stale partial uploads; returns what it removed. Safe while the
-// coordinator serves. Throws StorageError when the database cannot be used.
-EngineFilesResult collect_engines(const std::string& db_path, int64_t min_age_ms, int64_t now_ms);
+// Removes the engine files in dir (the engine directory of the storage) that no version of the
+// storage refers to and that are older than min_age_ms (an upload whose version is not added
+// yet is younger), with their records, and stale partial uploads; returns what it removed.
+// Safe while the coordinator serves. Throws StorageError when the storage cannot be used.
+EngineFilesResult collect_engines(Storage& storage, const std::string& dir, int64_t min_age_ms,
+                                  int64_t now_ms);
 
-// Copies into the directory beside the backup database `to` every engine file its engines
-// table records, from the directory beside `from` (a file already there, having the same
-// name, has the same bytes and is kept); returns what it copied. Throws StorageError when a
-// file a version of the backup refers to cannot be copied.
-EngineFilesResult backup_engines(const std::string& from, const std::string& to);
+// Copies into to_dir every engine file the backup's storage records, from from_dir (a file
+// already there, having the same name, has the same bytes and is kept); returns what it
+// copied. Reads the backup only (open it read-only). Throws StorageError when a file a
+// version of the backup refers to cannot be copied.
+EngineFilesResult backup_engines(Storage& backup, const std::string& from_dir,
+                                 const std::string& to_dir);
 
 }  // namespace sparring::coordinator

@@ -5,7 +5,6 @@
 
 #include "common/log.h"
 #include "coordinator/kinds/training_run.h"
-#include "coordinator/storage/sqlite_storage.h"
 #include "match/bench_cache.h"
 #include "training/param_selection.h"
 #include "training/position_record.h"
@@ -48,8 +47,9 @@ Trainer::TrainInput read_input(Storage& storage, int64_t run_id) {
 
 }  // namespace
 
-Trainer::Trainer(const std::string& db_path, const Core& core, Executor& writer, EventBus& events)
-    : core_(core), writer_(writer), storage_(std::make_unique<SqliteStorage>(db_path)) {
+Trainer::Trainer(const OpenStorage& open_storage, const Core& core, Executor& writer,
+                 EventBus& events)
+    : core_(core), writer_(writer), storage_(open_storage()) {
     submitted_ = events.subscribe<RunSubmitted>([this](const RunSubmitted& run) {
         if (run.kind != RunKind::Train) return;
         {

@@ -29,7 +29,8 @@ class Trainer {
   public:
     // Opens a connection of its own to the database and subscribes to the submitted runs;
     // throws StorageError when it cannot.
-    Trainer(const std::string& db_path, const Core& core, Executor& writer, EventBus& events);
+    // Reads through a connection of its own, opened with open_storage; writes through writer.
+    Trainer(const OpenStorage& open_storage, const Core& core, Executor& writer, EventBus& events);
     ~Trainer();
 
     void start();

@@ -81,7 +81,7 @@ absl::StatusOr<GameRecord> game_from_proto(const v1::Game& in, uint32_t pair) {
         absl::StatusOr<Outcome> white = pgn_outcome(game.pgn, pair);
         if (!white.ok()) return white.status();
         game.pgn_white_outcome = *white;
-        game.stored_pgn = compress(game.pgn);
+        game.stored_pgn = encode_pgn(game.pgn);
     }
     game.positions = in.positions();
     game.position_count = in.position_count();

@@ -735,7 +735,8 @@ constexpr std::array<Migration, 18> kMigrations = {{{kSchema1},
                                                     {kSchema17},
                                                     {{}, add_scaled_clocks}}};
 
-// Returns the schema version recorded in the file.
+}  // namespace
+
 int user_version(Database& db) {
     Statement& s = db.prepare("PRAGMA user_version");
     s.bind();
@@ -743,8 +744,6 @@ int user_version(Database& db) {
     s.reset();
     return version;
 }
-
-}  // namespace
 
 int schema_version() {
     return int(kMigrations.size());

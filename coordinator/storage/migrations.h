@@ -12,4 +12,7 @@ void migrate(Database& db);
 // Returns the schema version this build writes.
 int schema_version();
 
+// Returns the schema version recorded in the file.
+int user_version(Database& db);
+
 }  // namespace sparring::coordinator

@@ -148,14 +148,14 @@ void create_private_file(const std::string& path) {
     throw StorageError("cannot create " + path + ": " + std::strerror(errno));
 }
 
-Database::Database(const std::string& path) {
+Database::Database(const std::string& path, Access access) {
+    const bool write = access == Access::ReadWrite;
     // SQLite would create the file with the umask's mode (often world-readable) and follow a
     // symbolic link planted in its place; its -wal and -shm files copy the file's mode.
-    create_private_file(path);
-    if (sqlite3_open_v2(
-            path.c_str(), &db_,
-            SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_NOFOLLOW,
-            nullptr) != SQLITE_OK) {
+    if (write) create_private_file(path);
+    const int mode = write ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE : SQLITE_OPEN_READONLY;
+    if (sqlite3_open_v2(path.c_str(), &db_, mode | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_NOFOLLOW,
+                        nullptr) != SQLITE_OK) {
         const std::string message = db_ ? sqlite3_errmsg(db_) : "out of memory";
         const StorageFault fault =
             db_ ? storage_fault_of(sqlite3_errcode(db_), sqlite3_system_errno(db_))
@@ -164,9 +164,10 @@ Database::Database(const std::string& path) {
         throw StorageError("cannot open database " + path + ": " + message, fault);
     }
     sqlite3_busy_timeout(db_, 5000);
-    exec(
-        "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON; "
-        "PRAGMA cache_size = -65536;");
+    if (write)
+        exec(
+            "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON; "
+            "PRAGMA cache_size = -65536;");
 }
 
 Database::~Database() {

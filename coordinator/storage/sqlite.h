@@ -10,27 +10,12 @@
 #include <string>
 #include <string_view>
 
+#include "coordinator/domain/storage_error.h"
+
 struct sqlite3;
 struct sqlite3_stmt;
 
 namespace sparring::coordinator {
-
-// What kind of failure of the storage itself a StorageError is, in words that do not depend on
-// the database engine: callers decide on these, never on SQLite's result codes.
-enum class StorageFault {
-    none,        // not the storage's fault (a constraint, a bad statement, a missing row)
-    full,        // the file system is full, or a quota or file-size limit was reached
-    unwritable,  // read-only, a failing file system, a file that cannot be opened
-    busy,        // locked too long, out of memory: transient
-    damaged,     // the file is not a database or is corrupt
-};
-
-// An SQLite failure the caller cannot fix by changing its input (I/O error, corruption, busy).
-struct StorageError : std::runtime_error {
-    explicit StorageError(const std::string& message, StorageFault kind = StorageFault::none)
-        : std::runtime_error(message), fault(kind) {}
-    StorageFault fault;
-};
 
 // Returns the kind of fault an SQLite result code (primary or extended) and the errno of the
 // failed system call (sqlite3_system_errno) stand for.
@@ -95,8 +80,12 @@ void create_private_file(const std::string& path);
 
 class Database {
   public:
+    // Whether a connection may write the file.
+    enum class Access { ReadWrite, ReadOnly };
+
     // Opens (creating if needed) the file in WAL mode with foreign keys on; throws on failure.
-    explicit Database(const std::string& path);
+    // A read-only connection opens an existing file as it is and never writes it.
+    explicit Database(const std::string& path, Access access = Access::ReadWrite);
     ~Database();
     Database(const Database&) = delete;
     Database& operator=(const Database&) = delete;

@@ -168,8 +168,22 @@ void check_database(const std::string& path) {
         StorageFault::damaged);
 }
 
-SqliteStorage::SqliteStorage(const std::string& path) : db_(path) {
-    migrate(db_);
+SqliteStorage::SqliteStorage(const std::string& path, Access access) : db_(path, access) {
+    if (access == Access::ReadWrite) {
+        migrate(db_);
+        return;
+    }
+    if (const int version = user_version(db_); version != schema_version())
+        throw StorageError(path + " has schema version " + std::to_string(version) +
+                               " but this coordinator reads version " +
+                               std::to_string(schema_version()),
+                           StorageFault::unwritable);
+}
+
+OpenStorage open_sqlite(std::string path, SqliteStorage::Access access) {
+    return [path = std::move(path), access]() -> std::unique_ptr<Storage> {
+        return std::make_unique<SqliteStorage>(path, access);
+    };
 }
 
 void SqliteStorage::begin(bool write) {

@@ -18,8 +18,12 @@ void check_database(const std::string& path);
 
 class SqliteStorage final : public Storage {
   public:
-    // Opens or creates the database file and brings its schema up to date.
-    explicit SqliteStorage(const std::string& path);
+    using Access = Database::Access;
+
+    // Opens or creates the database file and brings its schema up to date. Read-only: opens
+    // an existing file of this build's schema version (a backup, say) and never writes it;
+    // a write throws StorageError.
+    explicit SqliteStorage(const std::string& path, Access access = Access::ReadWrite);
 
     void begin(bool write) override;
     void commit() override;
@@ -154,5 +158,10 @@ class SqliteStorage final : public Storage {
     size_t savepoint_mark_ = 0;                     // pending_ entries before the savepoint
     std::vector<std::function<void()>> committed_;  // deferred by committed transactions
 };
+
+// Returns the factory of connections to the database file at path: what the composition roots
+// hand out to the executors, the trainer, the engine collector and the admin commands.
+OpenStorage open_sqlite(std::string path,
+                        SqliteStorage::Access access = SqliteStorage::Access::ReadWrite);
 
 }  // namespace sparring::coordinator

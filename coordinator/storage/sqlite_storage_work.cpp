@@ -293,7 +293,7 @@ std::vector<ReportRecord> SqliteStorage::list_reports(int64_t run_id, int64_t af
 }
 
 void SqliteStorage::insert_game(const StoredGame& g) {
-    const std::string pgn = g.stored_pgn.empty() ? compress(g.pgn) : g.stored_pgn;
+    const std::string pgn = g.stored_pgn.empty() ? encode_pgn(g.pgn) : g.stored_pgn;
     db_.prepare(
            "INSERT INTO games (run_id, game, batch_id, worker_id, outcome, test_white, pgn, "
            "ending) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
@@ -318,7 +318,7 @@ std::vector<StoredGame> SqliteStorage::list_games(int64_t run_id, uint64_t start
         g.worker_id = s.int64(2);
         g.outcome = parse_outcome(s.text(3)).value_or(Outcome::Draw);
         g.test_white = s.int64(4) != 0;
-        auto pgn = decompress(s.blob(5));
+        auto pgn = decode_pgn(s.blob(5));
         if (!pgn) throw StorageError("damaged PGN of game " + std::to_string(g.game));
         g.pgn = std::move(*pgn);
         bytes += g.pgn.size();
