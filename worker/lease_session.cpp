@@ -4,6 +4,7 @@
 #include <thread>
 
 #include "common/printable.h"
+#include "worker/lease_kinds.h"
 
 namespace sparring::worker {
 
@@ -190,9 +191,7 @@ LeaseSession::End LeaseSession::finish(const std::string& play_error, bool shutt
                       name + " expired on the worker while the coordinator was unreachable");
         return End::Expired;
     }
-    const size_t pairs = lease_.has_generate() ? size_t(lease_.generate().game_openings_size() / 2)
-                                               : size_t(lease_.openings_size());
-    log_(name + " done: " + std::to_string(pairs) + " pairs reported");
+    log_(name + " done: " + std::to_string(lease_kind(lease_).pairs(lease_)) + " pairs reported");
     return End::Done;
 }
 

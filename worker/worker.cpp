@@ -9,10 +9,9 @@
 #include "common/numbers.h"
 #include "common/printable.h"
 #include "match/speed.h"
-#include "worker/generate_play.h"
+#include "worker/lease_kinds.h"
 #include "worker/match_setup.h"
 #include "worker/signature.h"
-#include "worker/tune_play.h"
 
 namespace sparring::worker {
 
@@ -287,36 +286,18 @@ std::optional<PlayPairs> Worker::player_of(const v1::Lease& lease, LeaseSession&
         session.hand_back(v1::RELEASE_REASON_ENGINE_FAILURE, 0, 0, error);
         return std::nullopt;
     };
-    if (lease.has_generate()) {
-        auto options = generate_options(lease, options_.concurrency, &error);
-        if (!options) return refuse();
-        return [&lease, options = std::move(*options)](const PairSink& keep,
-                                                       const std::atomic<bool>& cancel) {
-            play_generate_pairs(lease, options, keep, cancel);
-        };
+    const LeaseKind& kind = lease_kind(lease);
+    std::optional<match::MatchConfig> config;
+    if (kind.is_match) {
+        config = match_config(lease, options_.concurrency, options_.name, &error,
+                              options_.engine_limits, engines);
+        if (!config) return refuse();
+        if (!scale_clock(lease, session, *config)) return std::nullopt;
     }
-    auto config = match_config(lease, options_.concurrency, options_.name, &error,
-                               options_.engine_limits, engines);
-    if (!config) return refuse();
-    if (!scale_clock(lease, session, *config)) return std::nullopt;
-    std::optional<std::vector<match::MatchConfig>> tune_pairs;
-    if (lease.has_tune()) {
-        tune_pairs = tune_configs(lease, *config, &error);
-        if (!tune_pairs) return refuse();
-    }
-    return [&lease, config = *config, tune_pairs](const PairSink& keep,
-                                                  const std::atomic<bool>& cancel) {
-        const auto convert = [&](const match::PairResult& pair) {
-            v1::GamePair entry;
-            pair_to_proto(pair, lease.first_pair(), &entry);
-            keep(std::move(entry));
-        };
-        const std::vector<match::PairJob> jobs = pair_jobs(lease);
-        if (tune_pairs)
-            play_tune_pairs(*tune_pairs, jobs, config.concurrency, convert, cancel);
-        else
-            match::MatchRunner(config).play(jobs, {nullptr, convert}, cancel);
-    };
+    std::optional<PlayPairs> play =
+        kind.player(lease, config ? &*config : nullptr, options_.concurrency, &error);
+    if (!play) return refuse();
+    return play;
 }
 
 bool Worker::scale_clock(const v1::Lease& lease, LeaseSession& session,
@@ -370,12 +351,9 @@ bool Worker::scale_clock(const v1::Lease& lease, LeaseSession& session,
 }
 
 bool Worker::serve_lease(const v1::Lease& lease) {
-    const size_t pairs = lease.has_generate() ? size_t(lease.generate().game_openings_size() / 2)
-                                              : size_t(lease.openings_size());
+    const LeaseKind& kind = lease_kind(lease);
     log("lease " + std::to_string(lease.lease_id()) + ": run " + std::to_string(lease.run_id()) +
-        ", " + std::to_string(pairs) + " pairs, " +
-        (lease.has_generate() ? "self-play of " + lease.test().name()
-                              : lease.test().name() + " vs " + lease.base().name()));
+        ", " + std::to_string(kind.pairs(lease)) + " pairs, " + kind.plays(lease));
     LeaseSession::Options options;
     options.worker_id = worker_id_;
     options.report_interval = options_.report_interval;

@@ -9,6 +9,7 @@
 #include "coordinator/web/assets.h"
 #include "coordinator/web/json.h"
 #include "coordinator/web/pages.h"
+#include "coordinator/web/run_kinds.h"
 
 namespace sparring::coordinator::web {
 
@@ -438,12 +439,13 @@ void Dashboard::run(const HttpRequest& request, HttpResponse& response) {
     if (const std::optional<Session> viewer = session(request))
         extras.viewer = Viewer{viewer->user, viewer->role == Role::Admin, viewer->csrf};
     if (status.ok()) status = call(api_, &UserApi::get_llr_history, who, series, &extras.history);
-    if (status.ok() && run.has_tune() && run.tune().params_size() > 0) {
+    const WebRunKind::Extra extra = web_run_kind(run.spec().kind()).extra;
+    if (status.ok() && extra == WebRunKind::Extra::TuneHistory && run.tune().params_size() > 0) {
         v1::GetTuneHistoryRequest tune;
         tune.set_run_id(*id);
         status = call(api_, &UserApi::get_tune_history, who, tune, &extras.tune);
     }
-    if (status.ok() && run.has_train()) {
+    if (status.ok() && extra == WebRunKind::Extra::StartVersion && run.has_train()) {
         v1::GetVersionRequest start;
         start.set_name(run.spec().test_version());
         status = call(api_, &UserApi::get_version, who, start, &extras.start);
