@@ -217,7 +217,8 @@ void print_game_run(const v1::RunStatus& run, const GameRunLayout& layout) {
     for (const auto& m : run.bench_mismatches())
         rows.push_back({"bench mismatch", "worker " + std::to_string(m.worker_id()) + " computed " +
                                               std::to_string(m.computed()) + " for " + m.version() +
-                                              " (expected " + std::to_string(m.expected()) + ")"});
+                                              " (expected " + std::to_string(m.expected()) + ")" +
+                                              (m.message().empty() ? "" : ": " + m.message())});
     for (auto& row : rows) row[0] += ":";
     print_table(rows);
     print_workers(run);

@@ -5,6 +5,7 @@
 #include "engine/params.h"
 #include "match/bench_cache.h"
 #include "match/child_process.h"
+#include "match/engine_options.h"
 
 namespace sparring::worker {
 
@@ -101,6 +102,29 @@ Signature signature_of(const v1::Version& version, const BenchOptions& options,
     result.nodes = bench.nodes;
     result.cached = bench.cached;
     return result;
+}
+
+std::optional<std::string> engine_options_difference(const v1::Version& version,
+                                                     const EnginePaths& engines,
+                                                     std::string* error) {
+    match::UciSpec engine;
+    if (version.has_uci()) {
+        engine.command = version.uci().command();
+    } else {
+        const auto path = engines.find(version.uploaded().sha256());
+        if (path == engines.end()) {
+            *error = "version '" + version.name() + "': its engine file is not fetched";
+            return std::nullopt;
+        }
+        engine.command = path->second;
+        engine.args.assign(version.uploaded().args().begin(), version.uploaded().args().end());
+    }
+    const auto reported = match::read_engine_options(engine, 10'000, error);
+    if (!reported) return std::nullopt;
+    std::vector<match::EngineOption> recorded;
+    for (const v1::EngineOption& o : version.options())
+        recorded.push_back({o.name(), o.type(), o.default_value(), o.min(), o.max()});
+    return match::spin_options_difference(recorded, *reported);
 }
 
 std::optional<uint64_t> compute_signature(const v1::Version& version, std::string* error) {

@@ -40,6 +40,13 @@ struct Signature {
 Signature signature_of(const v1::Version& version, const BenchOptions& options,
                        const EnginePaths& engines = {});
 
+// Returns how the spin options a UCI or uploaded version's engine declares on this machine
+// (its reply to `uci`, run as signature_of runs its bench) differ from those the version
+// records ("" when they are the same); nullopt with *error when the engine does not answer.
+std::optional<std::string> engine_options_difference(const v1::Version& version,
+                                                     const EnginePaths& engines,
+                                                     std::string* error);
+
 // Returns the bench signature as signature_of with default options, nullopt with *error when
 // there is none.
 std::optional<uint64_t> compute_signature(const v1::Version& version, std::string* error);

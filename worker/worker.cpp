@@ -239,6 +239,30 @@ bool Worker::prepare_engines(const v1::Lease& lease, LeaseSession& session, Engi
     return true;
 }
 
+bool Worker::verify_options(const v1::Version& version, LeaseSession& session,
+                            const EnginePaths& engines) {
+    auto known = option_differences_.find(version.id());
+    if (known == option_differences_.end()) {
+        std::string error;
+        const std::optional<std::string> difference =
+            engine_options_difference(version, engines, &error);
+        if (!difference) {
+            log("cannot read the options of version '" + version.name() + "': " + error);
+            session.hand_back(v1::RELEASE_REASON_ENGINE_FAILURE, 0, 0, error);
+            return false;
+        }
+        known = option_differences_.emplace(version.id(), *difference).first;
+    }
+    if (known->second.empty()) return true;
+    // Refused as a bench mismatch is: the coordinator records it and sends the version here
+    // no more.
+    log("version '" + version.name() + "': its engine declares other options here (" +
+        known->second + "); refusing it");
+    session.hand_back(v1::RELEASE_REASON_BENCH_MISMATCH, version.id(), 0,
+                      "engine options differ on " + options_.name + ": " + known->second);
+    return false;
+}
+
 bool Worker::verify_versions(const v1::Lease& lease, LeaseSession& session,
                              const EnginePaths& engines) {
     for (const v1::Version* version : {&lease.test(), &lease.base()}) {
@@ -249,6 +273,8 @@ bool Worker::verify_versions(const v1::Lease& lease, LeaseSession& session,
                               "this worker does not offer " + version->uci().command());
             return false;
         }
+        if (!version->options().empty() && !verify_options(*version, session, engines))
+            return false;
         if (version->bench() == 0) continue;
         if (!signatures_.count(version->id())) {
             const Signature signature = signature_of(*version, options_.bench, engines);

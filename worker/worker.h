@@ -83,9 +83,13 @@ class Worker {
     // Streams an engine file from the coordinator from an offset (EngineCache::Fetch).
     EngineCache::FetchResult fetch_engine(const std::string& sha256, uint64_t offset,
                                           const std::function<bool(std::string_view)>& write);
-    // Checks both versions' bench signatures; on a mismatch hands the lease back and
-    // returns false.
+    // Checks both versions' bench signatures and recorded engine options; on a mismatch hands
+    // the lease back and returns false.
     bool verify_versions(const v1::Lease& lease, LeaseSession& session, const EnginePaths& engines);
+    // Checks that a version's engine declares here the spin options its record holds; hands
+    // the lease back (as a bench mismatch) and returns false when it does not.
+    bool verify_options(const v1::Version& version, LeaseSession& session,
+                        const EnginePaths& engines);
     // Leases with scaled clocks: measures (or recalls) this machine's speed with the test
     // version's engine and multiplies the config's clock by the lease's factor, with the PGN
     // tags and the session's reports saying so; hands the lease back (too slow, or the engine
@@ -113,7 +117,9 @@ class Worker {
     LeaseSession* session_ = nullptr;              // the lease being played; under mutex_
     std::map<int64_t, uint64_t> signatures_;       // version id -> bench computed here
     std::map<int64_t, std::string> bench_errors_;  // version id -> why it gave no signature
-    std::unique_ptr<EngineCache> cache_;           // with accept_uploaded_engines
+    // version id -> how its engine's spin options differ here from its record ("": not)
+    std::map<int64_t, std::string> option_differences_;
+    std::unique_ptr<EngineCache> cache_;  // with accept_uploaded_engines
     struct MeasuredSpeed {
         uint64_t nps = 0;
         Clock::TimePoint at;

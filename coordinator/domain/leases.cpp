@@ -461,7 +461,10 @@ absl::StatusOr<uint32_t> Core::release_lease(Storage& storage, const Caller& cal
             return absl::InvalidArgumentError("version " + std::to_string(release.version_id) +
                                               " is not played in " + lease_name(batch->id));
         const Version version = *storage.find_version(release.version_id);
-        if (version.bench == 0 || version.bench == release.computed_bench)
+        // A version that records its engine's options is also refused for declaring other
+        // spin options than those (computed 0, the options in the message).
+        const bool options_refused = !version.options.empty() && release.computed_bench == 0;
+        if (!options_refused && (version.bench == 0 || version.bench == release.computed_bench))
             return absl::InvalidArgumentError("version '" + version.name + "' has bench " +
                                               std::to_string(version.bench) +
                                               ", which does not contradict the computed " +

@@ -13,6 +13,7 @@
 #include "common/outcome.h"
 #include "common/time_control.h"
 #include "match/adjudication.h"
+#include "match/engine_options.h"
 #include "stats/homogeneity.h"
 #include "stats/spsa.h"
 #include "stats/stats.h"
@@ -65,6 +66,7 @@ struct Version {
     int64_t created_ms = 0;
     std::string owner;           // the user who added it; empty before owners were recorded
     uint64_t reference_nps = 0;  // the speed its clocks are defined for (0: none)
+    std::vector<match::EngineOption> options;  // uci and uploaded: what its engine declares
 };
 
 // An uploaded engine file, stored once by its SHA-256 beside the database.

@@ -184,6 +184,14 @@ absl::Status check_version(Version& v) {
         return invalid("the reference speed must be in " + std::to_string(kMinReferenceNps) + ".." +
                        std::to_string(kMaxReferenceNps) + " nodes per second, got " +
                        std::to_string(v.reference_nps));
+    if (!v.options.empty()) {
+        if (v.kind == Version::Kind::Builtin)
+            return invalid(
+                "the built-in engine's options are its parameters: a built-in version records "
+                "no engine options");
+        if (const std::string why = match::check_engine_options(v.options); !why.empty())
+            return invalid("engine options: " + why);
+    }
     if (v.kind == Version::Kind::Uploaded) return check_uploaded_engine(v);
     if (v.kind == Version::Kind::Uci) {
         if (v.uci_command.empty()) return invalid("a UCI version needs the engine's command");

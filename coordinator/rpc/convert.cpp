@@ -106,6 +106,9 @@ absl::StatusOr<Version> version_from_proto(const v1::Version& in) {
     v.description = valid_utf8(in.description());
     v.bench = in.bench();
     v.reference_nps = in.reference_nps();
+    for (const v1::EngineOption& o : in.options())
+        v.options.push_back({valid_utf8(o.name()), valid_utf8(o.type()),
+                             valid_utf8(o.default_value()), o.min(), o.max()});
     switch (in.engine_case()) {
         case v1::Version::kBuiltin:
             v.kind = Version::Kind::Builtin;
@@ -141,6 +144,14 @@ void version_to_proto(const Version& in, v1::Version* out) {
     out->set_created_unix_ms(in.created_ms);
     out->set_owner(in.owner);
     out->set_reference_nps(in.reference_nps);
+    for (const match::EngineOption& o : in.options) {
+        v1::EngineOption* option = out->add_options();
+        option->set_name(o.name);
+        option->set_type(o.type);
+        option->set_default_value(o.default_value);
+        option->set_min(o.min);
+        option->set_max(o.max);
+    }
     if (in.kind == Version::Kind::Builtin) {
         v1::BuiltinEngine* b = out->mutable_builtin();
         b->set_preset(in.preset);
@@ -347,6 +358,7 @@ void run_to_proto(const Run& in, v1::RunStatus* out) {
         bm->set_expected(m.expected);
         bm->set_computed(m.computed);
         bm->set_unix_ms(m.created_ms);
+        bm->set_message(m.message);
     }
     for (const WorkerClock& c : in.clocks) {
         v1::WorkerClock* clock = out->add_clocks();

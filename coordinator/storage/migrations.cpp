@@ -710,13 +710,19 @@ void add_scaled_clocks(Database& db) {
         "  PRIMARY KEY (worker_id, version_id));");
 }
 
+// Migration 19 (issue 29): the options a version's engine declares, as JSON rows [name, type,
+// default, min, max]; '' for none recorded (every version before).
+void add_engine_options(Database& db) {
+    add_column(db, "versions", "engine_options", "TEXT NOT NULL DEFAULT ''");
+}
+
 // A migration: SQL, or a step in C++ where SQL alone cannot do it.
 struct Migration {
     std::string_view sql;
     void (*step)(Database& db) = nullptr;
 };
 
-constexpr std::array<Migration, 18> kMigrations = {{{kSchema1},
+constexpr std::array<Migration, 19> kMigrations = {{{kSchema1},
                                                     {kSchema2},
                                                     {kSchema3},
                                                     {kSchema4},
@@ -733,7 +739,8 @@ constexpr std::array<Migration, 18> kMigrations = {{{kSchema1},
                                                     {{}, add_owners_and_changes},
                                                     {kSchema16},
                                                     {kSchema17},
-                                                    {{}, add_scaled_clocks}}};
+                                                    {{}, add_scaled_clocks},
+                                                    {{}, add_engine_options}}};
 
 }  // namespace
 

@@ -16,11 +16,30 @@ namespace sparring::coordinator {
 
 namespace {
 
+// A version's engine options as JSON: [[name, type, default, min, max], ...] ("" for none).
+std::string options_column(const std::vector<match::EngineOption>& options) {
+    if (options.empty()) return "";
+    nlohmann::json rows = nlohmann::json::array();
+    for (const match::EngineOption& o : options)
+        rows.push_back({o.name, o.type, o.default_value, o.min, o.max});
+    return json_column(rows);
+}
+
+std::vector<match::EngineOption> read_options_column(const std::string& text) {
+    using Row = std::tuple<std::string, std::string, std::string, int64_t, int64_t>;
+    std::vector<match::EngineOption> options;
+    for (auto& [name, type, value, min, max] :
+         read_json_column<std::vector<Row>>(text, "versions.engine_options"))
+        options.push_back({std::move(name), std::move(type), std::move(value), min, max});
+    return options;
+}
+
 constexpr std::string_view kVersionColumns =
     "id, name, description, kind, preset, overrides, params, hash_mb, uci_command, "
     "uci_options, bench, created_ms, engine_sha256, engine_entry, engine_args, "
     "(SELECT size FROM engines e WHERE e.sha256 = engine_sha256), "
-    "(SELECT archive FROM engines e WHERE e.sha256 = engine_sha256), owner, reference_nps";
+    "(SELECT archive FROM engines e WHERE e.sha256 = engine_sha256), owner, reference_nps, "
+    "engine_options";
 
 #define RUN_SELECT                                                                               \
     "SELECT r.id, r.kind, r.state, r.result, r.test_version_id, r.base_version_id, "             \
@@ -267,9 +286,8 @@ int64_t SqliteStorage::insert_version(const Version& v) {
     db_.prepare(
            "INSERT INTO versions (name, description, kind, preset, overrides, params, hash_mb, "
            "uci_command, uci_options, bench, created_ms, engine_sha256, engine_entry, "
-           "engine_args, owner, reference_nps) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-           "?, "
-           "?)")
+           "engine_args, owner, reference_nps, engine_options) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, "
+           "?, ?, ?, ?, ?, ?, ?, ?)")
         .bind(v.name, v.description, builtin ? "builtin" : "uci",
               builtin ? Text(v.preset) : std::nullopt,
               builtin ? Text(json_column(v.overrides)) : std::nullopt,
@@ -278,7 +296,8 @@ int64_t SqliteStorage::insert_version(const Version& v) {
               builtin ? std::nullopt : Text(json_column(v.uci_options)), v.bench, v.created_ms,
               uploaded ? Text(v.engine_sha256) : std::nullopt,
               uploaded ? Text(v.engine_entry) : std::nullopt,
-              uploaded ? Text(json_column(v.engine_args)) : std::nullopt, v.owner, v.reference_nps)
+              uploaded ? Text(json_column(v.engine_args)) : std::nullopt, v.owner, v.reference_nps,
+              options_column(v.options))
         .run();
     return db_.last_insert_rowid();
 }
@@ -294,6 +313,7 @@ Version SqliteStorage::read_version(const Statement& s) {
     v.created_ms = s.int64(11);
     v.owner = s.text(17);
     v.reference_nps = uint64_t(s.int64(18));
+    v.options = read_options_column(s.text(19));
     if (v.kind == Version::Kind::Builtin) {
         v.preset = s.text(4);
         v.overrides = read_json_column<std::map<std::string, int>>(s.text(5), "versions.overrides");

@@ -189,7 +189,25 @@ std::string version_page(const v1::Version& version) {
     for (const auto& [name, value] : version_parameters(version))
         body += "<tr><td>" + escape_html(name) + "</td><td class=\"num\">" + escape_html(value) +
                 "</td></tr>";
-    return layout("Version " + version.name(), body + "</tbody></table>", false);
+    body += "</tbody></table>";
+    // What its engine declares (UCI and uploaded versions that recorded it): the spin options
+    // are what a tuning run may tune.
+    if (version.options_size() > 0) {
+        body +=
+            "<h2>Engine options</h2><table class=\"grid\" id=\"engine-options\"><thead><tr>"
+            "<th>option</th><th>type</th><th>default</th><th>min</th><th>max</th></tr></thead>"
+            "<tbody>";
+        for (const v1::EngineOption& o : version.options()) {
+            const bool spin = o.type() == "spin";
+            body += "<tr><td>" + escape_html(o.name()) + "</td><td>" + escape_html(o.type()) +
+                    "</td><td class=\"num\">" + escape_html(o.default_value()) +
+                    "</td><td class=\"num\">" + (spin ? std::to_string(o.min()) : "") +
+                    "</td><td class=\"num\">" + (spin ? std::to_string(o.max()) : "") +
+                    "</td></tr>";
+        }
+        body += "</tbody></table>";
+    }
+    return layout("Version " + version.name(), body, false);
 }
 
 std::string compare_page(const v1::Version& a, const v1::Version& b) {

@@ -99,12 +99,13 @@ std::string mismatch_table(const v1::RunStatus& run) {
     if (run.bench_mismatches().empty()) return "";
     std::string out =
         "<h2>Bench mismatches</h2><table class=\"grid\"><tr><th>worker</th><th>version</th>"
-        "<th>expected</th><th>computed</th><th>when</th></tr>";
+        "<th>expected</th><th>computed</th><th>why</th><th>when</th></tr>";
     for (const v1::BenchMismatch& m : run.bench_mismatches())
         out += "<tr><td>" + std::to_string(m.worker_id()) + "</td><td>" + escape_html(m.version()) +
                "</td><td class=\"num\">" + std::to_string(m.expected()) +
                "</td><td class=\"num\">" + std::to_string(m.computed()) + "</td><td>" +
-               escape_html(utc_time(m.unix_ms())) + "</td></tr>";
+               escape_html(m.message()) + "</td><td>" + escape_html(utc_time(m.unix_ms())) +
+               "</td></tr>";
     return out + "</table>";
 }
 

@@ -89,6 +89,10 @@ TEST(Escaping, NoSuppliedStringReachesAPageUnescaped) {
         v->set_description(kScript);
         v->mutable_uci()->set_command(kScript);
         (*v->mutable_uci()->mutable_options())[kScript] = kScript;
+        v1::EngineOption* option = v->add_options();
+        option->set_name(kScript);
+        option->set_type(kScript);
+        option->set_default_value(kScript);
     }
     v1::Version builtin;
     builtin.set_name(kScript);
@@ -125,6 +129,34 @@ TEST(Pages, RunPageLeadsWithEloAndTheLlrBetweenItsBounds) {
     EXPECT_NE(page.find("data-field=\"llr_bounds\">[-2.94, 2.94]<"), std::string::npos);
     EXPECT_NE(page.find("± 4.45"), std::string::npos);
     EXPECT_NE(page.find("section class=\"decide h1\""), std::string::npos);
+}
+
+TEST(Pages, AVersionPageListsTheOptionsItsEngineDeclares) {
+    v1::Version v;
+    v.set_name("sf");
+    v.mutable_uci()->set_command("/usr/games/stockfish");
+    v1::EngineOption* hash = v.add_options();
+    hash->set_name("Hash");
+    hash->set_type("spin");
+    hash->set_default_value("16");
+    hash->set_min(1);
+    hash->set_max(33554432);
+    v1::EngineOption* ponder = v.add_options();
+    ponder->set_name("Ponder");
+    ponder->set_type("check");
+    ponder->set_default_value("false");
+    const std::string page = version_page(v);
+    EXPECT_NE(page.find("<h2>Engine options</h2>"), std::string::npos) << page;
+    EXPECT_NE(page.find("<tr><td>Hash</td><td>spin</td><td class=\"num\">16</td><td "
+                        "class=\"num\">1</td><td class=\"num\">33554432</td></tr>"),
+              std::string::npos)
+        << page;
+    EXPECT_NE(page.find("<tr><td>Ponder</td><td>check</td><td class=\"num\">false</td><td "
+                        "class=\"num\"></td><td class=\"num\"></td></tr>"),
+              std::string::npos)
+        << page;
+    v.clear_options();
+    EXPECT_EQ(version_page(v).find("Engine options"), std::string::npos);
 }
 
 TEST(Pages, CompareListsTheDifferencesFirstWithTheirChange) {
