@@ -4,28 +4,42 @@
 #include <mutex>
 #include <thread>
 
+#include "match/uci_options.h"
+
 namespace sparring::worker {
 
 namespace {
 
-// Returns a player with the base player's parameters changed to the given values.
+// Returns a player with the base player's parameters changed to the given values: the
+// built-in engine's parameters, or a UCI engine's spin options (sent with setoption after the
+// version's own options, each replacing the version's value of it).
 std::optional<match::PlayerSpec> perturbed(const match::PlayerSpec& base, const v1::TuneLease& tune,
                                            const google::protobuf::RepeatedField<int32_t>& values,
                                            const std::string& suffix, std::string* error) {
     match::PlayerSpec spec = base;
     spec.name += suffix;
-    auto* builtin = std::get_if<match::BuiltinSpec>(&spec.engine);
-    if (!builtin) {
-        *error = "a tuning run needs the built-in engine";
-        return std::nullopt;
-    }
     if (values.size() != tune.names_size()) {
         *error = "a tuning pair has " + std::to_string(values.size()) + " values for " +
                  std::to_string(tune.names_size()) + " parameters";
         return std::nullopt;
     }
-    for (int i = 0; i < values.size(); ++i)
-        if (!builtin->params.set(tune.names(i), values[i], error)) return std::nullopt;
+    if (auto* builtin = std::get_if<match::BuiltinSpec>(&spec.engine)) {
+        for (int i = 0; i < values.size(); ++i)
+            if (!builtin->params.set(tune.names(i), values[i], error)) return std::nullopt;
+        return spec;
+    }
+    auto& options = std::get<match::UciSpec>(spec.engine).options;
+    for (int i = 0; i < values.size(); ++i) {
+        const std::string name = match::canonical_option_name(tune.names(i));
+        std::erase_if(options, [&](const auto& option) {
+            return match::canonical_option_name(option.first) == name;
+        });
+        options.emplace_back(tune.names(i), std::to_string(values[i]));
+    }
+    if (const std::string why = match::check_uci_options(options); !why.empty()) {
+        *error = why;
+        return std::nullopt;
+    }
     return spec;
 }
 

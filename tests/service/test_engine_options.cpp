@@ -13,6 +13,13 @@
 namespace sparring::testing {
 namespace {
 
+// Returns how many times text occurs in a string.
+size_t count_occurrences(const std::string& in, const std::string& text) {
+    size_t n = 0;
+    for (size_t at = in.find(text); at != std::string::npos; at = in.find(text, at + 1)) ++n;
+    return n;
+}
+
 using namespace std::chrono_literals;
 
 constexpr const char* kStockfish = "/usr/games/stockfish";
@@ -144,6 +151,97 @@ TEST_F(EngineOptionsTest, ARecordNoEngineCouldDeclareIsRefusedAndNothingIsStored
         cluster->users()->AddVersion(Cluster::context(cluster->user_token).get(), request, &added);
     EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
     EXPECT_EQ(cluster->query("SELECT count(*) FROM versions"), 0);
+}
+
+// Returns a tuning spec of Stockfish's options on version `version`, 8 games at 500 nodes.
+v1::RunSpec tune_spec(const std::string& version, const std::vector<std::string>& options) {
+    v1::RunSpec spec;
+    spec.set_kind(v1::RUN_KIND_TUNE);
+    spec.set_test_version(version);
+    spec.set_base_version(version);
+    spec.mutable_time_control()->set_nodes(500);
+    spec.set_games(8);
+    spec.mutable_book()->set_source("two.epd");
+    for (const char* moves : {"e2e4", "d2d4"}) {
+        v1::Opening* opening = spec.mutable_book()->add_openings();
+        opening->set_fen("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1");
+        opening->add_moves(moves);
+    }
+    for (const std::string& name : options) spec.mutable_tune()->add_params()->set_name(name);
+    return spec;
+}
+
+// A tuning run of a UCI engine's spin option: each pair plays the engine with the option's
+// plus value against its minus value, the values move, and the finished run makes a version
+// of the same engine with the tuned value among its options and starts its verification.
+TEST_F(EngineOptionsTest, AnEnginesSpinOptionTunesAndItsVerificationFollows) {
+    v1::Version added;
+    ASSERT_TRUE(add("sf", declared, &added).ok());
+    cluster->start_worker("w", 1, {"--uci-engines", kStockfish});
+    v1::SubmitRunRequest submit;
+    *submit.mutable_spec() = tune_spec("sf", {"Skill Level"});
+    submit.mutable_spec()->mutable_tune()->mutable_params(0)->set_start(10);
+    submit.mutable_spec()->mutable_tune()->set_verify(true);
+    submit.mutable_spec()->mutable_tune()->set_verify_games(2);
+    submit.mutable_spec()->mutable_sprt()->set_elo1(5);
+    submit.mutable_spec()->mutable_sprt()->set_alpha(0.05);
+    submit.mutable_spec()->mutable_sprt()->set_beta(0.05);
+    v1::RunStatus run;
+    const grpc::Status submitted =
+        cluster->users()->SubmitRun(Cluster::context(cluster->user_token).get(), submit, &run);
+    ASSERT_TRUE(submitted.ok()) << submitted.error_message();
+    ASSERT_EQ(run.tune().params_size(), 1);
+    EXPECT_EQ(run.tune().params(0).min(), 0);  // the engine's bounds
+    EXPECT_EQ(run.tune().params(0).max(), 20);
+    run = cluster->wait_for_run(run.id(), 300s);
+    ASSERT_EQ(run.state(), v1::RUN_STATE_FINISHED) << run.result();
+    EXPECT_EQ(run.tune().pairs_applied(), 4u);
+    const CommandResult pgn = cluster->cli({"export", std::to_string(run.id())});
+    ASSERT_EQ(pgn.status, 0) << pgn.err;
+    EXPECT_EQ(count_occurrences(pgn.out, "[White \"sf+\"]") +
+                  count_occurrences(pgn.out, "[Black \"sf+\"]"),
+              8u)
+        << pgn.out;
+    ASSERT_FALSE(run.tune().tuned_version().empty());
+    v1::GetVersionRequest get;
+    get.set_name(run.tune().tuned_version());
+    v1::Version tuned;
+    ASSERT_TRUE(cluster->users()
+                    ->GetVersion(Cluster::context(cluster->user_token).get(), get, &tuned)
+                    .ok());
+    ASSERT_TRUE(tuned.has_uci());
+    EXPECT_EQ(tuned.uci().command(), kStockfish);
+    EXPECT_EQ(tuned.uci().options().at("Skill Level"),
+              std::to_string(std::lround(run.tune().values(0))));
+    EXPECT_EQ(tuned.uci().options().at("Hash"), "16");
+    EXPECT_EQ(tuned.options_size(), added.options_size());
+    EXPECT_GT(run.tune().verify_run_id(), 0);
+}
+
+// A tuning run of options a version's engine does not have, cannot tune, or outside their
+// range, or of a version that recorded no options, is refused and nothing is stored.
+TEST_F(EngineOptionsTest, TuningOptionsTheEngineCannotTuneIsRefused) {
+    v1::Version added;
+    ASSERT_TRUE(add("sf", declared, &added).ok());
+    ASSERT_TRUE(add("bare", {}, &added).ok());
+    const auto refused = [&](v1::RunSpec spec, const std::string& expected) {
+        v1::SubmitRunRequest submit;
+        *submit.mutable_spec() = std::move(spec);
+        v1::RunStatus run;
+        const grpc::Status status =
+            cluster->users()->SubmitRun(Cluster::context(cluster->user_token).get(), submit, &run);
+        EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << expected;
+        EXPECT_NE(status.error_message().find(expected), std::string::npos)
+            << status.error_message();
+    };
+    refused(tune_spec("sf", {"Knight Value"}), "version 'sf' has no option 'Knight Value'");
+    refused(tune_spec("sf", {"Ponder"}), "option 'Ponder' of version 'sf' is a check option");
+    v1::RunSpec wide = tune_spec("sf", {"Skill Level"});
+    wide.mutable_tune()->mutable_params(0)->set_max(30);
+    refused(wide, "Skill Level: bounds must lie within the engine's [0, 20]");
+    refused(tune_spec("sf", {"Skill Level", "skill  level"}), "is listed twice");
+    refused(tune_spec("bare", {"Skill Level"}), "version 'bare' records no options of its engine");
+    EXPECT_EQ(cluster->query("SELECT count(*) FROM runs"), 0);
 }
 
 }  // namespace
