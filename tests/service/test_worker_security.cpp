@@ -53,12 +53,7 @@ class WorkerSecurityTest : public ::testing::Test {
 
     // Waits up to timeout for a query to give a positive number.
     bool eventually(const std::string& sql, std::chrono::seconds timeout) const {
-        const auto until = std::chrono::steady_clock::now() + timeout;
-        while (cluster->query(sql) <= 0) {
-            if (std::chrono::steady_clock::now() > until) return false;
-            std::this_thread::sleep_for(100ms);
-        }
-        return true;
+        return wait_until([&] { return cluster->query(sql) > 0; }, timeout);
     }
 
     // Returns the text of a file.
@@ -347,8 +342,8 @@ TEST_F(WorkerSecurityTest, ALeaseLargerThanTheReceiveLimitIsHandedBackNotRetried
     // Two built-in versions' parameter sets alone exceed 1 KiB.
     Process& worker = cluster->start_worker("small", 1, {"--max-lease-kb", "1"});
     ASSERT_TRUE(eventually("SELECT count(*) FROM batches WHERE state = 'released'", 30s));
-    std::this_thread::sleep_for(5s);
-    EXPECT_FALSE(worker.wait_exit(0ms));  // still running
+    // Retries that must not come and an exit that must not happen: five seconds pass without.
+    EXPECT_FALSE(worker.wait_exit(5s));  // still running
     EXPECT_LE(cluster->query("SELECT count(*) FROM batches"), 8);
     EXPECT_EQ(cluster->query("SELECT count(*) FROM batches WHERE state = 'leased'"), 0);
     EXPECT_NE(read(worker.log_path()).find("receive limit"), std::string::npos);
@@ -361,16 +356,15 @@ TEST_F(WorkerSecurityTest, ARunWhoseLeasesKeepFailingIsBackedOffWhileOthersArePl
     cluster->add_version("b");
     cluster->add_version("c", "KnightValueMg=300");
     Process& worker = cluster->start_worker("flaky", 1, {"--uci-engines", vanishing});
-    const auto until = std::chrono::steady_clock::now() + 30s;
-    while (read(worker.log_path()).find("registered") == std::string::npos &&
-           std::chrono::steady_clock::now() < until)
-        std::this_thread::sleep_for(50ms);
+    wait_until([&] { return read(worker.log_path()).find("registered") != std::string::npos; }, 30s,
+               50ms);
     // Offered at registration, gone now: every lease of its run fails on this worker.
     std::filesystem::remove(vanishing);
     const int64_t failing = submit("a", 200);
     ASSERT_TRUE(eventually("SELECT count(*) FROM batches WHERE state = 'released'", 30s));
     const int64_t other = submit("c", 2);
     EXPECT_EQ(cluster->wait_for_run(other, 120s).state(), v1::RUN_STATE_FINISHED);
+    // A count over time (the backoff bounds the leases in six seconds): the time must pass.
     std::this_thread::sleep_for(6s);
     const int64_t leases =
         cluster->query("SELECT count(*) FROM batches WHERE run_id = " + std::to_string(failing));
