@@ -4,8 +4,10 @@ otherwise, and it refuses Kubernetes recipes that Debian 12's kubectl (1.20) can
 
     deploy_check_ci.py --source DIR --coordinator BIN --worker BIN
 
-Runs the systemd part with a PATH that holds no systemd-analyze, and the kustomize 2.0 form
-check on overlays written in the newer form only current kubectl versions render.
+Runs the systemd part with a PATH that holds no systemd-analyze, the compose part with one that
+holds no docker-compose (whose own validation it notes as not run, or fails under CI=true), and
+the kustomize 2.0 form check on overlays written in the newer form only current kubectl
+versions render.
 """
 import argparse
 import os
@@ -17,15 +19,15 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import deploy_check  # noqa: E402
 
 
-def run_check(args, ci):
-    """Runs deploy_check.py systemd with an empty PATH; returns (exit code, output)."""
+def run_check(args, ci, part="systemd"):
+    """Runs a part of deploy_check.py with an empty PATH; returns (exit code, output)."""
     with tempfile.TemporaryDirectory() as empty:
         env = {k: v for k, v in os.environ.items() if k != "CI"}
         env["PATH"] = empty
         if ci:
             env["CI"] = "true"
         done = subprocess.run(
-            [sys.executable, os.path.join(args.source, "tests", "deploy_check.py"), "systemd",
+            [sys.executable, os.path.join(args.source, "tests", "deploy_check.py"), part,
              "--source", args.source, "--coordinator", args.coordinator, "--worker",
              args.worker], capture_output=True, text=True, env=env)
     return done.returncode, done.stdout + done.stderr
@@ -43,6 +45,13 @@ def main():
     if code != 77 or "SKIP: systemd-analyze is not installed" not in out:
         sys.exit(f"without CI a missing systemd-analyze must skip the check; got {code}: {out}")
     print("ok: a missing tool fails under CI=true and skips otherwise")
+    code, out = run_check(args, ci=True, part="compose")
+    if code != 1 or "FAIL: docker-compose is not installed (CI=true" not in out:
+        sys.exit(f"under CI=true a missing docker-compose must fail the check; got {code}: {out}")
+    code, out = run_check(args, ci=False, part="compose")
+    if code != 0 or "note: docker-compose is not installed" not in out:
+        sys.exit(f"without CI a missing docker-compose must be noted; got {code}: {out}")
+    print("ok: a missing docker-compose fails under CI=true and is noted otherwise")
     check_newer_form_refused()
 
 

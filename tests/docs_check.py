@@ -361,7 +361,7 @@ class Coordinator:
                 self.stop()
                 raise SystemExit(f"FAIL: the coordinator did not start: {' '.join(argv)}\n"
                                  + self.output())
-            time.sleep(0.05)
+            time.sleep(0.05)  # polls the port file the coordinator writes once it listens
         self.address = f"127.0.0.1:{open(port_file).read().strip()}"
 
     def output(self):

@@ -104,7 +104,7 @@ class EngineProcess {
                 pid_ = -1;
                 return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
             }
-            usleep(10000);
+            usleep(10000);  // polls the process state (waitpid has no timeout)
         }
         return -1;
     }
@@ -198,7 +198,7 @@ TEST(Uci, InfiniteSearchAnswersIsreadyAndStops) {
     EngineProcess engine;
     engine.send("position startpos");
     engine.send("go infinite");
-    usleep(300000);
+    ASSERT_TRUE(engine.read_until("info", 5000)) << "the search did not start";
     engine.send("isready");
     auto ready = engine.read_until("readyok", 1000);
     ASSERT_TRUE(ready);

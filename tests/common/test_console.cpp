@@ -14,11 +14,13 @@
 #include "common/log.h"
 #include "common/progress.h"
 #include "common/signals.h"
+#include "tests/service/wait.h"
 
 namespace sparring {
 namespace {
 
 using namespace std::chrono_literals;
+using test_support::wait_until;
 
 // Returns whether sig is blocked in the calling thread.
 bool blocked(int sig) {
@@ -41,10 +43,10 @@ TEST(StopSignals, HandsEachSignalToTheCallbackAndRestoresTheMask) {
             last = signal;
             ++count;
         });
-        for (int i = 0; i < 200 && count < 1; ++i) std::this_thread::sleep_for(10ms);
+        wait_until([&] { return count >= 1; }, 2s, 10ms);
         EXPECT_EQ(last, SIGTERM);
         kill(getpid(), SIGINT);
-        for (int i = 0; i < 200 && count < 2; ++i) std::this_thread::sleep_for(10ms);
+        wait_until([&] { return count >= 2; }, 2s, 10ms);
         EXPECT_EQ(last, SIGINT);
         EXPECT_EQ(count, 2);
         EXPECT_THROW(signals.watch([](int) {}), std::logic_error);
@@ -118,7 +120,7 @@ TEST(ConsoleProgress, WritesLinesOfTheirOwnWhenDueOrForcedInALog) {
     std::ostringstream timed;
     ConsoleProgress progress(timed, 0, 20ms);
     progress.show("too early");
-    std::this_thread::sleep_for(30ms);
+    std::this_thread::sleep_for(30ms);  // past the 20 ms interval under test
     progress.show("due");
     progress.show("too early again");
     EXPECT_EQ(timed.str(), "due\n");

@@ -1,5 +1,6 @@
 #include "fixture.h"
 
+#include <future>
 #include <random>
 
 namespace sparring::coordinator::testing {
@@ -18,11 +19,22 @@ TempDatabase::~TempDatabase() {
 }
 
 CoreFixture::CoreFixture() {
+    auto connection = std::make_unique<SqliteStorage>(db.path());
     storage = std::make_unique<SqliteStorage>(db.path());
+    Executor::Options write;
+    write.write = true;
+    executor = std::make_unique<Executor>(std::move(connection), write);
     Core::Options options;
     options.lease_ms = 10'000;
     options.pairs_per_thread = 2;
     core = std::make_unique<Core>(options, [this] { return now.load(); });
+}
+
+absl::Status CoreFixture::execute(Executor::Job job) {
+    std::promise<absl::Status> done;
+    std::future<absl::Status> finished = done.get_future();
+    executor->submit(std::move(job), [&done](absl::Status status) { done.set_value(status); });
+    return finished.get();
 }
 
 Version CoreFixture::add_version(const std::string& name, int knight_mg) {
@@ -63,10 +75,22 @@ coordinator::Run CoreFixture::submit(const RunSpec& s) {
     return run.value_or(coordinator::Run{});
 }
 
+int64_t CoreFixture::add_token(Role role, const std::string& name) {
+    int64_t id = 0;
+    EXPECT_TRUE(execute([&](Storage& s) {
+                    core->create_token(s, role, name);
+                    id = s.list_tokens().back().id;
+                    return absl::OkStatus();
+                }).ok());
+    return id;
+}
+
 std::pair<Caller, int64_t> CoreFixture::add_worker(int concurrency) {
-    storage->begin(true);
-    const std::string secret = core->create_token(*storage, Role::Worker, "w");
-    storage->commit();
+    std::string secret;
+    EXPECT_TRUE(execute([&](Storage& s) {
+                    secret = core->create_token(s, Role::Worker, "w");
+                    return absl::OkStatus();
+                }).ok());
     auto caller = transact([&](Storage& s) { return core->authenticate(s, secret, Role::Worker); });
     EXPECT_TRUE(caller.ok());
     Worker w;

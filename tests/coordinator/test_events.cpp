@@ -109,8 +109,9 @@ class CoreEventTest : public CoreFixture {
             options, [this] { return now.load(); }, &bus);
     }
 
-    // Runs what the committed transactions deferred, as the write executor does after a
-    // commit, and returns the labels of the events delivered.
+    // Returns the labels of the events delivered. The write executor runs what its committed
+    // transactions deferred before it answers their jobs; what the tests' own connection
+    // deferred runs here, as the executor would after a commit.
     std::vector<std::string> deliver() {
         for (const std::function<void()>& fn : storage->take_committed()) fn();
         return recorder.take();
@@ -255,10 +256,7 @@ TEST_F(CoreEventTest, AQuarantinedWorkerAndAPurgeArePublished) {
     EXPECT_EQ(deliver(),
               (std::vector<std::string>{"seen " + w, "quarantined worker " + w + " in " + id}));
 
-    storage->begin(true);
-    core->create_token(*storage, Role::User, "alice");
-    const int64_t alice = storage->list_tokens().back().id;
-    storage->commit();
+    const int64_t alice = add_token(Role::User, "alice");
     const Caller user{alice, Role::Admin, "alice", {}};  // the run has no owner
     ASSERT_TRUE(
         transact([&](Storage& s) { return core->purge_worker(s, user, run.id, forger); }).ok());

@@ -47,13 +47,7 @@ class LimitsTest : public CoreFixture {
     }
 
     // Returns a new worker token's caller.
-    Caller worker_token() {
-        storage->begin(true);
-        core->create_token(*storage, Role::Worker, "fleet");
-        const int64_t id = storage->list_tokens().back().id;
-        storage->commit();
-        return Caller{id, Role::Worker, {}, {}};
-    }
+    Caller worker_token() { return Caller{add_token(Role::Worker, "fleet"), Role::Worker, {}, {}}; }
 
     absl::StatusOr<std::optional<LeaseGrant>> work(const Caller& caller, int64_t worker) {
         return transact([&](Storage& s) { return core->request_work(s, caller, worker); });

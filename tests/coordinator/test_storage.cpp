@@ -807,6 +807,7 @@ TEST(Storage, PassedTokensAreRememberedForASecondOnly) {
     EXPECT_EQ(passed.role("spw_a"), Role::Worker);
     EXPECT_EQ(passed.role("spu_b"), Role::User);
     EXPECT_FALSE(passed.role("spw_a "));
+    // The memory's life is real time, under test: it must pass.
     std::this_thread::sleep_for(PassedTokens::kLife + std::chrono::milliseconds(50));
     EXPECT_FALSE(passed.role("spw_a"));
     passed.remember("spw_a", Role::Worker);

@@ -128,7 +128,9 @@ TEST_F(FaultTest, FullDiskIsResourceExhaustedAndRecovers) {
     EXPECT_NE(message.find("retry"), std::string::npos) << message;
     const CommandResult shown = cluster->cli({"show", "1"});
     EXPECT_EQ(shown.status, 0) << "reads go on: " << shown.err;
-    std::this_thread::sleep_for(5s);  // workers meet the fault too, and keep retrying
+    // A span of the fault: workers meet it too and keep retrying, and nothing acknowledged is
+    // lost in it (no event marks its end).
+    std::this_thread::sleep_for(5s);
     EXPECT_GE(cluster->query("SELECT pairs_done FROM runs WHERE id = 1"), acknowledged);
     expect_workers_running();
 
@@ -169,6 +171,7 @@ TEST_F(FaultTest, UnwritableDatabaseIsUnavailableAndRecovers) {
     const int64_t acknowledged = cluster->query("SELECT pairs_done FROM runs WHERE id = 1");
     const CommandResult shown = cluster->cli({"show", "1"});
     EXPECT_EQ(shown.status, 0) << "reads go on: " << shown.err;
+    // A write that must not happen: five seconds of the fault pass without one.
     std::this_thread::sleep_for(5s);
     EXPECT_EQ(cluster->query("SELECT pairs_done FROM runs WHERE id = 1"), acknowledged);
     expect_workers_running();
@@ -186,7 +189,7 @@ TEST_F(FaultTest, CoordinatorStoppedLongerThanTheLeaseRecovers) {
         wait_until([&] { return cluster->query("SELECT count(*) FROM results") > 0; }, 120s));
     cluster->signal_coordinator(SIGSTOP);
     const int64_t acknowledged = cluster->query("SELECT pairs_done FROM runs WHERE id = 1");
-    std::this_thread::sleep_for(12s);  // well past the five-second lease
+    std::this_thread::sleep_for(12s);  // real time well past the five-second lease, under test
     // While it is stopped, calls end at their deadline: a transient failure.
     std::string message;
     auto context = std::make_unique<grpc::ClientContext>();
@@ -237,6 +240,7 @@ TEST_F(FaultTest, WallClockJumpsNeitherExpireLeasesEarlyNorKeepThemForever) {
     const std::string expired = "SELECT count(*) FROM batches WHERE state = 'expired'";
     const int64_t expired_before = cluster->query(expired);
     set_offset("+1h");
+    // An expiry that must not happen: five seconds pass without it.
     std::this_thread::sleep_for(5s);
     EXPECT_EQ(cluster->query(expired), expired_before);
     EXPECT_FALSE(victim.wait_exit(0ms));
@@ -291,6 +295,7 @@ TEST_F(FaultTest, OverloadIsShedWithARetryAfterAndLosesNothing) {
                             ? 0
                             : std::stoi(std::string(wait->second.data(), wait->second.size()));
                     if (wait_ms < 20) ++shed_without_wait;
+                    // The client waits as told, as real clients do: the wait is under test.
                     std::this_thread::sleep_for(std::chrono::milliseconds(wait_ms));
                 } else {
                     ++other;

@@ -276,12 +276,12 @@ TEST_F(OperationsTest, SlowClientDoesNotDelayAnotherScrape) {
     std::thread trickle([&slow] {
         for (const char c : std::string("X: 1")) {
             for (const int fd : slow) send(fd, &c, 1, MSG_NOSIGNAL);
-            std::this_thread::sleep_for(1s);
+            std::this_thread::sleep_for(1s);  // the slow clients' pace, under test
         }
         for (const int fd : slow) send(fd, "\r\n\r\n", 4, MSG_NOSIGNAL);
     });
     for (int i = 0; i < 3; ++i) {
-        std::this_thread::sleep_for(1s);
+        std::this_thread::sleep_for(1s);  // the scrapes span the slow clients' trickle
         const auto start = std::chrono::steady_clock::now();
         const std::string response = http(port, "GET /metrics HTTP/1.1");
         const auto elapsed = std::chrono::steady_clock::now() - start;
@@ -392,7 +392,7 @@ TEST_F(OperationsTest, OnlineBackupIsConsistentAndRestores) {
                 ++acknowledged;
         }
     });
-    for (int i = 0; i < 1000 && acknowledged < 20; ++i) std::this_thread::sleep_for(10ms);
+    wait_until([&] { return acknowledged >= 20; }, 10s, 10ms);
     if (acknowledged < 20) {
         stop = true;
         writer.join();
@@ -424,8 +424,7 @@ TEST_F(OperationsTest, OnlineBackupIsConsistentAndRestores) {
     Process server({binary("coordinator/sparring-coordinator"), "serve", "--db", restored,
                     "--listen", "127.0.0.1:0", "--port-file", port_file},
                    cluster->dir + "/restored.log");
-    for (int i = 0; i < 500 && !std::filesystem::exists(port_file); ++i)
-        std::this_thread::sleep_for(10ms);
+    wait_until([&] { return std::filesystem::exists(port_file); }, 5s, 10ms);
     ASSERT_TRUE(std::filesystem::exists(port_file)) << slurp(cluster->dir + "/restored.log");
     cluster->address = "127.0.0.1:" + std::to_string(std::stoi(slurp(port_file)));
     const int64_t last = std::stoll(query_text(copy, "SELECT max(id) FROM runs"));

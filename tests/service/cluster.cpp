@@ -58,15 +58,6 @@ size_t count_in(const std::string& path, const std::string& text) {
     return n;
 }
 
-bool wait_until(const std::function<bool()>& condition, std::chrono::seconds timeout) {
-    const auto until = std::chrono::steady_clock::now() + timeout;
-    while (!condition()) {
-        if (std::chrono::steady_clock::now() > until) return false;
-        std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    }
-    return true;
-}
-
 namespace {
 
 // Returns argv as the null-terminated array execv takes (built before fork: the child of a
@@ -120,6 +111,7 @@ std::optional<int> Process::wait_exit(std::chrono::milliseconds timeout) {
             break;
         }
         if (std::chrono::steady_clock::now() > until) break;
+        // Polls the process state (waitpid has no timeout).
         std::this_thread::sleep_for(20ms);
     }
     return status_;
@@ -260,18 +252,17 @@ std::unique_ptr<grpc::ClientContext> Cluster::context(const std::string& token) 
 }
 
 v1::RunStatus Cluster::wait_for_run(int64_t run_id, std::chrono::seconds timeout) const {
-    const auto until = std::chrono::steady_clock::now() + timeout;
     auto stub = users();
     v1::GetRunRequest request;
     request.set_run_id(run_id);
     v1::RunStatus run;
-    while (std::chrono::steady_clock::now() < until) {
-        run.Clear();
-        if (stub->GetRun(context(user_token).get(), request, &run).ok() &&
-            run.state() != v1::RUN_STATE_ACTIVE)
-            break;
-        std::this_thread::sleep_for(250ms);
-    }
+    wait_until(
+        [&] {
+            run.Clear();
+            return stub->GetRun(context(user_token).get(), request, &run).ok() &&
+                   run.state() != v1::RUN_STATE_ACTIVE;
+        },
+        timeout, 250ms);
     return run;
 }
 

@@ -14,8 +14,11 @@
 
 #include "sparring/v1/user.grpc.pb.h"
 #include "sparring/v1/worker.grpc.pb.h"
+#include "wait.h"
 
 namespace sparring::testing {
+
+using test_support::wait_until;
 
 // A child process with its output in a log file; killed (SIGKILL) if still running at the end.
 class Process {
@@ -123,7 +126,5 @@ std::string binary(const std::string& relative);
 std::string slurp(const std::string& path);
 // Returns how many times text occurs in a file.
 size_t count_in(const std::string& path, const std::string& text);
-// Waits until the condition holds, checking every 100 ms, up to timeout; returns whether it did.
-bool wait_until(const std::function<bool()>& condition, std::chrono::seconds timeout);
 
 }  // namespace sparring::testing

@@ -74,9 +74,7 @@ TEST_F(ResilienceTest, WorkerReportingOnlyWinsIsQuarantinedAndPurged) {
                     ->SubmitRun(Cluster::context(cluster->user_token).get(), submit, &run)
                     .ok());
     Process& honest_process = cluster->start_worker("honest", 2);
-    const auto until = std::chrono::steady_clock::now() + 300s;
-    while (get_run(run.id()).games() < 60 && std::chrono::steady_clock::now() < until)
-        std::this_thread::sleep_for(100ms);
+    wait_until([&] { return get_run(run.id()).games() >= 60; }, 300s);
     ASSERT_GE(get_run(run.id()).games(), 60u);
     const int64_t honest = cluster->query("SELECT id FROM workers WHERE name = 'honest'");
 
@@ -201,10 +199,8 @@ TEST_F(ResilienceTest, ImportCutShortContinuesInTheSameRun) {
                                            cluster->user_token};
     {
         Process cut(args, cluster->dir + "/import-cut.log");
-        const auto until = std::chrono::steady_clock::now() + 120s;
-        while (cluster->query("SELECT count(*) FROM training_positions") < 3 &&
-               std::chrono::steady_clock::now() < until)
-            std::this_thread::sleep_for(2ms);
+        wait_until([&] { return cluster->query("SELECT count(*) FROM training_positions") >= 3; },
+                   120s, 2ms);
         cut.signal(SIGKILL);
         ASSERT_TRUE(cut.wait_exit(10s));
     }

@@ -301,7 +301,8 @@ TEST_F(SecurityTest, AFloodOfCallsWithoutATokenShedsNoRealCallAndFloodsNoLog) {
     EXPECT_TRUE(failures.empty()) << served << " served; " << failures;
     EXPECT_GE(refused, 5000);
     // The count of refusals left out goes with the first line of a later second: on a fast
-    // machine the flood ends within its first second, so one more refusal comes after it.
+    // machine the flood ends within its first second, so one more refusal comes after it. The
+    // wall clock's next second is the fact, and only time brings it.
     std::this_thread::sleep_for(std::chrono::milliseconds(1100));
     v1::ListRunsResponse after;
     EXPECT_EQ(cluster->users()->ListRuns(Cluster::context("").get(), {}, &after).error_code(),

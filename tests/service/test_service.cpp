@@ -316,10 +316,8 @@ TEST_F(ServiceTest, WorkerRefusesAVersionWithAnotherBenchSignature) {
     v1::RunStatus run;
     ASSERT_TRUE(submit(fixed_games_spec(10), &run, cluster->user_token).ok());
     cluster->start_worker("honest", 1);
-    const auto until = std::chrono::steady_clock::now() + 120s;
-    while (cluster->query("SELECT count(*) FROM bench_mismatches") == 0 &&
-           std::chrono::steady_clock::now() < until)
-        std::this_thread::sleep_for(200ms);
+    wait_until([&] { return cluster->query("SELECT count(*) FROM bench_mismatches") > 0; }, 120s,
+               200ms);
     const CommandResult show = cluster->cli({"show", std::to_string(run.id())});
     EXPECT_NE(show.out.find("bench mismatch:"), std::string::npos) << show.out;
     EXPECT_NE(show.out.find("expected 12345"), std::string::npos) << show.out;

@@ -148,7 +148,9 @@ TEST_F(SlowServiceTest, CoordinatorKilledAndRestartedLosesNoAcknowledgedResult) 
         wait_until([&] { return cluster->query("SELECT count(*) FROM results") >= 3; }, 180s));
     cluster->stop_coordinator(SIGKILL);
     const int64_t committed = cluster->query("SELECT pairs_done FROM runs");
-    std::this_thread::sleep_for(2s);  // workers find the coordinator gone and retry
+    // An outage that must last: workers find the coordinator gone and retry (no single log line
+    // marks a worker that is between reports and one that is waiting for work).
+    std::this_thread::sleep_for(2s);
     cluster->start_coordinator();
 
     // The acknowledged report survived; a retry of it is recognised, not counted again.

@@ -80,7 +80,13 @@ TEST_F(TrainingChainTest, TwoGenerationsGenerateTrainAndVerifyInTurn) {
         "SELECT generate_run_id FROM chain_generations WHERE "
         "run_id = " +
         std::to_string(chain2));
-    std::this_thread::sleep_for(2s);
+    // The run it waits for is under way: the worker holds a lease of it.
+    wait_until(
+        [&] {
+            return cluster->query("SELECT count(*) FROM batches WHERE run_id = " +
+                                  std::to_string(child)) > 0;
+        },
+        60s);
     ASSERT_EQ(cluster->cli({"stop", std::to_string(chain2)}).status, 0);
     EXPECT_EQ(
         cluster->query("SELECT state = 'stopped' FROM runs WHERE id = " + std::to_string(child)),

@@ -184,7 +184,8 @@ TEST_F(TrainingServiceTest, AGenerationRunStoresExactlyThePositionsItsGamesProdu
     EXPECT_EQ(cluster->query("SELECT positions FROM generate_runs"), int64_t(pair0));
 
     // The lease expires (no heartbeat): its late report of pair 1 is refused, and pair 1
-    // goes back to the pool for the real worker.
+    // goes back to the pool for the real worker. The lease's three seconds must really pass:
+    // the coordinator refuses the report by its clock, no row says so before.
     std::this_thread::sleep_for(4s);
     v1::ReportResultsRequest late;
     late.set_worker_id(forger);
@@ -284,11 +285,12 @@ v1::RunStatus get_run(Cluster& cluster, int64_t run_id) {
 // Waits until a training run has done more than `epochs` epochs; returns its status.
 v1::RunStatus wait_for_epoch(Cluster& cluster, int64_t run_id, uint32_t epochs) {
     v1::RunStatus run;
-    for (int i = 0; i < 200; ++i) {
-        run = get_run(cluster, run_id);
-        if (run.train().epoch() > epochs || run.state() != v1::RUN_STATE_ACTIVE) break;
-        std::this_thread::sleep_for(100ms);
-    }
+    wait_until(
+        [&] {
+            run = get_run(cluster, run_id);
+            return run.train().epoch() > epochs || run.state() != v1::RUN_STATE_ACTIVE;
+        },
+        20s);
     return run;
 }
 
@@ -296,17 +298,17 @@ v1::RunStatus wait_for_epoch(Cluster& cluster, int64_t run_id, uint32_t epochs) 
 // a run started (after its first progress, epoch 0, was stored); false if it never does.
 bool wait_for_training_start(const Cluster& cluster, int64_t run_id) {
     const std::string line = "event=training_started run=" + std::to_string(run_id) + " ";
-    for (int i = 0; i < 600; ++i) {
-        std::string latest;
-        for (int n = 1; std::ifstream(cluster.dir + "/coordinator-" + std::to_string(n) + ".log");
-             ++n)
-            latest = cluster.dir + "/coordinator-" + std::to_string(n) + ".log";
-        std::stringstream text;
-        text << std::ifstream(latest).rdbuf();
-        if (text.str().find(line) != std::string::npos) return true;
-        std::this_thread::sleep_for(100ms);
-    }
-    return false;
+    return wait_until(
+        [&] {
+            std::string latest;
+            for (int n = 1;
+                 std::ifstream(cluster.dir + "/coordinator-" + std::to_string(n) + ".log"); ++n)
+                latest = cluster.dir + "/coordinator-" + std::to_string(n) + ".log";
+            std::stringstream text;
+            text << std::ifstream(latest).rdbuf();
+            return text.str().find(line) != std::string::npos;
+        },
+        60s);
 }
 
 TEST_F(TrainingServiceTest, ATrainingRunLowersTheLossBecomesAVersionAndSurvivesARestart) {
@@ -362,6 +364,8 @@ TEST_F(TrainingServiceTest, ATrainingRunLowersTheLossBecomesAVersionAndSurvivesA
     ASSERT_EQ(cluster->cli(endless).status, 0);
     ASSERT_EQ(wait_for_epoch(*cluster, 3, 0).state(), v1::RUN_STATE_ACTIVE);
     ASSERT_EQ(cluster->cli({"stop", "3"}).status, 0);
+    // The epoch in progress may still be stored (nothing logs the trainer's stop), and then
+    // none after it: both are a matter of time passing.
     std::this_thread::sleep_for(1s);
     const int64_t epochs = cluster->query("SELECT count(*) FROM train_loss WHERE run_id = 3");
     std::this_thread::sleep_for(1s);

@@ -27,12 +27,7 @@ void write_file(const std::string& path, const std::string& text, fs::perms mode
 
 // Waits until a file holds text, up to timeout; returns whether it did.
 bool wait_for_text(const std::string& path, const std::string& text, std::chrono::seconds timeout) {
-    const auto until = std::chrono::steady_clock::now() + timeout;
-    while (std::chrono::steady_clock::now() < until) {
-        if (count_in(path, text) > 0) return true;
-        std::this_thread::sleep_for(100ms);
-    }
-    return false;
+    return wait_until([&] { return count_in(path, text) > 0; }, timeout);
 }
 
 class UploadTest : public ::testing::Test {
@@ -341,10 +336,8 @@ TEST_F(UploadTest, ATamperedOrTruncatedFileIsRefusedRetriedAndNeverRun) {
     ASSERT_EQ(tampered.size(), good.size());
     write_file(stored, tampered, fs::perms::owner_read | fs::perms::owner_write);
     const size_t refusals = count_in(worker.log_path(), "no verified copy of engine");
-    const auto until = std::chrono::steady_clock::now() + 60s;
-    while (count_in(worker.log_path(), "no verified copy of engine") == refusals &&
-           std::chrono::steady_clock::now() < until)
-        std::this_thread::sleep_for(100ms);
+    wait_until([&] { return count_in(worker.log_path(), "no verified copy of engine") > refusals; },
+               60s);
     EXPECT_GT(count_in(worker.log_path(), "no verified copy of engine"), refusals);
     EXPECT_FALSE(fs::exists(marker));
 
@@ -379,6 +372,9 @@ TEST_F(UploadTest, OnlyWorkersThatAcceptUploadedEnginesAreLeasedSuchRuns) {
         EXPECT_FALSE(work.has_lease());
     }
     Process& process = cluster->start_worker("plain", 1);
+    ASSERT_TRUE(wait_for_text(process.log_path(), "registered", 60s));
+    // A lease that must not come: the worker asks for work for three seconds (the worker logs
+    // no idle poll to wait on).
     std::this_thread::sleep_for(3s);
     EXPECT_EQ(count_in(process.log_path(), "lease "), 0u);
     EXPECT_EQ(cluster->query("SELECT count(*) FROM batches"), 0);
@@ -412,6 +408,7 @@ TEST_F(UploadTest, ABenchMismatchStopsTheWorkerPlayingTheBuildAndShows) {
     // The worker first computes the build's bench: under the sanitizers on a loaded machine, a
     // minute and more.
     ASSERT_TRUE(wait_for_text(worker.log_path(), "refusing it", 240s));
+    // A second refusal that must not come: three seconds pass without it.
     std::this_thread::sleep_for(3s);
     EXPECT_EQ(count_in(worker.log_path(), "refusing it"), 1u);
     EXPECT_EQ(cluster->query("SELECT count(*) FROM bench_mismatches WHERE expected = 12345"), 1);
@@ -464,7 +461,10 @@ TEST_F(UploadTest, UploadsAreCappedAndAnIdleOneIsEnded) {
     }
     EXPECT_EQ(refused, 1);
     EXPECT_EQ(cancelled, 2);
-    EXPECT_GE(count_in(cluster->dir + "/coordinator-1.log", "event=engine_upload_idle"), 1u);
+    // The coordinator cancels the idle uploads before it logs that it did: the line may come
+    // just after the client's answer.
+    EXPECT_TRUE(
+        wait_for_text(cluster->dir + "/coordinator-1.log", "event=engine_upload_idle", 10s));
     EXPECT_EQ(cluster->query("SELECT count(*) FROM engines"), 0);
     // Their places are free again.
     ASSERT_EQ(add_uploaded("a", script, 0).status, 0);
@@ -483,10 +483,7 @@ TEST_F(UploadTest, TheCoordinatorCollectsUnreferencedEnginesOnItsOwn) {
     EXPECT_NE(cluster->cli({"versions", "add", "bad name", "--engine-file", orphan_path}).status,
               0);
     ASSERT_EQ(cluster->query("SELECT count(*) FROM engines"), 2);
-    const auto until = std::chrono::steady_clock::now() + 60s;
-    while (cluster->query("SELECT count(*) FROM engines") > 1 &&
-           std::chrono::steady_clock::now() < until)
-        std::this_thread::sleep_for(200ms);
+    wait_until([&] { return cluster->query("SELECT count(*) FROM engines") <= 1; }, 60s, 200ms);
     EXPECT_EQ(cluster->query("SELECT count(*) FROM engines"), 1);
     EXPECT_FALSE(fs::exists(engines_dir() + "/" + orphan));
     EXPECT_TRUE(fs::exists(engines_dir() + "/" + kept));

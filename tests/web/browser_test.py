@@ -123,12 +123,7 @@ class Browser:
 
     def until(self, expression, seconds):
         """Waits until an expression is true in the page; returns whether it became true."""
-        deadline = time.time() + seconds
-        while time.time() < deadline:
-            if self.evaluate(expression):
-                return True
-            time.sleep(0.1)
-        return False
+        return wait_until(lambda: self.evaluate(expression), seconds)
 
     def screenshot(self, path, height=0):
         """Saves the page as a PNG: the window, or its top `height` pixels."""
@@ -155,16 +150,28 @@ class Browser:
             self.process.wait()
 
 
+def wait_until(condition, seconds, every=0.1):
+    """Waits until condition() is true, checking it every `every` seconds, up to `seconds`;
+    returns whether it became true."""
+    deadline = time.monotonic() + seconds
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(every)  # polling: the condition is a fact outside this process
+    return True
+
+
 def wait_for_file(path, process, seconds=20):
     """Waits until a file has content; returns it."""
-    deadline = time.time() + seconds
-    while time.time() < deadline:
+    def written():
         if os.path.exists(path) and os.path.getsize(path) > 0:
-            return open(path).read().strip()
+            return True
         if process.poll() is not None:
             raise RuntimeError("the coordinator exited")
-        time.sleep(0.05)
-    raise RuntimeError("no " + path)
+        return False
+    if not wait_until(written, seconds, 0.05):
+        raise RuntimeError("no " + path)
+    return open(path).read().strip()
 
 
 def field(dom, name):
@@ -227,17 +234,14 @@ def main():
                 stderr=subprocess.STDOUT))
         base = "http://127.0.0.1:" + http_port
 
+        def run_field(run_id, key):
+            with urllib.request.urlopen(base + "/api/v1/runs/" + run_id) as answer:
+                return json.load(answer)[key]
+
         def wait_for_games(wanted):
             """Waits until the run has at least `wanted` games."""
-            deadline = time.time() + 120
-            while True:
-                with urllib.request.urlopen(base + "/api/v1/runs/" + run) as answer:
-                    games = int(json.load(answer)["games"])
-                if games >= wanted:
-                    return
-                if time.time() > deadline:
-                    raise AssertionError("fewer than %d games after 120 s" % wanted)
-                time.sleep(0.5)
+            if not wait_until(lambda: int(run_field(run, "games")) >= wanted, 120, 0.5):
+                raise AssertionError("fewer than %d games after 120 s" % wanted)
 
         wait_for_games(1)
 
@@ -297,7 +301,9 @@ def main():
                         "Math.ceil([...document.querySelectorAll('h2')].find("
                         "h => h.textContent === 'Specification').getBoundingClientRect().top)")
                 else:
-                    time.sleep(3)  # a few more points on the plots
+                    # Only the picture's looks: a few more points on the plots, asserted by
+                    # nothing.
+                    time.sleep(3)
                 page.screenshot(os.path.abspath(args.screenshot), height)
                 assert os.path.getsize(args.screenshot) > 10000
                 print("screenshot:", args.screenshot)
@@ -319,14 +325,8 @@ def main():
             [worker, "--coordinator", "127.0.0.1:" + grpc_port, "--token", tokens["worker"],
              "--concurrency", "1", "--name", "crash-worker", "--uci-engines", crasher],
             stdout=open(os.path.join(work, "worker-crash.log"), "w"), stderr=subprocess.STDOUT))
-        deadline = time.time() + 120
-        while True:
-            with urllib.request.urlopen(base + "/api/v1/runs/" + faulty) as answer:
-                if json.load(answer)["state"] != "RUN_STATE_ACTIVE":
-                    break
-            if time.time() > deadline:
-                raise AssertionError("the crashing run did not end in 120 s")
-            time.sleep(0.5)
+        if not wait_until(lambda: run_field(faulty, "state") != "RUN_STATE_ACTIVE", 120, 0.5):
+            raise AssertionError("the crashing run did not end in 120 s")
         dom = browse(browser, os.path.join(work, "profile-faults"), base + "/runs/" + faulty,
                      "--dump-dom", wait_ms=2000)
         table = re.search(r"<h2>Games lost by faults</h2>(.*?)</table>", dom, re.S)

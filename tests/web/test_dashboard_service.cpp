@@ -41,8 +41,7 @@ class DashboardTest : public ::testing::Test {
 
     // Connects the client to the HTTP port the coordinator wrote (another after each start).
     void connect() {
-        for (int i = 0; i < 500 && !std::filesystem::exists(port_file); ++i)
-            std::this_thread::sleep_for(10ms);
+        wait_until([&] { return std::filesystem::exists(port_file); }, 5s, 10ms);
         std::ifstream in(port_file);
         port = 0;
         in >> port;
@@ -390,7 +389,7 @@ TEST_F(DashboardTest, SlowAndHostileClientsDelayNoOtherRequest) {
     std::thread trickle([&slow] {
         for (const char c : std::string("X-Slow: 1")) {
             for (const int fd : slow) send(fd, &c, 1, MSG_NOSIGNAL);
-            std::this_thread::sleep_for(1s);
+            std::this_thread::sleep_for(1s);  // the slow clients' pace, under test
         }
         for (const int fd : slow) send(fd, "\r\nConnection: close\r\n\r\n", 23, MSG_NOSIGNAL);
     });
@@ -420,7 +419,7 @@ TEST_F(DashboardTest, SlowAndHostileClientsDelayNoOtherRequest) {
             // HTTP threads run niced, so a loaded CI machine can hold one back for a second.
             EXPECT_LT(elapsed, 3s) << path << " waited for the slow clients";
         }
-        std::this_thread::sleep_for(1s);
+        std::this_thread::sleep_for(1s);  // the rounds span the slow clients' trickle
     }
     const std::string too_many = huge_many.get();
     EXPECT_TRUE(too_many.starts_with("HTTP/1.1 431 ")) << too_many.substr(0, 200);
@@ -548,6 +547,7 @@ TEST_F(DashboardTest, PagesAndMetricsAnswerWhileHundredsOfSlowConnectionsAreOpen
                 ++refused;
             }
         }
+        // Closes counted over a time span (as many as the server makes in it).
         std::this_thread::sleep_for(50ms);
     }
     for (const int fd : extra) close(fd);
@@ -567,7 +567,7 @@ TEST_F(DashboardTest, PagesAndMetricsAnswerWhileHundredsOfSlowConnectionsAreOpen
                 ++closed;
             }
         }
-        std::this_thread::sleep_for(500ms);
+        std::this_thread::sleep_for(500ms);  // the slow clients' pace, under test
     }
     EXPECT_EQ(closed, kSlow) << "slow connections outlived their request deadline";
     EXPECT_GE(std::chrono::steady_clock::now() - started, 7s);

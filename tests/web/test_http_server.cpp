@@ -25,11 +25,13 @@
 #include "coordinator/ops/http_server.h"
 #include "loopback.h"
 #include "needs.h"
+#include "wait.h"
 
 namespace sparring::coordinator {
 namespace {
 
 using namespace std::chrono_literals;
+using sparring::test_support::wait_until;
 using testing::connect_to;
 
 // Returns a value of /proc/self/status in KiB ("VmRSS", "Threads" as a count).
@@ -224,6 +226,7 @@ TEST_F(HttpServerTest, SlowRequestsAndIdleConnectionsAreClosedAtTheirDeadlines) 
         send(slow, "GET /ok HTTP/1.1\r\n", 18, MSG_NOSIGNAL);
         while (!stop) {
             if (send(slow, "X", 1, MSG_NOSIGNAL) <= 0) return;
+            // The pace of the slow client under test: a byte every 100 ms.
             std::this_thread::sleep_for(100ms);
         }
     });
@@ -243,7 +246,7 @@ TEST_F(HttpServerTest, SlowRequestsAndIdleConnectionsAreClosedAtTheirDeadlines) 
     stop = true;
     trickle.join();
     for (const int fd : {slow, idle, kept}) close(fd);
-    for (int i = 0; i < 100 && server->connections() > 0; ++i) std::this_thread::sleep_for(10ms);
+    wait_until([&] { return server->connections() == 0; }, 1s, 10ms);
     EXPECT_EQ(server->connections(), 0u);
 }
 
@@ -255,7 +258,7 @@ TEST_F(HttpServerTest, ConnectionsAreCappedPerClientAddress) {
     start(options);
     std::vector<int> open;
     for (int i = 0; i < 5; ++i) open.push_back(connect_to(port));
-    for (int i = 0; i < 100 && server->connections() < 5; ++i) std::this_thread::sleep_for(10ms);
+    wait_until([&] { return server->connections() >= 5; }, 1s, 10ms);
     EXPECT_EQ(server->connections(), 5u);
     // A sixth from the same address is closed at once, unread.
     const int extra = connect_to(port);
@@ -277,7 +280,7 @@ TEST_F(HttpServerTest, ConnectionsAreCappedPerClientAddress) {
     send(open[4], request.data(), request.size(), MSG_NOSIGNAL);
     EXPECT_GT(recv(open[4], buffer, sizeof buffer, 0), 0);
     close(open[0]);
-    for (int i = 0; i < 100 && server->connections() > 7; ++i) std::this_thread::sleep_for(10ms);
+    wait_until([&] { return server->connections() <= 7; }, 1s, 10ms);
     const int again = connect_to(port);
     send(again, request.data(), request.size(), MSG_NOSIGNAL);
     EXPECT_GT(recv(again, buffer, sizeof buffer, 0), 0);
@@ -305,7 +308,7 @@ TEST_F(HttpServerTest, AThousandStreamsShareTheServersFewThreads) {
         std::lock_guard lock(mutex);
         return streams.size();
     };
-    for (int i = 0; i < 1000 && opened() < size_t(kViewers); ++i) std::this_thread::sleep_for(10ms);
+    wait_until([&] { return opened() >= size_t(kViewers); }, 10s, 10ms);
     {
         std::lock_guard lock(mutex);
         ASSERT_EQ(streams.size(), size_t(kViewers));
@@ -339,8 +342,7 @@ TEST_F(HttpServerTest, AThousandStreamsShareTheServersFewThreads) {
     EXPECT_EQ(got, kViewers);
     // Viewers that leave are noticed without a write; the rest end when the server stops.
     for (int i = 0; i < kViewers / 2; ++i) close(viewers[size_t(i)]);
-    for (int i = 0; i < 500 && streams_closed < kViewers / 2; ++i)
-        std::this_thread::sleep_for(10ms);
+    wait_until([&] { return streams_closed >= kViewers / 2; }, 5s, 10ms);
     EXPECT_EQ(streams_closed, kViewers / 2);
     server->stop();
     EXPECT_EQ(streams_closed, kViewers);
@@ -360,7 +362,7 @@ TEST_F(HttpServerTest, AStreamWhoseClientDoesNotReadIsClosedAtItsQueueBound) {
         std::lock_guard lock(mutex);
         return streams.size();
     };
-    for (int i = 0; i < 500 && opened() == 0; ++i) std::this_thread::sleep_for(10ms);
+    wait_until([&] { return opened() > 0; }, 5s, 10ms);
     ASSERT_EQ(opened(), 1u);
     std::shared_ptr<HttpStream> stream;
     {
@@ -373,11 +375,12 @@ TEST_F(HttpServerTest, AStreamWhoseClientDoesNotReadIsClosedAtItsQueueBound) {
     size_t written = 0;
     while (written < (256u << 20) && stream->write(update)) {
         written += update->size();
+        // Let the server's threads run between megabytes, as a real writer would.
         if (written % (1 << 20) == 0) std::this_thread::sleep_for(1ms);
     }
     EXPECT_LT(written, 256u << 20) << "a stream nobody reads took 256 MB";
     EXPECT_TRUE(stream->closed());
-    for (int i = 0; i < 500 && streams_closed == 0; ++i) std::this_thread::sleep_for(10ms);
+    wait_until([&] { return streams_closed > 0; }, 5s, 10ms);
     EXPECT_EQ(streams_closed, 1);
     close(fd);
 }

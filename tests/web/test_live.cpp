@@ -49,6 +49,7 @@ TEST(LiveHub, ViewersOfARunShareOneReadAndOtherRunsGetNothing) {
     // The joins ask for a first read of each run: one or two rounds, however many viewers.
     ASSERT_TRUE(feeds[0]->wait(0, 5s));
     ASSERT_TRUE(other->wait(0, 5s));
+    // A bound on reads over time: let three intervals pass, in which no further read may come.
     std::this_thread::sleep_for(3 * interval);
     const int joined_reads = reader.of(7);
     EXPECT_LE(joined_reads, 2);
@@ -68,9 +69,12 @@ TEST(LiveHub, ViewersOfARunShareOneReadAndOtherRunsGetNothing) {
             std::lock_guard lock(mutex);
             if (next) got.push_back(next->data);
         });
+    // Most viewers are waiting when the changes come (one that is not yet still gets the update,
+    // newer than `seen`): no fact to wait on, the hub does not count its waiters.
     std::this_thread::sleep_for(50ms);
     for (int i = 0; i < 100; ++i) hub.notify(7);  // many changes, one read per interval
     for (auto& viewer : viewers) viewer.join();
+    // As above: no more than two reads for the burst, however long it is waited on.
     std::this_thread::sleep_for(3 * interval);
     const int burst_reads = reader.of(7) - joined_reads;
     EXPECT_GE(burst_reads, 1);
@@ -91,6 +95,7 @@ TEST(LiveHub, ViewersOfARunShareOneReadAndOtherRunsGetNothing) {
     EXPECT_EQ(hub.viewers(), 1u);
     const int before = reader.of(7);
     hub.notify(7);
+    // A read that must not happen: three intervals pass without it.
     std::this_thread::sleep_for(3 * interval);
     EXPECT_EQ(reader.of(7), before);
 }
@@ -102,6 +107,7 @@ TEST(LiveHub, ClosingWakesEveryViewerAndRefusesNewOnes) {
     const std::optional<LiveHub::Update> first = feed->wait(0, 5s);
     ASSERT_TRUE(first);
     std::thread closer([&] {
+        // Closes while the viewer waits (the wait below is the thing under test).
         std::this_thread::sleep_for(50ms);
         hub.close();
     });

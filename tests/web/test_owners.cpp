@@ -28,8 +28,7 @@ class OwnersTest : public ::testing::Test {
         std::filesystem::remove(port_file);
         cluster = std::make_unique<Cluster>(std::vector<std::string>{
             "--http-listen", "127.0.0.1:0", "--http-port-file", port_file});
-        for (int i = 0; i < 500 && !std::filesystem::exists(port_file); ++i)
-            std::this_thread::sleep_for(10ms);
+        wait_until([&] { return std::filesystem::exists(port_file); }, 5s, 10ms);
         std::ifstream in(port_file);
         in >> port;
         ASSERT_GT(port, 0);

@@ -80,6 +80,7 @@ bool FakeClock::settle(const std::function<bool()>& done) {
             }
             if (blocked && !(*waiter->pred)() && now() < waiter->deadline) return true;
         }
+        // Polls the waiters' state, which their threads set under no condition of ours.
         std::this_thread::sleep_for(std::chrono::milliseconds(1));
     }
     return false;

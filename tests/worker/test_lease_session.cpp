@@ -6,6 +6,7 @@
 #include <future>
 #include <thread>
 
+#include "tests/service/wait.h"
 #include "tests/worker/fake_clock.h"
 #include "worker/lease_session.h"
 
@@ -19,12 +20,7 @@ using Kind = CallOutcome::Kind;
 // Returns whether pred() becomes true within five (real) seconds.
 template <typename Pred>
 bool eventually(Pred pred) {
-    const auto give_up = std::chrono::steady_clock::now() + 5s;
-    while (!pred()) {
-        if (std::chrono::steady_clock::now() > give_up) return false;
-        std::this_thread::sleep_for(1ms);
-    }
-    return true;
+    return test_support::wait_until(pred, 5s, 1ms);
 }
 
 // The coordinator's side of one lease, in memory, with failures on demand.
@@ -171,6 +167,7 @@ class ScriptedGames {
                     if (index < allowed_) break;
                     if (!error_.empty()) throw std::runtime_error(error_);
                     lock.unlock();
+                    // Polls: the session's cancel flag has no condition to wait on.
                     std::this_thread::sleep_for(1ms);
                 }
                 v1::GamePair pair;
@@ -217,7 +214,7 @@ class LeaseSessionTest : public ::testing::Test {
         coordinator_.set_reachable(true);
         for (int tick = 0; tick < 1000 && !finished(); ++tick) {
             clock_.advance(1s);
-            std::this_thread::sleep_for(1ms);
+            std::this_thread::sleep_for(1ms);  // lets the session's threads see the time
         }
     }
 
