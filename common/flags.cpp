@@ -308,6 +308,7 @@ CLI::Option* add_flag(CLI::App& app, std::string_view name, std::vector<std::str
     return app.add_option(long_name(name), values, std::string(help))
         ->type_name(std::string(placeholder))
         ->expected(1)
+        ->allow_extra_args(false)
         ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
 }
 
