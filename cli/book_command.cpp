@@ -1,7 +1,9 @@
 // `sparring book generate`: rebuilds an opening book (the shipped one among them) from a seed.
+#include <CLI/CLI.hpp>
 #include <fstream>
 #include <iostream>
 #include <limits>
+#include <memory>
 #include <string>
 
 #include "cli/commands.h"
@@ -12,31 +14,46 @@ namespace sparring::cli {
 
 namespace {
 
-constexpr Flag BookFlags[] = {
-    {"out", "FILE", "EPD file to write (required)"},
-    {"positions", "N", "distinct positions to find", "1200"},
-    {"seed", "N", "seed of the random moves", "1"},
-    {"min-plies", "N", "random moves from the start position, at least", "6"},
-    {"max-plies", "N", "random moves, at most", "10"},
-    {"max-score", "CP", "keep positions the engine scores within +-CP", "80"},
-    {"nodes", "N", "nodes of the engine's search of each position", "20000"},
+// The flags of `sparring book`, and its arguments.
+struct BookFlags {
+    std::string out;
+    CLI::Option* out_option = nullptr;
+    int64_t positions = 0, seed = 0, min_plies = 0, max_plies = 0, max_score = 0, nodes = 0;
+    std::vector<std::string> arguments;
+
+    // Declares the flags on app.
+    explicit BookFlags(CLI::App& app) {
+        out_option = add_flag(app, "out", out, "FILE", "EPD file to write (required)");
+        add_flag(app, "positions", positions, "N", "distinct positions to find", "1200", 1,
+                 1'000'000);
+        add_flag(app, "seed", seed, "N", "seed of the random moves", "1", 0,
+                 std::numeric_limits<std::int64_t>::max());
+        add_flag(app, "min-plies", min_plies, "N", "random moves from the start position, at least",
+                 "6", 1, 200);
+        add_flag(app, "max-plies", max_plies, "N", "random moves, at most", "10", 1, 200);
+        add_flag(app, "max-score", max_score, "CP", "keep positions the engine scores within +-CP",
+                 "80", 0, 10000);
+        add_flag(app, "nodes", nodes, "N", "nodes of the engine's search of each position", "20000",
+                 1, 100'000'000);
+        add_arguments(app, arguments);
+    }
 };
 
 // Runs `sparring book generate`.
-int run_book(const Flags& args) {
-    if (args.positional().size() != 1 || args.positional()[0] != "generate")
+int run_book(const BookFlags& args) {
+    if (args.arguments.size() != 1 || args.arguments[0] != "generate")
         throw UsageError("the only book command is 'sparring book generate --out FILE'");
     match::BookGeneratorOptions options;
-    options.positions = static_cast<int>(args.get_int_in("positions", 1, 1'000'000));
-    options.seed = static_cast<std::uint64_t>(
-        args.get_int_in("seed", 0, std::numeric_limits<std::int64_t>::max()));
-    options.min_plies = static_cast<int>(args.get_int_in("min-plies", 1, 200));
-    options.max_plies = static_cast<int>(args.get_int_in("max-plies", 1, 200));
+    options.positions = static_cast<int>(args.positions);
+    options.seed = static_cast<std::uint64_t>(args.seed);
+    options.min_plies = static_cast<int>(args.min_plies);
+    options.max_plies = static_cast<int>(args.max_plies);
     if (options.max_plies < options.min_plies)
         throw UsageError("--max-plies must not be below --min-plies");
-    options.max_score_cp = static_cast<int>(args.get_int_in("max-score", 0, 10000));
-    options.nodes = static_cast<std::uint64_t>(args.get_int_in("nodes", 1, 100'000'000));
-    const std::string path = args.get_string("out");
+    options.max_score_cp = static_cast<int>(args.max_score);
+    options.nodes = static_cast<std::uint64_t>(args.nodes);
+    require(args.out_option);
+    const std::string& path = args.out;
     std::ofstream out(path);
     if (!out) throw std::runtime_error("cannot write '" + path + "'");
 
@@ -69,7 +86,12 @@ Command book_command() {
             "them balanced",
             "generate --out FILE [--positions N] [--seed N] [--min-plies N] [--max-plies N] "
             "[--max-score CP] [--nodes N]",
-            BookFlags, run_book};
+            {},
+            nullptr,
+            [](CLI::App& app) -> std::function<int()> {
+                auto flags = std::make_shared<BookFlags>(app);
+                return [flags] { return run_book(*flags); };
+            }};
 }
 
 }  // namespace sparring::cli

@@ -1,6 +1,7 @@
 // The commands of the `sparring` CLI: one table that main dispatches over and prints as help.
 #pragma once
 
+#include <functional>
 #include <span>
 #include <string_view>
 
@@ -16,6 +17,8 @@ struct Command {
     std::string_view usage;    // the synopsis after "sparring NAME"; further lines end the help
     std::span<const Flag> flags;
     int (*run)(const Flags& flags);
+    // A command with typed flags instead: declares them on its app and returns the run.
+    std::function<int()> (*declare)(CLI::App& app) = nullptr;
 };
 
 // Returns every command, in the order help lists them.

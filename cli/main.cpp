@@ -1,5 +1,6 @@
 // The `sparring` user CLI: one CLI11 subcommand per entry of the command table.
 #include <CLI/CLI.hpp>
+#include <functional>
 #include <iostream>
 #include <memory>
 #include <stdexcept>
@@ -15,7 +16,7 @@ int main(int argc, char** argv) {
     CLI::App app("Engine matches, statistics and the coordinator's runs.", "sparring");
     sparring::set_synopsis(app, "COMMAND [FLAGS]");
     app.require_subcommand(1);
-    std::vector<std::unique_ptr<sparring::Flags>> flags;
+    std::vector<std::function<int()>> runs;  // of each command, its flags bound
     for (const Command& c : sparring::cli::commands()) {
         CLI::App* sub = app.add_subcommand(std::string(c.name), std::string(c.summary));
         // The first line of a command's usage is its synopsis, the rest goes below its flags.
@@ -23,7 +24,11 @@ int main(int argc, char** argv) {
         sparring::set_synopsis(*sub, std::string(c.usage.substr(0, line_end)));
         if (line_end != std::string_view::npos)
             sub->footer(std::string(c.usage.substr(c.usage.find_first_not_of('\n', line_end))));
-        flags.push_back(std::make_unique<sparring::Flags>(*sub, c.flags));
+        if (c.declare)
+            runs.push_back(c.declare(*sub));
+        else
+            runs.push_back(
+                [&c, f = std::make_shared<sparring::Flags>(*sub, c.flags)] { return c.run(*f); });
     }
     // Set after the subcommands, which would inherit it.
     app.footer("'sparring COMMAND --help' shows a command's flags.");
@@ -34,9 +39,9 @@ int main(int argc, char** argv) {
         arguments.push_back("--help");
     }
     return sparring::run_command_line(app, int(arguments.size()), arguments.data(), [&] {
-        for (std::size_t i = 0; i < flags.size(); ++i)
+        for (std::size_t i = 0; i < runs.size(); ++i)
             if (app.got_subcommand(std::string(sparring::cli::commands()[i].name)))
-                return sparring::cli::commands()[i].run(*flags[i]);
+                return runs[i]();
         throw std::logic_error("CLI11 chose no command");
     });
 }

@@ -1,5 +1,6 @@
 // `sparring match`: paired games between two engines (or a gauntlet) on this machine, with a
 // live progress line, PGN output, SPRT stopping and a final report.
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -7,6 +8,7 @@
 #include <fstream>
 #include <iostream>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -28,27 +30,59 @@ namespace {
 
 using namespace sparring::match;
 
-constexpr Flag MatchFlags[] = {
-    {"tc", "TC", "nodes=N, depth=N, movetime=MS, or BASE+INC in seconds", "nodes=1000"},
-    {"concurrency", "N", "games played at once, one thread each", "1"},
-    {"pairs", "N", "game pairs per opponent, each opening with both colours", "50"},
-    {"games", "N", "games per opponent, an even number (instead of --pairs)"},
-    {"book", "FILE", "opening book (default: the shipped share/sparring/books/default.epd)", "",
-     true},
-    {"book-format", "F", "epd or pgn (default: pgn for a .pgn file, else epd)"},
-    {"book-plies", "N", "PGN book: plies of each game to play out (0: all)", "0"},
-    {"book-order", "O", "random or sequential", "random"},
-    {"seed", "N", "seed of the random book order", "1"},
-    {"draw", "RULE", "draw adjudication: movenumber=N,movecount=N,score=CP"},
-    {"resign", "RULE", "resign adjudication: movecount=N,score=CP[,twosided=true]"},
-    {"maxplies", "N", "a game reaching N plies (book moves included) is drawn (0: never)", "0"},
-    {"stall-timeout", "S", "nodes/depth: seconds without a move before a loss", "30"},
-    {"pgn-out", "FILE", "append every game to FILE as PGN"},
-    {"pgn-plain", "", "no eval/depth/time comments in the PGN"},
-    {"event", "NAME", "PGN Event tag", "Sparring match"},
-    {"sprt", "SPEC", "stop once decided: elo0=E,elo1=E[,alpha=A,beta=B,model=normalized|logistic]"},
-    {"gauntlet", "", "play the first engine against each of the others in turn"},
+// The flags of `sparring match`, and its engines.
+struct MatchFlags {
+    std::string tc, book_order, event;
+    int64_t concurrency = 0, pairs = 0, book_plies = 0, seed = 0, maxplies = 0, stall_timeout = 0;
+    std::optional<int64_t> games;
+    std::optional<std::string> book, book_format, draw, resign, pgn_out, sprt;
+    CLI::Option* pairs_option = nullptr;
+    CLI::Option* book_plies_option = nullptr;
+    bool pgn_plain = false, gauntlet = false;
+    std::vector<std::string> engines;
+
+    // Declares the flags on app.
+    explicit MatchFlags(CLI::App& app);
 };
+
+MatchFlags::MatchFlags(CLI::App& app) {
+    add_flag(app, "tc", tc, "TC", "nodes=N, depth=N, movetime=MS, or BASE+INC in seconds",
+             "nodes=1000");
+    add_flag(app, "concurrency", concurrency, "N", "games played at once, one thread each", "1", 1,
+             512);
+    pairs_option =
+        add_flag(app, "pairs", pairs, "N",
+                 "game pairs per opponent, each opening with both colours", "50", 1, 1'000'000'000);
+    in_range(add_flag(app, "games", games, "N",
+                      "games per opponent, an even number (instead of --pairs)"),
+             2, 2'000'000'000);
+    from_environment(
+        add_flag(app, "book", book, "FILE",
+                 "opening book (default: the shipped share/sparring/books/default.epd)"));
+    add_flag(app, "book-format", book_format, "F",
+             "epd or pgn (default: pgn for a .pgn file, else epd)");
+    book_plies_option =
+        add_flag(app, "book-plies", book_plies, "N",
+                 "PGN book: plies of each game to play out (0: all)", "0", 0, 10000);
+    add_flag(app, "book-order", book_order, "O", "random or sequential", "random");
+    add_flag(app, "seed", seed, "N", "seed of the random book order", "1", 0,
+             std::numeric_limits<std::int64_t>::max());
+    add_flag(app, "draw", draw, "RULE", "draw adjudication: movenumber=N,movecount=N,score=CP");
+    add_flag(app, "resign", resign, "RULE",
+             "resign adjudication: movecount=N,score=CP[,twosided=true]");
+    add_flag(app, "maxplies", maxplies, "N",
+             "a game reaching N plies (book moves included) is drawn (0: never)", "0", 0, 100000);
+    add_flag(app, "stall-timeout", stall_timeout, "S",
+             "nodes/depth: seconds without a move before a loss", "30", 1, 86400);
+    add_flag(app, "pgn-out", pgn_out, "FILE", "append every game to FILE as PGN");
+    add_switch(app, "pgn-plain", pgn_plain, "no eval/depth/time comments in the PGN");
+    add_flag(app, "event", event, "NAME", "PGN Event tag", "Sparring match");
+    add_flag(app, "sprt", sprt, "SPEC",
+             "stop once decided: elo0=E,elo1=E[,alpha=A,beta=B,model=normalized|logistic]");
+    add_switch(app, "gauntlet", gauntlet,
+               "play the first engine against each of the others in turn");
+    add_arguments(app, engines);
+}
 
 constexpr std::string_view MatchUsage =
     "[FLAGS] ENGINE ENGINE [ENGINE ...]\n"
@@ -129,9 +163,9 @@ stats::SprtParams parse_sprt(const std::string& text) {
 }
 
 // Reads the engines, giving repeated names a suffix so reports and PGN tell them apart.
-std::vector<PlayerSpec> read_engines(const Flags& args) {
-    const auto& texts = args.positional();
-    const bool gauntlet = args.has("gauntlet");
+std::vector<PlayerSpec> read_engines(const MatchFlags& args) {
+    const auto& texts = args.engines;
+    const bool gauntlet = args.gauntlet;
     if (texts.size() < 2)
         throw UsageError(gauntlet ? "a gauntlet needs an engine and at least one opponent"
                                   : "give two engines (see sparring match --help)");
@@ -161,58 +195,57 @@ struct MatchSetup {
 };
 
 // Reads every flag except the engines.
-MatchSetup read_setup(const Flags& args) {
+MatchSetup read_setup(const MatchFlags& args) {
     MatchSetup setup;
     MatchConfig& config = setup.config;
     std::string error;
-    auto tc = parse_time_control(args.get_string("tc"), &error);
+    auto tc = parse_time_control(args.tc, &error);
     if (!tc) throw UsageError(error);
     config.time_control = *tc;
-    config.concurrency = static_cast<int>(args.get_int_in("concurrency", 1, 512));
-    config.stall_timeout_ms = static_cast<int>(args.get_int_in("stall-timeout", 1, 86400)) * 1000;
-    if (args.has("games") && args.has("pairs"))
+    config.concurrency = static_cast<int>(args.concurrency);
+    config.stall_timeout_ms = static_cast<int>(args.stall_timeout) * 1000;
+    if (args.games && given(args.pairs_option))
         throw UsageError("give --games or --pairs, not both");
-    if (args.has("games")) {
-        const std::int64_t games = args.get_int_in("games", 2, 2'000'000'000);
+    if (args.games) {
+        const std::int64_t games = *args.games;
         if (games % 2) throw UsageError("--games must be even: every opening is played twice");
         setup.pairs = static_cast<std::uint64_t>(games / 2);
     } else {
-        setup.pairs = static_cast<std::uint64_t>(args.get_int_in("pairs", 1, 1'000'000'000));
+        setup.pairs = static_cast<std::uint64_t>(args.pairs);
     }
-    if (args.has("draw")) {
-        config.adjudication.draw = parse_draw_rule(args.get_string("draw"), &error);
+    if (args.draw) {
+        config.adjudication.draw = parse_draw_rule(*args.draw, &error);
         if (!config.adjudication.draw) throw UsageError(error);
     }
-    if (args.has("resign")) {
-        config.adjudication.resign = parse_resign_rule(args.get_string("resign"), &error);
+    if (args.resign) {
+        config.adjudication.resign = parse_resign_rule(*args.resign, &error);
         if (!config.adjudication.resign) throw UsageError(error);
     }
-    config.adjudication.max_plies = static_cast<int>(args.get_int_in("maxplies", 0, 100000));
-    if (args.has("sprt")) setup.sprt = parse_sprt(args.get_string("sprt"));
+    config.adjudication.max_plies = static_cast<int>(args.maxplies);
+    if (args.sprt) setup.sprt = parse_sprt(*args.sprt);
 
-    const std::string book_path = args.get_string("book", default_book_path());
+    const std::string book_path = args.book ? *args.book : default_book_path();
     const bool pgn_name = book_path.size() > 4 && book_path.ends_with(".pgn");
-    const std::string format_text = args.get_string("book-format", pgn_name ? "pgn" : "epd");
+    const std::string format_text = args.book_format.value_or(pgn_name ? "pgn" : "epd");
     auto format = parse_book_format(format_text);
     if (!format) throw UsageError("--book-format must be epd or pgn, got '" + format_text + "'");
-    const std::string order_text = args.get_string("book-order");
+    const std::string& order_text = args.book_order;
     auto order = parse_book_order(order_text);
     if (!order)
         throw UsageError("--book-order must be random or sequential, got '" + order_text + "'");
-    if (*format == BookFormat::Epd && args.has("book-plies"))
+    if (*format == BookFormat::Epd && given(args.book_plies_option))
         throw UsageError("--book-plies applies to PGN books only");
-    const int plies = static_cast<int>(args.get_int_in("book-plies", 0, 10000));
-    const auto seed = static_cast<std::uint64_t>(
-        args.get_int_in("seed", 0, std::numeric_limits<std::int64_t>::max()));
+    const int plies = static_cast<int>(args.book_plies);
+    const auto seed = static_cast<std::uint64_t>(args.seed);
     auto book = load_book(book_path, *format, plies, &error);
     if (!book) throw std::runtime_error(error);
     setup.book = std::move(*book);
     setup.order = opening_order(setup.book.size(), *order, seed);
 
-    setup.pgn_path = args.get_string("pgn-out", "");
+    setup.pgn_path = args.pgn_out.value_or("");
     config.pgn.record = !setup.pgn_path.empty();
-    config.pgn.comments = !args.has("pgn-plain");
-    config.pgn.event = args.get_string("event");
+    config.pgn.comments = !args.pgn_plain;
+    config.pgn.event = args.event;
     char host[256] = "?";
     gethostname(host, sizeof host - 1);
     config.pgn.site = host;
@@ -260,7 +293,7 @@ MatchTally play_match(const MatchSetup& setup, const PlayerSpec& first, const Pl
 }
 
 // Runs `sparring match`.
-int run_match(const Flags& args) {
+int run_match(const MatchFlags& args) {
     const std::vector<PlayerSpec> engines = read_engines(args);
     const MatchSetup setup = read_setup(args);
     std::optional<std::ofstream> pgn;
@@ -311,7 +344,13 @@ int run_match(const Flags& args) {
 Command match_command() {
     return {"match",
             "play paired games between engines (built-in in-process, or UCI) and report Elo",
-            MatchUsage, MatchFlags, run_match};
+            MatchUsage,
+            {},
+            nullptr,
+            [](CLI::App& app) -> std::function<int()> {
+                auto flags = std::make_shared<MatchFlags>(app);
+                return [flags] { return run_match(*flags); };
+            }};
 }
 
 }  // namespace sparring::cli

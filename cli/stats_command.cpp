@@ -1,9 +1,11 @@
 // `sparring stats`: Elo, LOS, normalized Elo and the SPRT of result counts given on the
 // command line, as text or JSON.
+#include <CLI/CLI.hpp>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <sstream>
@@ -23,15 +25,33 @@ namespace {
 
 namespace st = sparring::stats;
 
-constexpr Flag StatsFlags[] = {
-    {"penta", "LL,LD,DD+WL,WD,WW", "pentanomial game-pair counts, from player 1's side"},
-    {"wdl", "W,D,L", "trinomial game counts: wins, draws, losses of player 1"},
-    {"elo0", "E0", "SPRT null hypothesis (Elo of the model)"},
-    {"elo1", "E1", "SPRT alternative hypothesis, greater than E0"},
-    {"alpha", "A", "SPRT false-positive rate", "0.05"},
-    {"beta", "B", "SPRT false-negative rate", "0.05"},
-    {"model", "M", "SPRT Elo model: normalized or logistic", "normalized"},
-    {"json", "", "print one JSON object"},
+// The flags of `sparring stats`, and its arguments.
+struct StatsFlags {
+    std::vector<int64_t> penta, wdl;
+    std::optional<double> elo0, elo1;
+    double alpha = 0, beta = 0;
+    std::string model;
+    CLI::Option* penta_option = nullptr;
+    CLI::Option* wdl_option = nullptr;
+    std::vector<CLI::Option*> sprt_options;  // --alpha, --beta and --model
+    bool json = false;
+    std::vector<std::string> arguments;
+
+    // Declares the flags on app.
+    explicit StatsFlags(CLI::App& app) {
+        penta_option = add_flag(app, "penta", penta, "LL,LD,DD+WL,WD,WW",
+                                "pentanomial game-pair counts, from player 1's side");
+        wdl_option = add_flag(app, "wdl", wdl, "W,D,L",
+                              "trinomial game counts: wins, draws, losses of player 1");
+        add_flag(app, "elo0", elo0, "E0", "SPRT null hypothesis (Elo of the model)");
+        add_flag(app, "elo1", elo1, "E1", "SPRT alternative hypothesis, greater than E0");
+        sprt_options = {add_flag(app, "alpha", alpha, "A", "SPRT false-positive rate", "0.05"),
+                        add_flag(app, "beta", beta, "B", "SPRT false-negative rate", "0.05"),
+                        add_flag(app, "model", model, "M", "SPRT Elo model: normalized or logistic",
+                                 "normalized")};
+        add_switch(app, "json", json, "print one JSON object");
+        add_arguments(app, arguments);
+    }
 };
 
 // The counts of one kind, as given.
@@ -41,9 +61,8 @@ struct Counts {
 };
 
 // Reads exactly `expected` counts from a list flag; throws UsageError otherwise.
-std::vector<int64_t> read_counts(const Flags& args, std::string_view name, std::size_t expected,
-                                 std::string_view layout) {
-    std::vector<int64_t> counts = args.get_int_list(name);
+std::vector<int64_t> read_counts(const std::vector<int64_t>& counts, std::string_view name,
+                                 std::size_t expected, std::string_view layout) {
     if (counts.size() != expected)
         throw UsageError("--" + std::string(name) + " needs " + std::to_string(expected) +
                          " counts " + std::string(layout) + ", got " +
@@ -52,35 +71,34 @@ std::vector<int64_t> read_counts(const Flags& args, std::string_view name, std::
 }
 
 // Reads --penta or --wdl, exactly one of them.
-Counts read_results(const Flags& args) {
-    if (args.has("penta") == args.has("wdl"))
+Counts read_results(const StatsFlags& args) {
+    if (given(args.penta_option) == given(args.wdl_option))
         throw UsageError("give exactly one of --penta and --wdl");
     Counts counts;
-    if (args.has("penta")) {
-        const auto c = read_counts(args, "penta", 5, "LL,LD,DD+WL,WD,WW");
+    if (given(args.penta_option)) {
+        const auto c = read_counts(args.penta, "penta", 5, "LL,LD,DD+WL,WD,WW");
         counts.penta = st::Pentanomial{{c[0], c[1], c[2], c[3], c[4]}};
     } else {
-        const auto c = read_counts(args, "wdl", 3, "W,D,L");
+        const auto c = read_counts(args.wdl, "wdl", 3, "W,D,L");
         counts.wdl = st::Trinomial{c[2], c[1], c[0]};
     }
     return counts;
 }
 
 // Reads the SPRT parameters, or nullopt when no hypotheses are given.
-std::optional<st::SprtParams> read_sprt(const Flags& args) {
-    if (!args.has("elo0") && !args.has("elo1")) {
-        for (std::string_view name : {"alpha", "beta", "model"})
-            if (args.has(name))
-                throw UsageError("--" + std::string(name) + " needs --elo0 and --elo1");
+std::optional<st::SprtParams> read_sprt(const StatsFlags& args) {
+    if (!args.elo0 && !args.elo1) {
+        for (const CLI::Option* option : args.sprt_options)
+            if (given(option)) throw UsageError(option->get_name() + " needs --elo0 and --elo1");
         return std::nullopt;
     }
-    if (!args.has("elo0") || !args.has("elo1")) throw UsageError("--elo0 and --elo1 go together");
+    if (!args.elo0 || !args.elo1) throw UsageError("--elo0 and --elo1 go together");
     st::SprtParams p;
-    p.elo0 = args.get_double("elo0");
-    p.elo1 = args.get_double("elo1");
-    p.alpha = args.get_double("alpha");
-    p.beta = args.get_double("beta");
-    const std::string model = args.get_string("model");
+    p.elo0 = *args.elo0;
+    p.elo1 = *args.elo1;
+    p.alpha = args.alpha;
+    p.beta = args.beta;
+    const std::string& model = args.model;
     if (!st::parse_model(model, &p.model))
         throw UsageError("--model: '" + model + "' is not logistic or normalized");
     if (std::string error = st::validate(p); !error.empty()) throw UsageError(error);
@@ -154,9 +172,9 @@ void print_json(const Counts& counts, const st::EloEstimate& e,
 }
 
 // Computes and prints the statistics of the counts on the command line.
-int run_stats(const Flags& args) {
-    if (!args.positional().empty())
-        throw UsageError("unexpected argument '" + args.positional().front() + "'");
+int run_stats(const StatsFlags& args) {
+    if (!args.arguments.empty())
+        throw UsageError("unexpected argument '" + args.arguments.front() + "'");
     const Counts counts = read_results(args);
     const std::optional<st::SprtParams> params = read_sprt(args);
     st::EloEstimate e;
@@ -168,7 +186,7 @@ int run_stats(const Flags& args) {
     } catch (const std::invalid_argument& error) {
         throw UsageError(error.what());
     }
-    if (args.has("json"))
+    if (args.json)
         print_json(counts, e, params, r);
     else
         print_text(counts, e, params, r);
@@ -178,10 +196,16 @@ int run_stats(const Flags& args) {
 }  // namespace
 
 Command stats_command() {
-    return {"stats", "Elo, LOS, normalized Elo and SPRT log-likelihood ratio of result counts",
+    return {"stats",
+            "Elo, LOS, normalized Elo and SPRT log-likelihood ratio of result counts",
             "(--penta LL,LD,DD+WL,WD,WW | --wdl W,D,L) [--elo0 E0 --elo1 E1 [--alpha A] "
             "[--beta B] [--model M]] [--json]",
-            StatsFlags, run_stats};
+            {},
+            nullptr,
+            [](CLI::App& app) -> std::function<int()> {
+                auto flags = std::make_shared<StatsFlags>(app);
+                return [flags] { return run_stats(*flags); };
+            }};
 }
 
 }  // namespace sparring::cli

@@ -45,6 +45,19 @@ double to_double(std::string_view name, const std::string& text) {
     return *value;
 }
 
+// Parses a flag's comma-separated integers; throws UsageError when one is malformed.
+std::vector<int64_t> to_int_list(std::string_view name, const std::string& text) {
+    std::vector<int64_t> list;
+    std::size_t start = 0;
+    while (true) {
+        const std::size_t comma = text.find(',', start);
+        list.push_back(to_int(name, text.substr(start, comma - start)));
+        if (comma == std::string::npos) break;
+        start = comma + 1;
+    }
+    return list;
+}
+
 // Throws UsageError unless min <= value <= max.
 int64_t check_range(std::string_view name, int64_t value, int64_t min, int64_t max) {
     if (value < min || value > max)
@@ -187,16 +200,162 @@ double Flags::get_double(std::string_view name, double fallback) const {
 }
 
 std::vector<int64_t> Flags::get_int_list(std::string_view name) const {
-    const std::string text = get_string(name);
-    std::vector<int64_t> list;
-    std::size_t start = 0;
-    while (true) {
-        const std::size_t comma = text.find(',', start);
-        list.push_back(to_int(name, text.substr(start, comma - start)));
-        if (comma == std::string::npos) break;
-        start = comma + 1;
-    }
-    return list;
+    return to_int_list(name, get_string(name));
+}
+
+namespace {
+
+// Returns "--name".
+std::string long_name(std::string_view name) {
+    return "--" + std::string(name);
+}
+
+// Adds --name VALUE taking one value (an error when given twice), shown as placeholder.
+CLI::Option* add_value(CLI::Option* option, std::string_view placeholder,
+                       std::string_view fallback) {
+    option->type_name(std::string(placeholder))->multi_option_policy(CLI::MultiOptionPolicy::Throw);
+    if (!fallback.empty()) option->default_str(std::string(fallback));
+    return option;
+}
+
+// Returns a check that rewrites an integer in our syntax as CLI11 reads it, or throws our
+// message.
+CLI::Validator integer(std::string_view name) {
+    return CLI::Validator(
+        [name = std::string(name)](std::string& text) {
+            text = std::to_string(to_int(name, text));
+            return std::string();
+        },
+        "", "integer");
+}
+
+// Returns a check that rewrites a finite real number as CLI11 reads it, or throws our message.
+CLI::Validator real(std::string_view name) {
+    return CLI::Validator(
+        [name = std::string(name)](std::string& text) {
+            char buffer[64];
+            const double value = to_double(name, text);
+            const auto end = std::to_chars(buffer, buffer + sizeof buffer, value).ptr;
+            text.assign(buffer, end);
+            return std::string();
+        },
+        "", "real");
+}
+
+// Adds --name VALUE into value, its text checked (and rewritten) by check.
+template <typename T>
+CLI::Option* add_checked(CLI::App& app, std::string_view name, T& value,
+                         std::string_view placeholder, std::string_view help,
+                         std::string_view fallback, CLI::Validator check) {
+    return add_value(app.add_option(long_name(name), value, std::string(help)), placeholder,
+                     fallback)
+        ->transform(std::move(check));
+}
+
+}  // namespace
+
+CLI::Option* add_switch(CLI::App& app, std::string_view name, bool& set, std::string_view help) {
+    return app.add_flag(long_name(name), set, std::string(help))
+        ->disable_flag_override()
+        ->multi_option_policy(CLI::MultiOptionPolicy::Throw);
+}
+
+CLI::Option* add_flag(CLI::App& app, std::string_view name, std::string& value,
+                      std::string_view placeholder, std::string_view help,
+                      std::string_view fallback) {
+    if (!fallback.empty()) value = std::string(fallback);
+    return add_value(app.add_option(long_name(name), value, std::string(help)), placeholder,
+                     fallback);
+}
+
+CLI::Option* add_flag(CLI::App& app, std::string_view name, std::optional<std::string>& value,
+                      std::string_view placeholder, std::string_view help) {
+    return add_value(app.add_option(long_name(name), value, std::string(help)), placeholder, {});
+}
+
+CLI::Option* add_flag(CLI::App& app, std::string_view name, int64_t& value,
+                      std::string_view placeholder, std::string_view help,
+                      std::string_view fallback) {
+    if (!fallback.empty()) value = to_int(name, std::string(fallback));
+    return add_checked(app, name, value, placeholder, help, fallback, integer(name));
+}
+
+CLI::Option* add_flag(CLI::App& app, std::string_view name, int64_t& value,
+                      std::string_view placeholder, std::string_view help,
+                      std::string_view fallback, int64_t min, int64_t max) {
+    return in_range(add_flag(app, name, value, placeholder, help, fallback), min, max);
+}
+
+CLI::Option* add_flag(CLI::App& app, std::string_view name, std::optional<int64_t>& value,
+                      std::string_view placeholder, std::string_view help) {
+    return add_checked(app, name, value, placeholder, help, {}, integer(name));
+}
+
+CLI::Option* add_flag(CLI::App& app, std::string_view name, double& value,
+                      std::string_view placeholder, std::string_view help,
+                      std::string_view fallback) {
+    if (!fallback.empty()) value = to_double(name, std::string(fallback));
+    return add_checked(app, name, value, placeholder, help, fallback, real(name));
+}
+
+CLI::Option* add_flag(CLI::App& app, std::string_view name, std::optional<double>& value,
+                      std::string_view placeholder, std::string_view help) {
+    return add_checked(app, name, value, placeholder, help, {}, real(name));
+}
+
+CLI::Option* add_flag(CLI::App& app, std::string_view name, std::vector<std::string>& values,
+                      std::string_view placeholder, std::string_view help) {
+    return app.add_option(long_name(name), values, std::string(help))
+        ->type_name(std::string(placeholder))
+        ->expected(1)
+        ->allow_extra_args(false)
+        ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+}
+
+CLI::Option* add_flag(CLI::App& app, std::string_view name, std::vector<int64_t>& values,
+                      std::string_view placeholder, std::string_view help) {
+    return app.add_option(long_name(name))
+        ->description(std::string(help))
+        ->type_name(std::string(placeholder))
+        ->multi_option_policy(CLI::MultiOptionPolicy::Throw)
+        ->each([&values, name = std::string(name)](const std::string& text) {
+            values = to_int_list(name, text);
+        });
+}
+
+void add_arguments(CLI::App& app, std::vector<std::string>& arguments) {
+    app.add_option("arguments", arguments)->group("");
+}
+
+CLI::Option* in_range(CLI::Option* option, int64_t min, int64_t max) {
+    return option->check(CLI::Validator(
+        [name = option->get_name(), min, max](std::string& text) {
+            check_range(std::string_view(name).substr(2), std::stoll(text), min, max);
+            return std::string();
+        },
+        "", "range"));
+}
+
+CLI::Option* from_environment(CLI::Option* option) {
+    return option->envname(environment_name(option->get_single_name()));
+}
+
+void every_flag_from_environment(CLI::App& app) {
+    for (CLI::Option* option : app.get_options([](const CLI::Option* o) {
+             return !o->get_lnames().empty() && o->get_lnames().front() != "help";
+         }))
+        from_environment(option);
+}
+
+bool given(const CLI::Option* option) {
+    return option->count() > 0;
+}
+
+void require(const CLI::Option* option) {
+    if (given(option)) return;
+    std::string message = option->get_name() + " is required";
+    if (!option->get_envname().empty()) message += " (or set " + option->get_envname() + ")";
+    throw UsageError(message);
 }
 
 void set_synopsis(CLI::App& app, std::string synopsis) {
@@ -220,6 +379,9 @@ int run_command_line(CLI::App& app, int argc, const char* const* argv,
     }
     try {
         app.parse(argc, argv);
+    } catch (const UsageError& e) {  // a typed flag's value, checked on parsing
+        std::cerr << command_path(app) << ": " << e.what() << "\n";
+        return 2;
     } catch (const CLI::CallForHelp&) {
         std::cout << app.help();
         return 0;

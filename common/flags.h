@@ -44,6 +44,54 @@ enum class Arguments { None, Any };
 // with '-' as '_' (--lease-seconds is SPARRING_LEASE_SECONDS).
 std::string environment_name(std::string_view flag);
 
+// Typed flags: a command binds each flag to a variable of its own type, so a misspelt flag is a
+// compile error. A value is checked on parsing with our messages ("--n: 'x' is not an integer",
+// "--n must be from 1 to 9"), which run_command_line prints as any mistake on the command line.
+// A flag's default is its fallback text, parsed into the variable and shown in help; a flag
+// without one keeps the variable's value (an empty optional: the caller computes a default).
+
+// Adds the boolean flag --name, which sets `set`.
+CLI::Option* add_switch(CLI::App& app, std::string_view name, bool& set, std::string_view help);
+// Adds --name VALUE (shown as placeholder) into value.
+CLI::Option* add_flag(CLI::App& app, std::string_view name, std::string& value,
+                      std::string_view placeholder, std::string_view help,
+                      std::string_view fallback = {});
+CLI::Option* add_flag(CLI::App& app, std::string_view name, std::optional<std::string>& value,
+                      std::string_view placeholder, std::string_view help);
+CLI::Option* add_flag(CLI::App& app, std::string_view name, int64_t& value,
+                      std::string_view placeholder, std::string_view help,
+                      std::string_view fallback = {});
+// Adds an integer flag whose value must be from min to max (see in_range).
+CLI::Option* add_flag(CLI::App& app, std::string_view name, int64_t& value,
+                      std::string_view placeholder, std::string_view help,
+                      std::string_view fallback, int64_t min, int64_t max);
+CLI::Option* add_flag(CLI::App& app, std::string_view name, std::optional<int64_t>& value,
+                      std::string_view placeholder, std::string_view help);
+CLI::Option* add_flag(CLI::App& app, std::string_view name, double& value,
+                      std::string_view placeholder, std::string_view help,
+                      std::string_view fallback = {});
+CLI::Option* add_flag(CLI::App& app, std::string_view name, std::optional<double>& value,
+                      std::string_view placeholder, std::string_view help);
+// Adds --name VALUE that may be given more than once: every value, in order.
+CLI::Option* add_flag(CLI::App& app, std::string_view name, std::vector<std::string>& values,
+                      std::string_view placeholder, std::string_view help);
+// Adds --name A,B,... of comma-separated integers.
+CLI::Option* add_flag(CLI::App& app, std::string_view name, std::vector<int64_t>& values,
+                      std::string_view placeholder, std::string_view help);
+// Adds the arguments that are not flags, in order, into arguments.
+void add_arguments(CLI::App& app, std::vector<std::string>& arguments);
+
+// Rejects an integer flag's value outside [min, max] ("--n must be from MIN to MAX").
+CLI::Option* in_range(CLI::Option* option, int64_t min, int64_t max);
+// Also reads a flag from its environment variable (see environment_name).
+CLI::Option* from_environment(CLI::Option* option);
+// Also reads every flag of app declared so far from its environment variable.
+void every_flag_from_environment(CLI::App& app);
+// Returns whether a flag was given, on the command line or in its variable.
+bool given(const CLI::Option* option);
+// Throws UsageError unless a flag was given: "--name is required (or set VARIABLE)".
+void require(const CLI::Option* option);
+
 class Flags {
   public:
     // Declares the flags on app (and, for Arguments::Any, a list that takes the arguments).

@@ -4,6 +4,8 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdlib>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -161,6 +163,75 @@ TEST_F(FlagsTest, HelpNamesTheProgramAndShowsDefaultsAndVariables) {
     EXPECT_TRUE(help.starts_with("usage: sparring-coordinator serve --db FILE [FLAGS]\n")) << help;
     EXPECT_NE(help.find("--lease-seconds N=60"), std::string::npos) << help;
     EXPECT_NE(help.find("SPARRING_LEASE_SECONDS"), std::string::npos) << help;
+}
+
+// The typed flags: kFlags declared as variables of their own types.
+struct TypedFlags {
+    std::string db;
+    CLI::Option* db_option = nullptr;
+    int64_t lease_seconds = 0;
+    double rate = 0;
+    std::vector<int64_t> counts;
+    std::optional<std::string> address;
+    bool verbose = false;
+    std::vector<std::string> engines;
+    std::vector<std::string> arguments;
+
+    explicit TypedFlags(CLI::App& app) {
+        db_option = add_flag(app, "db", db, "FILE", "database");
+        add_flag(app, "lease-seconds", lease_seconds, "N", "lease time", "60", 1, 100);
+        add_flag(app, "rate", rate, "R", "reports per second", "2.5");
+        add_flag(app, "counts", counts, "A,B", "a list");
+        from_environment(add_flag(app, "address", address, "HOST:PORT", "where to connect"));
+        add_switch(app, "verbose", verbose, "a boolean flag");
+        add_flag(app, "engine", engines, "E", "an engine (repeatable)");
+        add_arguments(app, arguments);
+    }
+};
+
+// Parses arguments (without the program name) into TypedFlags; errors propagate.
+std::unique_ptr<TypedFlags> parse_typed(std::vector<std::string> arguments, CLI::App& app) {
+    auto flags = std::make_unique<TypedFlags>(app);
+    std::reverse(arguments.begin(), arguments.end());
+    app.parse(arguments);
+    return flags;
+}
+
+TEST_F(FlagsTest, TypedFlagsHoldTheirValuesAndDefaults) {
+    CLI::App app{"test", "prog"};
+    setenv("SPARRING_ADDRESS", "host:1", 1);
+    const auto f = parse_typed({"--db", "x.db", "one", "--rate=-1.5", "--counts", " 1,+2",
+                                "--engine", "a", "--engine", "b", "two"},
+                               app);
+    EXPECT_EQ(f->db, "x.db");
+    EXPECT_TRUE(given(f->db_option));
+    EXPECT_EQ(f->lease_seconds, 60);
+    EXPECT_DOUBLE_EQ(f->rate, -1.5);
+    EXPECT_EQ(f->counts, (std::vector<int64_t>{1, 2}));
+    EXPECT_EQ(f->address, "host:1");
+    EXPECT_FALSE(f->verbose);
+    EXPECT_EQ(f->engines, (std::vector<std::string>{"a", "b"}));
+    EXPECT_EQ(f->arguments, (std::vector<std::string>{"one", "two"}));
+}
+
+TEST_F(FlagsTest, TypedFlagsAreCheckedWithOurMessages) {
+    const auto error = [](std::vector<std::string> arguments) {
+        CLI::App app{"test", "prog"};
+        try {
+            parse_typed(std::move(arguments), app);
+        } catch (const UsageError& e) {
+            return std::string(e.what());
+        }
+        return std::string("no error");
+    };
+    EXPECT_EQ(error({"--lease-seconds", "x"}), "--lease-seconds: 'x' is not an integer");
+    EXPECT_EQ(error({"--lease-seconds", "101"}), "--lease-seconds must be from 1 to 100");
+    EXPECT_EQ(error({"--rate", "inf"}), "--rate: 'inf' is not a number");
+    EXPECT_EQ(error({"--counts", "1,,2"}), "--counts: '' is not an integer");
+    CLI::App app{"test", "prog"};
+    const auto f = parse_typed({}, app);
+    EXPECT_THROW(require(f->db_option), UsageError);
+    EXPECT_NE(app.help().find("--lease-seconds N=60"), std::string::npos) << app.help();
 }
 
 TEST_F(FlagsTest, ErrorsAreOneLineWithTheCommandAndAStatus) {

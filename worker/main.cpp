@@ -18,57 +18,100 @@
 
 namespace {
 
-using sparring::Flag;
-using sparring::Flags;
 using sparring::UsageError;
 
-constexpr Flag kFlags[] = {
-    {"coordinator", "HOST:PORT", "coordinator address (required)"},
-    {"token", "TOKEN", "worker token (or --token-file; on the command line it shows in `ps`)"},
-    {"token-file", "FILE", "read the worker token from the first line of FILE"},
-    {"tls-ca", "FILE", "verify the coordinator's TLS certificate with these CA certificates"},
-    {"concurrency", "N", "games played at once", "1"},
-    {"name", "NAME", "name shown by `sparring workers` (default: host name)"},
-    {"memory-mb", "N", "memory the worker may use (default: what the machine has available)"},
-    {"uci-engines", "CMD,...", "external UCI engine commands this worker may run"},
-    {"report-seconds", "N", "report finished pairs at least this often", "2"},
-    {"accept-uploaded-engines", "",
-     "fetch, verify and run engine files uploaded to the coordinator"},
-    {"cache-dir", "DIR",
-     "where fetched engine files are kept (default: engines/ in the worker's state directory)"},
-    {"cache-mb", "N", "most MiB the fetched engine files take; least recently used go first",
-     "2048"},
-    {"bench-timeout-seconds", "N", "kill a UCI engine's bench after N s (a bench mismatch)", "300"},
-    {"engine-memory-headroom-mb", "N",
-     "address space of an engine process beyond the hash its run reserved (0: no limit)", "1024"},
-    {"engine-cpu-seconds", "N", "CPU time of one engine process, a lease's games (0: no limit)",
-     "3600"},
-    {"max-lease-kb", "N", "largest lease accepted; a larger one is handed back", "4096"},
-    {"engine-sandbox", "MODE",
-     "run engines in bubblewrap: uploaded (uploaded engines and their bench), all (the "
-     "--uci-engines too) or off",
-     "uploaded"},
-    {"allow-unconfined-engines", "",
-     "run uploaded engines even when the sandbox cannot be created here (else they are refused)"},
-    {"engine-max-processes", "N",
-     "processes and threads of the worker's user an engine may raise it to (RLIMIT_NPROC; root "
-     "is exempt; 0: no limit)",
-     "16384"},
-    {"engine-max-file-mb", "N", "largest file an engine process may write (0: no limit)", "1024"},
-    {"engine-scratch-mb", "N", "a sandboxed engine's working directory, in memory, in MiB", "256"},
-    {"speed-every-seconds", "N",
-     "scaled clocks: measure this machine's speed with an engine again after N s", "3600"},
-    {"speed-movetime-ms", "N",
-     "scaled clocks: search time of each of the speed measurement's 4 positions", "250"},
+// The worker's flags, each also read from its environment variable.
+struct Flags {
+    std::string coordinator;
+    CLI::Option* coordinator_option = nullptr;
+    std::optional<std::string> token, token_file, tls_ca, name, uci_engines, cache_dir;
+    std::optional<int64_t> memory_mb;
+    int64_t concurrency = 0, report_seconds = 0, cache_mb = 0, bench_timeout_seconds = 0;
+    int64_t engine_memory_headroom_mb = 0, engine_cpu_seconds = 0, max_lease_kb = 0;
+    int64_t engine_max_processes = 0, engine_max_file_mb = 0, engine_scratch_mb = 0;
+    int64_t speed_every_seconds = 0, speed_movetime_ms = 0;
+    bool accept_uploaded_engines = false, allow_unconfined_engines = false;
+    CLI::Option* cache_mb_option = nullptr;
+    std::string engine_sandbox;
+
+    // Declares the flags on app.
+    explicit Flags(CLI::App& app);
 };
+
+Flags::Flags(CLI::App& app) {
+    using sparring::add_flag;
+    coordinator_option =
+        add_flag(app, "coordinator", coordinator, "HOST:PORT", "coordinator address (required)");
+    add_flag(app, "token", token, "TOKEN",
+             "worker token (or --token-file; on the command line it shows in `ps`)");
+    add_flag(app, "token-file", token_file, "FILE",
+             "read the worker token from the first line of FILE");
+    add_flag(app, "tls-ca", tls_ca, "FILE",
+             "verify the coordinator's TLS certificate with these CA certificates");
+    add_flag(app, "concurrency", concurrency, "N", "games played at once", "1", 1, 1024);
+    add_flag(app, "name", name, "NAME", "name shown by `sparring workers` (default: host name)");
+    add_flag(app, "memory-mb", memory_mb, "N",
+             "memory the worker may use (default: what the machine has available)");
+    add_flag(app, "uci-engines", uci_engines, "CMD,...",
+             "external UCI engine commands this worker may run");
+    add_flag(app, "report-seconds", report_seconds, "N",
+             "report finished pairs at least this often", "2", 1, 3600);
+    sparring::add_switch(app, "accept-uploaded-engines", accept_uploaded_engines,
+                         "fetch, verify and run engine files uploaded to the coordinator");
+    add_flag(app, "cache-dir", cache_dir, "DIR",
+             "where fetched engine files are kept (default: engines/ in the worker's state "
+             "directory)");
+    cache_mb_option = add_flag(
+        app, "cache-mb", cache_mb, "N",
+        "most MiB the fetched engine files take; least recently used go first", "2048", 1, 1 << 24);
+    add_flag(app, "bench-timeout-seconds", bench_timeout_seconds, "N",
+             "kill a UCI engine's bench after N s (a bench mismatch)", "300", 1, 86400);
+    add_flag(app, "engine-memory-headroom-mb", engine_memory_headroom_mb, "N",
+             "address space of an engine process beyond the hash its run reserved (0: "
+             "no limit)",
+             "1024", 0, 1 << 30);
+    add_flag(app, "engine-cpu-seconds", engine_cpu_seconds, "N",
+             "CPU time of one engine process, a lease's games (0: no limit)", "3600", 0,
+             365 * 86400);
+    add_flag(app, "max-lease-kb", max_lease_kb, "N",
+             "largest lease accepted; a larger one is handed back", "4096", 1, 1 << 20);
+    add_flag(app, "engine-sandbox", engine_sandbox, "MODE",
+             "run engines in bubblewrap: uploaded (uploaded engines and their bench), all (the "
+             "--uci-engines too) or off",
+             "uploaded")
+        ->check(CLI::Validator(
+            [](std::string& mode) {
+                if (mode != "uploaded" && mode != "all" && mode != "off")
+                    throw UsageError("--engine-sandbox must be uploaded, all or off");
+                return std::string();
+            },
+            "", "mode"));
+    sparring::add_switch(
+        app, "allow-unconfined-engines", allow_unconfined_engines,
+        "run uploaded engines even when the sandbox cannot be created here (else they are "
+        "refused)");
+    add_flag(app, "engine-max-processes", engine_max_processes, "N",
+             "processes and threads of the worker's user an engine may raise it to "
+             "(RLIMIT_NPROC; root is exempt; 0: no limit)",
+             "16384", 0, 1 << 22);
+    add_flag(app, "engine-max-file-mb", engine_max_file_mb, "N",
+             "largest file an engine process may write (0: no limit)", "1024", 0, 1 << 30);
+    add_flag(app, "engine-scratch-mb", engine_scratch_mb, "N",
+             "a sandboxed engine's working directory, in memory, in MiB", "256", 1, 1 << 20);
+    add_flag(app, "speed-every-seconds", speed_every_seconds, "N",
+             "scaled clocks: measure this machine's speed with an engine again after N s", "3600",
+             1, 7 * 86400);
+    add_flag(app, "speed-movetime-ms", speed_movetime_ms, "N",
+             "scaled clocks: search time of each of the speed measurement's 4 positions", "250", 10,
+             60'000);
+    sparring::every_flag_from_environment(app);
+}
 
 // Sets up the engines' sandbox as --engine-sandbox asks: found and tried here, or said why
 // not; uploaded engines are then refused unless --allow-unconfined-engines.
 void set_up_sandbox(const Flags& args, sparring::worker::Worker::Options& o) {
-    const std::string mode = args.get_string("engine-sandbox");
-    if (mode != "uploaded" && mode != "all" && mode != "off")
-        throw UsageError("--engine-sandbox must be uploaded, all or off");
-    const bool allow_unconfined = args.has("allow-unconfined-engines");
+    const std::string& mode = args.engine_sandbox;
+    const bool allow_unconfined = args.allow_unconfined_engines;
     if (mode == "off") {
         if (o.accept_uploaded_engines)
             sparring::log_event(
@@ -81,7 +124,7 @@ void set_up_sandbox(const Flags& args, sparring::worker::Worker::Options& o) {
     std::string why;
     std::optional<sparring::match::Sandbox> sandbox = sparring::match::find_sandbox("", &why);
     if (sandbox) {
-        sandbox->scratch_mb = args.get_int_in("engine-scratch-mb", 1, 1 << 20);
+        sandbox->scratch_mb = args.engine_scratch_mb;
         sparring::log_event(sparring::LogLevel::Info, "engine_sandbox",
                             {{"mode", mode},
                              {"bwrap", sandbox->bwrap},
@@ -125,46 +168,42 @@ std::string state_directory() {
 // Builds the worker's options from the flags.
 sparring::worker::Worker::Options options_of(const Flags& args) {
     sparring::worker::Worker::Options o;
-    o.endpoint.address = args.get_string("coordinator");
-    if (args.has("token") && args.has("token-file"))
+    sparring::require(args.coordinator_option);
+    o.endpoint.address = args.coordinator;
+    if (args.token && args.token_file)
         throw UsageError("give --token (or SPARRING_TOKEN) or --token-file, not both");
-    if (!args.has("token") && !args.has("token-file"))
+    if (!args.token && !args.token_file)
         throw UsageError("a worker token is required: --token-file FILE or SPARRING_TOKEN");
-    o.endpoint.token = args.has("token-file")
-                           ? sparring::rpc::read_token_file(args.get_string("token-file"))
-                           : args.get_string("token");
-    o.endpoint.tls_ca_file = args.get_string("tls-ca", "");
-    o.concurrency = int(args.get_int("concurrency"));
-    if (o.concurrency < 1 || o.concurrency > 1024)
-        throw UsageError("--concurrency must be in 1..1024");
-    o.name = args.get_string("name", sparring::worker::host_name());
-    o.memory_mb = args.get_int("memory-mb", sparring::worker::available_memory_mb());
+    o.endpoint.token =
+        args.token_file ? sparring::rpc::read_token_file(*args.token_file) : *args.token;
+    o.endpoint.tls_ca_file = args.tls_ca.value_or("");
+    o.concurrency = int(args.concurrency);
+    o.name = args.name ? *args.name : sparring::worker::host_name();
+    o.memory_mb = args.memory_mb ? *args.memory_mb : sparring::worker::available_memory_mb();
     if (o.memory_mb < 1) throw UsageError("--memory-mb must be positive");
-    std::istringstream engines(args.get_string("uci-engines", ""));
+    std::istringstream engines(args.uci_engines.value_or(""));
     for (std::string engine; std::getline(engines, engine, ',');) {
         if (engine.empty()) continue;
         if (!sparring::worker::is_executable_command(engine))
             throw UsageError("UCI engine '" + engine + "' is not an executable command");
         o.uci_engines.push_back(engine);
     }
-    const int64_t report_s = args.get_int("report-seconds");
-    if (report_s < 1 || report_s > 3600) throw UsageError("--report-seconds must be in 1..3600");
-    o.report_interval = std::chrono::seconds(report_s);
-    o.accept_uploaded_engines = args.has("accept-uploaded-engines");
-    if (!o.accept_uploaded_engines && (args.has("cache-dir") || args.has("cache-mb")))
+    o.report_interval = std::chrono::seconds(args.report_seconds);
+    o.accept_uploaded_engines = args.accept_uploaded_engines;
+    if (!o.accept_uploaded_engines && (args.cache_dir || sparring::given(args.cache_mb_option)))
         throw UsageError("--cache-dir and --cache-mb need --accept-uploaded-engines");
-    o.cache_dir = args.get_string("cache-dir", state_directory() + "/engines");
-    o.cache_bytes = uint64_t(args.get_int_in("cache-mb", 1, 1 << 24)) << 20;
-    o.bench.timeout = std::chrono::seconds(args.get_int_in("bench-timeout-seconds", 1, 86400));
-    o.engine_limits.memory_headroom_mb = args.get_int_in("engine-memory-headroom-mb", 0, 1 << 30);
-    o.engine_limits.cpu_seconds = args.get_int_in("engine-cpu-seconds", 0, 365 * 86400);
-    o.engine_limits.max_processes = args.get_int_in("engine-max-processes", 0, 1 << 22);
-    o.engine_limits.max_file_mb = args.get_int_in("engine-max-file-mb", 0, 1 << 30);
+    o.cache_dir = args.cache_dir ? *args.cache_dir : state_directory() + "/engines";
+    o.cache_bytes = uint64_t(args.cache_mb) << 20;
+    o.bench.timeout = std::chrono::seconds(args.bench_timeout_seconds);
+    o.engine_limits.memory_headroom_mb = args.engine_memory_headroom_mb;
+    o.engine_limits.cpu_seconds = args.engine_cpu_seconds;
+    o.engine_limits.max_processes = args.engine_max_processes;
+    o.engine_limits.max_file_mb = args.engine_max_file_mb;
     set_up_sandbox(args, o);
     o.bench.limits = o.engine_limits;
-    o.speed_every = std::chrono::seconds(args.get_int_in("speed-every-seconds", 1, 7 * 86400));
-    o.speed_movetime_ms = int(args.get_int_in("speed-movetime-ms", 10, 60'000));
-    o.endpoint.max_receive_bytes = int(args.get_int_in("max-lease-kb", 1, 1 << 20) * 1024);
+    o.speed_every = std::chrono::seconds(args.speed_every_seconds);
+    o.speed_movetime_ms = int(args.speed_movetime_ms);
+    o.endpoint.max_receive_bytes = int(args.max_lease_kb * 1024);
     return o;
 }
 
@@ -177,7 +216,7 @@ int main(int argc, char** argv) {
     app.footer(
         "Every flag can also be given as an environment variable: --coordinator as "
         "SPARRING_COORDINATOR.");
-    const Flags flags(app, kFlags, sparring::Arguments::None, sparring::Environment::EveryFlag);
+    const Flags flags(app);
     return sparring::run_command_line(app, argc, argv, [&] {
         sparring::worker::Worker::Options options = options_of(flags);
         if (token_on_command_line(argc, argv))

@@ -15,24 +15,40 @@
 
 namespace {
 
-using sparring::Flag;
-using sparring::Flags;
 using sparring::UsageError;
 namespace v1 = sparring::v1;
 
-constexpr Flag kFlags[] = {
-    {"coordinator", "HOST:PORT", "the coordinator to load (plaintext)"},
-    {"user-token", "TOKEN", "user token: creates the versions and the run"},
-    {"worker-token", "TOKEN", "worker token of the simulated workers"},
-    {"db", "FILE", "the coordinator's database, to check that nothing was lost"},
-    {"workers", "N", "simulated workers", "1000"},
-    {"rate", "R", "target result reports per second", "2000"},
-    {"pairs", "N", "game pairs per lease and report", "1"},
-    {"warmup", "S", "seconds of registration and ramp-up, not measured", "10"},
-    {"duration", "S", "seconds measured", "30"},
-    {"channels", "N", "client connections", "16"},
-    {"threads", "N", "client threads scheduling the workers", "2"},
+// The load generator's flags.
+struct Flags {
+    std::string coordinator, user_token, worker_token, db;
+    std::vector<CLI::Option*> required;  // in the order they are checked
+    int64_t workers = 0, pairs = 0, warmup = 0, duration = 0, channels = 0, threads = 0;
+    double rate = 0;
+
+    // Declares the flags on app.
+    explicit Flags(CLI::App& app);
 };
+
+Flags::Flags(CLI::App& app) {
+    using sparring::add_flag;
+    CLI::Option* coordinator_option = add_flag(app, "coordinator", coordinator, "HOST:PORT",
+                                               "the coordinator to load (plaintext)");
+    CLI::Option* user_token_option = add_flag(app, "user-token", user_token, "TOKEN",
+                                              "user token: creates the versions and the run");
+    CLI::Option* worker_token_option = add_flag(app, "worker-token", worker_token, "TOKEN",
+                                                "worker token of the simulated workers");
+    CLI::Option* db_option = add_flag(app, "db", db, "FILE",
+                                      "the coordinator's database, to check that nothing was lost");
+    required = {coordinator_option, worker_token_option, user_token_option, db_option};
+    add_flag(app, "workers", workers, "N", "simulated workers", "1000", 1, 1'000'000);
+    add_flag(app, "rate", rate, "R", "target result reports per second", "2000");
+    add_flag(app, "pairs", pairs, "N", "game pairs per lease and report", "1", 1, 256);
+    add_flag(app, "warmup", warmup, "S", "seconds of registration and ramp-up, not measured", "10",
+             1, 3600);
+    add_flag(app, "duration", duration, "S", "seconds measured", "30", 1, 86400);
+    add_flag(app, "channels", channels, "N", "client connections", "16", 1, 1024);
+    add_flag(app, "threads", threads, "N", "client threads scheduling the workers", "2", 1, 64);
+}
 
 // Calls a UserService method with a token and a deadline; throws on failure.
 template <typename Request, typename Response>
@@ -95,18 +111,19 @@ std::string load_average() {
 // Runs the load, prints the measurements; returns 0 if the database matches the acks.
 int run(const Flags& args) {
     sparring::loadgen::LoadOptions options;
-    options.address = args.get_string("coordinator");
-    options.worker_token = args.get_string("worker-token");
-    const std::string user_token = args.get_string("user-token");
-    const std::string db_path = args.get_string("db");
-    options.workers = int(args.get_int_in("workers", 1, 1'000'000));
-    options.rate = args.get_double("rate");
+    for (const CLI::Option* option : args.required) sparring::require(option);
+    options.address = args.coordinator;
+    options.worker_token = args.worker_token;
+    const std::string& user_token = args.user_token;
+    const std::string& db_path = args.db;
+    options.workers = int(args.workers);
+    options.rate = args.rate;
     if (options.rate <= 0) throw UsageError("--rate must be positive");
-    const int pairs = int(args.get_int_in("pairs", 1, 256));
-    options.warmup = std::chrono::seconds(args.get_int_in("warmup", 1, 3600));
-    options.duration = std::chrono::seconds(args.get_int_in("duration", 1, 86400));
-    options.channels = int(args.get_int_in("channels", 1, 1024));
-    options.threads = int(args.get_int_in("threads", 1, 64));
+    const int pairs = int(args.pairs);
+    options.warmup = std::chrono::seconds(args.warmup);
+    options.duration = std::chrono::seconds(args.duration);
+    options.channels = int(args.channels);
+    options.threads = int(args.threads);
 
     auto users =
         v1::UserService::NewStub(sparring::rpc::make_channel({options.address, user_token, ""}));
@@ -173,6 +190,6 @@ int main(int argc, char** argv) {
     CLI::App app("Simulate many workers against a coordinator and measure it.", "sparring-loadgen");
     sparring::set_synopsis(
         app, "--coordinator HOST:PORT --user-token T --worker-token T --db FILE [FLAGS]");
-    const Flags flags(app, kFlags, sparring::Arguments::None);
+    const Flags flags(app);
     return sparring::run_command_line(app, argc, argv, [&] { return run(flags); });
 }
