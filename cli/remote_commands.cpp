@@ -12,6 +12,7 @@
 
 #include "cli/client.h"
 #include "cli/commands.h"
+#include "cli/engine_options.h"
 #include "cli/run_display.h"
 #include "cli/run_kinds.h"
 #include "cli/training_remote.h"
@@ -118,6 +119,11 @@ void add_uploaded_engine(const Flags& args, RemoteClient& client, v1::Version& v
         throw UsageError(archive ? "--engine-archive needs --entry: the executable inside it"
                                  : "--entry needs --engine-archive");
     const std::string path = args.get_string(archive ? "engine-archive" : "engine-file");
+    if (archive && !args.has("no-options"))
+        std::cerr << "options not recorded: the options of an archive's engine are not read yet "
+                     "(the version plays, but its options cannot be tuned)\n";
+    else if (!args.has("no-options"))
+        record_engine_options(v, path, args.get_all("arg"));
     std::cerr << "uploading " << path << "...\n";
     const v1::UploadEngineResponse uploaded = client.upload_engine(path, archive);
     std::cerr << (uploaded.duplicate() ? "already stored" : "stored") << " as sha256 "
@@ -175,6 +181,7 @@ int versions_add(const Flags& args, RemoteClient& client) {
         v.mutable_uci()->set_command(args.get_string("uci"));
         for (const auto& [name, value] : parse_options(args.get_string("option", "")))
             (*v.mutable_uci()->mutable_options())[name] = value;
+        if (!args.has("no-options")) record_engine_options(v, v.uci().command(), {});
         v.set_bench(uint64_t(args.get_int("bench", 0)));
     } else {
         if (args.has("option")) throw UsageError("--option needs --uci");
@@ -202,9 +209,28 @@ int versions_add(const Flags& args, RemoteClient& client) {
 // Runs `versions list|show|add`.
 int versions(const Flags& args) {
     const auto& pos = args.positional();
-    if (pos.empty()) throw UsageError("versions needs add, list or show");
+    if (pos.empty()) throw UsageError("versions needs add, list, show or options");
     RemoteClient client(args);
     if (pos[0] == "add") return versions_add(args, client);
+    if (pos[0] == "options") {
+        if (pos.size() != 2) throw UsageError("versions options needs a NAME");
+        v1::GetVersionRequest request;
+        request.set_name(valid_utf8(pos[1]));
+        v1::Version v;
+        client.call(&v1::UserService::Stub::GetVersion, request, &v);
+        if (args.has("json")) {
+            v1::Version options;
+            *options.mutable_options() = v.options();
+            std::cout << to_json(options) << "\n";
+            return 0;
+        }
+        if (!v.has_builtin() && v.options_size() == 0)
+            throw std::runtime_error("version '" + v.name() +
+                                     "' records no options of its engine (added before they were "
+                                     "read, or from an archive): add it again to tune them");
+        print_table(engine_option_rows(v));
+        return 0;
+    }
     if (pos[0] == "show") {
         if (pos.size() != 2) throw UsageError("versions show needs a NAME");
         v1::GetVersionRequest request;
@@ -504,6 +530,9 @@ Command versions_command() {
         {"option", "NAME=V,...", "add: UCI options of the external or uploaded engine"},
         {"engine-file", "PATH", "add: upload this executable UCI engine to the coordinator"},
         {"engine-archive", "FILE", "add: upload this .tar.gz of an engine and its files"},
+        {"no-options", "",
+         "add: do not start the --uci or --engine-file engine here to read its options (they "
+         "are then not recorded and cannot tune)"},
         {"entry", "PATH", "add: the executable's path inside --engine-archive"},
         {"arg", "ARG", "add: an argument the uploaded engine starts with (repeatable)", "", false,
          true},
@@ -517,9 +546,10 @@ Command versions_command() {
          "as workers measure it); workers scale clocks by it"},
         {"json", "", "print JSON"},
     });
-    return {"versions", "add, list or show engine versions on the coordinator",
+    return {"versions",
+            "add, list or show engine versions and their engines' options on the coordinator",
             "add NAME [--preset P] [--set N=V,...] | add NAME --from-run RUN | "
-            "add NAME --engine-file PATH [--arg A]... | list | show NAME",
+            "add NAME --engine-file PATH [--arg A]... | list | show NAME | options NAME",
             flags, versions};
 }
 

@@ -101,8 +101,9 @@ int submit_kind(const Flags& args, const CliRunKind& kind, v1::SubmitRunRequest&
 int submit_training(const Flags& args, const CliRunKind& kind) {
     if (args.positional().size() != 1)
         throw UsageError("submit generate and submit train take flags only (--version V ...)");
-    for (const char* flag : {"kind", "tc", "params", "c-end", "r-end", "verify", "draw", "resign",
-                             "maxplies", "engine-threads", "reference-nps"})
+    for (const char* flag :
+         {"kind", "tc", "params", "param", "params-file", "c-end", "r-end", "verify", "draw",
+          "resign", "maxplies", "engine-threads", "reference-nps"})
         if (args.has(flag))
             throw UsageError("--" + std::string(flag) + " does not go with submit " +
                              args.positional()[0]);
@@ -118,7 +119,8 @@ int submit_like(const Flags& args) {
         throw UsageError("submit --like RUN takes no versions or both: TEST BASE");
     for (const char* flag : kTrainingFlags)
         if (args.has(flag)) throw UsageError("--" + std::string(flag) + " does not go with --like");
-    for (const char* flag : {"params", "c-end", "r-end", "verify", "verify-games"})
+    for (const char* flag :
+         {"params", "param", "params-file", "c-end", "r-end", "verify", "verify-games"})
         if (args.has(flag)) throw UsageError("--" + std::string(flag) + " does not go with --like");
     RemoteClient client(args);
     v1::GetRunRequest get;
@@ -221,7 +223,8 @@ int submit(const Flags& args) {
     const std::string kind_flag = args.get_string("kind", "regression");
     const CliRunKind* kind = by_word ? by_word : cli_run_kind_by_flag(kind_flag);
     if (!kind) throw UsageError("--kind must be regression or fixed, got '" + kind_flag + "'");
-    for (const char* flag : {"params", "c-end", "r-end", "verify", "verify-games"})
+    for (const char* flag :
+         {"params", "param", "params-file", "c-end", "r-end", "verify", "verify-games"})
         if (!by_word && args.has(flag))
             throw UsageError("--" + std::string(flag) + " goes with submit tune BASE");
     v1::SubmitRunRequest request;
@@ -239,6 +242,13 @@ Command submit_command() {
         {"games", "N",
          "fixed, tune: games to play (default 1000); regression: maximum (default 20000)"},
         {"params", "NAMES", "tune: parameters or groups to tune, e.g. Material,BishopPairMg"},
+        {"param", "SPEC",
+         "tune: a parameter or engine spin option, NAME[:START:MIN:MAX:C_END:R_END] "
+         "(repeatable)",
+         "", false, true},
+        {"params-file", "FILE",
+         "tune: parameters in the OpenBench/fishtest SPSA format, NAME, int|float, START, MIN, "
+         "MAX, C_END, R_END a line"},
         {"c-end", "C", "tune: perturbation at the last step (default: (max - min) / 20)"},
         {"r-end", "R", "tune: learning rate at the last step (default 0.002)"},
         {"verify", "", "tune: afterwards, an SPRT run of the tuned values against BASE"},

@@ -3,12 +3,14 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <fstream>
 #include <iostream>
 #include <set>
 #include <sstream>
 #include <thread>
 
 #include "cli/commands.h"
+#include "cli/engine_options.h"
 #include "cli/run_kinds.h"
 #include "cli/tune.h"
 #include "common/printable.h"
@@ -117,11 +119,14 @@ int tune_history(const Flags& args) {
 }  // namespace
 
 void read_tune_spec(const Flags& args, v1::TuneSpec* out) {
-    if (!args.has("params"))
-        throw UsageError("--params is required: parameter names or groups (e.g. Material)");
+    const std::vector<std::string> each = args.get_all("param");
+    if (!args.has("params") && each.empty() && !args.has("params-file"))
+        throw UsageError(
+            "--params is required: parameter names or groups (e.g. Material); or --param "
+            "NAME[:START:MIN:MAX:C_END:R_END] or --params-file FILE for an engine's options");
     std::set<std::string> groups;
     for (const ParamSpec& p : param_registry()) groups.insert(std::string(p.group));
-    std::istringstream items(args.get_string("params"));
+    std::istringstream items(args.has("params") ? args.get_string("params") : "");
     for (std::string item; std::getline(items, item, ',');) {
         if (groups.count(item)) {
             for (const ParamSpec& p : param_registry())
@@ -132,9 +137,19 @@ void read_tune_spec(const Flags& args, v1::TuneSpec* out) {
             throw UsageError("--params: '" + item + "' is neither a parameter nor a group");
         }
     }
+    // Engine options are checked by the coordinator against the version's engine.
+    for (const std::string& text : each) *out->add_params() = parse_tune_param(text);
+    if (args.has("params-file")) {
+        const std::string file = args.get_string("params-file");
+        std::ifstream in(file);
+        if (!in) throw UsageError("--params-file: cannot read " + file);
+        std::ostringstream text;
+        text << in.rdbuf();
+        for (v1::TuneParam& p : parse_params_file(text.str(), file)) *out->add_params() = p;
+    }
     for (v1::TuneParam& p : *out->mutable_params()) {
-        if (args.has("c-end")) p.set_c_end(args.get_double("c-end"));
-        if (args.has("r-end")) p.set_r_end(args.get_double("r-end"));
+        if (args.has("c-end") && !p.has_c_end()) p.set_c_end(args.get_double("c-end"));
+        if (args.has("r-end") && !p.has_r_end()) p.set_r_end(args.get_double("r-end"));
     }
     out->set_verify(args.has("verify"));
     if (args.has("verify-games") && !args.has("verify"))

@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <fstream>
+
 #include "cluster.h"
 #include "match/engine_options.h"
 #include "needs.h"
@@ -242,6 +244,36 @@ TEST_F(EngineOptionsTest, TuningOptionsTheEngineCannotTuneIsRefused) {
     refused(tune_spec("sf", {"Skill Level", "skill  level"}), "is listed twice");
     refused(tune_spec("bare", {"Skill Level"}), "version 'bare' records no options of its engine");
     EXPECT_EQ(cluster->query("SELECT count(*) FROM runs"), 0);
+}
+
+// The CLI: `versions add --uci` records the engine's options, `versions options` lists them,
+// and `submit tune` takes engine options by --param and --params-file (a mistake in the file
+// named by line and column, nothing submitted).
+TEST_F(EngineOptionsTest, TheCliRecordsListsAndTunesAnEnginesOptions) {
+    CommandResult r = cluster->cli({"versions", "add", "sf", "--uci", kStockfish});
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.err.find("recorded " + std::to_string(declared.size()) + " options of"),
+              std::string::npos)
+        << r.err;
+    r = cluster->cli({"versions", "options", "sf"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.out.find("Skill Level"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("spin"), std::string::npos) << r.out;
+
+    const std::string file = cluster->dir + "/params.txt";
+    std::ofstream(file) << "Skill Level, int, 10, 0, 20, 2, 0.002\nMove Overhead, int, 10\n";
+    r = cluster->cli({"submit", "tune", "sf", "--params-file", file, "--games", "4"});
+    EXPECT_EQ(r.status, 2);
+    EXPECT_NE(r.err.find(file + ":2:"), std::string::npos) << r.err;
+    EXPECT_EQ(cluster->query("SELECT count(*) FROM runs"), 0);
+
+    r = cluster->cli({"submit", "tune", "sf", "--param", "Skill Level:10:0:20", "--param",
+                      "Move Overhead", "--games", "4", "--tc", "nodes=300"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.out.find("SPSA tuning of sf, 2 parameters"), std::string::npos) << r.out;
+    r = cluster->cli({"show", "1"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.out.find("Move Overhead"), std::string::npos) << r.out;
 }
 
 }  // namespace
