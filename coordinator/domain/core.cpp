@@ -199,10 +199,10 @@ void Core::end_run(Storage& storage, Run& run, RunState state, std::string resul
     run.state = state;
     run.result = std::move(result);
     run.finished_ms = now_ms_();
-    for (Batch& batch : storage.leased_batches_of_run(run.id)) {
-        batch.state = BatchState::Stopped;
+    for (Lease& batch : storage.leases_of_run(run.id)) {
+        batch.state = LeaseState::Stopped;
         batch.ended_ms = run.finished_ms;
-        storage.update_batch(batch);
+        storage.update_lease(batch);
         storage.set_worker_lease(batch.worker_id, 0, batch.id);
     }
     storage.delete_free_pairs(run.id);

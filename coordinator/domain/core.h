@@ -25,7 +25,7 @@ struct KindEffects;
 
 // A batch leased to a worker, with everything needed to play it.
 struct LeaseGrant {
-    Batch batch;
+    Lease batch;
     Run run;
     Version test;
     Version base;
@@ -249,9 +249,9 @@ class Core {
     // Returns the worker if it exists and was registered with the caller's token.
     absl::StatusOr<Worker> holder(Storage& storage, const Caller& caller, int64_t worker_id) const;
     // Returns a lease's batch if it exists and the worker holds it.
-    absl::StatusOr<Batch> held_batch(Storage& storage, int64_t worker_id, int64_t lease_id) const;
+    absl::StatusOr<Lease> held_lease(Storage& storage, int64_t worker_id, int64_t lease_id) const;
     // Ends an active lease in a final state, returning unreported pairs to an active run.
-    void end_lease(Storage& storage, Run& run, Batch& batch, BatchState state) const;
+    void end_lease(Storage& storage, Run& run, Lease& batch, LeaseState state) const;
     // Returns the run's openings in play order (cached; a run's book never changes).
     std::shared_ptr<const std::vector<Opening>> openings(Storage& storage, const Run& run);
     // Returns when a lease expires if renewed now: a lease time from now, but no later than
@@ -261,12 +261,12 @@ class Core {
     // Checks a report's clock factor against its run: present, from its speed, within bounds
     // for a run with scaled clocks; absent otherwise.
     absl::Status check_clock(const Run& run, const Report& report, const std::string& name) const;
-    int64_t renewed_expiry(Storage& storage, const Batch& batch, int64_t now) const;
+    int64_t renewed_expiry(Storage& storage, const Lease& batch, int64_t now) const;
     // Records an engine failure of a lease; stops the run once enough workers failed it.
-    void record_failure(Storage& storage, Run& run, const Batch& batch,
+    void record_failure(Storage& storage, Run& run, const Lease& batch,
                         const Release& release) const;
     // Builds the grant of a leased batch.
-    LeaseGrant grant(Storage& storage, Batch batch, Run run);
+    LeaseGrant grant(Storage& storage, Lease batch, Run run);
 
     Options options_;
     std::function<int64_t()> now_ms_;

@@ -37,8 +37,8 @@ class TuneStore : public virtual KindReads {
     // Returns a tuning run's recorded points, in order of pairs.
     virtual std::vector<TunePoint> list_tune_points(int64_t run_id) = 0;
     // Records the values a tuning batch draws its perturbations from.
-    virtual void insert_batch_theta(int64_t batch_id, const std::vector<double>& theta) = 0;
-    virtual std::optional<std::vector<double>> find_batch_theta(int64_t batch_id) = 0;
+    virtual void insert_lease_theta(int64_t batch_id, const std::vector<double>& theta) = 0;
+    virtual std::optional<std::vector<double>> find_lease_theta(int64_t batch_id) = 0;
     // Returns the tuning run a regression run verifies, if any.
     virtual std::optional<int64_t> find_tune_of_verification(int64_t run_id) = 0;
 };

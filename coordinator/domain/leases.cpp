@@ -125,9 +125,9 @@ absl::StatusOr<Worker> Core::holder(Storage& storage, const Caller& caller,
     return *worker;
 }
 
-absl::StatusOr<Batch> Core::held_batch(Storage& storage, int64_t worker_id,
+absl::StatusOr<Lease> Core::held_lease(Storage& storage, int64_t worker_id,
                                        int64_t lease_id) const {
-    std::optional<Batch> batch = storage.find_batch(lease_id);
+    std::optional<Lease> batch = storage.find_lease(lease_id);
     if (!batch) return absl::NotFoundError("no " + lease_name(lease_id));
     if (batch->worker_id != worker_id)
         return absl::PermissionDeniedError(lease_name(lease_id) + " is not held by worker " +
@@ -135,13 +135,13 @@ absl::StatusOr<Batch> Core::held_batch(Storage& storage, int64_t worker_id,
     return *batch;
 }
 
-void Core::end_lease(Storage& storage, Run& run, Batch& batch, BatchState state) const {
+void Core::end_lease(Storage& storage, Run& run, Lease& batch, LeaseState state) const {
     const uint32_t unreported = batch.pairs - batch.pairs_reported;
     batch.state = state;
     batch.ended_ms = now_ms_();
-    storage.update_batch(batch);
+    storage.update_lease(batch);
     storage.set_worker_lease(batch.worker_id, 0, batch.id);
-    if (state == BatchState::Expired)
+    if (state == LeaseState::Expired)
         publish(storage, LeaseExpired{batch.id, batch.worker_id, run.id,
                                       run.state == RunState::Active ? unreported : 0});
     if (run.state != RunState::Active) return;
@@ -174,7 +174,7 @@ std::shared_ptr<const std::vector<Opening>> Core::openings(Storage& storage, con
     return books_.insert(key, std::move(ordered));
 }
 
-LeaseGrant Core::grant(Storage& storage, Batch batch, Run run) {
+LeaseGrant Core::grant(Storage& storage, Lease batch, Run run) {
     LeaseGrant g;
     g.test = *storage.find_version(run.test_id);
     g.base = *storage.find_version(run.base_id);
@@ -197,17 +197,17 @@ absl::StatusOr<std::optional<LeaseGrant>> Core::request_work(
     const int64_t now = now_ms_();
 
     // A worker holds one lease at a time: a repeated request (a lost reply) gets it again.
-    std::optional<Batch> current;
-    if (worker->lease_id) current = storage.find_batch(worker->lease_id);
-    if (current && current->state == BatchState::Leased) {
+    std::optional<Lease> current;
+    if (worker->lease_id) current = storage.find_lease(worker->lease_id);
+    if (current && current->state == LeaseState::Leased) {
         Run run = *storage.find_run(current->run_id);
         const int64_t expiry = renewed_expiry(storage, *current, now);
         if (current->expires_ms >= now && expiry >= now) {
             current->expires_ms = expiry;
-            storage.update_batch(*current);
+            storage.update_lease(*current);
             return std::optional<LeaseGrant>(grant(storage, std::move(*current), std::move(run)));
         }
-        end_lease(storage, run, *current, BatchState::Expired);
+        end_lease(storage, run, *current, LeaseState::Expired);
     }
     if (storage.count_leases_of_token(caller.token_id, options_.max_leases_per_token) >=
         options_.max_leases_per_token)
@@ -277,7 +277,7 @@ absl::StatusOr<std::optional<LeaseGrant>> Core::request_work(
         range = {run.next_pair, std::min(wanted, run.pairs_total() - run.next_pair)};
         run.next_pair += range.count;
     }
-    Batch batch;
+    Lease batch;
     batch.run_id = run.id;
     batch.worker_id = worker_id;
     batch.first_pair = range.first;
@@ -286,7 +286,7 @@ absl::StatusOr<std::optional<LeaseGrant>> Core::request_work(
     batch.reported.assign((batch.pairs + 7) / 8, 0);
     batch.created_ms = now;
     batch.expires_ms = now + options_.lease_ms;
-    batch.id = storage.insert_batch(batch);
+    batch.id = storage.insert_lease(batch);
     kind.on_leased(storage, batch);
     storage.set_worker_lease(worker_id, batch.id, 0);
     run.pairs_leased += batch.pairs;
@@ -301,7 +301,7 @@ absl::StatusOr<ReportAck> Core::report_results(Storage& storage, const Caller& c
                                                const Report& report) const {
     if (absl::StatusOr<Worker> worker = holder(storage, caller, report.worker_id); !worker.ok())
         return worker.status();
-    absl::StatusOr<Batch> batch = held_batch(storage, report.worker_id, report.lease_id);
+    absl::StatusOr<Lease> batch = held_lease(storage, report.worker_id, report.lease_id);
     if (!batch.ok()) return batch.status();
     const std::string name =
         "report " + std::to_string(report.sequence) + " of " + lease_name(report.lease_id);
@@ -314,7 +314,7 @@ absl::StatusOr<ReportAck> Core::report_results(Storage& storage, const Caller& c
             storage.find_report_digest(batch->id, report.sequence);
         if (!digest || *digest != digest_of(report))
             return absl::AlreadyExistsError(name + " was already recorded with other content");
-        const bool over = batch->state != BatchState::Leased && batch->state != BatchState::Done;
+        const bool over = batch->state != LeaseState::Leased && batch->state != LeaseState::Done;
         publish(storage, ReportCounted{report.worker_id, batch->id, batch->run_id, report.sequence,
                                        games_of(report), true});
         return ReportAck{true, over, batch->expires_ms};
@@ -322,13 +322,13 @@ absl::StatusOr<ReportAck> Core::report_results(Storage& storage, const Caller& c
 
     Run run = *storage.find_run(batch->run_id);
     const int64_t now = now_ms_();
-    if (batch->state == BatchState::Leased && batch->expires_ms < now)
-        end_lease(storage, run, *batch, BatchState::Expired);
-    if (batch->state != BatchState::Leased) {
-        const std::string why = batch->state == BatchState::Expired
+    if (batch->state == LeaseState::Leased && batch->expires_ms < now)
+        end_lease(storage, run, *batch, LeaseState::Expired);
+    if (batch->state != LeaseState::Leased) {
+        const std::string why = batch->state == LeaseState::Expired
                                     ? "expired and its pairs went back to the pool"
-                                : batch->state == BatchState::Released ? "was released"
-                                : batch->state == BatchState::Done
+                                : batch->state == LeaseState::Released ? "was released"
+                                : batch->state == LeaseState::Done
                                     ? "is complete"
                                     : "was stopped: run " + std::to_string(run.id) + " is " +
                                           (run.result.empty() ? "over" : run.result);
@@ -404,9 +404,9 @@ absl::StatusOr<ReportAck> Core::report_results(Storage& storage, const Caller& c
     run.pairs_leased -= report.pairs.size();
     refresh_statistics(run);
     if (batch->pairs_reported == batch->pairs) {
-        end_lease(storage, run, *batch, BatchState::Done);
+        end_lease(storage, run, *batch, LeaseState::Done);
     } else {
-        storage.update_batch(*batch);
+        storage.update_lease(*batch);
         storage.update_run(run);
     }
     publish(storage, ReportCounted{report.worker_id, batch->id, run.id, report.sequence,
@@ -416,7 +416,7 @@ absl::StatusOr<ReportAck> Core::report_results(Storage& storage, const Caller& c
     if (std::optional<std::string> verdict = kind.verdict(run)) {
         end_run(storage, run, RunState::Finished, std::move(*verdict));
     }
-    const bool over = batch->state != BatchState::Leased && batch->state != BatchState::Done;
+    const bool over = batch->state != LeaseState::Leased && batch->state != LeaseState::Done;
     return ReportAck{false, over, batch->expires_ms};
 }
 
@@ -429,20 +429,20 @@ absl::StatusOr<HeartbeatAck> Core::heartbeat(Storage& storage, const Caller& cal
     HeartbeatAck ack;
     ack.expires_ms = now + options_.lease_ms;
     for (int64_t id : lease_ids) {
-        std::optional<Batch> batch = storage.find_batch(id);
-        if (!batch || batch->worker_id != worker_id || batch->state != BatchState::Leased) {
+        std::optional<Lease> batch = storage.find_lease(id);
+        if (!batch || batch->worker_id != worker_id || batch->state != LeaseState::Leased) {
             ack.stop_leases.push_back(id);
             continue;
         }
         const int64_t expiry = renewed_expiry(storage, *batch, now);
         if (batch->expires_ms < now || expiry < now) {
             Run run = *storage.find_run(batch->run_id);
-            end_lease(storage, run, *batch, BatchState::Expired);
+            end_lease(storage, run, *batch, LeaseState::Expired);
             ack.stop_leases.push_back(id);
             continue;
         }
         batch->expires_ms = expiry;
-        storage.update_batch(*batch);
+        storage.update_lease(*batch);
     }
     return ack;
 }
@@ -453,7 +453,7 @@ absl::StatusOr<uint32_t> Core::release_lease(Storage& storage, const Caller& cal
     if (!worker.ok()) return worker.status();
     // A worker that could not read its grant does not know the lease's id.
     const int64_t lease_id = release.lease_id ? release.lease_id : worker->lease_id;
-    absl::StatusOr<Batch> batch = held_batch(storage, release.worker_id, lease_id);
+    absl::StatusOr<Lease> batch = held_lease(storage, release.worker_id, lease_id);
     if (!batch.ok()) return batch.status();
     Run run = *storage.find_run(batch->run_id);
     if (release.reason == Release::Reason::BenchMismatch) {
@@ -494,9 +494,9 @@ absl::StatusOr<uint32_t> Core::release_lease(Storage& storage, const Caller& cal
                          std::max(1, batch->cores / std::max(1, run.spec.threads)), now_ms_()));
     }
     uint32_t returned = 0;
-    if (batch->state == BatchState::Leased) {
+    if (batch->state == LeaseState::Leased) {
         if (run.state == RunState::Active) returned = batch->pairs - batch->pairs_reported;
-        end_lease(storage, run, *batch, BatchState::Released);
+        end_lease(storage, run, *batch, LeaseState::Released);
         if (release.reason == Release::Reason::EngineFailure)
             record_failure(storage, run, *batch, release);
     }
@@ -505,7 +505,7 @@ absl::StatusOr<uint32_t> Core::release_lease(Storage& storage, const Caller& cal
     return returned;
 }
 
-void Core::record_failure(Storage& storage, Run& run, const Batch& batch,
+void Core::record_failure(Storage& storage, Run& run, const Lease& batch,
                           const Release& release) const {
     LeaseFailure failure;
     failure.batch_id = batch.id;
@@ -553,7 +553,7 @@ absl::Status Core::check_clock(const Run& run, const Report& report,
     return absl::OkStatus();
 }
 
-int64_t Core::renewed_expiry(Storage& storage, const Batch& batch, int64_t now) const {
+int64_t Core::renewed_expiry(Storage& storage, const Lease& batch, int64_t now) const {
     const int64_t last_sign = batch.pairs_reported == 0
                                   ? batch.created_ms
                                   : storage.last_report_ms(batch.id).value_or(batch.created_ms);
@@ -562,9 +562,9 @@ int64_t Core::renewed_expiry(Storage& storage, const Batch& batch, int64_t now) 
 
 int Core::expire_leases(Storage& storage) const {
     int expired = 0;
-    for (Batch& batch : storage.leased_batches_expiring_before(now_ms_())) {
+    for (Lease& batch : storage.leases_expiring_before(now_ms_())) {
         Run run = *storage.find_run(batch.run_id);
-        end_lease(storage, run, batch, BatchState::Expired);
+        end_lease(storage, run, batch, LeaseState::Expired);
         ++expired;
     }
     return expired;

@@ -73,7 +73,7 @@ absl::StatusOr<RunHistory> RunHistoryCache::history(Storage& storage, int64_t ru
     RunHistory answer = cached->answer;
     lock.unlock();
     resize(run_id, reports);
-    for (const Batch& batch : storage.leased_batches_of_run(run_id)) {
+    for (const Lease& batch : storage.leases_of_run(run_id)) {
         const std::optional<Worker> worker = storage.find_worker(batch.worker_id);
         answer.leases.push_back({batch.id, batch.worker_id, worker ? worker->name : "",
                                  batch.created_ms, 2 * uint64_t(batch.pairs),

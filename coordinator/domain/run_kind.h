@@ -98,7 +98,7 @@ class RunKindModule {
     // Returns the most pairs one lease holds, given the coordinator's own limit.
     virtual uint32_t max_pairs_per_lease(uint32_t limit) const { return limit; }
     // Records what a new batch needs before it is granted.
-    virtual void on_leased(Storage& storage, const Batch& batch) const;
+    virtual void on_leased(Storage& storage, const Lease& batch) const;
     // Fills what a grant carries: by default the opening of each pair of the batch.
     virtual void fill_grant(Storage& storage, const std::vector<Opening>& book,
                             LeaseGrant& grant) const;
@@ -108,11 +108,11 @@ class RunKindModule {
     // Checks one reported pair (name: "pair I").
     virtual absl::Status check_pair(const PairRecord& pair, const std::string& name) const;
     // Accounts a counted pair beyond its result counts.
-    virtual void count_pair(Storage& storage, const Run& run, const Batch& batch,
+    virtual void count_pair(Storage& storage, const Run& run, const Lease& batch,
                             const PairRecord& pair) const;
     // Returns what a counted report changes beyond its result counts (a tuning run's values
     // and trajectory point).
-    virtual KindEffects count_report(Storage& storage, const Run& run, const Batch& batch,
+    virtual KindEffects count_report(Storage& storage, const Run& run, const Lease& batch,
                                      const Report& report, int64_t now_ms) const;
 
     // Statistics: whether an SPRT decides the run (its LLR is kept and shown).
@@ -164,18 +164,18 @@ class KindWithStore : public RunKindModule {
         });
     }
     void load(Storage& storage, Run& run) const final { load(narrow(storage), run); }
-    void on_leased(Storage& storage, const Batch& batch) const final {
+    void on_leased(Storage& storage, const Lease& batch) const final {
         on_leased(narrow(storage), batch);
     }
     void fill_grant(Storage& storage, const std::vector<Opening>& book,
                     LeaseGrant& grant) const final {
         fill_grant(narrow(storage), book, grant);
     }
-    void count_pair(Storage& storage, const Run& run, const Batch& batch,
+    void count_pair(Storage& storage, const Run& run, const Lease& batch,
                     const PairRecord& pair) const final {
         count_pair(narrow(storage), run, batch, pair);
     }
-    KindEffects count_report(Storage& storage, const Run& run, const Batch& batch,
+    KindEffects count_report(Storage& storage, const Run& run, const Lease& batch,
                              const Report& report, int64_t now_ms) const final {
         return count_report(narrow(storage), run, batch, report, now_ms);
     }
@@ -195,12 +195,12 @@ class KindWithStore : public RunKindModule {
         return Record([](Store&, const Run&) { return KindEffects(); });
     }
     virtual void load(Store&, Run&) const {}
-    virtual void on_leased(Store&, const Batch&) const {}
+    virtual void on_leased(Store&, const Lease&) const {}
     virtual void fill_grant(Store&, const std::vector<Opening>& book, LeaseGrant& grant) const {
         fill_openings(book, grant);
     }
-    virtual void count_pair(Store&, const Run&, const Batch&, const PairRecord&) const {}
-    virtual KindEffects count_report(Store&, const Run&, const Batch&, const Report&,
+    virtual void count_pair(Store&, const Run&, const Lease&, const PairRecord&) const {}
+    virtual KindEffects count_report(Store&, const Run&, const Lease&, const Report&,
                                      int64_t) const {
         return {};
     }

@@ -130,11 +130,11 @@ class Storage : public TuneStore, public ChainStore {
     // Returns how many leases the workers of a token hold, or at_most if they hold more.
     virtual int64_t count_leases_of_token(int64_t token_id, int64_t at_most) = 0;
 
-    virtual int64_t insert_batch(const Batch& batch) = 0;
-    virtual std::optional<Batch> find_batch(int64_t id) = 0;
-    virtual void update_batch(const Batch& batch) = 0;
-    virtual std::vector<Batch> leased_batches_expiring_before(int64_t time_ms) = 0;
-    virtual std::vector<Batch> leased_batches_of_run(int64_t run_id) = 0;
+    virtual int64_t insert_lease(const Lease& batch) = 0;
+    virtual std::optional<Lease> find_lease(int64_t id) = 0;
+    virtual void update_lease(const Lease& batch) = 0;
+    virtual std::vector<Lease> leases_expiring_before(int64_t time_ms) = 0;
+    virtual std::vector<Lease> leases_of_run(int64_t run_id) = 0;
     // Moves the expiry of every leased batch to at least time_ms.
     virtual void extend_leases(int64_t time_ms) = 0;
 

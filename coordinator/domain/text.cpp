@@ -73,11 +73,11 @@ std::string_view run_state_name(RunState state) {
 std::optional<RunState> parse_run_state(std::string_view text) {
     return parse_enum<RunState>(text, kRunStates);
 }
-std::string_view batch_state_name(BatchState state) {
+std::string_view lease_state_name(LeaseState state) {
     return kBatchStates[size_t(state)];
 }
-std::optional<BatchState> parse_batch_state(std::string_view text) {
-    return parse_enum<BatchState>(text, kBatchStates);
+std::optional<LeaseState> parse_lease_state(std::string_view text) {
+    return parse_enum<LeaseState>(text, kBatchStates);
 }
 
 std::string_view game_ending_name(GameEnding ending) {

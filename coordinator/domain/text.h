@@ -18,8 +18,8 @@ std::string_view run_kind_name(RunKind kind);
 std::optional<RunKind> parse_run_kind(std::string_view text);
 std::string_view run_state_name(RunState state);
 std::optional<RunState> parse_run_state(std::string_view text);
-std::string_view batch_state_name(BatchState state);
-std::optional<BatchState> parse_batch_state(std::string_view text);
+std::string_view lease_state_name(LeaseState state);
+std::optional<LeaseState> parse_lease_state(std::string_view text);
 // The names stored in the games table ("" for Unknown, "rules", ..., "time_loss", ...).
 std::string_view game_ending_name(GameEnding ending);
 std::optional<GameEnding> parse_game_ending(std::string_view text);

@@ -418,17 +418,17 @@ struct Worker {
     int64_t games = 0;     // games it has reported
 };
 
-enum class BatchState { Leased, Done, Expired, Released, Stopped };
+enum class LeaseState { Leased, Done, Expired, Released, Stopped };
 
 // A range of a run's game pairs leased to one worker; its id is the lease id.
-struct Batch {
+struct Lease {
     int64_t id = 0;
     int64_t run_id = 0;
     int64_t worker_id = 0;
     uint64_t first_pair = 0;
     uint32_t pairs = 0;
     int cores = 0;  // the holder's concurrency when leased
-    BatchState state = BatchState::Leased;
+    LeaseState state = LeaseState::Leased;
     uint32_t pairs_reported = 0;
     std::vector<uint8_t> reported;  // bitmap: bit i set once pair first_pair + i is counted
     uint32_t last_sequence = 0;

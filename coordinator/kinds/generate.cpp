@@ -74,7 +74,7 @@ class GenerateKind final : public KindWithStore<GenerateStore> {
     }
 
     // Stores the pair's positions in the transaction that counts it.
-    void count_pair(GenerateStore& storage, const Run& run, const Batch& batch,
+    void count_pair(GenerateStore& storage, const Run& run, const Lease& batch,
                     const PairRecord& pair) const override {
         store_pair_positions(storage, run, batch, pair);
     }

@@ -103,7 +103,7 @@ bool has_positions(const Report& report) {
     return false;
 }
 
-void store_pair_positions(GenerateStore& storage, const Run& run, const Batch& batch,
+void store_pair_positions(GenerateStore& storage, const Run& run, const Lease& batch,
                           const PairRecord& pair) {
     for (int g = 0; g < 2; ++g) {
         StoredPositions positions;

@@ -37,7 +37,7 @@ absl::Status check_report_positions(const Report& report);
 bool has_positions(const Report& report);
 
 // Stores the positions of a counted game pair of a generation batch.
-void store_pair_positions(GenerateStore& storage, const Run& run, const Batch& batch,
+void store_pair_positions(GenerateStore& storage, const Run& run, const Lease& batch,
                           const PairRecord& pair);
 
 // Returns a page of a generation run's stored positions: up to max_games games from

@@ -21,7 +21,7 @@ absl::StatusOr<RecordKindState> RunKindModule::prepare(Storage&, RunSpec&, const
 
 void RunKindModule::load(Storage&, Run&) const {}
 
-void RunKindModule::on_leased(Storage&, const Batch&) const {}
+void RunKindModule::on_leased(Storage&, const Lease&) const {}
 
 void RunKindModule::fill_grant(Storage&, const std::vector<Opening>& book,
                                LeaseGrant& grant) const {
@@ -64,9 +64,9 @@ absl::Status RunKindModule::check_pair(const PairRecord& pair, const std::string
     return absl::OkStatus();
 }
 
-void RunKindModule::count_pair(Storage&, const Run&, const Batch&, const PairRecord&) const {}
+void RunKindModule::count_pair(Storage&, const Run&, const Lease&, const PairRecord&) const {}
 
-KindEffects RunKindModule::count_report(Storage&, const Run&, const Batch&, const Report&,
+KindEffects RunKindModule::count_report(Storage&, const Run&, const Lease&, const Report&,
                                         int64_t) const {
     return {};
 }

@@ -6,7 +6,7 @@
 
 #include "coordinator/domain/validation.h"
 #include "coordinator/kinds/generate_run.h"
-#include "coordinator/kinds/spsa_run.h"
+#include "coordinator/kinds/tune_run.h"
 #include "engine/params.h"
 #include "training/param_selection.h"
 #include "training/texel.h"

@@ -1,9 +1,10 @@
-// Tuning runs: SPSA on parameters of one built-in version (spsa_run.h has the arithmetic of
-// leases and reports); each lease carries its pairs' perturbations, each report moves the
-// values, and a finished run may start the regression run that verifies its result.
+// Tuning runs: SPSA on parameters of one built-in version or on the spin options of a UCI or
+// uploaded engine (tune_run.h has the arithmetic of leases and reports); each lease carries
+// its pairs' perturbations, each report moves the values, and a finished run may start the
+// regression run that verifies its result.
 #include "coordinator/domain/run_kind.h"
 #include "coordinator/domain/validation.h"
-#include "coordinator/kinds/spsa_run.h"
+#include "coordinator/kinds/tune_run.h"
 
 namespace sparring::coordinator {
 
@@ -47,7 +48,7 @@ class TuneKind final : public KindWithStore<TuneStore> {
     void load(TuneStore& storage, Run& run) const override { run.tune = storage.find_tune(run.id); }
 
     // Records the values the batch draws its perturbations from.
-    void on_leased(TuneStore& storage, const Batch& batch) const override {
+    void on_leased(TuneStore& storage, const Lease& batch) const override {
         snapshot_tune(storage, batch);
     }
 
@@ -59,7 +60,7 @@ class TuneKind final : public KindWithStore<TuneStore> {
     }
 
     // Returns the values the reported pairs move to and the trajectory point they reach.
-    KindEffects count_report(TuneStore& storage, const Run& run, const Batch& batch,
+    KindEffects count_report(TuneStore& storage, const Run& run, const Lease& batch,
                              const Report& report, int64_t now_ms) const override {
         return apply_tune_report(storage, run, batch, report, now_ms);
     }

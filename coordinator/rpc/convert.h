@@ -9,7 +9,7 @@
 #include "absl/status/statusor.h"
 #include "coordinator/domain/core.h"
 #include "coordinator/domain/run_history.h"
-#include "coordinator/kinds/spsa_run.h"
+#include "coordinator/kinds/tune_run.h"
 #include "sparring/v1/user.pb.h"
 #include "sparring/v1/worker.pb.h"
 

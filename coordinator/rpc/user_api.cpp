@@ -5,7 +5,7 @@
 
 #include "coordinator/domain/run_history.h"
 #include "coordinator/kinds/generate_run.h"
-#include "coordinator/kinds/spsa_run.h"
+#include "coordinator/kinds/tune_run.h"
 #include "coordinator/rpc/convert.h"
 
 namespace sparring::coordinator {

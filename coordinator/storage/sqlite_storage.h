@@ -85,11 +85,11 @@ class SqliteStorage final : public Storage {
     std::vector<WorkerSpeed> worker_speeds(int64_t worker_id) override;
     std::vector<WorkerClock> worker_clocks_of_run(int64_t run_id) override;
 
-    int64_t insert_batch(const Batch& batch) override;
-    std::optional<Batch> find_batch(int64_t id) override;
-    void update_batch(const Batch& batch) override;
-    std::vector<Batch> leased_batches_expiring_before(int64_t time_ms) override;
-    std::vector<Batch> leased_batches_of_run(int64_t run_id) override;
+    int64_t insert_lease(const Lease& batch) override;
+    std::optional<Lease> find_lease(int64_t id) override;
+    void update_lease(const Lease& batch) override;
+    std::vector<Lease> leases_expiring_before(int64_t time_ms) override;
+    std::vector<Lease> leases_of_run(int64_t run_id) override;
     void extend_leases(int64_t time_ms) override;
 
     std::optional<std::string> find_report_digest(int64_t batch_id, uint32_t sequence) override;
@@ -123,8 +123,8 @@ class SqliteStorage final : public Storage {
     void update_tune(const TuneState& state) override;
     void insert_tune_point(int64_t run_id, const TunePoint& point) override;
     std::vector<TunePoint> list_tune_points(int64_t run_id) override;
-    void insert_batch_theta(int64_t batch_id, const std::vector<double>& theta) override;
-    std::optional<std::vector<double>> find_batch_theta(int64_t batch_id) override;
+    void insert_lease_theta(int64_t batch_id, const std::vector<double>& theta) override;
+    std::optional<std::vector<double>> find_lease_theta(int64_t batch_id) override;
     std::optional<int64_t> find_tune_of_verification(int64_t run_id) override;
 
     void insert_generate(const GenerateState& state) override;
@@ -151,7 +151,7 @@ class SqliteStorage final : public Storage {
     // Reads a version from the current row of a statement selecting the version columns.
     Version read_version(const Statement& s);
     // Reads the rows of a statement selecting the batch columns.
-    std::vector<Batch> read_batches(Statement& s);
+    std::vector<Lease> read_batches(Statement& s);
 
     Database db_;
     std::vector<std::function<void()>> pending_;    // deferred by the open transaction

@@ -173,13 +173,13 @@ std::vector<WorkerClock> SqliteStorage::worker_clocks_of_run(int64_t run_id) {
     return clocks;
 }
 
-int64_t SqliteStorage::insert_batch(const Batch& b) {
+int64_t SqliteStorage::insert_lease(const Lease& b) {
     db_.prepare(
            "INSERT INTO batches (run_id, worker_id, first_pair, pairs, cores, state, "
            "pairs_reported, reported, last_sequence, created_ms, expires_ms, ended_ms, token_id) "
            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
            "coalesce((SELECT token_id FROM workers WHERE id = ?), 0))")
-        .bind(b.run_id, b.worker_id, b.first_pair, b.pairs, b.cores, batch_state_name(b.state),
+        .bind(b.run_id, b.worker_id, b.first_pair, b.pairs, b.cores, lease_state_name(b.state),
               b.pairs_reported,
               Blob{std::string_view(reinterpret_cast<const char*>(b.reported.data()),
                                     b.reported.size())},
@@ -188,16 +188,16 @@ int64_t SqliteStorage::insert_batch(const Batch& b) {
     return db_.last_insert_rowid();
 }
 
-std::vector<Batch> SqliteStorage::read_batches(Statement& s) {
-    std::vector<Batch> batches;
+std::vector<Lease> SqliteStorage::read_batches(Statement& s) {
+    std::vector<Lease> batches;
     while (s.step()) {
-        Batch b;
+        Lease b;
         b.id = s.int64(0);
         b.run_id = s.int64(1);
         b.worker_id = s.int64(2);
         b.first_pair = uint64_t(s.int64(3));
         b.pairs = uint32_t(s.int64(4));
-        b.state = *parse_batch_state(s.text(5));
+        b.state = *parse_lease_state(s.text(5));
         b.pairs_reported = uint32_t(s.int64(6));
         const std::string bitmap = s.blob(7);
         b.reported.assign(bitmap.begin(), bitmap.end());
@@ -212,7 +212,7 @@ std::vector<Batch> SqliteStorage::read_batches(Statement& s) {
     return batches;
 }
 
-std::optional<Batch> SqliteStorage::find_batch(int64_t id) {
+std::optional<Lease> SqliteStorage::find_lease(int64_t id) {
     Statement& s = db_.prepare(BATCH_SELECT "WHERE id = ?");
     s.bind(id);
     auto batches = read_batches(s);
@@ -220,24 +220,24 @@ std::optional<Batch> SqliteStorage::find_batch(int64_t id) {
     return std::move(batches.front());
 }
 
-void SqliteStorage::update_batch(const Batch& b) {
+void SqliteStorage::update_lease(const Lease& b) {
     db_.prepare(
            "UPDATE batches SET state = ?, pairs_reported = ?, reported = ?, last_sequence = ?, "
            "expires_ms = ?, ended_ms = ? WHERE id = ?")
-        .bind(batch_state_name(b.state), b.pairs_reported,
+        .bind(lease_state_name(b.state), b.pairs_reported,
               Blob{std::string_view(reinterpret_cast<const char*>(b.reported.data()),
                                     b.reported.size())},
               b.last_sequence, b.expires_ms, b.ended_ms, b.id)
         .run();
 }
 
-std::vector<Batch> SqliteStorage::leased_batches_expiring_before(int64_t time_ms) {
+std::vector<Lease> SqliteStorage::leases_expiring_before(int64_t time_ms) {
     Statement& s = db_.prepare(BATCH_SELECT "WHERE state = 'leased' AND expires_ms < ?");
     s.bind(time_ms);
     return read_batches(s);
 }
 
-std::vector<Batch> SqliteStorage::leased_batches_of_run(int64_t run_id) {
+std::vector<Lease> SqliteStorage::leases_of_run(int64_t run_id) {
     Statement& s = db_.prepare(BATCH_SELECT "WHERE run_id = ? AND state = 'leased'");
     s.bind(run_id);
     return read_batches(s);

@@ -59,16 +59,16 @@ TEST(Storage, RefusesANewerSchema) {
 }
 
 // Inserts a worker "box" of a token and a lease of a run's pairs that it holds; returns the lease.
-Batch insert_leased_worker(SqliteStorage& s, int64_t token, int64_t run_id, uint32_t pairs) {
+Lease insert_leased_worker(SqliteStorage& s, int64_t token, int64_t run_id, uint32_t pairs) {
     Worker w;
     w.token_id = token;
     w.name = "box";
-    Batch batch;
+    Lease batch;
     batch.run_id = run_id;
     batch.worker_id = s.insert_worker(w);
     batch.pairs = pairs;
     batch.reported.assign((pairs + 7) / 8, 0);
-    batch.id = s.insert_batch(batch);
+    batch.id = s.insert_lease(batch);
     return batch;
 }
 
@@ -98,7 +98,7 @@ TEST(Storage, MigrationRepairsInvalidUtf8InEveryTextColumn) {
         run_id = s.insert_run(run);
         const int64_t token =
             s.insert_token(Token{0, Role::Worker, "w", 1, false}, sha256_hex("t"));
-        const Batch batch = insert_leased_worker(s, token, run_id, 4);
+        const Lease batch = insert_leased_worker(s, token, run_id, 4);
         worker_id = batch.worker_id;
         LeaseFailure failure;
         failure.batch_id = batch.id;
@@ -316,7 +316,7 @@ TEST(Storage, BooksGamesAndBatchesRoundTrip) {
     w.name = "box";
     w.uci_engines = {"stockfish", "toga"};
     const int64_t worker_id = s.insert_worker(w);
-    Batch batch;
+    Lease batch;
     batch.run_id = run_id;
     batch.worker_id = worker_id;
     batch.first_pair = 3;
@@ -325,7 +325,7 @@ TEST(Storage, BooksGamesAndBatchesRoundTrip) {
     batch.reported.assign(2, 0);
     batch.mark_reported(9);
     batch.expires_ms = 500;
-    batch.id = s.insert_batch(batch);
+    batch.id = s.insert_lease(batch);
     StoredGame g;
     g.run_id = run_id;
     g.game = 7;
@@ -347,7 +347,7 @@ TEST(Storage, BooksGamesAndBatchesRoundTrip) {
     const coordinator::Run r = *s.find_run(run_id);
     EXPECT_EQ(r.spec.time_control.to_string(), "10+0.1");
     EXPECT_EQ(r.book_size, 2u);
-    const Batch b = *s.find_batch(batch.id);
+    const Lease b = *s.find_lease(batch.id);
     EXPECT_TRUE(b.is_reported(9));
     EXPECT_FALSE(b.is_reported(8));
     EXPECT_EQ(b.cores, 2);
@@ -357,8 +357,8 @@ TEST(Storage, BooksGamesAndBatchesRoundTrip) {
     EXPECT_EQ(s.find_worker(worker_id)->lease_id, batch.id);
     s.set_worker_lease(worker_id, 0, batch.id);
     EXPECT_EQ(s.find_worker(worker_id)->lease_id, 0);
-    EXPECT_EQ(s.leased_batches_expiring_before(501).size(), 1u);
-    EXPECT_EQ(s.leased_batches_expiring_before(500).size(), 0u);
+    EXPECT_EQ(s.leases_expiring_before(501).size(), 1u);
+    EXPECT_EQ(s.leases_expiring_before(500).size(), 0u);
     const auto games = s.list_games(run_id, 0, 10);
     ASSERT_EQ(games.size(), 1u);
     EXPECT_EQ(games[0].pgn, g.pgn);
@@ -374,7 +374,7 @@ TEST(Storage, BooksGamesAndBatchesRoundTrip) {
 // database of schema 7 gets its counts from the leases already out.
 TEST(Storage, LeasesOutPerTokenFollowEveryLeaseAndSurviveTheMigration) {
     TempDatabase db;
-    std::vector<Batch> batches;
+    std::vector<Lease> batches;
     int64_t tokens[2] = {};
     const auto direct = [&](int64_t token) {
         Database raw(db.path());
@@ -406,21 +406,21 @@ TEST(Storage, LeasesOutPerTokenFollowEveryLeaseAndSurviveTheMigration) {
         std::mt19937 random(5);
         for (int step = 0; step < 300; ++step) {
             if (batches.empty() || random() % 3 != 0) {
-                Batch b;
+                Lease b;
                 b.run_id = run_id;
                 b.worker_id = workers[random() % 2];
                 b.pairs = 1;
                 b.reported.assign(1, 0);
-                b.state = random() % 5 == 0 ? BatchState::Done : BatchState::Leased;
-                b.id = s.insert_batch(b);
+                b.state = random() % 5 == 0 ? LeaseState::Done : LeaseState::Leased;
+                b.id = s.insert_lease(b);
                 batches.push_back(b);
             } else {
-                Batch& b = batches[random() % batches.size()];
-                static constexpr BatchState states[] = {BatchState::Leased, BatchState::Done,
-                                                        BatchState::Expired, BatchState::Released,
-                                                        BatchState::Stopped};
+                Lease& b = batches[random() % batches.size()];
+                static constexpr LeaseState states[] = {LeaseState::Leased, LeaseState::Done,
+                                                        LeaseState::Expired, LeaseState::Released,
+                                                        LeaseState::Stopped};
                 b.state = states[random() % 5];
-                s.update_batch(b);
+                s.update_lease(b);
             }
         }
         s.commit();
@@ -485,7 +485,7 @@ TEST(Storage, WorkerTotalsFollowReportsAndPurgesAndSurviveTheMigration) {
             s.insert_token(Token{0, Role::Worker, "w", 1, false}, sha256_hex("t"));
         std::mt19937 random(9);
         for (int64_t& worker : workers) {
-            const Batch batch = insert_leased_worker(s, token, run_id, 100);
+            const Lease batch = insert_leased_worker(s, token, run_id, 100);
             worker = batch.worker_id;
             for (uint32_t sequence = 1; sequence <= 10; ++sequence) {
                 ReportRecord r;
@@ -602,7 +602,7 @@ TEST(Storage, GameEndingsAreStoredAndOnlyFaultsAreCounted) {
     coordinator::Run run;
     run.test_id = run.base_id = s.insert_version(uci_version());
     const int64_t run_id = s.insert_run(run);
-    const Batch batch = insert_leased_worker(
+    const Lease batch = insert_leased_worker(
         s, s.insert_token(Token{0, Role::Worker, "w", 1, false}, sha256_hex("secret")), run_id, 4);
     const int64_t worker_id = batch.worker_id;
     const int64_t batch_id = batch.id;
@@ -742,12 +742,12 @@ TEST(Storage, ReportsAfterAnIdAreThoseCountedSince) {
     Worker w;
     w.token_id = s.insert_token(Token{0, Role::Worker, "w", 1, false}, sha256_hex("secret"));
     const int64_t worker_id = s.insert_worker(w);
-    Batch batch;
+    Lease batch;
     batch.run_id = run_id;
     batch.worker_id = worker_id;
     batch.pairs = 10;
     batch.reported.assign(2, 0);
-    batch.id = s.insert_batch(batch);
+    batch.id = s.insert_lease(batch);
     for (uint32_t sequence = 1; sequence <= 3; ++sequence) {
         ReportRecord report;
         report.batch_id = batch.id;

@@ -96,13 +96,13 @@ std::vector<TunePoint> SqliteStorage::list_tune_points(int64_t run_id) {
     return points;
 }
 
-void SqliteStorage::insert_batch_theta(int64_t batch_id, const std::vector<double>& theta) {
+void SqliteStorage::insert_lease_theta(int64_t batch_id, const std::vector<double>& theta) {
     db_.prepare("INSERT INTO spsa_batches (batch_id, theta) VALUES (?, ?)")
         .bind(batch_id, json_column(theta))
         .run();
 }
 
-std::optional<std::vector<double>> SqliteStorage::find_batch_theta(int64_t batch_id) {
+std::optional<std::vector<double>> SqliteStorage::find_lease_theta(int64_t batch_id) {
     Statement& s = db_.prepare("SELECT theta FROM spsa_batches WHERE batch_id = ?");
     s.bind(batch_id);
     if (!s.step()) return std::nullopt;

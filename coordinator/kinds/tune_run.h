@@ -30,14 +30,14 @@ absl::StatusOr<TuneState> resolve_tune(const RunSpec& spec, const Version& base)
 spsa::Schedule tune_schedule(const Run& run);
 
 // Records the values a new batch of a tuning run draws its perturbations from.
-void snapshot_tune(TuneStore& storage, const Batch& batch);
+void snapshot_tune(TuneStore& storage, const Lease& batch);
 
 // Fills a granted batch of a tuning run with the perturbation of each of its pairs.
 void fill_tune_lease(TuneStore& storage, LeaseGrant& grant);
 
 // Returns the values of a tuning run after the reported pairs of a batch and the trajectory
 // point they reach.
-KindEffects apply_tune_report(TuneStore& storage, const Run& run, const Batch& batch,
+KindEffects apply_tune_report(TuneStore& storage, const Run& run, const Lease& batch,
                               const Report& report, int64_t now_ms);
 
 // Returns, for a finished tuning run that asked for a verification, the version its values

@@ -3,13 +3,13 @@
 // repeat a step; a finished run with --verify chains its regression run.
 #include <gtest/gtest.h>
 
-#include "coordinator/kinds/spsa_run.h"
+#include "coordinator/kinds/tune_run.h"
 #include "fixture.h"
 
 namespace sparring::coordinator::testing {
 namespace {
 
-class SpsaRunTest : public CoreFixture {
+class TuneRunTest : public CoreFixture {
   protected:
     void SetUp() override { add_version("base", 250); }
 
@@ -57,7 +57,7 @@ void apply_by_hand(const TuneState& t, const coordinator::Run& run, const LeaseG
     }
 }
 
-TEST_F(SpsaRunTest, ParametersDefaultFromTheRegistryAndTheBaseVersion) {
+TEST_F(TuneRunTest, ParametersDefaultFromTheRegistryAndTheBaseVersion) {
     const coordinator::Run run = submit(tune_spec(40));
     const TuneState t = state(run.id);
     ASSERT_EQ(t.params.size(), 2u);
@@ -78,7 +78,7 @@ TEST_F(SpsaRunTest, ParametersDefaultFromTheRegistryAndTheBaseVersion) {
     EXPECT_EQ(points[0].values, t.theta);
 }
 
-TEST_F(SpsaRunTest, MalformedTuningSpecsAreRejected) {
+TEST_F(TuneRunTest, MalformedTuningSpecsAreRejected) {
     RunSpec s = tune_spec(40);
     s.tune.params[0].name = "KnightValue";
     EXPECT_EQ(try_submit(s).status().code(), absl::StatusCode::kInvalidArgument);
@@ -107,7 +107,7 @@ TEST_F(SpsaRunTest, MalformedTuningSpecsAreRejected) {
 
 // Each pair of a lease carries step k = pair + 1 drawn from the values at lease time, and a
 // re-sent lease carries the same values even after the run's values moved.
-TEST_F(SpsaRunTest, LeasesCarryThePerturbationOfEachPair) {
+TEST_F(TuneRunTest, LeasesCarryThePerturbationOfEachPair) {
     const coordinator::Run run = submit(tune_spec(40));
     const TuneState start = state(run.id);
     auto [caller, worker] = add_worker(2);
@@ -136,7 +136,7 @@ TEST_F(SpsaRunTest, LeasesCarryThePerturbationOfEachPair) {
 
 // Reports come back out of order, one twice, and one lease expires and is played again by
 // another worker: every step is applied exactly once, in the order the reports were counted.
-TEST_F(SpsaRunTest, DuplicatedOutOfOrderAndExpiredReportsNeitherSkipNorRepeatSteps) {
+TEST_F(TuneRunTest, DuplicatedOutOfOrderAndExpiredReportsNeitherSkipNorRepeatSteps) {
     const coordinator::Run run = submit(tune_spec(24));  // 12 pairs
     const TuneState start = state(run.id);
     auto [ca, a] = add_worker(2);
@@ -198,7 +198,7 @@ TEST_F(SpsaRunTest, DuplicatedOutOfOrderAndExpiredReportsNeitherSkipNorRepeatSte
 
 // A finished tuning run with verification makes a version of its values and starts a
 // regression run of that version against the base.
-TEST_F(SpsaRunTest, FinishedTuningChainsItsVerification) {
+TEST_F(TuneRunTest, FinishedTuningChainsItsVerification) {
     RunSpec s = tune_spec(8);
     s.tune.verify = true;
     s.tune.verify_games = 100;

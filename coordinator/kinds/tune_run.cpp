@@ -1,4 +1,4 @@
-#include "coordinator/kinds/spsa_run.h"
+#include "coordinator/kinds/tune_run.h"
 
 #include <algorithm>
 #include <charconv>
@@ -25,7 +25,7 @@ int pair_result(const PairRecord& pair) {
 }
 
 // Returns the SPSA step of pair `index` of a batch: the run's pairs are steps 1, 2, ...
-int64_t step_of(const Batch& batch, uint32_t index) {
+int64_t step_of(const Lease& batch, uint32_t index) {
     return int64_t(batch.first_pair + index + 1);
 }
 
@@ -141,14 +141,14 @@ spsa::Schedule tune_schedule(const Run& run) {
     return spsa::make_schedule(int64_t(run.pairs_total()));
 }
 
-void snapshot_tune(TuneStore& storage, const Batch& batch) {
-    storage.insert_batch_theta(batch.id, storage.find_tune(batch.run_id)->theta);
+void snapshot_tune(TuneStore& storage, const Lease& batch) {
+    storage.insert_lease_theta(batch.id, storage.find_tune(batch.run_id)->theta);
 }
 
 void fill_tune_lease(TuneStore& storage, LeaseGrant& grant) {
     const TuneState state = *storage.find_tune(grant.run.id);
     const std::vector<double> theta =
-        storage.find_batch_theta(grant.batch.id).value_or(state.theta);
+        storage.find_lease_theta(grant.batch.id).value_or(state.theta);
     const spsa::Schedule schedule = tune_schedule(grant.run);
     grant.tune_names.clear();
     grant.tune_steps.clear();
@@ -158,7 +158,7 @@ void fill_tune_lease(TuneStore& storage, LeaseGrant& grant) {
             spsa::make_step(state.params, theta, schedule, step_of(grant.batch, i), state.seed));
 }
 
-KindEffects apply_tune_report(TuneStore& storage, const Run& run, const Batch& batch,
+KindEffects apply_tune_report(TuneStore& storage, const Run& run, const Lease& batch,
                               const Report& report, int64_t now_ms) {
     TuneState state = *storage.find_tune(run.id);
     const spsa::Schedule schedule = tune_schedule(run);
