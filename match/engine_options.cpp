@@ -5,6 +5,7 @@
 
 #include "match/child_process.h"
 #include "match/uci_options.h"
+#include "match/uci_player.h"
 
 namespace sparring::match {
 
@@ -83,17 +84,9 @@ std::optional<EngineOption> parse_option_line(std::string_view line) {
 
 std::optional<std::vector<EngineOption>> read_engine_options(const UciSpec& engine, int timeout_ms,
                                                              std::string* error) {
-    ChildOptions options;
-    options.working_dir = engine.working_dir;
-    options.memory_limit_mb = engine.memory_limit_mb;
-    options.cpu_limit_seconds = engine.cpu_limit_seconds;
-    options.max_processes = engine.max_processes;
-    options.max_file_mb = engine.max_file_mb;
-    options.sandbox = engine.sandbox;
-    options.read_only = engine.read_only;
     ChildProcess process;
     std::string why;
-    if (!process.start(engine.command, engine.args, options, &why)) {
+    if (!process.start(engine.command, engine.args, child_options_of(engine), &why)) {
         *error = engine.command + ": " + why;
         return std::nullopt;
     }

@@ -70,6 +70,18 @@ void read_info(const std::string& line, MoveReply* reply) {
 
 }  // namespace
 
+ChildOptions child_options_of(const UciSpec& engine) {
+    ChildOptions options;
+    options.working_dir = engine.working_dir;
+    options.memory_limit_mb = engine.memory_limit_mb;
+    options.cpu_limit_seconds = engine.cpu_limit_seconds;
+    options.max_processes = engine.max_processes;
+    options.max_file_mb = engine.max_file_mb;
+    options.sandbox = engine.sandbox;
+    options.read_only = engine.read_only;
+    return options;
+}
+
 // Keeps the spec; the engine starts with the first game.
 UciPlayer::UciPlayer(PlayerSpec spec)
     : spec_(std::move(spec)), uci_(std::get<UciSpec>(spec_.engine)) {}
@@ -88,15 +100,7 @@ bool UciPlayer::start(std::string* error) {
         if (error) *error = why;
         return false;
     }
-    ChildOptions options;
-    options.working_dir = uci_.working_dir;
-    options.memory_limit_mb = uci_.memory_limit_mb;
-    options.cpu_limit_seconds = uci_.cpu_limit_seconds;
-    options.max_processes = uci_.max_processes;
-    options.max_file_mb = uci_.max_file_mb;
-    options.sandbox = uci_.sandbox;
-    options.read_only = uci_.read_only;
-    if (!process_.start(uci_.command, uci_.args, options, &why)) {
+    if (!process_.start(uci_.command, uci_.args, child_options_of(uci_), &why)) {
         if (error) *error = why;
         return false;
     }

@@ -8,6 +8,9 @@
 
 namespace sparring::match {
 
+// Returns how a UCI engine's process runs: its directory, limits and sandbox.
+ChildOptions child_options_of(const UciSpec& engine);
+
 class UciPlayer : public Player {
   public:
     // Makes a player for the spec's UCI engine, not started yet.
