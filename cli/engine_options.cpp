@@ -7,6 +7,7 @@
 #include "common/flags.h"
 #include "engine/params.h"
 #include "match/engine_options.h"
+#include "match/uci_options.h"
 
 namespace sparring::cli {
 
@@ -106,6 +107,24 @@ std::vector<std::vector<std::string>> engine_option_rows(const v1::Version& vers
                         spin ? std::to_string(o.min()) : "", spin ? std::to_string(o.max()) : ""});
     }
     return rows;
+}
+
+void tuned_engine_version(const v1::RunStatus& run, const v1::Version& base, v1::Version& v) {
+    if (base.has_uci()) *v.mutable_uci() = base.uci();
+    if (base.has_uploaded()) *v.mutable_uploaded() = base.uploaded();
+    *v.mutable_options() = base.options();
+    v.set_bench(base.bench());
+    if (v.reference_nps() == 0) v.set_reference_nps(base.reference_nps());
+    auto& options = base.has_uci() ? *v.mutable_uci()->mutable_options()
+                                   : *v.mutable_uploaded()->mutable_options();
+    for (int i = 0; i < run.tune().params_size() && i < run.tune().values_size(); ++i) {
+        const std::string& name = run.tune().params(i).name();
+        for (auto it = options.begin(); it != options.end();)
+            it = match::canonical_option_name(it->first) == match::canonical_option_name(name)
+                     ? options.erase(it)
+                     : std::next(it);
+        options[name] = std::to_string(std::lround(run.tune().values(i)));
+    }
 }
 
 v1::TuneParam parse_tune_param(std::string_view text) {

@@ -137,6 +137,8 @@ void add_uploaded_engine(const Flags& args, RemoteClient& client, v1::Version& v
     v.set_bench(uint64_t(args.get_int("bench", 0)));
 }
 
+int add_version(const Flags& args, RemoteClient& client, const v1::AddVersionRequest& request);
+
 // Runs `versions add NAME`.
 int versions_add(const Flags& args, RemoteClient& client) {
     if (args.positional().size() != 2) throw UsageError("versions add needs a NAME");
@@ -166,6 +168,18 @@ int versions_add(const Flags& args, RemoteClient& client) {
         const CliRunKind& kind = cli_run_kind(source.spec().kind());
         if (!kind.version_of)
             throw std::runtime_error("run " + std::to_string(run_id) + " is not a tuning run");
+        v1::GetVersionRequest base_request;
+        base_request.set_name(source.spec().base_version());
+        v1::Version base;
+        client.call(&v1::UserService::Stub::GetVersion, base_request, &base);
+        if (source.spec().kind() == v1::RUN_KIND_TUNE && !base.has_builtin()) {
+            // A tuning run of an engine's options: the same engine with the tuned values.
+            if (args.has("hash")) throw UsageError("--hash is the built-in engine's");
+            tuned_engine_version(source, base, v);
+            if (!args.has("description"))
+                v.set_description(std::string(kind.version_description) + std::to_string(run_id));
+            return add_version(args, client, request);
+        }
         const auto [preset, overrides] = kind.version_of(source, client);
         v.mutable_builtin()->set_preset(preset);
         v.mutable_builtin()->mutable_overrides()->insert(overrides.begin(), overrides.end());
@@ -196,6 +210,11 @@ int versions_add(const Flags& args, RemoteClient& client) {
         v.set_bench(args.has("bench") ? uint64_t(args.get_int("bench"))
                                       : local_bench(preset, overrides));
     }
+    return add_version(args, client, request);
+}
+
+// Adds the version and says so.
+int add_version(const Flags& args, RemoteClient& client, const v1::AddVersionRequest& request) {
     v1::Version added;
     client.call(&v1::UserService::Stub::AddVersion, request, &added);
     if (args.has("json"))

@@ -218,6 +218,18 @@ TEST_F(EngineOptionsTest, AnEnginesSpinOptionTunesAndItsVerificationFollows) {
     EXPECT_EQ(tuned.uci().options().at("Hash"), "16");
     EXPECT_EQ(tuned.options_size(), added.options_size());
     EXPECT_GT(run.tune().verify_run_id(), 0);
+
+    // `versions add --from-run` makes the same version of the run's values.
+    const CommandResult from_run =
+        cluster->cli({"versions", "add", "sf-mine", "--from-run", std::to_string(run.id())});
+    ASSERT_EQ(from_run.status, 0) << from_run.err;
+    get.set_name("sf-mine");
+    v1::Version mine;
+    ASSERT_TRUE(
+        cluster->users()->GetVersion(Cluster::context(cluster->user_token).get(), get, &mine).ok());
+    EXPECT_EQ(mine.uci().command(), kStockfish);
+    EXPECT_EQ(mine.uci().options().at("Skill Level"), tuned.uci().options().at("Skill Level"));
+    EXPECT_EQ(mine.options_size(), added.options_size());
 }
 
 // A tuning run of options a version's engine does not have, cannot tune, or outside their
