@@ -254,6 +254,9 @@ TEST_F(EngineOptionsTest, TuningOptionsTheEngineCannotTuneIsRefused) {
     wide.mutable_tune()->mutable_params(0)->set_max(30);
     refused(wide, "Skill Level: bounds must lie within the engine's [0, 20]");
     refused(tune_spec("sf", {"Skill Level", "skill  level"}), "is listed twice");
+    v1::RunSpec still = tune_spec("sf", {"Skill Level"});
+    still.mutable_tune()->mutable_params(0)->set_c_end(0);
+    refused(still, "c_end must be positive");
     refused(tune_spec("bare", {"Skill Level"}), "version 'bare' records no options of its engine");
     EXPECT_EQ(cluster->query("SELECT count(*) FROM runs"), 0);
 }
