@@ -119,11 +119,15 @@ void tuned_engine_version(const v1::RunStatus& run, const v1::Version& base, v1:
                                    : *v.mutable_uploaded()->mutable_options();
     for (int i = 0; i < run.tune().params_size() && i < run.tune().values_size(); ++i) {
         const std::string& name = run.tune().params(i).name();
+        // The reported values (the average, when the run averages) from coordinators that
+        // send them.
+        const double value =
+            i < run.tune().result_size() ? run.tune().result(i) : run.tune().values(i);
         for (auto it = options.begin(); it != options.end();)
             it = match::canonical_option_name(it->first) == match::canonical_option_name(name)
                      ? options.erase(it)
                      : std::next(it);
-        options[name] = std::to_string(std::lround(run.tune().values(i)));
+        options[name] = std::to_string(std::lround(value));
     }
 }
 

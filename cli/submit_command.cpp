@@ -101,9 +101,9 @@ int submit_kind(const Flags& args, const CliRunKind& kind, v1::SubmitRunRequest&
 int submit_training(const Flags& args, const CliRunKind& kind) {
     if (args.positional().size() != 1)
         throw UsageError("submit generate and submit train take flags only (--version V ...)");
-    for (const char* flag :
-         {"kind", "tc", "params", "param", "params-file", "c-end", "r-end", "verify", "draw",
-          "resign", "maxplies", "engine-threads", "reference-nps"})
+    for (const char* flag : {"kind", "tc", "params", "param", "params-file", "c-end", "r-end",
+                             "average", "verify", "verify-fixed", "verify-seed", "draw", "resign",
+                             "maxplies", "engine-threads", "reference-nps"})
         if (args.has(flag))
             throw UsageError("--" + std::string(flag) + " does not go with submit " +
                              args.positional()[0]);
@@ -119,8 +119,8 @@ int submit_like(const Flags& args) {
         throw UsageError("submit --like RUN takes no versions or both: TEST BASE");
     for (const char* flag : kTrainingFlags)
         if (args.has(flag)) throw UsageError("--" + std::string(flag) + " does not go with --like");
-    for (const char* flag :
-         {"params", "param", "params-file", "c-end", "r-end", "verify", "verify-games"})
+    for (const char* flag : {"params", "param", "params-file", "c-end", "r-end", "average",
+                             "verify", "verify-games", "verify-fixed", "verify-seed"})
         if (args.has(flag)) throw UsageError("--" + std::string(flag) + " does not go with --like");
     RemoteClient client(args);
     v1::GetRunRequest get;
@@ -223,8 +223,8 @@ int submit(const Flags& args) {
     const std::string kind_flag = args.get_string("kind", "regression");
     const CliRunKind* kind = by_word ? by_word : cli_run_kind_by_flag(kind_flag);
     if (!kind) throw UsageError("--kind must be regression or fixed, got '" + kind_flag + "'");
-    for (const char* flag :
-         {"params", "param", "params-file", "c-end", "r-end", "verify", "verify-games"})
+    for (const char* flag : {"params", "param", "params-file", "c-end", "r-end", "average",
+                             "verify", "verify-games", "verify-fixed", "verify-seed"})
         if (!by_word && args.has(flag))
             throw UsageError("--" + std::string(flag) + " goes with submit tune BASE");
     v1::SubmitRunRequest request;
@@ -251,10 +251,17 @@ Command submit_command() {
          "MAX, C_END, R_END a line"},
         {"c-end", "C", "tune: perturbation at the last step (default: (max - min) / 20)"},
         {"r-end", "R", "tune: learning rate at the last step (default 0.002)"},
+        {"average", "F",
+         "tune: report the average of the values over the last fraction F of the pairs, e.g. "
+         "0.4 (default 0: the last values)"},
         {"verify", "", "tune: afterwards, an SPRT run of the tuned values against BASE"},
         {"verify-games", "N",
-         "tune: most games of the verification (default 20000); train chains: of each "
-         "generation's verification (default 2000)"},
+         "tune: most games of the verification (default 20000; with --verify-fixed exactly, "
+         "default 8000); train chains: of each generation's verification (default 2000)"},
+        {"verify-fixed", "", "tune: the verification plays a fixed number of games, no SPRT"},
+        {"verify-seed", "N",
+         "tune: the verification's book seed, in random order (default: the tuning run's "
+         "book and order)"},
         {"elo0", "E", "SPRT H0", "0"},
         {"elo1", "E", "SPRT H1", "5"},
         {"alpha", "A", "SPRT false-positive rate", "0.05"},

@@ -151,14 +151,24 @@ void read_tune_spec(const Flags& args, v1::TuneSpec* out) {
         if (args.has("c-end") && !p.has_c_end()) p.set_c_end(args.get_double("c-end"));
         if (args.has("r-end") && !p.has_r_end()) p.set_r_end(args.get_double("r-end"));
     }
+    if (args.has("average")) {
+        const double average = args.get_double("average");
+        if (!(average >= 0 && average < 1))
+            throw UsageError("--average must be a fraction from 0 to below 1, e.g. 0.4");
+        out->set_average(average);
+    }
     out->set_verify(args.has("verify"));
-    if (args.has("verify-games") && !args.has("verify"))
-        throw UsageError("--verify-games needs --verify");
+    for (const char* flag : {"verify-games", "verify-fixed", "verify-seed"})
+        if (args.has(flag) && !args.has("verify"))
+            throw UsageError("--" + std::string(flag) + " needs --verify");
     if (args.has("verify")) {
-        const int64_t games = args.get_int("verify-games", 20000);
+        out->set_verify_fixed(args.has("verify-fixed"));
+        const int64_t games = args.get_int("verify-games", out->verify_fixed() ? 8000 : 20000);
         if (games < 2 || games % 2 || games > 1'000'000'000)
             throw UsageError("--verify-games must be a positive even number");
         out->set_verify_games(uint64_t(games));
+        if (args.has("verify-seed"))
+            out->set_verify_seed(uint64_t(args.get_int_in("verify-seed", 0, INT64_MAX)));
     }
 }
 
@@ -169,14 +179,24 @@ void print_tune(const v1::RunStatus& run, RemoteClient& client) {
     const v1::TuneStatus& tune = run.tune();
     std::cout << "pairs applied: " << tune.pairs_applied() << " of " << run.spec().games() / 2
               << "\n\n";
+    // A run that averages shows the average it reports beside the current values.
+    const bool averages = run.spec().tune().average() > 0;
+    if (averages)
+        std::cout << "result:       the average of the values after each of the last "
+                  << tune.averaged_pairs() << " pairs (averaging the last "
+                  << fixed(100 * run.spec().tune().average(), 0) << "% of the run's pairs)\n\n";
     std::vector<std::vector<std::string>> rows = {
         {"PARAMETER", "START", "VALUE", "CHANGE", "MIN", "MAX", "C_END", "R_END"}};
+    if (averages) rows[0].insert(rows[0].begin() + 3, "RESULT");
     for (int i = 0; i < tune.params_size(); ++i) {
         const v1::TuneParam& p = tune.params(i);
         const double change = tune.values(i) - p.start();
         rows.push_back({printable(p.name()), fixed(p.start(), 0), fixed(tune.values(i), 1),
                         (change >= 0 ? "+" : "") + fixed(change, 1), fixed(p.min(), 0),
                         fixed(p.max(), 0), fixed(p.c_end(), 2), fixed(p.r_end(), 4)});
+        if (averages)
+            rows.back().insert(rows.back().begin() + 3,
+                               fixed(i < tune.result_size() ? tune.result(i) : tune.values(i), 1));
     }
     std::vector<size_t> widths(rows[0].size(), 0);
     for (const auto& row : rows)
@@ -190,8 +210,13 @@ void print_tune(const v1::RunStatus& run, RemoteClient& client) {
     if (!run.spec().tune().verify()) return;
     std::cout << "\n";
     if (!tune.verify_run_id()) {
-        std::cout << "verification: starts when the tuning finishes (up to "
-                  << run.spec().tune().verify_games() << " games, SPRT)\n";
+        const v1::TuneSpec& spec = run.spec().tune();
+        std::cout << "verification: starts when the tuning finishes ("
+                  << (spec.verify_fixed() ? "" : "up to ") << spec.verify_games()
+                  << (spec.verify_fixed() ? " fixed games" : " games, SPRT")
+                  << (spec.has_verify_seed() ? ", book seed " + std::to_string(spec.verify_seed())
+                                             : std::string())
+                  << ")\n";
         return;
     }
     v1::GetRunRequest request;
@@ -203,9 +228,11 @@ void print_tune(const v1::RunStatus& run, RemoteClient& client) {
               << (verify.state() == v1::RUN_STATE_ACTIVE ? "active" : printable(verify.result()))
               << "\n"
               << "  games " << verify.games() << ", Elo " << fixed(verify.elo(), 1) << " ["
-              << fixed(verify.elo_low(), 1) << ", " << fixed(verify.elo_high(), 1)
-              << "] (95%), LLR " << fixed(verify.llr(), 2) << " (" << fixed(verify.llr_lower(), 2)
-              << ", " << fixed(verify.llr_upper(), 2) << ")\n";
+              << fixed(verify.elo_low(), 1) << ", " << fixed(verify.elo_high(), 1) << "] (95%)";
+    if (verify.spec().kind() == v1::RUN_KIND_REGRESSION)
+        std::cout << ", LLR " << fixed(verify.llr(), 2) << " (" << fixed(verify.llr_lower(), 2)
+                  << ", " << fixed(verify.llr_upper(), 2) << ")";
+    std::cout << "\n";
 }
 
 void watch_run(int64_t run_id, RemoteClient& client) {
@@ -236,7 +263,8 @@ std::pair<std::string, std::map<std::string, int>> version_of_run(int64_t run_id
     std::map<std::string, int> overrides(base.builtin().overrides().begin(),
                                          base.builtin().overrides().end());
     for (int i = 0; i < run.tune().params_size(); ++i)
-        overrides[run.tune().params(i).name()] = int(std::lround(run.tune().values(i)));
+        overrides[run.tune().params(i).name()] = int(std::lround(
+            i < run.tune().result_size() ? run.tune().result(i) : run.tune().values(i)));
     return {base.builtin().preset(), overrides};
 }
 

@@ -101,7 +101,10 @@ struct TuneParamRequest {
 struct TuneSpec {
     std::vector<TuneParamRequest> params;
     bool verify = false;
-    uint64_t verify_games = 0;  // most games of the verification run
+    uint64_t verify_games = 0;            // most games of the verification run (fixed: exactly)
+    double average = 0;                   // report the average over this last fraction of the pairs
+    bool verify_fixed = false;            // the verification is a fixed-games run
+    std::optional<uint64_t> verify_seed;  // the verification's book seed
 };
 
 // A tuning run's parameters, current values (theta) and verification.
@@ -116,6 +119,20 @@ struct TuneState {
     stats::SprtParams sprt;     // of the verification run
     std::string tuned_version;  // made when the run finishes, with verify
     int64_t verify_run_id = 0;
+    double average = 0;                   // averaged last fraction of the pairs (0: none)
+    int64_t averaged_pairs = 0;           // pairs summed into average_sum so far
+    std::vector<double> average_sum;      // per parameter: the values after each averaged pair
+    bool verify_fixed = false;            // the verification plays exactly verify_games games
+    std::optional<uint64_t> verify_seed;  // its book seed; unset: the run's
+
+    // Returns the values the run reports: the average of the values after each averaged pair,
+    // or the current values before the first.
+    std::vector<double> result() const {
+        if (averaged_pairs == 0 || average_sum.size() != theta.size()) return theta;
+        std::vector<double> mean = average_sum;
+        for (double& sum : mean) sum /= double(averaged_pairs);
+        return mean;
+    }
 };
 
 // How a generation run opens its games and which positions it keeps, as submitted.

@@ -84,6 +84,9 @@ class TuneKind final : public KindWithStore<TuneStore> {
         }
         out->tune.verify = in.tune().verify();
         out->tune.verify_games = in.tune().verify_games();
+        out->tune.average = in.tune().average();
+        out->tune.verify_fixed = in.tune().verify_fixed();
+        if (in.tune().has_verify_seed()) out->tune.verify_seed = in.tune().verify_seed();
     }
 
     // Writes the resolved parameters, the values and the verification.
@@ -93,13 +96,18 @@ class TuneKind final : public KindWithStore<TuneStore> {
         v1::RunSpec* spec = out->mutable_spec();
         spec->mutable_tune()->set_verify(state.verify);
         spec->mutable_tune()->set_verify_games(state.verify_games);
-        if (state.verify) sprt_to_proto(state.sprt, spec->mutable_sprt());
+        spec->mutable_tune()->set_average(state.average);
+        spec->mutable_tune()->set_verify_fixed(state.verify_fixed);
+        if (state.verify_seed) spec->mutable_tune()->set_verify_seed(*state.verify_seed);
+        if (state.verify && !state.verify_fixed) sprt_to_proto(state.sprt, spec->mutable_sprt());
         v1::TuneStatus* tune = out->mutable_tune();
         for (size_t i = 0; i < state.params.size(); ++i) {
             param_to_proto(state.params[i], tune->add_params());
             param_to_proto(state.params[i], spec->mutable_tune()->add_params());
             tune->add_values(state.theta[i]);
         }
+        for (double value : state.result()) tune->add_result(value);
+        tune->set_averaged_pairs(uint64_t(state.averaged_pairs));
         tune->set_pairs_applied(uint64_t(state.pairs_applied));
         tune->set_tuned_version(state.tuned_version);
         tune->set_verify_run_id(state.verify_run_id);

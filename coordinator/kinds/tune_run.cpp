@@ -120,19 +120,27 @@ absl::StatusOr<TuneState> resolve_tune(const RunSpec& spec, const Version& base)
         state.params.push_back(param);
         state.theta.push_back(param.start);
     }
+    if (!(tune.average >= 0 && tune.average < 1))
+        return invalid("the averaged fraction of the pairs must be from 0 to below 1");
+    state.average = tune.average;
+    state.average_sum.assign(state.params.size(), 0.0);
     if (tune.verify) {
         if (tune.verify_games == 0 || tune.verify_games % 2 != 0 ||
             tune.verify_games > kMaxVerifyGames)
             return invalid("verification games must be a positive even number");
-        if (const std::string why = stats::validate(spec.sprt); !why.empty())
-            return invalid("verification SPRT: " + why);
-        if (spec.sprt.alpha >= 0.5 || spec.sprt.beta >= 0.5)
-            return invalid("verification SPRT: alpha and beta must be below 0.5");
+        if (!tune.verify_fixed) {
+            if (const std::string why = stats::validate(spec.sprt); !why.empty())
+                return invalid("verification SPRT: " + why);
+            if (spec.sprt.alpha >= 0.5 || spec.sprt.beta >= 0.5)
+                return invalid("verification SPRT: alpha and beta must be below 0.5");
+            state.sprt = spec.sprt;
+        }
         state.verify = true;
         state.verify_games = tune.verify_games;
-        state.sprt = spec.sprt;
-    } else if (tune.verify_games != 0) {
-        return invalid("verification games need a verification (--verify)");
+        state.verify_fixed = tune.verify_fixed;
+        state.verify_seed = tune.verify_seed;
+    } else if (tune.verify_games != 0 || tune.verify_fixed || tune.verify_seed) {
+        return invalid("verification settings need a verification (--verify)");
     }
     return state;
 }
@@ -162,11 +170,19 @@ KindEffects apply_tune_report(TuneStore& storage, const Run& run, const Lease& b
                               const Report& report, int64_t now_ms) {
     TuneState state = *storage.find_tune(run.id);
     const spsa::Schedule schedule = tune_schedule(run);
+    // Steps past this one are averaged (with TuneState::average).
+    const int64_t last_unaveraged =
+        int64_t(std::ceil(double(run.pairs_total()) * (1.0 - state.average)));
+    state.average_sum.resize(state.params.size(), 0.0);
     for (const PairRecord& pair : report.pairs) {
-        const spsa::Step step = spsa::make_step(state.params, state.theta, schedule,
-                                                step_of(batch, pair.index), state.seed);
+        const int64_t k = step_of(batch, pair.index);
+        const spsa::Step step = spsa::make_step(state.params, state.theta, schedule, k, state.seed);
         spsa::apply_result(state.params, step, pair_result(pair), state.theta);
         ++state.pairs_applied;
+        if (state.average > 0 && k > last_unaveraged) {
+            for (size_t i = 0; i < state.theta.size(); ++i) state.average_sum[i] += state.theta[i];
+            ++state.averaged_pairs;
+        }
     }
     KindEffects effects;
     effects.tune_point = TunePoint{state.pairs_applied, now_ms, state.theta};
@@ -175,6 +191,7 @@ KindEffects apply_tune_report(TuneStore& storage, const Run& run, const Lease& b
 }
 
 Version tuned_version(const Version& base, const TuneState& state) {
+    const std::vector<double> result = state.result();
     if (base.kind != Version::Kind::Builtin) {
         // The same engine, with the tuned values among its options.
         Version v = base;
@@ -185,7 +202,7 @@ Version tuned_version(const Version& base, const TuneState& state) {
             std::erase_if(v.uci_options, [&](const auto& option) {
                 return match::canonical_option_name(option.first) == wanted;
             });
-            v.uci_options[state.params[i].name] = std::to_string(std::lround(state.theta[i]));
+            v.uci_options[state.params[i].name] = std::to_string(std::lround(result[i]));
         }
         return v;
     }
@@ -197,7 +214,7 @@ Version tuned_version(const Version& base, const TuneState& state) {
     ParamSet params = ParamSet::preset(base.preset).value_or(ParamSet());
     for (const auto& [name, value] : base.overrides) params.set(name, value);
     for (size_t i = 0; i < state.params.size(); ++i) {
-        const int value = int(std::lround(state.theta[i]));
+        const int value = int(std::lround(result[i]));
         v.overrides[state.params[i].name] = value;
         params.set(state.params[i].name, value);
     }
@@ -217,11 +234,15 @@ KindEffects finish_tune(TuneStore& storage, const Run& run) {
     effects.add_version = std::move(tuned);
 
     RunSpec spec;
-    spec.kind = RunKind::Regression;
+    spec.kind = state->verify_fixed ? RunKind::FixedGames : RunKind::Regression;
     spec.base_version = base.name;
     spec.time_control = run.spec.time_control;
     spec.book = storage.load_book(run.id);
-    spec.sprt = state->sprt;
+    if (state->verify_seed) {
+        spec.book.random_order = true;
+        spec.book.seed = *state->verify_seed;
+    }
+    if (!state->verify_fixed) spec.sprt = state->sprt;
     spec.games = state->verify_games;
     spec.priority = run.spec.priority;
     spec.throughput = run.spec.throughput;

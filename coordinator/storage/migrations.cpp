@@ -716,13 +716,35 @@ void add_engine_options(Database& db) {
     add_column(db, "versions", "engine_options", "TEXT NOT NULL DEFAULT ''");
 }
 
+// Migration 20 (issue 29): a tuning run's averaging (the fraction of the last pairs whose
+// values are averaged, the pairs summed so far and each parameter's sum) and its verification
+// as a fixed-games run with a book seed of its own; spsa_values shows the reported values.
+void add_tune_averaging(Database& db) {
+    add_column(db, "spsa_runs", "average", "REAL NOT NULL DEFAULT 0");
+    add_column(db, "spsa_runs", "averaged_pairs", "INTEGER NOT NULL DEFAULT 0");
+    add_column(db, "spsa_runs", "verify_fixed", "INTEGER NOT NULL DEFAULT 0");
+    add_column(db, "spsa_runs", "verify_seed", "INTEGER");
+    add_column(db, "spsa_params", "average_sum", "REAL NOT NULL DEFAULT 0");
+    db.exec(
+        "DROP VIEW IF EXISTS spsa_values;"
+        "CREATE VIEW spsa_values AS "
+        "SELECT p.run_id AS run, p.idx, p.name AS parameter, p.start, round(p.value, 2) AS value, "
+        "       round(p.value - p.start, 2) AS change, p.min, p.max, round(p.c_end, 3) AS c_end, "
+        "       p.r_end, s.pairs_applied, s.tuned_version, s.verify_run_id, "
+        "       round(CASE WHEN s.averaged_pairs > 0 THEN p.average_sum / s.averaged_pairs "
+        "                  ELSE p.value END, 2) AS result, "
+        "       s.averaged_pairs "
+        "FROM spsa_params p "
+        "JOIN spsa_runs s ON s.run_id = p.run_id;");
+}
+
 // A migration: SQL, or a step in C++ where SQL alone cannot do it.
 struct Migration {
     std::string_view sql;
     void (*step)(Database& db) = nullptr;
 };
 
-constexpr std::array<Migration, 19> kMigrations = {{{kSchema1},
+constexpr std::array<Migration, 20> kMigrations = {{{kSchema1},
                                                     {kSchema2},
                                                     {kSchema3},
                                                     {kSchema4},
@@ -740,7 +762,8 @@ constexpr std::array<Migration, 19> kMigrations = {{{kSchema1},
                                                     {kSchema16},
                                                     {kSchema17},
                                                     {{}, add_scaled_clocks},
-                                                    {{}, add_engine_options}}};
+                                                    {{}, add_engine_options},
+                                                    {{}, add_tune_averaging}}};
 
 }  // namespace
 

@@ -11,19 +11,21 @@ void SqliteStorage::insert_tune(const TuneState& t) {
     };
     db_.prepare(
            "INSERT INTO spsa_runs (run_id, seed, pairs_applied, verify, verify_games, elo0, "
-           "elo1, alpha, beta, model) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+           "elo1, alpha, beta, model, average, averaged_pairs, verify_fixed, verify_seed) "
+           "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
         .bind(t.run_id, t.seed, t.pairs_applied, t.verify, t.verify_games, real_if(t.sprt.elo0),
               real_if(t.sprt.elo1), real_if(t.sprt.alpha), real_if(t.sprt.beta),
               t.verify ? std::optional<std::string>(std::string(stats::model_name(t.sprt.model)))
-                       : std::nullopt)
+                       : std::nullopt,
+              t.average, t.averaged_pairs, t.verify_fixed, t.verify_seed)
         .run();
     for (size_t i = 0; i < t.params.size(); ++i) {
         const spsa::Param& p = t.params[i];
         db_.prepare(
-               "INSERT INTO spsa_params (run_id, idx, name, start, min, max, c_end, r_end, value) "
-               "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")
+               "INSERT INTO spsa_params (run_id, idx, name, start, min, max, c_end, r_end, value, "
+               "average_sum) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
             .bind(t.run_id, uint64_t(i), p.name, p.start, p.min, p.max, p.c_end, p.r_end,
-                  t.theta[i])
+                  t.theta[i], i < t.average_sum.size() ? t.average_sum[i] : 0.0)
             .run();
     }
 }
@@ -31,7 +33,8 @@ void SqliteStorage::insert_tune(const TuneState& t) {
 std::optional<TuneState> SqliteStorage::find_tune(int64_t run_id) {
     Statement& s = db_.prepare(
         "SELECT seed, pairs_applied, verify, verify_games, elo0, elo1, alpha, beta, model, "
-        "tuned_version, verify_run_id FROM spsa_runs WHERE run_id = ?");
+        "tuned_version, verify_run_id, average, averaged_pairs, verify_fixed, verify_seed "
+        "FROM spsa_runs WHERE run_id = ?");
     s.bind(run_id);
     if (!s.step()) return std::nullopt;
     TuneState t;
@@ -49,27 +52,34 @@ std::optional<TuneState> SqliteStorage::find_tune(int64_t run_id) {
     }
     t.tuned_version = s.text(9);
     t.verify_run_id = s.int64(10);
+    t.average = s.real(11);
+    t.averaged_pairs = s.int64(12);
+    t.verify_fixed = s.int64(13) != 0;
+    if (!s.is_null(14)) t.verify_seed = uint64_t(s.int64(14));
     s.reset();
     Statement& p = db_.prepare(
-        "SELECT name, start, min, max, c_end, r_end, value FROM spsa_params WHERE run_id = ? "
-        "ORDER BY idx");
+        "SELECT name, start, min, max, c_end, r_end, value, average_sum FROM spsa_params "
+        "WHERE run_id = ? ORDER BY idx");
     p.bind(run_id);
     while (p.step()) {
         t.params.push_back({p.text(0), p.real(1), p.real(2), p.real(3), p.real(4), p.real(5)});
         t.theta.push_back(p.real(6));
+        t.average_sum.push_back(p.real(7));
     }
     return t;
 }
 
 void SqliteStorage::update_tune(const TuneState& t) {
     db_.prepare(
-           "UPDATE spsa_runs SET pairs_applied = ?, tuned_version = ?, verify_run_id = ? "
-           "WHERE run_id = ?")
-        .bind(t.pairs_applied, t.tuned_version, t.verify_run_id, t.run_id)
+           "UPDATE spsa_runs SET pairs_applied = ?, tuned_version = ?, verify_run_id = ?, "
+           "averaged_pairs = ? WHERE run_id = ?")
+        .bind(t.pairs_applied, t.tuned_version, t.verify_run_id, t.averaged_pairs, t.run_id)
         .run();
     for (size_t i = 0; i < t.theta.size(); ++i)
-        db_.prepare("UPDATE spsa_params SET value = ? WHERE run_id = ? AND idx = ?")
-            .bind(t.theta[i], t.run_id, uint64_t(i))
+        db_.prepare(
+               "UPDATE spsa_params SET value = ?, average_sum = ? WHERE run_id = ? AND idx = ?")
+            .bind(t.theta[i], i < t.average_sum.size() ? t.average_sum[i] : 0.0, t.run_id,
+                  uint64_t(i))
             .run();
 }
 

@@ -23,22 +23,32 @@ constexpr size_t kMaxTunePoints = 500;
 std::string tune_section(const v1::RunStatus& run, const RunExtras& extras) {
     if (!run.has_tune() || run.tune().params_size() == 0) return "";
     const v1::TuneStatus& tune = run.tune();
+    // A run that averages reports the average: a column of its own.
+    const bool averages = run.spec().tune().average() > 0;
     std::string out =
         "<h2>Parameters</h2><table class=\"grid\"><thead><tr><th>parameter</th><th>start</th>"
-        "<th>current</th><th>change</th><th>min</th><th>max</th><th>c</th><th>r</th></tr>"
-        "</thead><tbody>";
+        "<th>current</th>" +
+        std::string(averages ? "<th>result (average)</th>" : "") +
+        "<th>change</th><th>min</th><th>max</th><th>c</th><th>r</th></tr></thead><tbody>";
     for (int i = 0; i < tune.params_size(); ++i) {
         const v1::TuneParam& p = tune.params(i);
         const double value = i < tune.values_size() ? tune.values(i) : p.start();
+        const std::string result =
+            averages ? "<td class=\"num\">" +
+                           fixed(i < tune.result_size() ? tune.result(i) : value, 1) + "</td>"
+                     : "";
         out += "<tr><td>" + escape_html(p.name()) + "</td><td class=\"num\">" +
                fixed(p.start(), 1) + "</td><td class=\"num\"><strong>" + fixed(value, 1) +
-               "</strong></td><td class=\"num\">" + signed_fixed(value - p.start(), 1) +
-               "</td><td class=\"num\">" + fixed(p.min(), 0) + "</td><td class=\"num\">" +
-               fixed(p.max(), 0) + "</td><td class=\"num\">" + fixed(p.c_end(), 2) +
-               "</td><td class=\"num\">" + fixed(p.r_end(), 4) + "</td></tr>";
+               "</strong></td>" + result + "<td class=\"num\">" +
+               signed_fixed(value - p.start(), 1) + "</td><td class=\"num\">" + fixed(p.min(), 0) +
+               "</td><td class=\"num\">" + fixed(p.max(), 0) + "</td><td class=\"num\">" +
+               fixed(p.c_end(), 2) + "</td><td class=\"num\">" + fixed(p.r_end(), 4) + "</td></tr>";
     }
     out += "</tbody></table><p>" + live_text("pairs_applied", grouped(tune.pairs_applied())) +
            " game pairs applied";
+    if (averages)
+        out += " · the result averages the values after each of the last " +
+               grouped(tune.averaged_pairs()) + " pairs";
     if (!tune.tuned_version().empty())
         out += " · tuned version <a href=\"/versions/" + escape_url(tune.tuned_version()) + "\">" +
                escape_html(tune.tuned_version()) + "</a>";

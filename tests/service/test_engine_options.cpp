@@ -232,6 +232,131 @@ TEST_F(EngineOptionsTest, AnEnginesSpinOptionTunesAndItsVerificationFollows) {
     EXPECT_EQ(mine.options_size(), added.options_size());
 }
 
+// A tuning run that averages (issue 29, item 5) reports the Polyak-Ruppert average of the
+// values after each of its last pairs, and its tuned version and `versions add --from-run` take
+// that average; its verification, asked as a fixed-games run with a book seed of its own,
+// plays exactly that many games from that seed's random order.
+TEST_F(EngineOptionsTest, AnAveragingRunReportsItsAverageAndAFixedVerificationWithItsOwnSeed) {
+    v1::Version added;
+    ASSERT_TRUE(add("sf", declared, &added).ok());
+    cluster->start_worker("w", 1, {"--uci-engines", kStockfish});
+    // 8 pairs, one a lease (--pairs-per-thread 1): pairs 5..8 are averaged, each its own
+    // trajectory point. c_end 4 of Skill Level's 0..20 moves the value visibly.
+    const CommandResult submitted =
+        cluster->cli({"submit", "tune", "sf", "--param", "Skill Level:10:0:20:4:0.05", "--games",
+                      "16", "--tc", "nodes=300", "--seed", "3", "--average", "0.5", "--verify",
+                      "--verify-fixed", "--verify-games", "4", "--verify-seed", "9"});
+    ASSERT_EQ(submitted.status, 0) << submitted.err;
+    const v1::RunStatus run = cluster->wait_for_run(1, 300s);
+    ASSERT_EQ(run.state(), v1::RUN_STATE_FINISHED) << run.result();
+    ASSERT_EQ(run.tune().pairs_applied(), 8u);
+    EXPECT_EQ(run.tune().averaged_pairs(), 4u);
+    EXPECT_DOUBLE_EQ(run.spec().tune().average(), 0.5);
+    ASSERT_EQ(run.tune().result_size(), 1);
+
+    // The result is the mean of the values the trajectory recorded after pairs 5 to 8.
+    double sum = 0;
+    int points = 0;
+    const CommandResult history = cluster->cli({"tune-history", "1", "--csv"});
+    ASSERT_EQ(history.status, 0) << history.err;
+    std::istringstream lines(history.out);
+    std::string line;
+    std::getline(lines, line);  // the header
+    while (std::getline(lines, line)) {
+        std::vector<std::string> fields;
+        std::istringstream cells(line);
+        for (std::string cell; std::getline(cells, cell, ',');) fields.push_back(cell);
+        ASSERT_EQ(fields.size(), 4u) << line;
+        if (std::stoi(fields[0]) > 4) {
+            sum += std::stod(fields[3]);
+            ++points;
+        }
+    }
+    ASSERT_EQ(points, 4) << history.out;
+    EXPECT_NEAR(run.tune().result(0), sum / 4, 0.002) << history.out;
+    EXPECT_EQ(cluster->query("SELECT CAST(round(100 * result) AS INTEGER) FROM spsa_values "
+                             "WHERE run = 1"),
+              std::lround(100 * run.tune().result(0)));
+
+    const CommandResult show = cluster->cli({"show", "1"});
+    ASSERT_EQ(show.status, 0) << show.err;
+    EXPECT_NE(show.out.find("RESULT"), std::string::npos) << show.out;
+    EXPECT_NE(show.out.find("the average of the values after each of the last 4 pairs"),
+              std::string::npos)
+        << show.out;
+
+    // The tuned version and --from-run take the average, rounded.
+    const std::string averaged = std::to_string(std::lround(run.tune().result(0)));
+    v1::GetVersionRequest get;
+    get.set_name(run.tune().tuned_version());
+    v1::Version tuned;
+    ASSERT_TRUE(cluster->users()
+                    ->GetVersion(Cluster::context(cluster->user_token).get(), get, &tuned)
+                    .ok());
+    EXPECT_EQ(tuned.uci().options().at("Skill Level"), averaged);
+    const CommandResult from_run = cluster->cli({"versions", "add", "sf-avg", "--from-run", "1"});
+    ASSERT_EQ(from_run.status, 0) << from_run.err;
+    get.set_name("sf-avg");
+    v1::Version mine;
+    ASSERT_TRUE(
+        cluster->users()->GetVersion(Cluster::context(cluster->user_token).get(), get, &mine).ok());
+    EXPECT_EQ(mine.uci().options().at("Skill Level"), averaged);
+
+    // The verification: a fixed-games run of exactly 4 games, openings in seed 9's order.
+    ASSERT_GT(run.tune().verify_run_id(), 0);
+    const v1::RunStatus verify = cluster->wait_for_run(run.tune().verify_run_id(), 300s);
+    EXPECT_EQ(verify.spec().kind(), v1::RUN_KIND_FIXED_GAMES);
+    EXPECT_EQ(verify.state(), v1::RUN_STATE_FINISHED) << verify.result();
+    EXPECT_EQ(verify.games(), 4u);
+    EXPECT_TRUE(verify.spec().book().random_order());
+    EXPECT_EQ(verify.spec().book().seed(), 9u);
+    EXPECT_EQ(run.spec().book().seed(), 3u);
+    const CommandResult shown = cluster->cli({"show", "1"});
+    EXPECT_NE(shown.out.find("verification: run 2"), std::string::npos) << shown.out;
+}
+
+// A tuning run of an averaging fraction outside [0, 1), or verification settings without a
+// verification, is refused and nothing is stored.
+TEST_F(EngineOptionsTest, BadAveragingAndVerificationSettingsAreRefused) {
+    v1::Version added;
+    ASSERT_TRUE(add("sf", declared, &added).ok());
+    for (const char* average : {"1", "-0.1", "nan", "x"}) {
+        const CommandResult r =
+            cluster->cli({"submit", "tune", "sf", "--param", "Skill Level", "--average", average});
+        EXPECT_EQ(r.status, 2) << average << ": " << r.err;
+        EXPECT_NE(r.err.find("--average"), std::string::npos) << r.err;
+    }
+    for (const char* flag : {"--verify-fixed", "--verify-seed"}) {
+        std::vector<std::string> args = {"submit", "tune", "sf", "--param", "Skill Level", flag};
+        if (std::string(flag) == "--verify-seed") args.push_back("4");
+        const CommandResult r = cluster->cli(args);
+        EXPECT_EQ(r.status, 2) << r.err;
+        EXPECT_NE(r.err.find(std::string(flag) + " needs --verify"), std::string::npos) << r.err;
+    }
+    // The same mistakes through the API, past the CLI's checks.
+    for (double average : {1.0, -0.5, 2.0}) {
+        v1::SubmitRunRequest submit;
+        *submit.mutable_spec() = tune_spec("sf", {"Skill Level"});
+        submit.mutable_spec()->mutable_tune()->set_average(average);
+        v1::RunStatus run;
+        const grpc::Status status =
+            cluster->users()->SubmitRun(Cluster::context(cluster->user_token).get(), submit, &run);
+        EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << average;
+        EXPECT_NE(status.error_message().find("averaged fraction"), std::string::npos)
+            << status.error_message();
+    }
+    v1::SubmitRunRequest submit;
+    *submit.mutable_spec() = tune_spec("sf", {"Skill Level"});
+    submit.mutable_spec()->mutable_tune()->set_verify_seed(5);
+    v1::RunStatus run;
+    const grpc::Status status =
+        cluster->users()->SubmitRun(Cluster::context(cluster->user_token).get(), submit, &run);
+    EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+    EXPECT_NE(status.error_message().find("need a verification"), std::string::npos)
+        << status.error_message();
+    EXPECT_EQ(cluster->query("SELECT count(*) FROM runs"), 0);
+}
+
 // A tuning run of options a version's engine does not have, cannot tune, or outside their
 // range, or of a version that recorded no options, is refused and nothing is stored.
 TEST_F(EngineOptionsTest, TuningOptionsTheEngineCannotTuneIsRefused) {
