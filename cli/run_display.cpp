@@ -166,6 +166,11 @@ void print_game_run(const v1::RunStatus& run, const GameRunLayout& layout) {
     } else {
         rows.push_back(
             {"Elo", with_interval(run.elo(), run.elo_low(), run.elo_high()) + "  (95%)"});
+        if (run.has_elo_unbiased())
+            rows.push_back(
+                {"Elo unbiased", with_interval(run.elo_unbiased(), run.elo_unbiased_low(),
+                                               run.elo_unbiased_high()) +
+                                     "  (median-unbiased at the SPRT's stop, 95%)"});
         rows.push_back({"nElo", with_interval(run.nelo(), run.nelo_low(), run.nelo_high())});
         rows.push_back({"LOS", fixed(100 * run.los(), 1) + "%"});
     }

@@ -1,7 +1,11 @@
 // Regression runs: the test version against the base version until the SPRT decides or the
 // maximum number of games is reached.
+#include <map>
+#include <mutex>
+
 #include "coordinator/domain/run_kind.h"
 #include "coordinator/domain/validation.h"
+#include "stats/sequential.h"
 
 namespace sparring::coordinator {
 
@@ -36,9 +40,39 @@ class RegressionKind final : public RunKindModule {
         return std::nullopt;
     }
 
-    // Writes the SPRT settings.
+    // Writes the SPRT settings, and for a run that ended by itself the median-unbiased Elo.
     void status_to_proto(const Run& in, v1::RunStatus* out) const override {
         sprt_to_proto(in.spec.sprt, out->mutable_spec()->mutable_sprt());
+        if (in.state != RunState::Finished || in.counts.pairs == 0) return;
+        const stats::SprtEnd end = in.sprt.llr > in.sprt.upper   ? stats::SprtEnd::AcceptH1
+                                   : in.sprt.llr < in.sprt.lower ? stats::SprtEnd::AcceptH0
+                                                                 : stats::SprtEnd::Truncated;
+        if (end == stats::SprtEnd::Truncated && uint64_t(in.counts.pairs) < in.pairs_total())
+            return;
+        const stats::UnbiasedElo e = unbiased_elo(in, end);
+        out->set_elo_unbiased(e.elo);
+        out->set_elo_unbiased_low(e.elo_low);
+        out->set_elo_unbiased_high(e.elo_high);
+    }
+
+  private:
+    // Returns the median-unbiased Elo of an ended run, computed once per run and count (a few
+    // milliseconds each) and kept for the statuses that follow.
+    static stats::UnbiasedElo unbiased_elo(const Run& run, stats::SprtEnd end) {
+        static std::mutex mutex;
+        static std::map<int64_t, std::pair<int64_t, stats::UnbiasedElo>> computed;
+        {
+            const std::lock_guard lock(mutex);
+            const auto it = computed.find(run.id);
+            if (it != computed.end() && it->second.first == run.counts.pairs)
+                return it->second.second;
+        }
+        const stats::UnbiasedElo e =
+            stats::median_unbiased_elo(run.counts.penta, run.spec.sprt, end);
+        const std::lock_guard lock(mutex);
+        if (computed.size() >= 4096) computed.clear();
+        computed[run.id] = {run.counts.pairs, e};
+        return e;
     }
 };
 

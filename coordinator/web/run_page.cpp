@@ -374,6 +374,12 @@ std::string run_page(const v1::RunStatus& run, const RunExtras& extras) {
     body += row("W / D / L", live(fields, "wins") + " / " + live(fields, "draws") + " / " +
                                  live(fields, "losses"));
     body += row("nElo", live(fields, "nelo"));
+    if (run.has_elo_unbiased())
+        body += row("Elo, median-unbiased",
+                    signed_fixed(run.elo_unbiased(), 2) + " [" +
+                        signed_fixed(run.elo_unbiased_low(), 2) + ", " +
+                        signed_fixed(run.elo_unbiased_high(), 2) +
+                        "] <small>(free of the SPRT's early-stop bias)</small>");
     body += row("LOS", live(fields, "los"));
     body +=
         "</table><table class=\"grid penta\"><tr><th>LL</th><th>LD</th><th>DD+WL</th>"

@@ -105,6 +105,14 @@ TEST_F(TuneServiceTest, AKnightValuedFarTooLowMovesUpAndTheVerificationConfirmsI
     EXPECT_GT(verify.elo_low(), 0);
     const CommandResult after = cluster->cli({"show", "1"});
     EXPECT_NE(after.out.find("H1 accepted"), std::string::npos) << after.out;
+    // Stopped by its SPRT, it also reports the median-unbiased Elo (docs/statistics.md), its
+    // interval around it, on GetRun (which the REST API prints) and `show`.
+    ASSERT_TRUE(verify.has_elo_unbiased()) << verify.DebugString();
+    EXPECT_LT(verify.elo_unbiased_low(), verify.elo_unbiased());
+    EXPECT_GT(verify.elo_unbiased_high(), verify.elo_unbiased());
+    EXPECT_GT(verify.elo_unbiased_high(), 0);
+    const CommandResult shown = cluster->cli({"show", "2"});
+    EXPECT_NE(shown.out.find("Elo unbiased"), std::string::npos) << shown.out;
 }
 
 TEST_F(TuneServiceTest, MalformedTuningSubmissionsAreRejectedWithAClearMessage) {
