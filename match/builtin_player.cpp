@@ -25,6 +25,19 @@ bool BuiltinPlayer::new_game(std::string*) {
     return true;
 }
 
+bool BuiltinPlayer::reconfigure(const PlayerSpec& spec, std::string* error) {
+    const auto* builtin = std::get_if<BuiltinSpec>(&spec.engine);
+    if (!builtin || builtin->hash_mb != std::get<BuiltinSpec>(spec_.engine).hash_mb) {
+        if (error) *error = "not the same built-in engine";
+        return false;
+    }
+    engine_.set_params(builtin->params);
+    spec_.name = spec.name;
+    spec_.time_margin_ms = spec.time_margin_ms;
+    std::get<BuiltinSpec>(spec_.engine).params = builtin->params;
+    return true;
+}
+
 // Searches the position and checks that the move is legal.
 MoveReply BuiltinPlayer::play(const GamePosition& position, const SearchLimits& limits, int) {
     engine_.set_position(position.board);

@@ -20,6 +20,8 @@ class BuiltinPlayer : public Player {
     // Searches in-process; the engine keeps to the limits itself, so timeout_ms is not needed.
     MoveReply play(const GamePosition& position, const SearchLimits& limits,
                    int timeout_ms) override;
+    // Takes another built-in spec's parameters and name (same hash size).
+    bool reconfigure(const PlayerSpec& spec, std::string* error) override;
 
   private:
     PlayerSpec spec_;

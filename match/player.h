@@ -74,6 +74,13 @@ class Player {
     // Searches the position with the limits, giving up after timeout_ms of wall time.
     virtual MoveReply play(const GamePosition& position, const SearchLimits& limits,
                            int timeout_ms) = 0;
+    // Becomes the player of another spec of the same engine that differs only in its name,
+    // parameters (built-in) or option values (UCI, sent with setoption to a running engine,
+    // only those that changed): an SPSA pair's values without a new engine. Returns false,
+    // changing nothing, for another engine, another hash or command, an option left out, or
+    // an option value setoption cannot carry (*error says which); the caller then makes a
+    // new player.
+    virtual bool reconfigure(const PlayerSpec& spec, std::string* error) = 0;
 };
 
 // Creates the player a spec describes; external engines start on first use.

@@ -75,19 +75,56 @@ bool MatchRunner::check_players(std::string* error) const {
 }
 
 // Hands games out to the threads one by one and gathers them into pairs.
+namespace {
+
+// Returns the PGN tags a match's games share.
+PgnContext pgn_context_of(const MatchConfig& config) {
+    PgnContext context;
+    context.event = config.pgn.event;
+    context.site = config.pgn.site;
+    context.date = pgn_date_today();
+    context.time_control = config.time_control.pgn_tag();
+    context.comments = config.pgn.comments;
+    context.extra_tags = config.pgn.extra_tags;
+    return context;
+}
+
+// Plays game game_index (0: first has white) of a job, with its PGN when asked.
+std::optional<GameResult> play_job_game(const MatchConfig& config, const PgnContext& pgn_context,
+                                        Player& first, Player& second, const PairJob& job,
+                                        int game_index, const std::atomic<bool>& stop) {
+    const GameSettings settings{config.time_control, config.adjudication, config.stall_timeout_ms};
+    Player& white = game_index == 0 ? first : second;
+    Player& black = game_index == 0 ? second : first;
+    std::optional<GameResult> game = play_game(white, black, job.opening, settings, stop);
+    if (game && config.pgn.record) {
+        PgnContext context = pgn_context;
+        context.round = std::to_string(2 * job.index + uint64_t(game_index) + 1);
+        game->pgn = write_pgn(*game, context);
+    }
+    return game;
+}
+
+}  // namespace
+
+std::optional<PairResult> MatchRunner::play_pair(Player& first, Player& second, const PairJob& job,
+                                                 const std::atomic<bool>& stop) const {
+    check_opening(job.opening, job.index);
+    const PgnContext pgn_context = pgn_context_of(config_);
+    PairResult pair{job.index, {}};
+    for (int game_index = 0; game_index < 2; ++game_index) {
+        std::optional<GameResult> game =
+            play_job_game(config_, pgn_context, first, second, job, game_index, stop);
+        if (!game) return std::nullopt;
+        pair.games[size_t(game_index)] = std::move(*game);
+    }
+    return pair;
+}
+
 std::size_t MatchRunner::play(std::span<const PairJob> jobs, const Callbacks& callbacks,
                               const std::atomic<bool>& stop) const {
     for (const PairJob& job : jobs) check_opening(job.opening, job.index);
-
-    const GameSettings settings{config_.time_control, config_.adjudication,
-                                config_.stall_timeout_ms};
-    PgnContext pgn_context;
-    pgn_context.event = config_.pgn.event;
-    pgn_context.site = config_.pgn.site;
-    pgn_context.date = pgn_date_today();
-    pgn_context.time_control = config_.time_control.pgn_tag();
-    pgn_context.comments = config_.pgn.comments;
-    pgn_context.extra_tags = config_.pgn.extra_tags;
+    const PgnContext pgn_context = pgn_context_of(config_);
 
     struct PairSlot {
         std::array<std::optional<GameResult>, 2> games;
@@ -109,16 +146,9 @@ std::size_t MatchRunner::play(std::span<const PairJob> jobs, const Callbacks& ca
                 if (task >= total_games) break;
                 const PairJob& job = jobs[task / 2];
                 const int game_index = static_cast<int>(task % 2);
-                Player& white = game_index == 0 ? *first : *second;
-                Player& black = game_index == 0 ? *second : *first;
                 std::optional<GameResult> game =
-                    play_game(white, black, job.opening, settings, stop);
+                    play_job_game(config_, pgn_context, *first, *second, job, game_index, stop);
                 if (!game) break;
-                if (config_.pgn.record) {
-                    PgnContext context = pgn_context;
-                    context.round = std::to_string(2 * job.index + game_index + 1);
-                    game->pgn = write_pgn(*game, context);
-                }
                 std::lock_guard lock(mutex);
                 if (callbacks.on_game_done) callbacks.on_game_done(*game);
                 PairSlot& slot = slots[task / 2];

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <span>
 #include <string>
 #include <utility>
@@ -78,6 +79,11 @@ class MatchRunner {
     // game starts and unfinished ones are abandoned. Returns the number of finished pairs.
     std::size_t play(std::span<const PairJob> jobs, const Callbacks& callbacks,
                      const std::atomic<bool>& stop) const;
+    // Plays one job's two games on this thread between players the caller keeps (first has
+    // white in the first game), so that engines can outlive a pair (see Player::reconfigure);
+    // returns nullopt once stop is set.
+    std::optional<PairResult> play_pair(Player& first, Player& second, const PairJob& job,
+                                        const std::atomic<bool>& stop) const;
 
   private:
     MatchConfig config_;

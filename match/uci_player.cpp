@@ -1,5 +1,6 @@
 #include "match/uci_player.h"
 
+#include <algorithm>
 #include <sstream>
 
 #include "engine/notation.h"
@@ -140,6 +141,39 @@ bool UciPlayer::new_game(std::string* error) {
         wait_for("readyok", error))
         return true;
     return start(error);
+}
+
+bool UciPlayer::reconfigure(const PlayerSpec& spec, std::string* error) {
+    const auto fail = [error](std::string why) {
+        if (error) *error = std::move(why);
+        return false;
+    };
+    const auto* uci = std::get_if<UciSpec>(&spec.engine);
+    if (!uci || uci->command != uci_.command || uci->args != uci_.args ||
+        uci->working_dir != uci_.working_dir)
+        return fail("not the same UCI engine");
+    if (std::string why = check_uci_options(uci->options); !why.empty()) return fail(why);
+    // Every option set now must stay set: a value can change, but not go back to the
+    // engine's default without a restart.
+    std::vector<std::pair<std::string, std::string>> changed;
+    for (const auto& [name, value] : uci->options) {
+        const auto now = std::find_if(uci_.options.begin(), uci_.options.end(),
+                                      [&](const auto& o) { return o.first == name; });
+        if (now == uci_.options.end() || now->second != value) changed.emplace_back(name, value);
+    }
+    for (const auto& [name, value] : uci_.options)
+        if (std::none_of(uci->options.begin(), uci->options.end(),
+                         [&](const auto& o) { return o.first == name; }))
+            return fail("option '" + name + "' would go back to its default");
+    spec_.name = spec.name;
+    spec_.time_margin_ms = spec.time_margin_ms;
+    std::get<UciSpec>(spec_.engine).options = uci->options;
+    // A running engine takes the new values now (the next game's isready waits for them); one
+    // not running gets every option when it starts.
+    if (ready_)
+        for (const auto& [name, value] : changed)
+            if (!process_.write_line("setoption name " + name + " value " + value)) ready_ = false;
+    return true;
 }
 
 // Returns a failed reply.

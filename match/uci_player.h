@@ -25,6 +25,8 @@ class UciPlayer : public Player {
     // Asks the engine for a move within timeout_ms.
     MoveReply play(const GamePosition& position, const SearchLimits& limits,
                    int timeout_ms) override;
+    // Takes another spec of the same command's option values, sending those that changed.
+    bool reconfigure(const PlayerSpec& spec, std::string* error) override;
 
   private:
     // Starts the engine and runs the handshake.

@@ -102,6 +102,79 @@ TEST(UciPlayer, PlaysTheRealEngineThroughTheUciPath) {
     }
 }
 
+// Returns the lines of a file.
+std::vector<std::string> lines_of(const std::string& path) {
+    std::ifstream in(path);
+    std::vector<std::string> lines;
+    for (std::string line; std::getline(in, line);) lines.push_back(line);
+    return lines;
+}
+
+// An SPSA pair's values reach a running engine as setoption lines for what changed, without a
+// restart; a spec it cannot become (another engine, an option dropped) is refused unchanged.
+TEST(UciPlayer, ReconfiguringSendsTheChangedOptionsToTheRunningEngine) {
+    std::string log;
+    PlayerSpec spec = fake("illegal", &log);
+    std::get<UciSpec>(spec.engine).options = {{"Weight", "90"}, {"Hash", "16"}};
+    const std::unique_ptr<Player> player = make_player(spec);
+    std::string error;
+    ASSERT_TRUE(player->new_game(&error)) << error;
+    PlayerSpec next = spec;
+    next.name = "fake+";
+    std::get<UciSpec>(next.engine).options = {{"Weight", "110"}, {"Hash", "16"}};
+    ASSERT_TRUE(player->reconfigure(next, &error)) << error;
+    EXPECT_EQ(player->spec().name, "fake+");
+    ASSERT_TRUE(player->new_game(&error)) << error;
+    EXPECT_EQ(lines_of(log), (std::vector<std::string>{"start", "setoption name Weight value 90",
+                                                       "setoption name Hash value 16",
+                                                       "setoption name Weight value 110"}));
+
+    PlayerSpec dropped = next;
+    std::get<UciSpec>(dropped.engine).options = {{"Weight", "120"}};
+    EXPECT_FALSE(player->reconfigure(dropped, &error));
+    EXPECT_NE(error.find("'Hash' would go back to its default"), std::string::npos) << error;
+    PlayerSpec other = next;
+    std::get<UciSpec>(other.engine).command = "/bin/false";
+    EXPECT_FALSE(player->reconfigure(other, &error));
+    EXPECT_FALSE(player->reconfigure(builtin(), &error));
+    PlayerSpec injected = next;
+    std::get<UciSpec>(injected.engine).options = {{"Weight", "1\nquit"}, {"Hash", "16"}};
+    EXPECT_FALSE(player->reconfigure(injected, &error));
+    EXPECT_EQ(player->spec().name, "fake+");
+    EXPECT_EQ(std::get<UciSpec>(player->spec().engine).options[0].second, "110");
+    EXPECT_EQ(lines_of(log).size(), 4u);
+}
+
+// An engine that refuses a value (here: exits on it) fails its next game's start with a clear
+// error instead of playing with a value it did not take.
+TEST(UciPlayer, AnEngineThatRefusesAnOptionValueFailsItsNextGame) {
+    std::string log;
+    PlayerSpec spec = fake("illegal", &log);
+    std::get<UciSpec>(spec.engine).options = {{"Weight", "90"}};
+    const std::unique_ptr<Player> player = make_player(spec);
+    std::string error;
+    ASSERT_TRUE(player->new_game(&error)) << error;
+    std::get<UciSpec>(spec.engine).options = {{"Weight", "refused"}};
+    ASSERT_TRUE(player->reconfigure(spec, &error)) << error;
+    EXPECT_FALSE(player->new_game(&error));
+    EXPECT_NE(error.find("exited (exit status 4)"), std::string::npos) << error;
+}
+
+// The built-in player takes another spec's parameters in place; another hash size it cannot.
+TEST(BuiltinPlayer, ReconfiguringTakesTheParametersOfTheNewSpec) {
+    PlayerSpec spec = builtin();
+    const std::unique_ptr<Player> player = make_player(spec);
+    PlayerSpec next = spec;
+    std::string error;
+    ASSERT_TRUE(std::get<BuiltinSpec>(next.engine).params.set("KnightValueMg", 350, &error))
+        << error;
+    ASSERT_TRUE(player->reconfigure(next, &error)) << error;
+    EXPECT_EQ(std::get<BuiltinSpec>(player->spec().engine).params,
+              std::get<BuiltinSpec>(next.engine).params);
+    std::get<BuiltinSpec>(next.engine).hash_mb = 2;
+    EXPECT_FALSE(player->reconfigure(next, &error));
+}
+
 TEST(UciPlayer, ACrashingEngineLosesEachGameAndIsRestarted) {
     std::string log;
     MatchConfig config = config_with(builtin(), fake("crash", &log), "nodes=200");

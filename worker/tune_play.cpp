@@ -78,9 +78,20 @@ void play_tune_pairs(const std::vector<match::MatchConfig>& configs,
     std::atomic<bool> failed{false};
     auto play = [&] {
         try {
+            // Each thread keeps its two engines from pair to pair: a pair's values reach
+            // them with setoption (UCI) or as parameters (built-in), not as new processes.
+            std::unique_ptr<match::Player> plus, minus;
             for (size_t i = next++; i < jobs.size() && !stop && !failed; i = next++) {
-                const match::MatchRunner runner(configs[i]);
-                runner.play(std::span(&jobs[i], 1), {nullptr, on_pair_done}, stop);
+                const match::MatchConfig& config = configs[i];
+                std::string why;
+                if (!plus || !plus->reconfigure(config.first, &why))
+                    plus = match::make_player(config.first);
+                if (!minus || !minus->reconfigure(config.second, &why))
+                    minus = match::make_player(config.second);
+                std::optional<match::PairResult> pair =
+                    match::MatchRunner(config).play_pair(*plus, *minus, jobs[i], stop);
+                if (!pair) break;
+                if (on_pair_done) on_pair_done(*pair);
             }
         } catch (...) {
             std::lock_guard lock(mutex);

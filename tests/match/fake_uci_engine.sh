@@ -5,7 +5,10 @@
 #   illegal  answers "bestmove a1a1"
 #   slow     sleeps 0.3 s, then plays a1a8
 #   silent   exits before finishing the uci handshake
-# Usage: fake_uci_engine.sh MODE [LOG]; every start appends a line to LOG.
+# In every mode it declares the spin option Weight (default 100, 0..200), and exits with
+# status 4 on a setoption whose value is "refused" (an engine refusing a value).
+# Usage: fake_uci_engine.sh MODE [LOG]; every start appends "start" to LOG, and every
+# setoption its line.
 mode=$1
 log=$2
 [ -n "$log" ] && echo "start" >> "$log"
@@ -14,7 +17,12 @@ while read -r line; do
     uci)
         [ "$mode" = silent ] && exit 0
         echo "id name fake-$mode"
+        echo "option name Weight type spin default 100 min 0 max 200"
         echo "uciok"
+        ;;
+    setoption*)
+        [ -n "$log" ] && echo "$line" >> "$log"
+        [ "${line##* value }" = refused ] && exit 4
         ;;
     isready) echo "readyok" ;;
     go*)
