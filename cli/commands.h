@@ -2,6 +2,7 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <span>
 #include <string_view>
 
@@ -20,6 +21,14 @@ struct Command {
     // A command with typed flags instead: declares them on its app and returns the run.
     std::function<int()> (*declare)(CLI::App& app) = nullptr;
 };
+
+// Returns Command::declare of a command whose flags are a struct F, declared on its app by
+// F(app), and whose run is run(flags).
+template <typename F, int (*run)(const F&)>
+std::function<int()> declare_flags(CLI::App& app) {
+    auto flags = std::make_shared<F>(app);
+    return [flags] { return run(*flags); };
+}
 
 // Returns every command, in the order help lists them.
 std::span<const Command> commands();

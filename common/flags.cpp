@@ -100,6 +100,14 @@ std::string command_path(const CLI::App& app) {
 
 }  // namespace
 
+int64_t integer_value(std::string_view name, const std::string& text) {
+    return to_int(name, text);
+}
+
+double real_value(std::string_view name, const std::string& text) {
+    return to_double(name, text);
+}
+
 std::string environment_name(std::string_view flag) {
     std::string name = "SPARRING_";
     for (char c : flag) name += c == '-' ? '_' : char(std::toupper(static_cast<unsigned char>(c)));

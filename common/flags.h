@@ -50,6 +50,12 @@ std::string environment_name(std::string_view flag);
 // A flag's default is its fallback text, parsed into the variable and shown in help; a flag
 // without one keeps the variable's value (an empty optional: the caller computes a default).
 
+// Returns the integer of a flag's text; throws UsageError ("--n: 'x' is not an integer").
+int64_t integer_value(std::string_view name, const std::string& text);
+// Returns the finite real number of a flag's text; throws UsageError ("--x: 'y' is not a
+// number").
+double real_value(std::string_view name, const std::string& text);
+
 // Adds the boolean flag --name, which sets `set`.
 CLI::Option* add_switch(CLI::App& app, std::string_view name, bool& set, std::string_view help);
 // Adds --name VALUE (shown as placeholder) into value.
