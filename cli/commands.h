@@ -10,16 +10,14 @@
 
 namespace sparring::cli {
 
-// A CLI command: its flags are parsed (and `--help` answered) before `run` is called; `run`
-// returns the exit status and throws UsageError for a mistake on the command line.
+// A CLI command: its flags are parsed (and `--help` answered) before its run is called; the
+// run returns the exit status and throws UsageError for a mistake on the command line.
 struct Command {
     std::string_view name;
     std::string_view summary;  // one line
     std::string_view usage;    // the synopsis after "sparring NAME"; further lines end the help
-    std::span<const Flag> flags;
-    int (*run)(const Flags& flags);
-    // A command with typed flags instead: declares them on its app and returns the run.
-    std::function<int()> (*declare)(CLI::App& app) = nullptr;
+    // Declares the command's typed flags on its app and returns its run.
+    std::function<int()> (*declare)(CLI::App& app);
 };
 
 // Returns Command::declare of a command whose flags are a struct F, declared on its app by

@@ -227,8 +227,6 @@ Command positions_command() {
             "[--format F] [--filter LIST] [--threads N]\n"
             "       sparring positions import FILE[,FILE...] [--version V] [--name TEXT] "
             "[--filter LIST] [--skip-plies N]: to the coordinator, as training data",
-            {},
-            nullptr,
             declare_flags<PositionsFlags, run_positions>};
 }
 

@@ -671,38 +671,29 @@ Command versions_command() {
             "add, list or show engine versions and their engines' options on the coordinator",
             "add NAME [--preset P] [--set N=V,...] | add NAME --from-run RUN | "
             "add NAME --engine-file PATH [--arg A]... | list | show NAME | options NAME",
-            {},
-            nullptr,
             declare_flags<VersionsFlags, versions>};
 }
 
 Command runs_command() {
-    return {"runs",  "list the coordinator's runs: state, versions, games, Elo, LLR",
-            "",      {},
-            nullptr, declare_flags<RunsFlags, runs>};
+    return {"runs", "list the coordinator's runs: state, versions, games, Elo, LLR", "",
+            declare_flags<RunsFlags, runs>};
 }
 
 Command show_command() {
-    return {
-        "show",          "show a run: results, pentanomial counts, Elo, SPRT bounds, tuned values",
-        "RUN [--watch]", {},
-        nullptr,         declare_flags<ShowFlags, show>};
+    return {"show", "show a run: results, pentanomial counts, Elo, SPRT bounds, tuned values",
+            "RUN [--watch]", declare_flags<ShowFlags, show>};
 }
 
 Command stop_command() {
-    return {"stop",  "stop an active run (yours; an admin token: anybody's); its workers stop",
-            "RUN",   {},
-            nullptr, declare_flags<StopFlags, stop>};
+    return {"stop", "stop an active run (yours; an admin token: anybody's); its workers stop",
+            "RUN", declare_flags<StopFlags, stop>};
 }
 
 Command notify_command() {
     return {"notify",
             "post a JSON notice of each of your runs' ends to URL (its host must be on the "
             "coordinator's --notify-allow list); without URL: show where they go",
-            "[URL | --clear]",
-            {},
-            nullptr,
-            declare_flags<NotifyFlags, notify>};
+            "[URL | --clear]", declare_flags<NotifyFlags, notify>};
 }
 
 Command modify_command() {
@@ -710,32 +701,24 @@ Command modify_command() {
             "change a run after submit (yours; an admin token: anybody's); the run's history "
             "shows who changed what",
             "RUN [--priority P] [--throughput T] [--games N] [--description TEXT]",
-            {},
-            nullptr,
             declare_flags<ModifyFlags, modify>};
 }
 
 Command workers_command() {
-    return {"workers", "list the workers of the coordinator", "", {},
-            nullptr,   declare_flags<WorkersFlags, workers>};
+    return {"workers", "list the workers of the coordinator", "",
+            declare_flags<WorkersFlags, workers>};
 }
 
 Command purge_command() {
     return {"purge",
             "remove a worker's games from a run's totals and bar it from the run; the "
             "statistics are recomputed and others play the pairs again",
-            "RUN --worker W",
-            {},
-            nullptr,
-            declare_flags<PurgeFlags, purge>};
+            "RUN --worker W", declare_flags<PurgeFlags, purge>};
 }
 
 Command export_command() {
-    return {"export",
-            "export a run's games as PGN, or a generation run's labelled positions",
+    return {"export", "export a run's games as PGN, or a generation run's labelled positions",
             "RUN [--out FILE] | positions --run RUN --out FILE [--format F]",
-            {},
-            nullptr,
             declare_flags<ExportFlags, export_games>};
 }
 

@@ -371,8 +371,6 @@ Command submit_command() {
             "tune BASE --params NAMES [--verify] ... | generate --version V --games N [--nodes "
             "K] ... | train --version V (--data RUN,... | --generations G --games N --nodes K) "
             "...",
-            {},
-            nullptr,
             declare_flags<SubmitFlags, submit>};
 }
 

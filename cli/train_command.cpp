@@ -167,13 +167,10 @@ int run_train(const TrainCommandFlags& args) {
 // Describes `sparring train` for the command table.
 Command train_command() {
     return {
-        "train",
-        "fit the evaluation parameters to labelled positions (Texel method, Adam)",
+        "train", "fit the evaluation parameters to labelled positions (Texel method, Adam)",
         "--data FILE[,FILE...] --out FILE [--params FILE | --preset NAME] [--select LIST] "
         "[--epochs N] [--lr X] [--batch N] [--l2 X] [--k K|auto] [--filter LIST] [--skip-plies N] "
         "[--seed N] [--threads N]",
-        {},
-        nullptr,
         declare_flags<TrainCommandFlags, run_train>};
 }
 

@@ -251,8 +251,7 @@ std::pair<std::string, std::map<std::string, int>> version_of_run(int64_t run_id
 
 Command tune_history_command() {
     return {"tune-history", "show how a tuning run's parameter values moved, pair by pair",
-            "RUN [--csv]",  {},
-            nullptr,        declare_flags<TuneHistoryFlags, tune_history>};
+            "RUN [--csv]", declare_flags<TuneHistoryFlags, tune_history>};
 }
 
 }  // namespace sparring::cli
