@@ -86,12 +86,7 @@ Command book_command() {
             "them balanced",
             "generate --out FILE [--positions N] [--seed N] [--min-plies N] [--max-plies N] "
             "[--max-score CP] [--nodes N]",
-            {},
-            nullptr,
-            [](CLI::App& app) -> std::function<int()> {
-                auto flags = std::make_shared<BookFlags>(app);
-                return [flags] { return run_book(*flags); };
-            }};
+            declare_flags<BookFlags, run_book>};
 }
 
 }  // namespace sparring::cli

@@ -2,6 +2,7 @@
 
 #include <google/protobuf/util/json_util.h>
 
+#include <CLI/CLI.hpp>
 #include <filesystem>
 #include <fstream>
 #include <stdexcept>
@@ -10,39 +11,42 @@
 
 namespace sparring::cli {
 
-namespace {
-
-constexpr Flag kRemoteFlags[] = {
-    {"coordinator", "HOST:PORT", "coordinator address", "", true},
-    {"token", "TOKEN", "access token (visible in `ps`; prefer SPARRING_TOKEN or --token-file)", "",
-     true},
-    {"token-file", "FILE", "read the access token from the first line of FILE", "", true},
-    {"tls-ca", "FILE", "use TLS, verifying the coordinator with these CA certificates"},
-    {"timeout", "S", "seconds to wait for the coordinator", "10"},
-};
-
-}  // namespace
-
-std::vector<Flag> with_remote_flags(std::initializer_list<Flag> own) {
-    std::vector<Flag> flags(own);
-    flags.insert(flags.end(), std::begin(kRemoteFlags), std::end(kRemoteFlags));
-    return flags;
+void RemoteFlags::declare(CLI::App& app) {
+    from_environment(add_flag(app, "coordinator", coordinator, "HOST:PORT", "coordinator address"));
+    from_environment(
+        add_flag(app, "token", token, "TOKEN",
+                 "access token (visible in `ps`; prefer SPARRING_TOKEN or --token-file)"));
+    from_environment(add_flag(app, "token-file", token_file, "FILE",
+                              "read the access token from the first line of FILE"));
+    add_flag(app, "tls-ca", tls_ca, "FILE",
+             "use TLS, verifying the coordinator with these CA certificates");
+    add_flag(app, "timeout", timeout, "S", "seconds to wait for the coordinator", "10");
 }
 
-RemoteClient::RemoteClient(const Flags& args) {
-    endpoint_.address = args.get_string("coordinator", "");
+void CommonFlags::declare_common(CLI::App& app, std::string_view json_help) {
+    add_switch(app, "json", json, json_help);
+    remote.declare(app);
+    add_arguments(app, arguments);
+}
+
+SwitchFlags::SwitchFlags(CLI::App& app, std::string_view name, std::string_view help) {
+    add_switch(app, name, on, help);
+    declare_common(app);
+}
+
+RemoteClient::RemoteClient(const RemoteFlags& flags) {
+    endpoint_.address = flags.coordinator.value_or("");
     if (endpoint_.address.empty())
         throw UsageError(
             "no coordinator: pass --coordinator HOST:PORT or set "
             "SPARRING_COORDINATOR");
-    if (args.has("token") && args.has("token-file"))
+    if (flags.token && flags.token_file)
         throw UsageError("give --token (or SPARRING_TOKEN) or --token-file, not both");
-    endpoint_.token = args.has("token-file") ? rpc::read_token_file(args.get_string("token-file"))
-                                             : args.get_string("token", "");
-    endpoint_.tls_ca_file = args.get_string("tls-ca", "");
-    const int64_t timeout_s = args.get_int("timeout");
-    if (timeout_s < 1 || timeout_s > 3600) throw UsageError("--timeout must be in 1..3600");
-    timeout_ = std::chrono::seconds(timeout_s);
+    endpoint_.token =
+        flags.token_file ? rpc::read_token_file(*flags.token_file) : flags.token.value_or("");
+    endpoint_.tls_ca_file = flags.tls_ca.value_or("");
+    if (flags.timeout < 1 || flags.timeout > 3600) throw UsageError("--timeout must be in 1..3600");
+    timeout_ = std::chrono::seconds(flags.timeout);
     stub_ = v1::UserService::NewStub(rpc::make_channel(endpoint_));
 }
 

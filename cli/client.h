@@ -5,6 +5,8 @@
 
 #include <google/protobuf/message.h>
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -15,13 +17,37 @@
 
 namespace sparring::cli {
 
-// Returns a command's own flags followed by the connection flags every remote command takes.
-std::vector<Flag> with_remote_flags(std::initializer_list<Flag> own);
+// The connection flags every remote command takes, after its own.
+struct RemoteFlags {
+    std::optional<std::string> coordinator, token, token_file, tls_ca;
+    int64_t timeout = 0;
+
+    // Declares the flags on app.
+    void declare(CLI::App& app);
+};
+
+// What most remote commands end with: --json, the connection flags, and the arguments.
+struct CommonFlags {
+    bool json = false;
+    RemoteFlags remote;
+    std::vector<std::string> arguments;
+
+    // Declares --json (with its help), the connection flags and the arguments on app.
+    void declare_common(CLI::App& app, std::string_view json_help = "print JSON");
+};
+
+// The flags of a remote command with one switch of its own: the switch, then CommonFlags.
+struct SwitchFlags : CommonFlags {
+    bool on = false;  // the switch
+
+    // Declares the switch --name with its help, and the common flags, on app.
+    SwitchFlags(CLI::App& app, std::string_view name, std::string_view help);
+};
 
 class RemoteClient {
   public:
     // Reads the connection flags; throws UsageError when the address is missing.
-    explicit RemoteClient(const Flags& args);
+    explicit RemoteClient(const RemoteFlags& flags);
 
     // Calls a UserService method with the token and deadline; throws std::runtime_error with
     // one line ("coordinator 127.0.0.1:5000: unavailable: ...") when it fails.

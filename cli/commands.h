@@ -2,6 +2,7 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <span>
 #include <string_view>
 
@@ -9,17 +10,23 @@
 
 namespace sparring::cli {
 
-// A CLI command: its flags are parsed (and `--help` answered) before `run` is called; `run`
-// returns the exit status and throws UsageError for a mistake on the command line.
+// A CLI command: its flags are parsed (and `--help` answered) before its run is called; the
+// run returns the exit status and throws UsageError for a mistake on the command line.
 struct Command {
     std::string_view name;
     std::string_view summary;  // one line
     std::string_view usage;    // the synopsis after "sparring NAME"; further lines end the help
-    std::span<const Flag> flags;
-    int (*run)(const Flags& flags);
-    // A command with typed flags instead: declares them on its app and returns the run.
-    std::function<int()> (*declare)(CLI::App& app) = nullptr;
+    // Declares the command's typed flags on its app and returns its run.
+    std::function<int()> (*declare)(CLI::App& app);
 };
+
+// Returns Command::declare of a command whose flags are a struct F, declared on its app by
+// F(app), and whose run is run(flags).
+template <typename F, int (*run)(const F&)>
+std::function<int()> declare_flags(CLI::App& app) {
+    auto flags = std::make_shared<F>(app);
+    return [flags] { return run(*flags); };
+}
 
 // Returns every command, in the order help lists them.
 std::span<const Command> commands();

@@ -24,11 +24,7 @@ int main(int argc, char** argv) {
         sparring::set_synopsis(*sub, std::string(c.usage.substr(0, line_end)));
         if (line_end != std::string_view::npos)
             sub->footer(std::string(c.usage.substr(c.usage.find_first_not_of('\n', line_end))));
-        if (c.declare)
-            runs.push_back(c.declare(*sub));
-        else
-            runs.push_back(
-                [&c, f = std::make_shared<sparring::Flags>(*sub, c.flags)] { return c.run(*f); });
+        runs.push_back(c.declare(*sub));
     }
     // Set after the subcommands, which would inherit it.
     app.footer("'sparring COMMAND --help' shows a command's flags.");

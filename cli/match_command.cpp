@@ -344,13 +344,7 @@ int run_match(const MatchFlags& args) {
 Command match_command() {
     return {"match",
             "play paired games between engines (built-in in-process, or UCI) and report Elo",
-            MatchUsage,
-            {},
-            nullptr,
-            [](CLI::App& app) -> std::function<int()> {
-                auto flags = std::make_shared<MatchFlags>(app);
-                return [flags] { return run_match(*flags); };
-            }};
+            MatchUsage, declare_flags<MatchFlags, run_match>};
 }
 
 }  // namespace sparring::cli

@@ -1,5 +1,6 @@
 // The remote commands of the `sparring` CLI: versions, runs, show, stop, workers, export.
 // Each talks to the coordinator's UserService; --json prints the coordinator's messages.
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <charconv>
 #include <cstdio>
@@ -27,10 +28,144 @@ namespace sparring::cli {
 
 namespace {
 
-// Returns a run id from a positional argument; throws UsageError when it is not one.
-int64_t run_id_argument(const Flags& args) {
-    if (args.positional().size() != 1) throw UsageError("give one run id (see `sparring runs`)");
-    const std::string& text = args.positional()[0];
+// The flags of `sparring versions`, and its arguments.
+struct VersionsFlags : CommonFlags {
+    std::string preset;
+    CLI::Option* preset_option = nullptr;
+    std::optional<std::string> set, uci, option, engine_file, engine_archive, entry, from_run,
+        description;
+    std::optional<int64_t> hash, bench, reference_nps;
+    bool no_options = false;
+    std::vector<std::string> arg;
+
+    // Declares the flags on app.
+    explicit VersionsFlags(CLI::App& app);
+};
+
+VersionsFlags::VersionsFlags(CLI::App& app) {
+    preset_option =
+        add_flag(app, "preset", preset, "NAME", "add: built-in parameter preset", "default");
+    add_flag(app, "set", set, "NAME=V,...", "add: built-in parameters that differ from the preset");
+    add_flag(app, "hash", hash, "MB",
+             "add: hash table of the built-in engine (default: the engine's)");
+    add_flag(app, "uci", uci, "COMMAND", "add: an external UCI engine instead of the built-in one");
+    add_flag(app, "option", option, "NAME=V,...",
+             "add: UCI options of the external or uploaded engine");
+    add_flag(app, "engine-file", engine_file, "PATH",
+             "add: upload this executable UCI engine to the coordinator");
+    add_flag(app, "engine-archive", engine_archive, "FILE",
+             "add: upload this .tar.gz of an engine and its files");
+    add_switch(app, "no-options", no_options,
+               "add: do not start the --uci or --engine-file engine here to read its options "
+               "(they are then not recorded and cannot tune)");
+    add_flag(app, "entry", entry, "PATH", "add: the executable's path inside --engine-archive");
+    add_flag(app, "arg", arg, "ARG",
+             "add: an argument the uploaded engine starts with (repeatable)");
+    add_flag(app, "bench", bench, "N",
+             "add: bench signature (built-in: computed here when not given)");
+    add_flag(app, "from-run", from_run, "RUN",
+             "add: the current values of a tuning run, or a training run's result, on its base "
+             "version");
+    add_flag(app, "description", description, "TEXT", "add: free text");
+    in_range(add_flag(app, "reference-nps", reference_nps, "N",
+                      "add: the speed its clock runs are defined for (nodes per second of one "
+                      "game's engine as workers measure it); workers scale clocks by it"),
+             1000, 1'000'000'000'000);
+    declare_common(app);
+}
+
+// The flags of `sparring runs`.
+struct RunsFlags : CommonFlags {
+    bool active = false;
+    std::optional<std::string> owner, tc, result, since, until;
+    int64_t limit = 0;
+
+    // Declares the flags on app.
+    explicit RunsFlags(CLI::App& app) {
+        add_switch(app, "active", active, "only active runs");
+        add_flag(app, "owner", owner, "USER",
+                 "only runs this user submitted (the name of their token)");
+        add_flag(app, "tc", tc, "TC", "only runs at this time control (10+0.1, nodes=1000)");
+        add_flag(app, "result", result, "TEXT",
+                 "only runs whose result starts with TEXT (H1, H0, stopped)");
+        add_flag(app, "since", since, "DATE",
+                 "only runs created on or after DATE (YYYY-MM-DD, UTC)");
+        add_flag(app, "until", until, "DATE",
+                 "only runs created on or before DATE (YYYY-MM-DD, UTC)");
+        add_flag(app, "limit", limit, "N", "at most N runs", "50");
+        declare_common(app);
+    }
+};
+
+// The flags of `sparring show`: --watch.
+struct ShowFlags : SwitchFlags {
+    // Declares the flags on app.
+    explicit ShowFlags(CLI::App& app)
+        : SwitchFlags(app, "watch", "follow the run live until it ends") {}
+};
+
+// The flags of `sparring stop`.
+struct StopFlags : CommonFlags {
+    // Declares the flags on app.
+    explicit StopFlags(CLI::App& app) { declare_common(app); }
+};
+
+// The flags of `sparring notify`: --clear.
+struct NotifyFlags : SwitchFlags {
+    // Declares the flags on app.
+    explicit NotifyFlags(CLI::App& app) : SwitchFlags(app, "clear", "no more notifications") {}
+};
+
+// The flags of `sparring workers`: --all.
+struct WorkersFlags : SwitchFlags {
+    // Declares the flags on app.
+    explicit WorkersFlags(CLI::App& app)
+        : SwitchFlags(app, "all", "include workers not seen lately") {}
+};
+
+// The flags of `sparring modify`.
+struct ModifyFlags : CommonFlags {
+    std::optional<int64_t> priority, throughput, games;
+    std::optional<std::string> description, test, base, tc, book;
+
+    // Declares the flags on app.
+    explicit ModifyFlags(CLI::App& app) {
+        in_range(add_flag(app, "priority", priority, "P",
+                          "higher priorities are served first (-1000..1000)"),
+                 -1000, 1000);
+        in_range(add_flag(app, "throughput", throughput, "T",
+                          "share of the workers among equal priorities, percent (1..10000)"),
+                 1, 10000);
+        in_range(add_flag(app, "games", games, "N",
+                          "games (regression: the maximum); not below those played or leased"),
+                 2, 1'000'000'000);
+        add_flag(app, "description", description, "TEXT",
+                 "free text (also of a run that has ended)");
+        add_flag(app, "test", test, "VERSION", "cannot change: refused, submit --like RUN instead");
+        add_flag(app, "base", base, "VERSION", "cannot change: refused, submit --like RUN instead");
+        add_flag(app, "tc", tc, "TC", "cannot change: refused, submit --like RUN instead");
+        add_flag(app, "book", book, "FILE", "cannot change: refused, submit --like RUN instead");
+        declare_common(app);
+    }
+};
+
+// The flags of `sparring purge`.
+struct PurgeFlags : CommonFlags {
+    std::optional<int64_t> worker;
+
+    // Declares the flags on app.
+    explicit PurgeFlags(CLI::App& app) {
+        in_range(add_flag(app, "worker", worker, "W",
+                          "the worker whose games to remove (see `sparring workers --all`)"),
+                 1, std::numeric_limits<int64_t>::max());
+        declare_common(app);
+    }
+};
+
+// Returns a run id from the positional arguments; throws UsageError when it is not one.
+int64_t run_id_argument(const std::vector<std::string>& arguments) {
+    if (arguments.size() != 1) throw UsageError("give one run id (see `sparring runs`)");
+    const std::string& text = arguments[0];
     int64_t id = 0;
     const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), id);
     if (ec != std::errc() || end != text.data() + text.size() || id < 1)
@@ -107,56 +242,54 @@ std::string engine_text(const v1::Version& v) {
 
 // Uploads the engine file of `versions add --engine-file/--engine-archive` and describes it
 // in the version.
-void add_uploaded_engine(const Flags& args, RemoteClient& client, v1::Version& v) {
-    if (args.has("engine-file") == args.has("engine-archive"))
+void add_uploaded_engine(const VersionsFlags& args, RemoteClient& client, v1::Version& v) {
+    if (args.engine_file.has_value() == args.engine_archive.has_value())
         throw UsageError("give one of --engine-file and --engine-archive");
-    if (args.has("uci") || args.has("preset") || args.has("set") || args.has("hash") ||
-        args.has("from-run"))
+    if (args.uci || given(args.preset_option) || args.set || args.hash || args.from_run)
         throw UsageError(
             "an uploaded engine excludes --uci, --preset, --set, --hash and --from-run");
-    const bool archive = args.has("engine-archive");
-    if (archive != args.has("entry"))
+    const bool archive = args.engine_archive.has_value();
+    if (archive != args.entry.has_value())
         throw UsageError(archive ? "--engine-archive needs --entry: the executable inside it"
                                  : "--entry needs --engine-archive");
-    const std::string path = args.get_string(archive ? "engine-archive" : "engine-file");
-    if (archive && !args.has("no-options"))
+    const std::string path = archive ? *args.engine_archive : *args.engine_file;
+    if (archive && !args.no_options)
         std::cerr << "options not recorded: the options of an archive's engine are not read yet "
                      "(the version plays, but its options cannot be tuned)\n";
-    else if (!args.has("no-options"))
-        record_engine_options(v, path, args.get_all("arg"));
+    else if (!args.no_options)
+        record_engine_options(v, path, args.arg);
     std::cerr << "uploading " << path << "...\n";
     const v1::UploadEngineResponse uploaded = client.upload_engine(path, archive);
     std::cerr << (uploaded.duplicate() ? "already stored" : "stored") << " as sha256 "
               << uploaded.sha256() << " (" << uploaded.size() << " bytes)\n";
     v1::UploadedEngine& u = *v.mutable_uploaded();
     u.set_sha256(uploaded.sha256());
-    if (archive) u.set_entry(args.get_string("entry"));
-    for (const std::string& arg : args.get_all("arg")) u.add_args(arg);
-    for (const auto& [name, value] : parse_options(args.get_string("option", "")))
+    if (archive) u.set_entry(*args.entry);
+    for (const std::string& arg : args.arg) u.add_args(arg);
+    for (const auto& [name, value] : parse_options(args.option.value_or("")))
         (*u.mutable_options())[name] = value;
-    v.set_bench(uint64_t(args.get_int("bench", 0)));
+    v.set_bench(uint64_t(args.bench.value_or(0)));
 }
 
-int add_version(const Flags& args, RemoteClient& client, const v1::AddVersionRequest& request);
+int add_version(const VersionsFlags& args, RemoteClient& client,
+                const v1::AddVersionRequest& request);
 
 // Runs `versions add NAME`.
-int versions_add(const Flags& args, RemoteClient& client) {
-    if (args.positional().size() != 2) throw UsageError("versions add needs a NAME");
+int versions_add(const VersionsFlags& args, RemoteClient& client) {
+    if (args.arguments.size() != 2) throw UsageError("versions add needs a NAME");
     v1::AddVersionRequest request;
     v1::Version& v = *request.mutable_version();
-    v.set_name(valid_utf8(args.positional()[1]));
-    v.set_description(valid_utf8(args.get_string("description", "")));
-    if (args.has("reference-nps"))
-        v.set_reference_nps(uint64_t(args.get_int_in("reference-nps", 1000, 1'000'000'000'000)));
-    if (!args.has("engine-file") && !args.has("engine-archive") &&
-        (args.has("entry") || !args.get_all("arg").empty()))
+    v.set_name(valid_utf8(args.arguments[1]));
+    v.set_description(valid_utf8(args.description.value_or("")));
+    if (args.reference_nps) v.set_reference_nps(uint64_t(*args.reference_nps));
+    if (!args.engine_file && !args.engine_archive && (args.entry || !args.arg.empty()))
         throw UsageError("--entry and --arg need --engine-file or --engine-archive");
-    if (args.has("engine-file") || args.has("engine-archive")) {
+    if (args.engine_file || args.engine_archive) {
         add_uploaded_engine(args, client, v);
-    } else if (args.has("from-run")) {
-        if (args.has("uci") || args.has("preset") || args.has("set") || args.has("bench"))
+    } else if (args.from_run) {
+        if (args.uci || given(args.preset_option) || args.set || args.bench)
             throw UsageError("--from-run excludes --uci, --preset, --set and --bench");
-        const std::string run = args.get_string("from-run");
+        const std::string& run = *args.from_run;
         int64_t run_id = 0;
         const auto [end, ec] = std::from_chars(run.data(), run.data() + run.size(), run_id);
         if (ec != std::errc() || end != run.data() + run.size() || run_id < 1)
@@ -174,50 +307,50 @@ int versions_add(const Flags& args, RemoteClient& client) {
         client.call(&v1::UserService::Stub::GetVersion, base_request, &base);
         if (source.spec().kind() == v1::RUN_KIND_TUNE && !base.has_builtin()) {
             // A tuning run of an engine's options: the same engine with the tuned values.
-            if (args.has("hash")) throw UsageError("--hash is the built-in engine's");
+            if (args.hash) throw UsageError("--hash is the built-in engine's");
             tuned_engine_version(source, base, v);
-            if (!args.has("description"))
+            if (!args.description)
                 v.set_description(std::string(kind.version_description) + std::to_string(run_id));
             return add_version(args, client, request);
         }
         const auto [preset, overrides] = kind.version_of(source, client);
         v.mutable_builtin()->set_preset(preset);
         v.mutable_builtin()->mutable_overrides()->insert(overrides.begin(), overrides.end());
-        const int64_t hash = args.get_int("hash", 0);
+        const int64_t hash = args.hash.value_or(0);
         if (hash < 0 || hash > 65536) throw UsageError("--hash must be in 0..65536");
         v.mutable_builtin()->set_hash_mb(uint32_t(hash));
         v.set_bench(local_bench(preset, overrides));
-        if (!args.has("description"))
+        if (!args.description)
             v.set_description(std::string(kind.version_description) + std::to_string(run_id));
-    } else if (args.has("uci")) {
-        if (args.has("preset") || args.has("set") || args.has("hash"))
+    } else if (args.uci) {
+        if (given(args.preset_option) || args.set || args.hash)
             throw UsageError("--uci excludes --preset, --set and --hash");
-        v.mutable_uci()->set_command(args.get_string("uci"));
-        for (const auto& [name, value] : parse_options(args.get_string("option", "")))
+        v.mutable_uci()->set_command(*args.uci);
+        for (const auto& [name, value] : parse_options(args.option.value_or("")))
             (*v.mutable_uci()->mutable_options())[name] = value;
-        if (!args.has("no-options")) record_engine_options(v, v.uci().command(), {});
-        v.set_bench(uint64_t(args.get_int("bench", 0)));
+        if (!args.no_options) record_engine_options(v, v.uci().command(), {});
+        v.set_bench(uint64_t(args.bench.value_or(0)));
     } else {
-        if (args.has("option")) throw UsageError("--option needs --uci");
-        const std::string preset = args.get_string("preset");
-        const auto overrides = parse_overrides(args.get_string("set", ""));
+        if (args.option) throw UsageError("--option needs --uci");
+        const std::string& preset = args.preset;
+        const auto overrides = parse_overrides(args.set.value_or(""));
         v.mutable_builtin()->set_preset(preset);
         for (const auto& [name, value] : overrides)
             (*v.mutable_builtin()->mutable_overrides())[name] = value;
-        const int64_t hash = args.get_int("hash", 0);
+        const int64_t hash = args.hash.value_or(0);
         if (hash < 0 || hash > 65536) throw UsageError("--hash must be in 0..65536");
         v.mutable_builtin()->set_hash_mb(uint32_t(hash));
-        v.set_bench(args.has("bench") ? uint64_t(args.get_int("bench"))
-                                      : local_bench(preset, overrides));
+        v.set_bench(args.bench ? uint64_t(*args.bench) : local_bench(preset, overrides));
     }
     return add_version(args, client, request);
 }
 
 // Adds the version and says so.
-int add_version(const Flags& args, RemoteClient& client, const v1::AddVersionRequest& request) {
+int add_version(const VersionsFlags& args, RemoteClient& client,
+                const v1::AddVersionRequest& request) {
     v1::Version added;
     client.call(&v1::UserService::Stub::AddVersion, request, &added);
-    if (args.has("json"))
+    if (args.json)
         std::cout << to_json(added) << "\n";
     else
         std::cout << "version " << added.name() << " added (id " << added.id() << ", bench "
@@ -226,10 +359,10 @@ int add_version(const Flags& args, RemoteClient& client, const v1::AddVersionReq
 }
 
 // Runs `versions list|show|add`.
-int versions(const Flags& args) {
-    const auto& pos = args.positional();
+int versions(const VersionsFlags& args) {
+    const auto& pos = args.arguments;
     if (pos.empty()) throw UsageError("versions needs add, list, show or options");
-    RemoteClient client(args);
+    RemoteClient client(args.remote);
     if (pos[0] == "add") return versions_add(args, client);
     if (pos[0] == "options") {
         if (pos.size() != 2) throw UsageError("versions options needs a NAME");
@@ -237,7 +370,7 @@ int versions(const Flags& args) {
         request.set_name(valid_utf8(pos[1]));
         v1::Version v;
         client.call(&v1::UserService::Stub::GetVersion, request, &v);
-        if (args.has("json")) {
+        if (args.json) {
             v1::Version options;
             *options.mutable_options() = v.options();
             std::cout << to_json(options) << "\n";
@@ -256,7 +389,7 @@ int versions(const Flags& args) {
         request.set_name(valid_utf8(pos[1]));
         v1::Version v;
         client.call(&v1::UserService::Stub::GetVersion, request, &v);
-        if (args.has("json")) {
+        if (args.json) {
             std::cout << to_json(v) << "\n";
             return 0;
         }
@@ -281,7 +414,7 @@ int versions(const Flags& args) {
     if (pos[0] != "list") throw UsageError("unknown versions action '" + pos[0] + "'");
     v1::ListVersionsResponse response;
     client.call(&v1::UserService::Stub::ListVersions, v1::ListVersionsRequest(), &response);
-    if (args.has("json")) {
+    if (args.json) {
         std::cout << to_json(response) << "\n";
         return 0;
     }
@@ -307,8 +440,7 @@ std::string stages(const v1::RunStatus& r) {
 
 // Returns the milliseconds since the Unix epoch of the UTC date a flag gives, plus days; throws
 // UsageError naming the flag for anything but YYYY-MM-DD.
-int64_t date_ms(const Flags& args, const char* flag, int days) {
-    const std::string text = args.get_string(flag);
+int64_t date_ms(const std::string& text, const char* flag, int days) {
     const std::optional<int64_t> ms = utc_day_ms(text);
     if (!ms)
         throw UsageError("--" + std::string(flag) + " takes a date as YYYY-MM-DD (UTC), not '" +
@@ -316,21 +448,21 @@ int64_t date_ms(const Flags& args, const char* flag, int days) {
     return *ms + int64_t(days) * 86'400'000;
 }
 
-int runs(const Flags& args) {
-    if (!args.positional().empty()) throw UsageError("runs takes no arguments");
+int runs(const RunsFlags& args) {
+    if (!args.arguments.empty()) throw UsageError("runs takes no arguments");
     v1::ListRunsRequest request;
-    if (args.has("active")) request.add_states(v1::RUN_STATE_ACTIVE);
-    request.set_limit(uint32_t(std::clamp<int64_t>(args.get_int("limit"), 1, 100000)));
-    if (args.has("owner")) request.set_owner(args.get_string("owner"));
-    if (args.has("tc")) request.set_time_control(args.get_string("tc"));
-    if (args.has("result")) request.set_result(args.get_string("result"));
-    if (args.has("since")) request.set_created_from_unix_ms(date_ms(args, "since", 0));
+    if (args.active) request.add_states(v1::RUN_STATE_ACTIVE);
+    request.set_limit(uint32_t(std::clamp<int64_t>(args.limit, 1, 100000)));
+    if (args.owner) request.set_owner(*args.owner);
+    if (args.tc) request.set_time_control(*args.tc);
+    if (args.result) request.set_result(*args.result);
+    if (args.since) request.set_created_from_unix_ms(date_ms(*args.since, "since", 0));
     // The whole day the flag names.
-    if (args.has("until")) request.set_created_until_unix_ms(date_ms(args, "until", 1));
-    RemoteClient client(args);
+    if (args.until) request.set_created_until_unix_ms(date_ms(*args.until, "until", 1));
+    RemoteClient client(args.remote);
     v1::ListRunsResponse response;
     client.call(&v1::UserService::Stub::ListRuns, request, &response);
-    if (args.has("json")) {
+    if (args.json) {
         std::cout << to_json(response) << "\n";
         return 0;
     }
@@ -351,18 +483,18 @@ int runs(const Flags& args) {
 }
 
 // Runs `show RUN`, or follows it with --watch.
-int show(const Flags& args) {
+int show(const ShowFlags& args) {
     v1::GetRunRequest request;
-    request.set_run_id(run_id_argument(args));
-    RemoteClient client(args);
-    if (args.has("watch")) {
-        if (args.has("json")) throw UsageError("--watch does not go with --json");
+    request.set_run_id(run_id_argument(args.arguments));
+    RemoteClient client(args.remote);
+    if (args.on) {  // --watch
+        if (args.json) throw UsageError("--watch does not go with --json");
         watch_run(request.run_id(), client);
         return 0;
     }
     v1::RunStatus run;
     client.call(&v1::UserService::Stub::GetRun, request, &run);
-    if (args.has("json")) {
+    if (args.json) {
         std::cout << to_json(run) << "\n";
         return 0;
     }
@@ -371,13 +503,13 @@ int show(const Flags& args) {
 }
 
 // Runs `stop RUN`.
-int stop(const Flags& args) {
+int stop(const StopFlags& args) {
     v1::StopRunRequest request;
-    request.set_run_id(run_id_argument(args));
-    RemoteClient client(args);
+    request.set_run_id(run_id_argument(args.arguments));
+    RemoteClient client(args.remote);
     v1::RunStatus run;
     client.call(&v1::UserService::Stub::StopRun, request, &run);
-    if (args.has("json"))
+    if (args.json)
         std::cout << to_json(run) << "\n";
     else
         std::cout << "run " << run.id() << " stopped after " << run.games() << " games\n";
@@ -385,29 +517,26 @@ int stop(const Flags& args) {
 }
 
 // Runs `modify RUN --priority P --throughput T --games N --description D`.
-int modify(const Flags& args) {
+int modify(const ModifyFlags& args) {
     v1::ModifyRunRequest request;
-    request.set_run_id(run_id_argument(args));
-    if (args.has("priority"))
-        request.set_priority(int32_t(args.get_int_in("priority", -1000, 1000)));
-    if (args.has("throughput"))
-        request.set_throughput(uint32_t(args.get_int_in("throughput", 1, 10000)));
-    if (args.has("games")) request.set_games(uint64_t(args.get_int_in("games", 2, 1'000'000'000)));
-    if (args.has("description")) request.set_description(args.get_string("description"));
+    request.set_run_id(run_id_argument(args.arguments));
+    if (args.priority) request.set_priority(int32_t(*args.priority));
+    if (args.throughput) request.set_throughput(uint32_t(*args.throughput));
+    if (args.games) request.set_games(uint64_t(*args.games));
+    if (args.description) request.set_description(*args.description);
     // What cannot change goes to the coordinator all the same, which says why and what to do.
-    if (args.has("test")) request.set_test_version(args.get_string("test"));
-    if (args.has("base")) request.set_base_version(args.get_string("base"));
-    if (args.has("tc")) request.mutable_time_control();
-    if (args.has("book")) request.mutable_book()->set_source(args.get_string("book"));
+    if (args.test) request.set_test_version(*args.test);
+    if (args.base) request.set_base_version(*args.base);
+    if (args.tc) request.mutable_time_control();
+    if (args.book) request.mutable_book()->set_source(*args.book);
     if (!request.has_priority() && !request.has_throughput() && !request.has_games() &&
-        !request.has_description() && !args.has("test") && !args.has("base") && !args.has("tc") &&
-        !args.has("book"))
+        !request.has_description() && !args.test && !args.base && !args.tc && !args.book)
         throw UsageError(
             "nothing to change: give --priority, --throughput, --games or --description");
-    RemoteClient client(args);
+    RemoteClient client(args.remote);
     v1::RunStatus run;
     client.call(&v1::UserService::Stub::ModifyRun, request, &run);
-    if (args.has("json")) {
+    if (args.json) {
         std::cout << to_json(run) << "\n";
         return 0;
     }
@@ -419,18 +548,18 @@ int modify(const Flags& args) {
 }
 
 // Runs `notify [URL | --clear]`.
-int notify(const Flags& args) {
-    if (args.positional().size() > 1) throw UsageError("notify takes one URL at most");
+int notify(const NotifyFlags& args) {
+    if (args.arguments.size() > 1) throw UsageError("notify takes one URL at most");
     v1::SetNotifyUrlRequest request;
-    if (!args.positional().empty()) request.set_url(args.positional()[0]);
-    if (args.has("clear")) {
+    if (!args.arguments.empty()) request.set_url(args.arguments[0]);
+    if (args.on) {  // --clear
         if (request.has_url()) throw UsageError("give a URL or --clear, not both");
         request.set_url("");
     }
-    RemoteClient client(args);
+    RemoteClient client(args.remote);
     v1::SetNotifyUrlResponse response;
     client.call(&v1::UserService::Stub::SetNotifyUrl, request, &response);
-    if (args.has("json")) {
+    if (args.json) {
         std::cout << to_json(response) << "\n";
         return 0;
     }
@@ -443,14 +572,14 @@ int notify(const Flags& args) {
 }
 
 // Runs `workers`.
-int workers(const Flags& args) {
-    if (!args.positional().empty()) throw UsageError("workers takes no arguments");
-    RemoteClient client(args);
+int workers(const WorkersFlags& args) {
+    if (!args.arguments.empty()) throw UsageError("workers takes no arguments");
+    RemoteClient client(args.remote);
     v1::ListWorkersRequest request;
-    request.set_include_inactive(args.has("all"));
+    request.set_include_inactive(args.on);  // --all
     v1::ListWorkersResponse response;
     client.call(&v1::UserService::Stub::ListWorkers, request, &response);
-    if (args.has("json")) {
+    if (args.json) {
         std::cout << to_json(response) << "\n";
         return 0;
     }
@@ -485,15 +614,15 @@ int workers(const Flags& args) {
 }
 
 // Runs `purge RUN --worker W`.
-int purge(const Flags& args) {
+int purge(const PurgeFlags& args) {
     v1::PurgeWorkerRequest request;
-    request.set_run_id(run_id_argument(args));
-    if (!args.has("worker")) throw UsageError("--worker is required: the worker to purge");
-    request.set_worker_id(args.get_int_in("worker", 1, std::numeric_limits<int64_t>::max()));
-    RemoteClient client(args);
+    request.set_run_id(run_id_argument(args.arguments));
+    if (!args.worker) throw UsageError("--worker is required: the worker to purge");
+    request.set_worker_id(*args.worker);
+    RemoteClient client(args.remote);
     v1::RunStatus run;
     client.call(&v1::UserService::Stub::PurgeWorker, request, &run);
-    if (args.has("json")) {
+    if (args.json) {
         std::cout << to_json(run) << "\n";
         return 0;
     }
@@ -508,21 +637,19 @@ int purge(const Flags& args) {
 
 // Runs `export RUN`: every recorded game as PGN, page by page; `export positions` writes a
 // generation run's labelled positions instead.
-int export_games(const Flags& args) {
-    if (!args.positional().empty() && args.positional()[0] == "positions")
-        return export_positions(args);
-    for (const char* flag : {"run", "format"})
-        if (args.has(flag))
-            throw UsageError("--" + std::string(flag) + " goes with export positions");
+int export_games(const ExportFlags& args) {
+    if (!args.arguments.empty() && args.arguments[0] == "positions") return export_positions(args);
+    for (const CLI::Option* option : {args.run_option, args.format_option})
+        if (given(option)) throw UsageError(option->get_name() + " goes with export positions");
     v1::ExportGamesRequest request;
-    request.set_run_id(run_id_argument(args));
-    RemoteClient client(args);
+    request.set_run_id(run_id_argument(args.arguments));
+    RemoteClient client(args.remote);
     std::ofstream file;
-    if (args.has("out")) {
-        file.open(args.get_string("out"), std::ios::binary);
-        if (!file) throw std::runtime_error("cannot write " + args.get_string("out"));
+    if (args.out) {
+        file.open(*args.out, std::ios::binary);
+        if (!file) throw std::runtime_error("cannot write " + *args.out);
     }
-    std::ostream& out = args.has("out") ? file : std::cout;
+    std::ostream& out = args.out ? file : std::cout;
     uint64_t games = 0;
     for (;;) {
         v1::ExportGamesResponse page;
@@ -533,131 +660,66 @@ int export_games(const Flags& args) {
         request.set_start_game(page.next_start_game());
     }
     if (!out) throw std::runtime_error("writing the PGN failed");
-    if (args.has("out"))
-        std::cerr << games << " games written to " << args.get_string("out") << "\n";
+    if (args.out) std::cerr << games << " games written to " << *args.out << "\n";
     return 0;
 }
 
 }  // namespace
 
 Command versions_command() {
-    static const std::vector<Flag> flags = with_remote_flags({
-        {"preset", "NAME", "add: built-in parameter preset", "default"},
-        {"set", "NAME=V,...", "add: built-in parameters that differ from the preset"},
-        {"hash", "MB", "add: hash table of the built-in engine (default: the engine's)"},
-        {"uci", "COMMAND", "add: an external UCI engine instead of the built-in one"},
-        {"option", "NAME=V,...", "add: UCI options of the external or uploaded engine"},
-        {"engine-file", "PATH", "add: upload this executable UCI engine to the coordinator"},
-        {"engine-archive", "FILE", "add: upload this .tar.gz of an engine and its files"},
-        {"no-options", "",
-         "add: do not start the --uci or --engine-file engine here to read its options (they "
-         "are then not recorded and cannot tune)"},
-        {"entry", "PATH", "add: the executable's path inside --engine-archive"},
-        {"arg", "ARG", "add: an argument the uploaded engine starts with (repeatable)", "", false,
-         true},
-        {"bench", "N", "add: bench signature (built-in: computed here when not given)"},
-        {"from-run", "RUN",
-         "add: the current values of a tuning run, or a training run's result, on its base "
-         "version"},
-        {"description", "TEXT", "add: free text"},
-        {"reference-nps", "N",
-         "add: the speed its clock runs are defined for (nodes per second of one game's engine "
-         "as workers measure it); workers scale clocks by it"},
-        {"json", "", "print JSON"},
-    });
     return {"versions",
             "add, list or show engine versions and their engines' options on the coordinator",
             "add NAME [--preset P] [--set N=V,...] | add NAME --from-run RUN | "
             "add NAME --engine-file PATH [--arg A]... | list | show NAME | options NAME",
-            flags, versions};
+            declare_flags<VersionsFlags, versions>};
 }
 
 Command runs_command() {
-    static const std::vector<Flag> flags = with_remote_flags({
-        {"active", "", "only active runs"},
-        {"owner", "USER", "only runs this user submitted (the name of their token)"},
-        {"tc", "TC", "only runs at this time control (10+0.1, nodes=1000)"},
-        {"result", "TEXT", "only runs whose result starts with TEXT (H1, H0, stopped)"},
-        {"since", "DATE", "only runs created on or after DATE (YYYY-MM-DD, UTC)"},
-        {"until", "DATE", "only runs created on or before DATE (YYYY-MM-DD, UTC)"},
-        {"limit", "N", "at most N runs", "50"},
-        {"json", "", "print JSON"},
-    });
-    return {"runs", "list the coordinator's runs: state, versions, games, Elo, LLR", "", flags,
-            runs};
+    return {"runs", "list the coordinator's runs: state, versions, games, Elo, LLR", "",
+            declare_flags<RunsFlags, runs>};
 }
 
 Command show_command() {
-    static const std::vector<Flag> flags = with_remote_flags({
-        {"watch", "", "follow the run live until it ends"},
-        {"json", "", "print JSON"},
-    });
     return {"show", "show a run: results, pentanomial counts, Elo, SPRT bounds, tuned values",
-            "RUN [--watch]", flags, show};
+            "RUN [--watch]", declare_flags<ShowFlags, show>};
 }
 
 Command stop_command() {
-    static const std::vector<Flag> flags = with_remote_flags({{"json", "", "print JSON"}});
     return {"stop", "stop an active run (yours; an admin token: anybody's); its workers stop",
-            "RUN", flags, stop};
+            "RUN", declare_flags<StopFlags, stop>};
 }
 
 Command notify_command() {
-    static const std::vector<Flag> flags = with_remote_flags({
-        {"clear", "", "no more notifications"},
-        {"json", "", "print JSON"},
-    });
     return {"notify",
             "post a JSON notice of each of your runs' ends to URL (its host must be on the "
             "coordinator's --notify-allow list); without URL: show where they go",
-            "[URL | --clear]", flags, notify};
+            "[URL | --clear]", declare_flags<NotifyFlags, notify>};
 }
 
 Command modify_command() {
-    static const std::vector<Flag> flags = with_remote_flags({
-        {"priority", "P", "higher priorities are served first (-1000..1000)"},
-        {"throughput", "T", "share of the workers among equal priorities, percent (1..10000)"},
-        {"games", "N", "games (regression: the maximum); not below those played or leased"},
-        {"description", "TEXT", "free text (also of a run that has ended)"},
-        {"test", "VERSION", "cannot change: refused, submit --like RUN instead"},
-        {"base", "VERSION", "cannot change: refused, submit --like RUN instead"},
-        {"tc", "TC", "cannot change: refused, submit --like RUN instead"},
-        {"book", "FILE", "cannot change: refused, submit --like RUN instead"},
-        {"json", "", "print JSON"},
-    });
     return {"modify",
             "change a run after submit (yours; an admin token: anybody's); the run's history "
             "shows who changed what",
-            "RUN [--priority P] [--throughput T] [--games N] [--description TEXT]", flags, modify};
+            "RUN [--priority P] [--throughput T] [--games N] [--description TEXT]",
+            declare_flags<ModifyFlags, modify>};
 }
 
 Command workers_command() {
-    static const std::vector<Flag> flags = with_remote_flags({
-        {"all", "", "include workers not seen lately"},
-        {"json", "", "print JSON"},
-    });
-    return {"workers", "list the workers of the coordinator", "", flags, workers};
+    return {"workers", "list the workers of the coordinator", "",
+            declare_flags<WorkersFlags, workers>};
 }
 
 Command purge_command() {
-    static const std::vector<Flag> flags = with_remote_flags({
-        {"worker", "W", "the worker whose games to remove (see `sparring workers --all`)"},
-        {"json", "", "print JSON"},
-    });
     return {"purge",
             "remove a worker's games from a run's totals and bar it from the run; the "
             "statistics are recomputed and others play the pairs again",
-            "RUN --worker W", flags, purge};
+            "RUN --worker W", declare_flags<PurgeFlags, purge>};
 }
 
 Command export_command() {
-    static const std::vector<Flag> flags = with_remote_flags({
-        {"out", "FILE", "write the PGN (positions: the positions) to FILE instead of stdout"},
-        {"run", "RUN", "positions: the generation run"},
-        {"format", "F", "positions: fen ('FEN [1.0]'), epd ('c9 \"1-0\";') or fen-score", "epd"},
-    });
     return {"export", "export a run's games as PGN, or a generation run's labelled positions",
-            "RUN [--out FILE] | positions --run RUN --out FILE [--format F]", flags, export_games};
+            "RUN [--out FILE] | positions --run RUN --out FILE [--format F]",
+            declare_flags<ExportFlags, export_games>};
 }
 
 }  // namespace sparring::cli

@@ -14,7 +14,7 @@ namespace sparring::cli {
 namespace {
 
 // Refuses SPRT flags for a kind without an SPRT; why says where they go instead.
-void refuse_sprt(const Flags& args, const char* why) {
+void refuse_sprt(const SubmitFlags& args, const char* why) {
     if (has_sprt_flags(args)) throw UsageError(why);
 }
 
@@ -58,7 +58,7 @@ const CliRunKind kRegression = {
     .submit_word = "",
     .versions_from_flags = false,
     .read_spec =
-        [](const Flags& args, v1::RunSpec& spec) {
+        [](const SubmitFlags& args, v1::RunSpec& spec) {
             spec.set_kind(v1::RUN_KIND_REGRESSION);
             spec.set_games(uint64_t(read_games(args, 20000)));
             read_sprt(args, spec.mutable_sprt());
@@ -84,7 +84,7 @@ const CliRunKind kFixedGames = {
     .submit_word = "",
     .versions_from_flags = false,
     .read_spec =
-        [](const Flags& args, v1::RunSpec& spec) {
+        [](const SubmitFlags& args, v1::RunSpec& spec) {
             spec.set_kind(v1::RUN_KIND_FIXED_GAMES);
             spec.set_games(uint64_t(read_games(args, 1000)));
             refuse_sprt(args, "SPRT flags need --kind regression, or submit tune with --verify");
@@ -110,11 +110,11 @@ const CliRunKind kTune = {
     .submit_word = "tune",
     .versions_from_flags = false,
     .read_spec =
-        [](const Flags& args, v1::RunSpec& spec) {
+        [](const SubmitFlags& args, v1::RunSpec& spec) {
             spec.set_kind(v1::RUN_KIND_TUNE);
             spec.set_games(uint64_t(read_games(args, 1000)));
             read_tune_spec(args, spec.mutable_tune());
-            if (args.has("verify"))
+            if (args.verify)
                 read_sprt(args, spec.mutable_sprt());
             else
                 refuse_sprt(args,
@@ -152,7 +152,7 @@ const CliRunKind kGenerate = {
     .submit_word = "generate",
     .versions_from_flags = true,
     .read_spec =
-        [](const Flags& args, v1::RunSpec& spec) {
+        [](const SubmitFlags& args, v1::RunSpec& spec) {
             spec.set_kind(v1::RUN_KIND_GENERATE);
             read_generate_spec(args, &spec);
             refuse_sprt(args, "SPRT flags go with the verifications of a chain (--generations)");
@@ -184,7 +184,7 @@ const CliRunKind kTrain = {
     .submit_word = "train",
     .versions_from_flags = true,
     .read_spec =
-        [](const Flags& args, v1::RunSpec& spec) {
+        [](const SubmitFlags& args, v1::RunSpec& spec) {
             read_train_spec(args, &spec);
             spec.set_kind(spec.has_chain() ? v1::RUN_KIND_CHAIN : v1::RUN_KIND_TRAIN);
             if (spec.has_chain())

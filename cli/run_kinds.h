@@ -10,7 +10,7 @@
 #include <utility>
 
 #include "cli/client.h"
-#include "common/flags.h"
+#include "cli/spec_flags.h"
 
 namespace sparring::cli {
 
@@ -39,7 +39,7 @@ struct CliRunKind {
     // Writes the kind's own settings of `submit` from its flags, with their defaults, and the
     // spec's kind (the versions and the scheduling flags are the caller's); throws UsageError
     // for a bad flag.
-    void (*read_spec)(const Flags& args, v1::RunSpec& spec);
+    void (*read_spec)(const SubmitFlags& args, v1::RunSpec& spec);
     // Whether `submit` reads --tc and --book for the kind.
     bool takes_time_control;
     bool takes_book;

@@ -196,16 +196,10 @@ int run_stats(const StatsFlags& args) {
 }  // namespace
 
 Command stats_command() {
-    return {"stats",
-            "Elo, LOS, normalized Elo and SPRT log-likelihood ratio of result counts",
+    return {"stats", "Elo, LOS, normalized Elo and SPRT log-likelihood ratio of result counts",
             "(--penta LL,LD,DD+WL,WD,WW | --wdl W,D,L) [--elo0 E0 --elo1 E1 [--alpha A] "
             "[--beta B] [--model M]] [--json]",
-            {},
-            nullptr,
-            [](CLI::App& app) -> std::function<int()> {
-                auto flags = std::make_shared<StatsFlags>(app);
-                return [flags] { return run_stats(*flags); };
-            }};
+            declare_flags<StatsFlags, run_stats>};
 }
 
 }  // namespace sparring::cli

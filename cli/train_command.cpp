@@ -1,11 +1,13 @@
 // `sparring train`: fits the evaluation parameters to labelled positions by the Texel method
 // and writes the tuned parameter set as JSON (usable as `--engine builtin=FILE.json`).
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,48 +24,65 @@ namespace {
 
 constexpr int SHOWN_CHANGES = 10;
 
-constexpr Flag TrainFlags[] = {
-    {"data", "FILE[,FILE...]", "FEN [1.0], EPD with c9, FEN | score | result lines, or .pgn games"},
-    {"params", "FILE", "parameter set (JSON) to start from"},
-    {"preset", "NAME", "preset to start from", "default"},
-    {"select", "LIST", "parameters to fit: names, group:GROUP, PREFIX* or all", "all"},
-    {"epochs", "N", "passes over the data", "100"},
-    {"lr", "X", "Adam step size in centipawns", "1"},
-    {"batch", "N", "positions per step; 0: all, one step an epoch", "0"},
-    {"l2", "X", "penalty weight on (value - start)^2; 0: none (default 1e-7)"},
-    {"k", "K|auto", "the sigmoid's scaling constant, or auto to fit it", "auto"},
-    {"filter", "LIST", "drop positions: check,tactical,mate, all or none (default all)"},
-    {"skip-plies", "N", "PGN data: opening plies of each game to skip (default 8)"},
-    {"seed", "N", "seed of the mini-batch order", "1"},
-    {"threads", "N", "threads (default: all hardware threads)"},
-    {"out", "FILE", "where to write the tuned parameter set (required)"},
+// The flags of `sparring train`, and its arguments.
+struct TrainCommandFlags {
+    std::optional<std::string> data, params, filter, out;
+    std::optional<int64_t> skip_plies, threads;
+    std::optional<double> l2;
+    std::string preset, select, k;
+    int64_t epochs = 0, batch = 0, seed = 0;
+    double lr = 0;
+    CLI::Option *data_option = nullptr, *preset_option = nullptr, *out_option = nullptr;
+    std::vector<std::string> arguments;
+
+    // Declares the flags on app.
+    explicit TrainCommandFlags(CLI::App& app);
 };
 
+TrainCommandFlags::TrainCommandFlags(CLI::App& app) {
+    data_option = add_flag(app, "data", data, "FILE[,FILE...]",
+                           "FEN [1.0], EPD with c9, FEN | score | result lines, or .pgn games");
+    add_flag(app, "params", params, "FILE", "parameter set (JSON) to start from");
+    preset_option = add_flag(app, "preset", preset, "NAME", "preset to start from", "default");
+    add_flag(app, "select", select, "LIST", "parameters to fit: names, group:GROUP, PREFIX* or all",
+             "all");
+    add_flag(app, "epochs", epochs, "N", "passes over the data", "100", 1, 1'000'000);
+    add_flag(app, "lr", lr, "X", "Adam step size in centipawns", "1");
+    add_flag(app, "batch", batch, "N", "positions per step; 0: all, one step an epoch", "0");
+    add_flag(app, "l2", l2, "X", "penalty weight on (value - start)^2; 0: none (default 1e-7)");
+    add_flag(app, "k", k, "K|auto", "the sigmoid's scaling constant, or auto to fit it", "auto");
+    add_flag(app, "filter", filter, "LIST",
+             "drop positions: check,tactical,mate, all or none (default all)");
+    add_flag(app, "skip-plies", skip_plies, "N",
+             "PGN data: opening plies of each game to skip (default 8)");
+    add_flag(app, "seed", seed, "N", "seed of the mini-batch order", "1");
+    add_flag(app, "threads", threads, "N", "threads (default: all hardware threads)");
+    out_option =
+        add_flag(app, "out", out, "FILE", "where to write the tuned parameter set (required)");
+    add_arguments(app, arguments);
+}
+
 // Reads the training options from the flags.
-training::TexelOptions texel_options(const Flags& args) {
+training::TexelOptions texel_options(const TrainCommandFlags& args) {
     training::TexelOptions options;
     std::string error;
-    const auto selection = training::parse_param_selection(args.get_string("select"), &error);
+    const auto selection = training::parse_param_selection(args.select, &error);
     if (!selection) throw UsageError("--select: " + error);
     options.parameters = *selection;
-    const std::int64_t epochs = args.get_int("epochs");
-    if (epochs < 1 || epochs > 1'000'000) throw UsageError("--epochs must be from 1 to 1000000");
-    options.epochs = static_cast<int>(epochs);
-    options.learning_rate = args.get_double("lr");
+    options.epochs = static_cast<int>(args.epochs);
+    options.learning_rate = args.lr;
     if (options.learning_rate <= 0) throw UsageError("--lr must be positive");
-    const std::int64_t batch = args.get_int("batch");
-    if (batch < 0) throw UsageError("--batch must not be negative");
-    options.batch_size = static_cast<std::size_t>(batch);
-    options.regularization = args.get_double("l2", options.regularization);
+    if (args.batch < 0) throw UsageError("--batch must not be negative");
+    options.batch_size = static_cast<std::size_t>(args.batch);
+    options.regularization = args.l2.value_or(options.regularization);
     if (options.regularization < 0) throw UsageError("--l2 must not be negative");
-    if (args.get_string("k") != "auto") {
-        options.k = args.get_double("k");
+    if (args.k != "auto") {
+        options.k = real_value("k", args.k);
         if (*options.k <= 0) throw UsageError("--k must be positive or auto");
     }
-    const std::int64_t seed = args.get_int("seed");
-    if (seed < 0) throw UsageError("--seed must not be negative");
-    options.seed = static_cast<std::uint64_t>(seed);
-    options.threads = threads_flag(args);
+    if (args.seed < 0) throw UsageError("--seed must not be negative");
+    options.seed = static_cast<std::uint64_t>(args.seed);
+    options.threads = threads_flag(args.threads);
     return options;
 }
 
@@ -94,14 +113,17 @@ void print_changes(const ParamSet& before, const ParamSet& after) {
 }
 
 // Runs `sparring train`.
-int run_train(const Flags& args) {
-    if (!args.positional().empty())
-        throw UsageError("unexpected argument '" + args.positional().front() + "'");
-    const std::string out_path = args.get_string("out");
-    const std::string data = args.get_string("data");
-    const ParamSet base = base_params(args);
+int run_train(const TrainCommandFlags& args) {
+    if (!args.arguments.empty())
+        throw UsageError("unexpected argument '" + args.arguments.front() + "'");
+    require(args.out_option);
+    const std::string& out_path = *args.out;
+    require(args.data_option);
+    const std::string& data = *args.data;
+    const ParamSet base = base_params(args.params, args.preset, given(args.preset_option));
     training::TexelOptions options = texel_options(args);
-    const PositionInput input = position_input_flags(args, "all");
+    const PositionInput input =
+        position_input_flags(args.filter, "all", args.skip_plies, args.threads);
     std::ofstream out(out_path);
     if (!out) throw std::runtime_error("cannot write '" + out_path + "'");
 
@@ -149,7 +171,7 @@ Command train_command() {
         "--data FILE[,FILE...] --out FILE [--params FILE | --preset NAME] [--select LIST] "
         "[--epochs N] [--lr X] [--batch N] [--l2 X] [--k K|auto] [--filter LIST] [--skip-plies N] "
         "[--seed N] [--threads N]",
-        TrainFlags, run_train};
+        declare_flags<TrainCommandFlags, run_train>};
 }
 
 }  // namespace sparring::cli

@@ -49,45 +49,47 @@ training::FilterCounts read_text_file(const std::string& path, const PositionInp
 
 }  // namespace
 
-ParamSet base_params(const Flags& args) {
-    if (args.has("params") && args.has("preset"))
-        throw UsageError("give at most one of --params and --preset");
-    if (args.has("params")) {
-        const std::string path = args.get_string("params");
+ParamSet base_params(const std::optional<std::string>& params, const std::string& preset,
+                     bool preset_given) {
+    if (params && preset_given) throw UsageError("give at most one of --params and --preset");
+    if (params) {
+        const std::string& path = *params;
         std::ifstream in(path);
         if (!in) throw std::runtime_error("cannot open parameter file '" + path + "'");
         std::stringstream text;
         text << in.rdbuf();
         std::string error;
-        const auto params = ParamSet::from_json(text.str(), ParamSet(), &error);
-        if (!params) throw std::runtime_error("parameter file '" + path + "': " + error);
-        return *params;
+        const auto read = ParamSet::from_json(text.str(), ParamSet(), &error);
+        if (!read) throw std::runtime_error("parameter file '" + path + "': " + error);
+        return *read;
     }
-    const std::string name = args.get_string("preset");
-    const auto preset = ParamSet::preset(name);
-    if (!preset) throw UsageError("--preset: unknown preset '" + name + "'");
-    return *preset;
+    const auto named = ParamSet::preset(preset);
+    if (!named) throw UsageError("--preset: unknown preset '" + preset + "'");
+    return *named;
 }
 
-int threads_flag(const Flags& args) {
+int threads_flag(std::optional<int64_t> threads) {
     const auto hardware =
         static_cast<std::int64_t>(std::max(1u, std::thread::hardware_concurrency()));
-    const std::int64_t threads = args.get_int("threads", hardware);
-    if (threads < 1 || threads > 1024) throw UsageError("--threads must be from 1 to 1024");
-    return static_cast<int>(threads);
+    const std::int64_t count = threads.value_or(hardware);
+    if (count < 1 || count > 1024) throw UsageError("--threads must be from 1 to 1024");
+    return static_cast<int>(count);
 }
 
-PositionInput position_input_flags(const Flags& args, std::string_view fallback_filter) {
+PositionInput position_input_flags(const std::optional<std::string>& filter,
+                                   std::string_view fallback_filter,
+                                   std::optional<int64_t> skip_plies,
+                                   std::optional<int64_t> threads) {
     PositionInput input;
     std::string error;
     const auto filters =
-        training::parse_filter_options(args.get_string("filter", fallback_filter), &error);
+        training::parse_filter_options(filter ? *filter : std::string(fallback_filter), &error);
     if (!filters) throw UsageError("--filter: " + error);
     input.filters = *filters;
-    const std::int64_t skip = args.get_int("skip-plies", input.skip_plies);
+    const std::int64_t skip = skip_plies.value_or(input.skip_plies);
     if (skip < 0 || skip > 1000) throw UsageError("--skip-plies must be from 0 to 1000");
     input.skip_plies = static_cast<int>(skip);
-    input.threads = threads_flag(args);
+    input.threads = threads_flag(threads);
     return input;
 }
 

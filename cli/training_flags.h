@@ -3,6 +3,9 @@
 // (text formats, or PGN games) through the quiet-position filters, with a report.
 #pragma once
 
+#include <cstdint>
+#include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -21,14 +24,19 @@ struct PositionInput {
     int threads = 1;
 };
 
-// Returns the parameter set of --params FILE or --preset NAME (default: the default preset).
-ParamSet base_params(const Flags& args);
+// Returns the parameter set of --params FILE or --preset NAME (default: the default preset);
+// preset_given says whether --preset was given.
+ParamSet base_params(const std::optional<std::string>& params, const std::string& preset,
+                     bool preset_given);
 // Returns --threads, by default the number of hardware threads; throws UsageError when out
 // of range.
-int threads_flag(const Flags& args);
+int threads_flag(std::optional<int64_t> threads);
 // Returns --filter (fallback when absent) and --skip-plies with --threads; throws UsageError
 // for a bad value.
-PositionInput position_input_flags(const Flags& args, std::string_view fallback_filter);
+PositionInput position_input_flags(const std::optional<std::string>& filter,
+                                   std::string_view fallback_filter,
+                                   std::optional<int64_t> skip_plies,
+                                   std::optional<int64_t> threads);
 // Reads every file of a comma-separated list (".pgn" files as games, others as labelled
 // lines), drops what the filters reject, and reports each file on stderr; throws
 // std::runtime_error naming the file and line of the first bad line.

@@ -2,6 +2,7 @@
 
 #include <openssl/evp.h>
 
+#include <CLI/CLI.hpp>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -69,50 +70,50 @@ std::string state_text(const v1::RunStatus& run) {
 }
 
 // Writes the --version flag as the run's test and base version.
-void read_version(const Flags& args, v1::RunSpec* out) {
-    if (!args.has("version")) throw UsageError("--version is required: the version to play");
-    out->set_test_version(args.get_string("version"));
-    out->set_base_version(args.get_string("version"));
+void read_version(const SubmitFlags& args, v1::RunSpec* out) {
+    if (!args.version) throw UsageError("--version is required: the version to play");
+    out->set_test_version(*args.version);
+    out->set_base_version(*args.version);
 }
 
 // Writes --games, --nodes and the generation flags; the run seed is --seed or 1.
-void read_generation_flags(const Flags& args, v1::RunSpec* out) {
-    if (!args.has("games")) throw UsageError("--games is required: self-play games to play");
-    const int64_t games = args.get_int_in("games", 0, 2, 1'000'000'000);
+void read_generation_flags(const SubmitFlags& args, v1::RunSpec* out) {
+    if (!args.games) throw UsageError("--games is required: self-play games to play");
+    const int64_t games = *args.games;
     if (games % 2) throw UsageError("--games must be even: games come in pairs");
     out->set_games(uint64_t(games));
-    out->mutable_time_control()->set_nodes(uint64_t(args.get_int_in("nodes", 1, 1'000'000'000)));
+    out->mutable_time_control()->set_nodes(uint64_t(args.nodes));
     v1::GenerateSpec* g = out->mutable_generate();
-    g->set_seed(uint64_t(args.get_int_in("seed", 1, 0, kMaxSeed)));
-    if (args.has("random-plies"))
-        g->set_random_plies(uint32_t(args.get_int_in("random-plies", 0, 200)));
+    g->set_seed(uint64_t(args.seed.value_or(1)));
+    if (given(args.random_plies_option)) g->set_random_plies(uint32_t(args.random_plies));
     std::string error;
-    const std::string filters = args.get_string("filter");
+    const std::string& filters = args.filter;
     if (!training::parse_filter_options(filters, &error)) throw UsageError("--filter: " + error);
     g->set_filters(filters);
 }
 
 // Writes the Texel flags (--epochs, --lr, --l2, --k, --batch, --select, --threads).
-void read_texel_flags(const Flags& args, v1::TrainSpec* out) {
-    out->set_epochs(uint32_t(args.get_int_in("epochs", 1, 100'000)));
-    if (args.has("lr")) {
-        if (args.get_double("lr") <= 0) throw UsageError("--lr must be positive");
-        out->set_learning_rate(args.get_double("lr"));
+void read_texel_flags(const SubmitFlags& args, v1::TrainSpec* out) {
+    out->set_epochs(uint32_t(args.epochs));
+    if (args.lr) {
+        if (*args.lr <= 0) throw UsageError("--lr must be positive");
+        out->set_learning_rate(*args.lr);
     }
-    if (args.has("l2")) {
-        if (args.get_double("l2") < 0) throw UsageError("--l2 must not be negative");
-        out->set_l2(args.get_double("l2"));
+    if (args.l2) {
+        if (*args.l2 < 0) throw UsageError("--l2 must not be negative");
+        out->set_l2(*args.l2);
     }
-    if (args.get_string("k") != "auto") {
-        if (args.get_double("k") <= 0) throw UsageError("--k must be positive or auto");
-        out->set_k(args.get_double("k"));
+    if (args.k != "auto") {
+        const double k = real_value("k", args.k);
+        if (k <= 0) throw UsageError("--k must be positive or auto");
+        out->set_k(k);
     }
-    out->set_batch_size(uint64_t(args.get_int_in("batch", 0, 1'000'000'000)));
+    out->set_batch_size(uint64_t(args.batch));
     std::string error;
-    const std::string select = args.get_string("select");
+    const std::string& select = args.select;
     if (!training::parse_param_selection(select, &error)) throw UsageError("--select: " + error);
     out->set_select(select);
-    out->set_threads(uint32_t(args.get_int_in("threads", 1, 256)));
+    out->set_threads(uint32_t(args.threads));
 }
 
 // Returns the loss curve in a few points: every epoch up to 10, else about 10 evenly spaced.
@@ -227,33 +228,36 @@ std::vector<training::LabelledPosition> page_positions(const v1::ExportPositions
 
 }  // namespace
 
-void read_generate_spec(const Flags& args, v1::RunSpec* out) {
+void read_generate_spec(const SubmitFlags& args, v1::RunSpec* out) {
     read_version(args, out);
     read_generation_flags(args, out);
 }
 
-void read_train_spec(const Flags& args, v1::RunSpec* out) {
+void read_train_spec(const SubmitFlags& args, v1::RunSpec* out) {
     read_version(args, out);
     read_texel_flags(args, out->mutable_train());
-    if (args.has("generations") == args.has("data"))
+    if (given(args.generations_option) == given(args.data_option))
         throw UsageError(
             "give --data RUN[,RUN...] (one training run on generation runs' "
             "positions) or --generations G (a chain of generate, train, verify)");
-    if (args.has("data")) {
-        for (int64_t id : args.get_int_list("data")) {
+    if (given(args.data_option)) {
+        for (int64_t id : args.data) {
             if (id < 1) throw UsageError("--data: run ids are positive");
             out->mutable_train()->add_data_runs(id);
         }
-        out->mutable_train()->set_seed(uint64_t(args.get_int_in("seed", 1, 0, kMaxSeed)));
+        out->mutable_train()->set_seed(uint64_t(args.seed.value_or(1)));
         return;
     }
     read_generation_flags(args, out);
     v1::ChainSpec* chain = out->mutable_chain();
-    chain->set_generations(uint32_t(args.get_int_in("generations", 1, 100)));
-    const int64_t verify = args.get_int_in("verify-games", 2000, 2, 1'000'000'000);
+    chain->set_generations(uint32_t(args.generations));
+    // submit tune reads --verify-games too, with its own message: checked here, not on parsing.
+    const int64_t verify = args.verify_games.value_or(2000);
+    if (verify < 2 || verify > 1'000'000'000)
+        throw UsageError("--verify-games must be from 2 to 1000000000");
     if (verify % 2) throw UsageError("--verify-games must be even");
     chain->set_verify_games(uint64_t(verify));
-    chain->set_name(valid_utf8(args.get_string("name", "")));
+    chain->set_name(valid_utf8(args.name.value_or("")));
 }
 
 void print_training_run(const v1::RunStatus& run,
@@ -270,17 +274,29 @@ void print_training_run(const v1::RunStatus& run,
     print_table(rows);
 }
 
-int export_positions(const Flags& args) {
-    if (args.positional().size() != 1) throw UsageError("export positions takes no other argument");
-    if (!args.has("run")) throw UsageError("--run is required: the generation run");
-    if (!args.has("out")) throw UsageError("--out is required: the file to write");
-    const std::string name = args.get_string("format");
+ExportFlags::ExportFlags(CLI::App& app) {
+    add_flag(app, "out", out, "FILE",
+             "write the PGN (positions: the positions) to FILE instead of stdout");
+    run_option =
+        in_range(add_flag(app, "run", run, "RUN", "positions: the generation run"), 1, kMaxSeed);
+    format_option =
+        add_flag(app, "format", format, "F",
+                 "positions: fen ('FEN [1.0]'), epd ('c9 \"1-0\";') or fen-score", "epd");
+    remote.declare(app);
+    add_arguments(app, arguments);
+}
+
+int export_positions(const ExportFlags& args) {
+    if (args.arguments.size() != 1) throw UsageError("export positions takes no other argument");
+    if (!args.run) throw UsageError("--run is required: the generation run");
+    if (!args.out) throw UsageError("--out is required: the file to write");
+    const std::string& name = args.format;
     const auto format = training::parse_position_format(name);
     if (!format) throw UsageError("--format: '" + name + "' is not fen, epd or fen-score");
     v1::ExportPositionsRequest request;
-    request.set_run_id(args.get_int_in("run", 0, 1, kMaxSeed));
-    RemoteClient client(args);
-    const std::string path = args.get_string("out");
+    request.set_run_id(*args.run);
+    RemoteClient client(args.remote);
+    const std::string& path = *args.out;
     std::ofstream out(path);
     if (!out) throw std::runtime_error("cannot write " + path);
     uint64_t written = 0;
@@ -332,23 +348,24 @@ std::pair<std::string, std::map<std::string, int>> version_of_train_run(const v1
     return {base.builtin().preset(), overrides};
 }
 
-int import_positions(const Flags& args) {
+int import_positions(const PositionsFlags& args) {
     // 50,000 positions are 1.8 MB a call, under gRPC's 4 MiB limit.
-    const size_t chunk_size = size_t(args.get_int_in("chunk-positions", 1, 65536));
-    if (args.positional().size() != 2)
+    const size_t chunk_size = size_t(args.chunk_positions);
+    if (args.arguments.size() != 2)
         throw UsageError("positions import takes the files to read: FILE[,FILE...]");
-    const std::string files = args.positional()[1];
-    const PositionInput input = position_input_flags(args, "all");
+    const std::string files = args.arguments[1];
+    const PositionInput input =
+        position_input_flags(args.filter, "all", args.skip_plies, args.threads);
     const std::vector<training::LabelledPosition> positions = read_position_files(files, input);
     if (positions.empty()) throw std::runtime_error("no positions to import in " + files);
     const auto chunk_of = [&](size_t start) {
         return training::encode_positions(
             std::span(positions).subspan(start, std::min(chunk_size, positions.size() - start)));
     };
-    RemoteClient client(args);
+    RemoteClient client(args.remote);
     v1::ImportPositionsRequest request;
-    request.set_version(args.get_string("version"));
-    request.set_source(valid_utf8(args.get_string("name", files)));
+    request.set_version(args.version);
+    request.set_source(valid_utf8(args.name.value_or(files)));
     request.set_import_key(import_key(request.version(), chunk_size, positions.size(), chunk_of));
     v1::ImportPositionsResponse response;
     for (size_t start = 0; start < positions.size(); start += chunk_size) {

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "cli/client.h"
-#include "common/flags.h"
+#include "cli/spec_flags.h"
 #include "common/numbers.h"
 
 namespace sparring::cli {
@@ -18,7 +18,7 @@ std::string values_line(const v1::TuneStatus& tune);
 
 // Writes the tuning spec of `submit tune` (--params, --c-end, --r-end, --verify,
 // --verify-games) into a run spec; throws UsageError for a bad flag.
-void read_tune_spec(const Flags& args, v1::TuneSpec* out);
+void read_tune_spec(const SubmitFlags& args, v1::TuneSpec* out);
 
 // Prints a tuning run's parameters (start, current value, bounds, gains) and, once started,
 // its verification run with the Elo; for a verification run, the run it verifies.

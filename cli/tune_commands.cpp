@@ -1,4 +1,5 @@
 // `sparring tune-history` and the tuning parts of `submit`, `show` and `versions add`.
+#include <CLI/CLI.hpp>
 #include <charconv>
 #include <chrono>
 #include <cmath>
@@ -73,19 +74,28 @@ int64_t parse_run_id(const std::string& text) {
     return id;
 }
 
+// The flags of `sparring tune-history`: --csv.
+struct TuneHistoryFlags : SwitchFlags {
+    // Declares the flags on app.
+    explicit TuneHistoryFlags(CLI::App& app)
+        : SwitchFlags(
+              app, "csv",
+              "print comma-separated values (pairs, games, unix_ms, one column a parameter)") {}
+};
+
 // Runs `tune-history RUN [--csv]`.
-int tune_history(const Flags& args) {
-    if (args.positional().size() != 1) throw UsageError("give one tuning run id");
+int tune_history(const TuneHistoryFlags& args) {
+    if (args.arguments.size() != 1) throw UsageError("give one tuning run id");
     v1::GetTuneHistoryRequest request;
-    request.set_run_id(parse_run_id(args.positional()[0]));
-    RemoteClient client(args);
+    request.set_run_id(parse_run_id(args.arguments[0]));
+    RemoteClient client(args.remote);
     v1::TuneHistory history;
     client.call(&v1::UserService::Stub::GetTuneHistory, request, &history);
-    if (args.has("json")) {
+    if (args.json) {
         std::cout << to_json(history) << "\n";
         return 0;
     }
-    const bool csv = args.has("csv");
+    const bool csv = args.on;  // --csv
     const std::string separator = csv ? "," : " ";
     std::ostringstream out;
     std::vector<size_t> widths = {7, 7};
@@ -118,15 +128,15 @@ int tune_history(const Flags& args) {
 
 }  // namespace
 
-void read_tune_spec(const Flags& args, v1::TuneSpec* out) {
-    const std::vector<std::string> each = args.get_all("param");
-    if (!args.has("params") && each.empty() && !args.has("params-file"))
+void read_tune_spec(const SubmitFlags& args, v1::TuneSpec* out) {
+    const std::vector<std::string>& each = args.param;
+    if (!args.params && each.empty() && !args.params_file)
         throw UsageError(
             "--params is required: parameter names or groups (e.g. Material); or --param "
             "NAME[:START:MIN:MAX:C_END:R_END] or --params-file FILE for an engine's options");
     std::set<std::string> groups;
     for (const ParamSpec& p : param_registry()) groups.insert(std::string(p.group));
-    std::istringstream items(args.has("params") ? args.get_string("params") : "");
+    std::istringstream items(args.params.value_or(""));
     for (std::string item; std::getline(items, item, ',');) {
         if (groups.count(item)) {
             for (const ParamSpec& p : param_registry())
@@ -139,8 +149,8 @@ void read_tune_spec(const Flags& args, v1::TuneSpec* out) {
     }
     // Engine options are checked by the coordinator against the version's engine.
     for (const std::string& text : each) *out->add_params() = parse_tune_param(text);
-    if (args.has("params-file")) {
-        const std::string file = args.get_string("params-file");
+    if (args.params_file) {
+        const std::string& file = *args.params_file;
         std::ifstream in(file);
         if (!in) throw UsageError("--params-file: cannot read " + file);
         std::ostringstream text;
@@ -148,27 +158,25 @@ void read_tune_spec(const Flags& args, v1::TuneSpec* out) {
         for (v1::TuneParam& p : parse_params_file(text.str(), file)) *out->add_params() = p;
     }
     for (v1::TuneParam& p : *out->mutable_params()) {
-        if (args.has("c-end") && !p.has_c_end()) p.set_c_end(args.get_double("c-end"));
-        if (args.has("r-end") && !p.has_r_end()) p.set_r_end(args.get_double("r-end"));
+        if (args.c_end && !p.has_c_end()) p.set_c_end(*args.c_end);
+        if (args.r_end && !p.has_r_end()) p.set_r_end(*args.r_end);
     }
-    if (args.has("average")) {
-        const double average = args.get_double("average");
-        if (!(average >= 0 && average < 1))
+    if (args.average) {
+        if (!(*args.average >= 0 && *args.average < 1))
             throw UsageError("--average must be a fraction from 0 to below 1, e.g. 0.4");
-        out->set_average(average);
+        out->set_average(*args.average);
     }
-    out->set_verify(args.has("verify"));
-    for (const char* flag : {"verify-games", "verify-fixed", "verify-seed"})
-        if (args.has(flag) && !args.has("verify"))
-            throw UsageError("--" + std::string(flag) + " needs --verify");
-    if (args.has("verify")) {
-        out->set_verify_fixed(args.has("verify-fixed"));
-        const int64_t games = args.get_int("verify-games", out->verify_fixed() ? 8000 : 20000);
+    out->set_verify(args.verify);
+    if (args.verify_games && !args.verify) throw UsageError("--verify-games needs --verify");
+    if (args.verify_fixed && !args.verify) throw UsageError("--verify-fixed needs --verify");
+    if (args.verify_seed && !args.verify) throw UsageError("--verify-seed needs --verify");
+    if (args.verify) {
+        out->set_verify_fixed(args.verify_fixed);
+        const int64_t games = args.verify_games.value_or(args.verify_fixed ? 8000 : 20000);
         if (games < 2 || games % 2 || games > 1'000'000'000)
             throw UsageError("--verify-games must be a positive even number");
         out->set_verify_games(uint64_t(games));
-        if (args.has("verify-seed"))
-            out->set_verify_seed(uint64_t(args.get_int_in("verify-seed", 0, INT64_MAX)));
+        if (args.verify_seed) out->set_verify_seed(uint64_t(*args.verify_seed));
     }
 }
 
@@ -269,12 +277,8 @@ std::pair<std::string, std::map<std::string, int>> version_of_run(int64_t run_id
 }
 
 Command tune_history_command() {
-    static const std::vector<Flag> flags = with_remote_flags({
-        {"csv", "", "print comma-separated values (pairs, games, unix_ms, one column a parameter)"},
-        {"json", "", "print JSON"},
-    });
     return {"tune-history", "show how a tuning run's parameter values moved, pair by pair",
-            "RUN [--csv]", flags, tune_history};
+            "RUN [--csv]", declare_flags<TuneHistoryFlags, tune_history>};
 }
 
 }  // namespace sparring::cli

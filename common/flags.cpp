@@ -100,107 +100,14 @@ std::string command_path(const CLI::App& app) {
 
 }  // namespace
 
+double real_value(std::string_view name, const std::string& text) {
+    return to_double(name, text);
+}
+
 std::string environment_name(std::string_view flag) {
     std::string name = "SPARRING_";
     for (char c : flag) name += c == '-' ? '_' : char(std::toupper(static_cast<unsigned char>(c)));
     return name;
-}
-
-Flags::Flags(CLI::App& app, std::span<const Flag> flags, Arguments arguments,
-             Environment environment) {
-    // A boolean flag's value lives in its entry, so the entries must never move.
-    entries_.reserve(flags.size());
-    for (const Flag& flag : flags) {
-        Entry& e = entries_.emplace_back(Entry{&flag, nullptr, false});
-        const std::string name = "--" + std::string(flag.name);
-        const std::string help(flag.help);
-        if (flag.value.empty()) {
-            e.option = app.add_flag(name, e.set, help)->disable_flag_override();
-        } else {
-            e.option = app.add_option(name, help)->type_name(std::string(flag.value));
-            if (!flag.fallback.empty()) e.option->default_str(std::string(flag.fallback));
-        }
-        e.option->multi_option_policy(flag.repeated ? CLI::MultiOptionPolicy::TakeAll
-                                                    : CLI::MultiOptionPolicy::Throw);
-        if (flag.environment || environment == Environment::EveryFlag)
-            e.option->envname(environment_name(flag.name));
-    }
-    if (arguments == Arguments::Any) app.add_option("arguments", positional_)->group("");
-}
-
-const Flags::Entry& Flags::entry(std::string_view name) const {
-    const auto it = std::find_if(entries_.begin(), entries_.end(),
-                                 [&](const Entry& e) { return e.flag->name == name; });
-    if (it == entries_.end()) throw std::logic_error("undeclared flag --" + std::string(name));
-    return *it;
-}
-
-bool Flags::has(std::string_view name) const {
-    const Entry& e = entry(name);
-    return e.flag->value.empty() ? e.set : e.option->count() > 0;
-}
-
-std::optional<std::string> Flags::value_of(std::string_view name) const {
-    const Entry& e = entry(name);
-    if (e.flag->value.empty())
-        throw std::logic_error("--" + std::string(name) + " is a boolean flag");
-    if (e.option->count() > 0) return e.option->results().back();
-    if (!e.flag->fallback.empty()) return std::string(e.flag->fallback);
-    return std::nullopt;
-}
-
-std::vector<std::string> Flags::get_all(std::string_view name) const {
-    const Entry& e = entry(name);
-    if (!e.flag->repeated) throw std::logic_error("--" + std::string(name) + " is not repeated");
-    return e.option->results();
-}
-
-std::string Flags::value_or(std::string_view name, std::string_view fallback) const {
-    if (!entry(name).flag->fallback.empty())
-        throw std::logic_error("--" + std::string(name) + " declares its default");
-    return value_of(name).value_or(std::string(fallback));
-}
-
-std::string Flags::get_string(std::string_view name) const {
-    if (auto value = value_of(name)) return *value;
-    std::string message = "--" + std::string(name) + " is required";
-    if (entry(name).option->get_envname().size())
-        message += " (or set " + entry(name).option->get_envname() + ")";
-    throw UsageError(message);
-}
-
-std::string Flags::get_string(std::string_view name, std::string_view fallback) const {
-    return value_or(name, fallback);
-}
-
-int64_t Flags::get_int(std::string_view name) const {
-    return to_int(name, get_string(name));
-}
-
-int64_t Flags::get_int(std::string_view name, int64_t fallback) const {
-    const std::string text = value_or(name, "");
-    return has(name) ? to_int(name, text) : fallback;
-}
-
-int64_t Flags::get_int_in(std::string_view name, int64_t min, int64_t max) const {
-    return check_range(name, get_int(name), min, max);
-}
-
-int64_t Flags::get_int_in(std::string_view name, int64_t fallback, int64_t min, int64_t max) const {
-    return check_range(name, get_int(name, fallback), min, max);
-}
-
-double Flags::get_double(std::string_view name) const {
-    return to_double(name, get_string(name));
-}
-
-double Flags::get_double(std::string_view name, double fallback) const {
-    const std::string text = value_or(name, "");
-    return has(name) ? to_double(name, text) : fallback;
-}
-
-std::vector<int64_t> Flags::get_int_list(std::string_view name) const {
-    return to_int_list(name, get_string(name));
 }
 
 namespace {

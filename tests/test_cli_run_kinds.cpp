@@ -22,13 +22,12 @@ namespace {
 class SubmitLine {
   public:
     // Declares submit's flags and parses the arguments; CLI11's errors propagate.
-    explicit SubmitLine(std::vector<std::string> arguments)
-        : flags(app, submit_command().flags, Arguments::Any, Environment::Marked) {
+    explicit SubmitLine(std::vector<std::string> arguments) {
         std::reverse(arguments.begin(), arguments.end());
         app.parse(arguments);
     }
     CLI::App app{"test", "sparring submit"};
-    Flags flags;
+    SubmitFlags flags{app};
 };
 
 // Returns what print_table writes for rows.
