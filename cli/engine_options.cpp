@@ -1,9 +1,13 @@
 #include "cli/engine_options.h"
 
+#include <stdlib.h>
+
 #include <charconv>
 #include <cmath>
+#include <filesystem>
 #include <iostream>
 
+#include "common/engine_archive.h"
 #include "common/flags.h"
 #include "engine/params.h"
 #include "match/engine_options.h"
@@ -61,10 +65,12 @@ std::vector<std::string_view> split(std::string_view text, char separator) {
 }  // namespace
 
 void record_engine_options(v1::Version& version, const std::string& command,
-                           const std::vector<std::string>& args) {
+                           const std::vector<std::string>& args, const std::string& working_dir,
+                           const std::string& label) {
     match::UciSpec engine;
     engine.command = command;
     engine.args = args;
+    engine.working_dir = working_dir;
     std::string error;
     const auto options = match::read_engine_options(engine, 10'000, &error);
     if (!options) {
@@ -82,8 +88,26 @@ void record_engine_options(v1::Version& version, const std::string& command,
     }
     size_t spins = 0;
     for (const match::EngineOption& o : *options) spins += o.type == "spin";
-    std::cerr << "recorded " << options->size() << " options of " << command << " (" << spins
-              << " spin options can tune)\n";
+    std::cerr << "recorded " << options->size() << " options of "
+              << (label.empty() ? command : label) << " (" << spins << " spin options can tune)\n";
+}
+
+void record_archive_options(v1::Version& version, const std::string& archive,
+                            const std::string& entry, const std::vector<std::string>& args) {
+    if (!unsafe_relative_path(entry).empty()) return;
+    std::string dir = (std::filesystem::temp_directory_path() / "sparring-archive-XXXXXX").string();
+    if (!mkdtemp(dir.data())) {
+        std::cerr << "options not recorded: cannot make a temporary directory (the version "
+                     "plays, but its options cannot be tuned)\n";
+        return;
+    }
+    if (const std::string why = unpack_archive(archive, dir, ArchiveLimits{}); !why.empty())
+        std::cerr << "options not recorded: " << why
+                  << " (the version plays, but its options cannot be tuned)\n";
+    else
+        record_engine_options(version, dir + "/" + entry, args, dir, entry + " in " + archive);
+    std::error_code ignored;
+    std::filesystem::remove_all(dir, ignored);
 }
 
 std::vector<std::vector<std::string>> engine_option_rows(const v1::Version& version) {

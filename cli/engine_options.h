@@ -16,7 +16,15 @@ namespace sparring::cli {
 // them in the version; when it cannot (not installed here, no answer), says so on stderr and
 // leaves them unrecorded: the version plays, but its options cannot be tuned.
 void record_engine_options(v1::Version& version, const std::string& command,
-                           const std::vector<std::string>& args);
+                           const std::vector<std::string>& args,
+                           const std::string& working_dir = {}, const std::string& label = {});
+
+// Unpacks an engine archive into a temporary directory (with the checks and limits a worker
+// applies), asks its entry for its options as record_engine_options does, and removes the
+// directory. An archive that does not unpack, or an entry outside it, records nothing (the
+// coordinator refuses such an upload with its own message).
+void record_archive_options(v1::Version& version, const std::string& archive,
+                            const std::string& entry, const std::vector<std::string>& args);
 
 // Returns the rows of `versions options NAME` (a heading, then one per option): a UCI or
 // uploaded version's recorded options; a built-in version's parameters, each a spin option

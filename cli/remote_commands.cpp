@@ -56,8 +56,8 @@ VersionsFlags::VersionsFlags(CLI::App& app) {
     add_flag(app, "engine-archive", engine_archive, "FILE",
              "add: upload this .tar.gz of an engine and its files");
     add_switch(app, "no-options", no_options,
-               "add: do not start the --uci or --engine-file engine here to read its options "
-               "(they are then not recorded and cannot tune)");
+               "add: do not start the --uci, --engine-file or --engine-archive engine here to "
+               "read its options (they are then not recorded and cannot tune)");
     add_flag(app, "entry", entry, "PATH", "add: the executable's path inside --engine-archive");
     add_flag(app, "arg", arg, "ARG",
              "add: an argument the uploaded engine starts with (repeatable)");
@@ -254,8 +254,7 @@ void add_uploaded_engine(const VersionsFlags& args, RemoteClient& client, v1::Ve
                                  : "--entry needs --engine-archive");
     const std::string path = archive ? *args.engine_archive : *args.engine_file;
     if (archive && !args.no_options)
-        std::cerr << "options not recorded: the options of an archive's engine are not read yet "
-                     "(the version plays, but its options cannot be tuned)\n";
+        record_archive_options(v, path, *args.entry, args.arg);
     else if (!args.no_options)
         record_engine_options(v, path, args.arg);
     std::cerr << "uploading " << path << "...\n";

@@ -197,6 +197,34 @@ TEST_F(UploadTest, UnsafeArchivesAreRefused) {
     EXPECT_EQ(cluster->query("SELECT count(*) FROM versions"), 1);
 }
 
+// `versions add --engine-archive` reads the options of the archive's entry as it does an
+// uploaded file's (issue 29, item 1): unpacked into a temporary directory and started there,
+// so its spin options are recorded, listed and tune.
+TEST_F(UploadTest, AnArchivesEngineOptionsAreRecordedAndTune) {
+    start();
+    const std::string dir = cluster->dir;
+    write_file(dir + "/make.py",
+               "import tarfile, sys\n"
+               "with tarfile.open(sys.argv[1], 'w:gz') as t:\n"
+               "    t.add(sys.argv[2], arcname='bin/engine')\n",
+               fs::perms::owner_all);
+    ASSERT_EQ(
+        cluster->run({"/usr/bin/python3", dir + "/make.py", dir + "/e.tar.gz", script}).status, 0);
+    const CommandResult added = cluster->cli({"versions", "add", "arch", "--engine-archive",
+                                              dir + "/e.tar.gz", "--entry", "bin/engine"});
+    ASSERT_EQ(added.status, 0) << added.err;
+    EXPECT_NE(added.err.find("options of bin/engine in " + dir + "/e.tar.gz"), std::string::npos)
+        << added.err;
+    EXPECT_EQ(count_in(marker, "started"), 1);  // started once, here, to be asked
+    const CommandResult options = cluster->cli({"versions", "options", "arch"});
+    ASSERT_EQ(options.status, 0) << options.err;
+    EXPECT_NE(options.out.find("KnightValueMg"), std::string::npos) << options.out;
+    const CommandResult tune = cluster->cli(
+        {"submit", "tune", "arch", "--param", "KnightValueMg:300:250:350", "--games", "2"});
+    EXPECT_EQ(tune.status, 0) << tune.err;
+    EXPECT_EQ(cluster->query("SELECT count(*) FROM spsa_params WHERE name = 'KnightValueMg'"), 1);
+}
+
 TEST_F(UploadTest, WorkersFetchOnceVerifyAndThenUseTheirCache) {
     start({"--pairs-per-thread", "1"});  // many small leases: both workers play both runs
     const uint64_t bench = engine_bench();
