@@ -60,17 +60,9 @@ engine_a=$(build_engine a "$rev_a" "${PATCH_A:-}")
 engine_b=$(build_engine b "$rev_b" "${PATCH_B:-}")
 
 db="$work/builds.db"
-rm -rf "$db" "$db-wal" "$db-shm" "$db.engines" "$work/port" "$work"/cache-*
-pids=()
-trap 'kill -TERM "${pids[@]}" 2>/dev/null || true; wait 2>/dev/null || true' EXIT
-user_token=$("$coordinator" token create --db "$db" --role user --name bench-user)
-worker_token=$("$coordinator" token create --db "$db" --role worker --name bench-worker)
-"$coordinator" serve --db "$db" --listen 127.0.0.1:0 --port-file "$work/port" \
-    >"$work/coordinator.log" 2>&1 &
-pids+=($!)
-for _ in $(seq 100); do [ -s "$work/port" ] && break; sleep 0.1; done
-[ -s "$work/port" ] || { cat "$work/coordinator.log" >&2; exit 1; }
-export SPARRING_COORDINATOR="127.0.0.1:$(cat "$work/port")" SPARRING_TOKEN="$user_token"
+# shellcheck source=bench/local_cluster.sh
+. "$root/bench/local_cluster.sh"
+start_local_coordinator "$coordinator" "$db" "$work"
 
 "$cli" versions add build-a --engine-file "$engine_a" --bench "$(bench_of "$engine_a")" \
     --description "sparring-engine at $rev_a${PATCH_A:+ + $PATCH_A}"

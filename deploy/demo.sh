@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
 # The main job, called by `deploy/setup.sh demo` with the build directory: a local cluster (a
 # coordinator on an SQLite file and two workers) tunes the piece values with SPSA, starting
-# from the `seed` preset, then verifies the result with an SPRT match against `seed`, and
-# leaves the database behind for sqlite3.
+# from the `seed` preset (reporting the average of the last 40% of its trajectory), then
+# verifies the result with an SPRT match against `seed` and measures it against the hand-set
+# `default` with a fixed number of games from another book seed, and leaves the database
+# behind for sqlite3.
 #
 # The coordinator also serves the web dashboard; the demo prints its URL.
 #
 # Settings (environment): SPARRING_DEMO_DB (default ./sparring-demo.db), SPARRING_DEMO_GAMES
 # (tuning games), SPARRING_DEMO_NODES (nodes per move), SPARRING_DEMO_VERIFY_GAMES (most games
-# of the verification), SPARRING_DEMO_R_END (SPSA learning rate at the last step),
+# of the verification), SPARRING_DEMO_CHECK_GAMES (games against `default`, default 1000),
+# SPARRING_DEMO_R_END (SPSA learning rate at the last step),
 # SPARRING_DEMO_HTTP (the dashboard's address, default 127.0.0.1:0: a free port, printed).
 set -euo pipefail
 build=$(cd "${1:?usage: demo.sh BUILD_DIR}" && pwd)
@@ -20,6 +23,7 @@ db=$(realpath -m "${SPARRING_DEMO_DB:-sparring-demo.db}")
 games=${SPARRING_DEMO_GAMES:-6000}
 nodes=${SPARRING_DEMO_NODES:-1000}
 verify_games=${SPARRING_DEMO_VERIFY_GAMES:-2000}
+check_games=${SPARRING_DEMO_CHECK_GAMES:-1000}
 r_end=${SPARRING_DEMO_R_END:-0.01}
 http=${SPARRING_DEMO_HTTP:-127.0.0.1:0}
 logs=$(mktemp -d "${TMPDIR:-/tmp}/sparring-demo.XXXXXX")
@@ -78,11 +82,13 @@ echo "   dashboard: http://${http%:*}:$(cat "$logs/http-port")/ (every run, live
 echo
 echo "== version 'seed': the built-in engine with the seed's piece values"
 "$cli" versions add seed --preset seed --description "piece values of the seed's type codes"
+"$cli" versions add default --preset default --description "the engine's hand-set values"
 
 echo
 echo "== SPSA: the 10 piece values (Material), $games games at nodes=$nodes, then an SPRT check"
 submitted=$("$cli" submit tune seed --params Material --games "$games" --tc "nodes=$nodes" \
-    --r-end "$r_end" --verify --verify-games "$verify_games" --elo0 0 --elo1 10 --seed 1 \
+    --r-end "$r_end" --average 0.4 --verify --verify-games "$verify_games" --elo0 0 --elo1 10 \
+    --seed 1 \
     --description "demo: piece values from the seed preset")
 echo "$submitted"
 run=$(echo "$submitted" | awk '{print $2}')
@@ -98,10 +104,25 @@ fi
 echo
 echo "== verification: run $verify, the tuned values against seed (SPRT elo0=0 elo1=10)"
 "$cli" show "$verify" --watch
+tuned=$("$cli" show "$verify" | awk '/^test:/ { print $2 }')
+
+echo
+echo "== the tuned values against the hand-set default: $check_games games, book seed 2"
+submitted=$("$cli" submit "$tuned" default --kind fixed --games "$check_games" \
+    --tc "nodes=$nodes" --seed 2 --description "demo: $tuned against default")
+check=$(echo "$submitted" | awk '{print $2}')
+"$cli" show "$check" --watch
 
 echo
 echo "== where the piece values went (start -> end) and the Elo gained"
 "$cli" show "$run"
+echo
+# Prints a run's Elo line of `show` (and its median-unbiased one, for an SPRT run).
+elo_of() { "$cli" show "$1" | sed -n 's/^\(Elo[^:]*\): */\1 /p'; }
+echo "== $tuned against seed (run $verify, SPRT):"
+elo_of "$verify"
+echo "== $tuned against default (run $check, $check_games games):"
+elo_of "$check"
 stop_cluster
 elapsed=$(($(date +%s) - started))
 echo
