@@ -156,15 +156,15 @@ bool UciPlayer::reconfigure(const PlayerSpec& spec, std::string* error) {
     // Every option set now must stay set: a value can change, but not go back to the
     // engine's default without a restart.
     std::vector<std::pair<std::string, std::string>> changed;
-    for (const auto& [name, value] : uci->options) {
+    for (const auto& option : uci->options) {
         const auto now = std::find_if(uci_.options.begin(), uci_.options.end(),
-                                      [&](const auto& o) { return o.first == name; });
-        if (now == uci_.options.end() || now->second != value) changed.emplace_back(name, value);
+                                      [&](const auto& o) { return o.first == option.first; });
+        if (now == uci_.options.end() || now->second != option.second) changed.push_back(option);
     }
-    for (const auto& [name, value] : uci_.options)
+    for (const auto& option : uci_.options)
         if (std::none_of(uci->options.begin(), uci->options.end(),
-                         [&](const auto& o) { return o.first == name; }))
-            return fail("option '" + name + "' would go back to its default");
+                         [&](const auto& o) { return o.first == option.first; }))
+            return fail("option '" + option.first + "' would go back to its default");
     spec_.name = spec.name;
     spec_.time_margin_ms = spec.time_margin_ms;
     std::get<UciSpec>(spec_.engine).options = uci->options;
