@@ -9,9 +9,7 @@
 
 #include "common/engine_archive.h"
 #include "common/flags.h"
-#include "engine/params.h"
 #include "match/engine_options.h"
-#include "match/uci_options.h"
 
 namespace sparring::cli {
 
@@ -112,18 +110,6 @@ void record_archive_options(v1::Version& version, const std::string& archive,
 
 std::vector<std::vector<std::string>> engine_option_rows(const v1::Version& version) {
     std::vector<std::vector<std::string>> rows = {{"OPTION", "TYPE", "DEFAULT", "MIN", "MAX"}};
-    if (version.has_builtin()) {
-        std::string error;
-        const std::optional<ParamSet> values =
-            ParamSet::from_json(version.builtin().params_json(), ParamSet(), &error);
-        for (size_t i = 0; i < param_registry().size(); ++i) {
-            const ParamSpec& p = param_registry()[i];
-            rows.push_back({std::string(p.name), "spin",
-                            std::to_string(values ? (*values)[i] : p.default_value),
-                            std::to_string(p.min), std::to_string(p.max)});
-        }
-        return rows;
-    }
     for (const v1::EngineOption& o : version.options()) {
         const bool spin = o.type() == "spin";
         rows.push_back({o.name(), o.type(),
@@ -131,28 +117,6 @@ std::vector<std::vector<std::string>> engine_option_rows(const v1::Version& vers
                         spin ? std::to_string(o.min()) : "", spin ? std::to_string(o.max()) : ""});
     }
     return rows;
-}
-
-void tuned_engine_version(const v1::RunStatus& run, const v1::Version& base, v1::Version& v) {
-    if (base.has_uci()) *v.mutable_uci() = base.uci();
-    if (base.has_uploaded()) *v.mutable_uploaded() = base.uploaded();
-    *v.mutable_options() = base.options();
-    v.set_bench(base.bench());
-    if (v.reference_nps() == 0) v.set_reference_nps(base.reference_nps());
-    auto& options = base.has_uci() ? *v.mutable_uci()->mutable_options()
-                                   : *v.mutable_uploaded()->mutable_options();
-    for (int i = 0; i < run.tune().params_size() && i < run.tune().values_size(); ++i) {
-        const std::string& name = run.tune().params(i).name();
-        // The reported values (the average, when the run averages) from coordinators that
-        // send them.
-        const double value =
-            i < run.tune().result_size() ? run.tune().result(i) : run.tune().values(i);
-        for (auto it = options.begin(); it != options.end();)
-            it = match::canonical_option_name(it->first) == match::canonical_option_name(name)
-                     ? options.erase(it)
-                     : std::next(it);
-        options[name] = std::to_string(std::lround(value));
-    }
 }
 
 v1::TuneParam parse_tune_param(std::string_view text) {

@@ -26,15 +26,10 @@ void record_engine_options(v1::Version& version, const std::string& command,
 void record_archive_options(v1::Version& version, const std::string& archive,
                             const std::string& entry, const std::vector<std::string>& args);
 
-// Returns the rows of `versions options NAME` (a heading, then one per option): a UCI or
-// uploaded version's recorded options; a built-in version's parameters, each a spin option
-// with the version's value as its default.
+// Returns the rows of `versions options NAME` (a heading, then one per option) as the
+// coordinator lists them: a UCI or uploaded version's recorded options, a built-in version's
+// parameters (each a spin option with the version's value as its default).
 std::vector<std::vector<std::string>> engine_option_rows(const v1::Version& version);
-
-// Makes v (named and described by the caller) the engine of a tuning run's UCI or uploaded base
-// version with the run's current values among its options, rounded, each replacing the base's
-// value of that option: what `versions add --from-run` adds for such a run.
-void tuned_engine_version(const v1::RunStatus& run, const v1::Version& base, v1::Version& v);
 
 // Reads --param NAME[:START:MIN:MAX:C_END:R_END]; an empty field keeps its default
 // ("Skill Level::0:10" sets MIN and MAX). Throws UsageError for a malformed one.

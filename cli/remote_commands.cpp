@@ -286,41 +286,18 @@ int versions_add(const VersionsFlags& args, RemoteClient& client) {
     if (args.engine_file || args.engine_archive) {
         add_uploaded_engine(args, client, v);
     } else if (args.from_run) {
-        if (args.uci || given(args.preset_option) || args.set || args.bench)
-            throw UsageError("--from-run excludes --uci, --preset, --set and --bench");
+        if (args.uci || given(args.preset_option) || args.set || args.bench || args.option)
+            throw UsageError("--from-run excludes --uci, --preset, --set, --option and --bench");
         const std::string& run = *args.from_run;
         int64_t run_id = 0;
         const auto [end, ec] = std::from_chars(run.data(), run.data() + run.size(), run_id);
         if (ec != std::errc() || end != run.data() + run.size() || run_id < 1)
             throw UsageError("--from-run needs a run id, got '" + run + "'");
-        v1::GetRunRequest run_request;
-        run_request.set_run_id(run_id);
-        v1::RunStatus source;
-        client.call(&v1::UserService::Stub::GetRun, run_request, &source);
-        const CliRunKind& kind = cli_run_kind(source.spec().kind());
-        if (!kind.version_of)
-            throw std::runtime_error("run " + std::to_string(run_id) + " is not a tuning run");
-        v1::GetVersionRequest base_request;
-        base_request.set_name(source.spec().base_version());
-        v1::Version base;
-        client.call(&v1::UserService::Stub::GetVersion, base_request, &base);
-        if (source.spec().kind() == v1::RUN_KIND_TUNE && !base.has_builtin()) {
-            // A tuning run of an engine's options: the same engine with the tuned values.
-            if (args.hash) throw UsageError("--hash is the built-in engine's");
-            tuned_engine_version(source, base, v);
-            if (!args.description)
-                v.set_description(std::string(kind.version_description) + std::to_string(run_id));
-            return add_version(args, client, request);
-        }
-        const auto [preset, overrides] = kind.version_of(source, client);
-        v.mutable_builtin()->set_preset(preset);
-        v.mutable_builtin()->mutable_overrides()->insert(overrides.begin(), overrides.end());
+        // The coordinator makes the version: the run's base version with its result.
+        request.set_from_run(run_id);
         const int64_t hash = args.hash.value_or(0);
         if (hash < 0 || hash > 65536) throw UsageError("--hash must be in 0..65536");
-        v.mutable_builtin()->set_hash_mb(uint32_t(hash));
-        v.set_bench(local_bench(preset, overrides));
-        if (!args.description)
-            v.set_description(std::string(kind.version_description) + std::to_string(run_id));
+        if (hash > 0) v.mutable_builtin()->set_hash_mb(uint32_t(hash));
     } else if (args.uci) {
         if (given(args.preset_option) || args.set || args.hash)
             throw UsageError("--uci excludes --preset, --set and --hash");
@@ -375,7 +352,7 @@ int versions(const VersionsFlags& args) {
             std::cout << to_json(options) << "\n";
             return 0;
         }
-        if (!v.has_builtin() && v.options_size() == 0)
+        if (v.options_size() == 0)
             throw std::runtime_error("version '" + v.name() +
                                      "' records no options of its engine (added before they were "
                                      "read, or from an archive): add it again to tune them");

@@ -73,8 +73,6 @@ const CliRunKind kRegression = {
         },
     .runs_cells = [](const v1::RunStatus& run) { return versus_cells(run, true); },
     .progress = [](const v1::RunStatus& run) { return versus_progress(run, true); },
-    .version_of = nullptr,
-    .version_description = "",
 };
 
 const CliRunKind kFixedGames = {
@@ -99,8 +97,6 @@ const CliRunKind kFixedGames = {
         },
     .runs_cells = [](const v1::RunStatus& run) { return versus_cells(run, false); },
     .progress = [](const v1::RunStatus& run) { return versus_progress(run, false); },
-    .version_of = nullptr,
-    .version_description = "",
 };
 
 const CliRunKind kTune = {
@@ -140,9 +136,6 @@ const CliRunKind kTune = {
                    std::to_string(run.tune().pairs_applied()) + "/" +
                    std::to_string(run.spec().games() / 2) + " |" + values_line(run.tune());
         },
-    .version_of = [](const v1::RunStatus& run,
-                     RemoteClient& client) { return version_of_run(run.id(), client); },
-    .version_description = "the values of tuning run ",
 };
 
 const CliRunKind kGenerate = {
@@ -172,8 +165,6 @@ const CliRunKind kGenerate = {
                    std::to_string(run.games()) + "/" + std::to_string(run.spec().games()) + ", " +
                    std::to_string(run.generate().positions()) + " positions";
         },
-    .version_of = nullptr,
-    .version_description = "",
 };
 
 // `submit train` makes a training run with --data and a chain with --generations.
@@ -212,8 +203,6 @@ const CliRunKind kTrain = {
                    (t.loss_curve_size() > 0 ? fixed(t.loss_curve(t.loss_curve_size() - 1), 7)
                                             : "-");
         },
-    .version_of = version_of_train_run,
-    .version_description = "the parameters of training run ",
 };
 
 const CliRunKind kChain = {
@@ -245,8 +234,6 @@ const CliRunKind kChain = {
                    std::to_string(run.chain().generations_size()) + "/" +
                    std::to_string(run.spec().chain().generations());
         },
-    .version_of = nullptr,
-    .version_description = "",
 };
 
 // Every kind the CLI knows.

@@ -21,9 +21,6 @@ struct RunsCells {
     std::string llr;
 };
 
-// The preset and overrides of a version made from a run's result.
-using VersionValues = std::pair<std::string, std::map<std::string, int>>;
-
 // One run kind of the CLI.
 struct CliRunKind {
     v1::RunKind proto_kind;
@@ -51,10 +48,6 @@ struct CliRunKind {
     RunsCells (*runs_cells)(const v1::RunStatus& run);
     // Returns the one line `show --watch` shows of a run of the kind.
     std::string (*progress)(const v1::RunStatus& run);
-    // Returns the version a run's result makes, for `versions add --from-run` (null: none).
-    VersionValues (*version_of)(const v1::RunStatus& run, RemoteClient& client);
-    // Describes such a version by default: "the values of tuning run ".
-    std::string_view version_description;
 };
 
 // Returns the entry of a run kind; a kind this CLI does not know shows as fixed games.

@@ -15,7 +15,6 @@
 #include "cli/training_flags.h"
 #include "cli/tune.h"
 #include "common/printable.h"
-#include "engine/params.h"
 #include "training/param_selection.h"
 #include "training/position_filter.h"
 #include "training/position_io.h"
@@ -323,29 +322,6 @@ int export_positions(const ExportFlags& args) {
     std::cerr << written << " positions of " << games << " games written to " << path << " ("
               << training::format_name(*format) << ")\n";
     return 0;
-}
-
-std::pair<std::string, std::map<std::string, int>> version_of_train_run(const v1::RunStatus& run,
-                                                                        RemoteClient& client) {
-    if (run.train().params_json().empty())
-        throw std::runtime_error("run " + std::to_string(run.id()) +
-                                 " has no result yet: a training run makes a version once "
-                                 "it has finished");
-    v1::GetVersionRequest request;
-    request.set_name(run.spec().base_version());
-    v1::Version base;
-    client.call(&v1::UserService::Stub::GetVersion, request, &base);
-    const std::optional<ParamSet> preset = ParamSet::preset(base.builtin().preset());
-    std::string error;
-    const std::optional<ParamSet> trained =
-        ParamSet::from_json(run.train().params_json(), ParamSet(), &error);
-    if (!preset || !trained)
-        throw std::runtime_error("run " + std::to_string(run.id()) + ": " + error);
-    std::map<std::string, int> overrides;
-    const auto registry = param_registry();
-    for (size_t p = 0; p < registry.size(); ++p)
-        if ((*trained)[p] != (*preset)[p]) overrides[std::string(registry[p].name)] = (*trained)[p];
-    return {base.builtin().preset(), overrides};
 }
 
 int import_positions(const PositionsFlags& args) {

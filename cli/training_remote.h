@@ -78,9 +78,4 @@ int export_positions(const ExportFlags& args);
 // generation run without games, for training runs.
 int import_positions(const PositionsFlags& args);
 
-// Returns the preset and overrides of the version a finished training run's parameters
-// make: its base version's preset, with every parameter that differs from it overridden.
-std::pair<std::string, std::map<std::string, int>> version_of_train_run(const v1::RunStatus& run,
-                                                                        RemoteClient& client);
-
 }  // namespace sparring::cli

@@ -28,9 +28,4 @@ void print_tune(const v1::RunStatus& run, RemoteClient& client);
 // ten seconds otherwise) with games or pairs done and the current values or Elo and LLR.
 void watch_run(int64_t run_id, RemoteClient& client);
 
-// Returns the preset and overrides of the version a tuning run's current values make: the
-// base version's, with the tuned parameters rounded.
-std::pair<std::string, std::map<std::string, int>> version_of_run(int64_t run_id,
-                                                                  RemoteClient& client);
-
 }  // namespace sparring::cli

@@ -54,17 +54,6 @@ std::string values_line(const v1::TuneStatus& tune) {
 
 namespace {
 
-// Returns the run of a tuning status, failing with a clear message for other runs.
-v1::RunStatus tuning_run(int64_t run_id, RemoteClient& client) {
-    v1::GetRunRequest request;
-    request.set_run_id(run_id);
-    v1::RunStatus run;
-    client.call(&v1::UserService::Stub::GetRun, request, &run);
-    if (!run.has_tune())
-        throw std::runtime_error("run " + std::to_string(run_id) + " is not a tuning run");
-    return run;
-}
-
 // Returns a run id from a text argument; throws UsageError when it is not one.
 int64_t parse_run_id(const std::string& text) {
     int64_t id = 0;
@@ -259,21 +248,6 @@ void watch_run(int64_t run_id, RemoteClient& client) {
         }
         std::this_thread::sleep_for(std::chrono::seconds(1));
     }
-}
-
-std::pair<std::string, std::map<std::string, int>> version_of_run(int64_t run_id,
-                                                                  RemoteClient& client) {
-    const v1::RunStatus run = tuning_run(run_id, client);
-    v1::GetVersionRequest request;
-    request.set_name(run.spec().base_version());
-    v1::Version base;
-    client.call(&v1::UserService::Stub::GetVersion, request, &base);
-    std::map<std::string, int> overrides(base.builtin().overrides().begin(),
-                                         base.builtin().overrides().end());
-    for (int i = 0; i < run.tune().params_size(); ++i)
-        overrides[run.tune().params(i).name()] = int(std::lround(
-            i < run.tune().result_size() ? run.tune().result(i) : run.tune().values(i)));
-    return {base.builtin().preset(), overrides};
 }
 
 Command tune_history_command() {

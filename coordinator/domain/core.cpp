@@ -90,6 +90,13 @@ absl::StatusOr<Version> Core::add_version(Storage& storage, Version version) con
     return version;
 }
 
+absl::StatusOr<Version> Core::version_of_run(Storage& storage, int64_t run_id) const {
+    const std::optional<Run> run = storage.find_run(run_id);
+    if (!run)
+        return absl::NotFoundError("no run " + std::to_string(run_id) + " (see `sparring runs`)");
+    return run_kind(run->spec.kind).made_version(storage, *run);
+}
+
 absl::StatusOr<Version> Core::get_version(Storage& storage, std::string_view name) const {
     if (absl::Status status = check_lookup_name(name); !status.ok()) return status;
     std::optional<Version> version = storage.find_version(name);

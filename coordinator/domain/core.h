@@ -148,6 +148,9 @@ class Core {
 
     // Validates and records a version; resolves a built-in version's parameter set.
     absl::StatusOr<Version> add_version(Storage& storage, Version version) const;
+    // Returns the unnamed version a run's result makes (a tuning or training run's), on top of
+    // the run's base version (`versions add --from-run`).
+    absl::StatusOr<Version> version_of_run(Storage& storage, int64_t run_id) const;
     absl::StatusOr<Version> get_version(Storage& storage, std::string_view name) const;
     std::vector<Version> list_versions(Storage& storage) const;
 

@@ -132,6 +132,12 @@ class RunKindModule {
     // end); parent is this run.
     virtual KindEffects on_child_ended(Storage& storage, int64_t parent_id) const;
 
+    // Versions: returns the version the run's result makes on top of its base version (a
+    // tuning run's values, a training run's parameters), unnamed, with a description; what
+    // `versions add --from-run` adds. FAILED_PRECONDITION for a kind whose runs make none or a
+    // run without a result yet.
+    virtual absl::StatusOr<Version> made_version(Storage& storage, const Run& run) const;
+
     // Proto: reads the kind's own fields of a spec.
     virtual void spec_from_proto(const v1::RunSpec& in, RunSpec* out) const;
     // Writes the kind's own spec and status fields of a run.
@@ -140,6 +146,8 @@ class RunKindModule {
     virtual void lease_to_proto(const LeaseGrant& in, v1::Lease* out) const;
 
   protected:
+    // The answer of made_version for a run that makes no version.
+    absl::Status makes_no_version(const Run& run) const;
     // Checks what every run of game pairs needs: time control, games, book and shares.
     static absl::Status check_games_spec(RunSpec& spec);
     // Gives each pair of a grant its opening: pair p plays opening p of the book, cyclically.
@@ -188,6 +196,9 @@ class KindWithStore : public RunKindModule {
     KindEffects on_child_ended(Storage& storage, int64_t parent_id) const final {
         return on_child_ended(narrow(storage), parent_id);
     }
+    absl::StatusOr<Version> made_version(Storage& storage, const Run& run) const final {
+        return made_version(narrow(storage), run);
+    }
 
   protected:
     // The same calls as RunKindModule's, with the kind's store; the defaults as there.
@@ -207,6 +218,9 @@ class KindWithStore : public RunKindModule {
     virtual KindEffects on_finished(Store&, const Run&) const { return {}; }
     virtual KindEffects on_stopped(Store&, const Run&) const { return {}; }
     virtual KindEffects on_child_ended(Store&, int64_t) const { return {}; }
+    virtual absl::StatusOr<Version> made_version(Store&, const Run& run) const {
+        return makes_no_version(run);
+    }
 
   private:
     static Store& narrow(Storage& storage) { return storage; }

@@ -90,6 +90,16 @@ KindEffects RunKindModule::on_child_ended(Storage&, int64_t) const {
     return {};
 }
 
+absl::StatusOr<Version> RunKindModule::made_version(Storage&, const Run& run) const {
+    return makes_no_version(run);
+}
+
+absl::Status RunKindModule::makes_no_version(const Run& run) const {
+    return absl::FailedPreconditionError("run " + std::to_string(run.id) + " is a " +
+                                         std::string(label()) +
+                                         " run; only tuning and training runs make a version");
+}
+
 void RunKindModule::spec_from_proto(const v1::RunSpec&, RunSpec*) const {}
 
 void RunKindModule::status_to_proto(const Run&, v1::RunStatus*) const {}

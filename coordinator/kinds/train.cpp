@@ -48,6 +48,18 @@ class TrainKind final : public KindWithStore<TrainStore> {
         });
     }
 
+    // The base version with the fitted parameters, once the run has finished.
+    absl::StatusOr<Version> made_version(TrainStore& storage, const Run& run) const override {
+        const std::optional<TrainState> state = storage.find_train(run.id);
+        if (!state || state->params_json.empty())
+            return absl::FailedPreconditionError(
+                "run " + std::to_string(run.id) +
+                " has no result yet: a training run makes a version once it has finished");
+        Version v = trained_version(*storage.find_version(run.base_id), *state);
+        v.description = "the parameters of training run " + std::to_string(run.id);
+        return v;
+    }
+
     // Reads the settings, progress and result.
     void load(TrainStore& storage, Run& run) const override {
         run.train = storage.find_train(run.id);

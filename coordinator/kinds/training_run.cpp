@@ -52,24 +52,6 @@ absl::Status check_builtin(const RunSpec& spec, const Version& version, const st
     return absl::OkStatus();
 }
 
-// Returns the version a training run's result makes on top of the version it started from:
-// the base's preset with every parameter that differs from it overridden.
-Version trained_version(const Version& base, const TrainState& train) {
-    Version v;
-    v.kind = Version::Kind::Builtin;
-    v.preset = base.preset;
-    v.hash_mb = base.hash_mb;
-    v.bench = train.bench;
-    const ParamSet preset = ParamSet::preset(base.preset).value_or(ParamSet());
-    std::string error;
-    const ParamSet trained =
-        ParamSet::from_json(train.params_json, ParamSet(), &error).value_or(preset);
-    const auto registry = param_registry();
-    for (size_t p = 0; p < registry.size(); ++p)
-        if (trained[p] != preset[p]) v.overrides[std::string(registry[p].name)] = trained[p];
-    return v;
-}
-
 // The spec of a chain's child run: the chain's scheduling, time control and book.
 RunSpec child_spec(ChainStore& storage, const Run& chain, RunKind kind, const std::string& test,
                    const std::string& base, const std::string& description) {
@@ -147,6 +129,22 @@ KindEffects start_child(ChainStore& storage, const Run& chain, const ChainState&
 }
 
 }  // namespace
+
+Version trained_version(const Version& base, const TrainState& train) {
+    Version v;
+    v.kind = Version::Kind::Builtin;
+    v.preset = base.preset;
+    v.hash_mb = base.hash_mb;
+    v.bench = train.bench;
+    const ParamSet preset = ParamSet::preset(base.preset).value_or(ParamSet());
+    std::string error;
+    const ParamSet trained =
+        ParamSet::from_json(train.params_json, ParamSet(), &error).value_or(preset);
+    const auto registry = param_registry();
+    for (size_t p = 0; p < registry.size(); ++p)
+        if (trained[p] != preset[p]) v.overrides[std::string(registry[p].name)] = trained[p];
+    return v;
+}
 
 absl::StatusOr<TrainState> resolve_train(TrainStore& storage, const RunSpec& spec,
                                          const Version& base) {

@@ -20,6 +20,10 @@ namespace sparring::coordinator {
 absl::StatusOr<TrainState> resolve_train(TrainStore& storage, const RunSpec& spec,
                                          const Version& base);
 
+// Returns the version a training run's result makes on top of the version it started from:
+// the base's preset with every parameter that differs from it overridden.
+Version trained_version(const Version& base, const TrainState& train);
+
 // Checks a chain spec (its generation, training and verification settings) and fills its
 // defaults; the generation and training settings are recorded for the chain itself.
 struct ChainSetup {

@@ -1,7 +1,7 @@
-// Tuning runs: SPSA on parameters of one built-in version or on the spin options of a UCI or
-// uploaded engine (tune_run.h has the arithmetic of leases and reports); each lease carries
-// its pairs' perturbations, each report moves the values, and a finished run may start the
-// regression run that verifies its result.
+// Tuning runs: SPSA on spin options of one version, the built-in engine's parameters or a UCI
+// or uploaded engine's options by one path (domain/version_options.h; tune_run.h has the
+// arithmetic of leases and reports); each lease carries its pairs' perturbations, each report
+// moves the values, and a finished run may start the run that verifies its result.
 #include "coordinator/domain/run_kind.h"
 #include "coordinator/domain/validation.h"
 #include "coordinator/kinds/tune_run.h"
@@ -42,6 +42,15 @@ class TuneKind final : public KindWithStore<TuneStore> {
             storage.insert_tune_point(run.id, {0, run.created_ms, tune.theta});
             return KindEffects();
         });
+    }
+
+    // The base version with the run's values (its average, when it averages) as of now.
+    absl::StatusOr<Version> made_version(TuneStore& storage, const Run& run) const override {
+        const std::optional<TuneState> state = storage.find_tune(run.id);
+        if (!state) return makes_no_version(run);
+        Version v = tuned_version(*storage.find_version(run.base_id), *state);
+        v.description = "the values of tuning run " + std::to_string(run.id);
+        return v;
     }
 
     // Reads the parameters and current values.

@@ -1,16 +1,13 @@
 #include "coordinator/kinds/tune_run.h"
 
 #include <algorithm>
-#include <charconv>
 #include <cmath>
 #include <set>
 
 #include "common/printable.h"
 #include "coordinator/domain/text.h"
 #include "coordinator/domain/validation.h"
-#include "engine/params.h"
-#include "match/bench_cache.h"
-#include "match/uci_options.h"
+#include "coordinator/domain/version_options.h"
 
 namespace sparring::coordinator {
 
@@ -31,89 +28,42 @@ int64_t step_of(const Lease& batch, uint32_t index) {
 
 }  // namespace
 
-namespace {
-
-// What a parameter of a version may be: its start (the version's value) and its bounds.
-struct Tunable {
-    double start = 0;
-    double min = 0;
-    double max = 0;
-};
-
-// Returns a UCI or uploaded version's spin option as a parameter: the engine's bounds, and
-// the version's value of it if it sets one, else the engine's default.
-absl::StatusOr<Tunable> option_parameter(const Version& base, const std::string& name) {
-    const std::string wanted = match::canonical_option_name(name);
-    const auto option =
-        std::find_if(base.options.begin(), base.options.end(), [&](const match::EngineOption& o) {
-            return match::canonical_option_name(o.name) == wanted;
-        });
-    if (option == base.options.end())
-        return invalid("version '" + base.name + "' has no option '" + excerpt(name) +
-                       "' (`sparring versions options " + base.name + "` lists them)");
-    if (option->type != "spin")
-        return invalid("option '" + option->name + "' of version '" + base.name + "' is a " +
-                       option->type + " option; only spin options tune");
-    Tunable t{double(std::stoll(option->default_value)), double(option->min), double(option->max)};
-    for (const std::string& value : match::uci_option_values(base.uci_options, name)) {
-        int64_t set = 0;
-        const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), set);
-        if (error == std::errc() && end == value.data() + value.size() && set >= option->min &&
-            set <= option->max)
-            t.start = double(set);
-    }
-    return t;
-}
-
-}  // namespace
-
 absl::StatusOr<TuneState> resolve_tune(const RunSpec& spec, const Version& base) {
     const TuneSpec& tune = spec.tune;
     if (spec.test_version != spec.base_version)
         return invalid("a tuning run tunes one version: name it as both test and base");
-    const bool builtin = base.kind == Version::Kind::Builtin;
-    if (!builtin && base.options.empty())
+    // Every engine's parameters are its spin options: the built-in engine's evaluation
+    // parameters or what an external engine declared when its version was added.
+    const std::vector<match::EngineOption> options = version_options(base);
+    if (options.empty())
         return invalid("version '" + base.name +
                        "' records no options of its engine: add the engine again with `sparring "
                        "versions add`, which reads them, to tune its spin options");
     if (tune.params.empty())
-        return invalid(builtin ? "a tuning run needs parameters to tune (e.g. KnightValueMg, "
-                                 "KnightValueEg)"
-                               : "a tuning run needs options to tune (`sparring versions options " +
-                                     base.name + "` lists them)");
-    std::string error;
-    const std::optional<ParamSet> values =
-        builtin ? ParamSet::from_json(base.params_json, ParamSet(), &error) : ParamSet();
-    if (!values) return invalid("version '" + base.name + "': " + error);
+        return invalid("a tuning run needs options to tune (`sparring versions options " +
+                       base.name + "` lists them)");
     TuneState state;
     state.seed = spec.book.seed;
     std::set<std::string> seen;
     for (const TuneParamRequest& request : tune.params) {
-        Tunable t;
-        if (builtin) {
-            const std::optional<size_t> index = param_index(request.name);
-            if (!index)
-                return invalid("unknown parameter '" + request.name +
-                               "' (`sparring-engine` then `uci` lists them)");
-            const ParamSpec& registry = param_registry()[*index];
-            t = {double((*values)[*index]), double(registry.min), double(registry.max)};
-        } else {
-            absl::StatusOr<Tunable> option = option_parameter(base, request.name);
-            if (!option.ok()) return option.status();
-            t = *option;
-        }
-        if (!seen.insert(builtin ? request.name : match::canonical_option_name(request.name))
-                 .second)
+        const match::EngineOption* option = find_option(options, request.name);
+        if (!option)
+            return invalid("version '" + base.name + "' has no option '" + excerpt(request.name) +
+                           "' (`sparring versions options " + base.name + "` lists them)");
+        if (option->type != "spin")
+            return invalid("option '" + option->name + "' of version '" + base.name + "' is a " +
+                           option->type + " option; only spin options tune");
+        if (!seen.insert(option->name).second)
             return invalid("parameter " + request.name + " is listed twice");
-        const double min = request.min.value_or(t.min);
-        const double max = request.max.value_or(t.max);
-        if (min < t.min || max > t.max)
-            return invalid(request.name + ": bounds must lie within " +
-                           (builtin ? "the registry's" : "the engine's") + " [" +
-                           std::to_string(int64_t(t.min)) + ", " + std::to_string(int64_t(t.max)) +
-                           "]");
-        spsa::Param param =
-            spsa::make_param(request.name, request.start.value_or(t.start), min, max);
+        const double min = request.min.value_or(double(option->min));
+        const double max = request.max.value_or(double(option->max));
+        if (min < double(option->min) || max > double(option->max))
+            return invalid(request.name + ": bounds must lie within the engine's [" +
+                           std::to_string(option->min) + ", " + std::to_string(option->max) + "]");
+        // Named as the engine declares it: what the workers send and the tuned version sets.
+        spsa::Param param = spsa::make_param(
+            option->name, request.start.value_or(double(std::stoll(option->default_value))), min,
+            max);
         if (request.c_end) param.c_end = *request.c_end;
         if (request.r_end) param.r_end = *request.r_end;
         if (const std::string why = spsa::validate(param); !why.empty()) return invalid(why);
@@ -192,34 +142,10 @@ KindEffects apply_tune_report(TuneStore& storage, const Run& run, const Lease& b
 
 Version tuned_version(const Version& base, const TuneState& state) {
     const std::vector<double> result = state.result();
-    if (base.kind != Version::Kind::Builtin) {
-        // The same engine, with the tuned values among its options.
-        Version v = base;
-        v.id = 0;
-        v.created_ms = 0;
-        for (size_t i = 0; i < state.params.size(); ++i) {
-            const std::string wanted = match::canonical_option_name(state.params[i].name);
-            std::erase_if(v.uci_options, [&](const auto& option) {
-                return match::canonical_option_name(option.first) == wanted;
-            });
-            v.uci_options[state.params[i].name] = std::to_string(std::lround(result[i]));
-        }
-        return v;
-    }
-    Version v;
-    v.kind = Version::Kind::Builtin;
-    v.preset = base.preset;
-    v.overrides = base.overrides;
-    v.hash_mb = base.hash_mb;
-    ParamSet params = ParamSet::preset(base.preset).value_or(ParamSet());
-    for (const auto& [name, value] : base.overrides) params.set(name, value);
-    for (size_t i = 0; i < state.params.size(); ++i) {
-        const int value = int(std::lround(result[i]));
-        v.overrides[state.params[i].name] = value;
-        params.set(state.params[i].name, value);
-    }
-    v.bench = builtin_bench(params).nodes;
-    return v;
+    std::vector<std::pair<std::string, double>> values;
+    for (size_t i = 0; i < state.params.size(); ++i)
+        values.emplace_back(state.params[i].name, result[i]);
+    return with_option_values(base, values);
 }
 
 KindEffects finish_tune(TuneStore& storage, const Run& run) {

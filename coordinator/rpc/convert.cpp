@@ -136,6 +136,14 @@ absl::StatusOr<Version> version_from_proto(const v1::Version& in) {
     return v;
 }
 
+void engine_option_to_proto(const match::EngineOption& in, v1::EngineOption* out) {
+    out->set_name(in.name);
+    out->set_type(in.type);
+    out->set_default_value(in.default_value);
+    out->set_min(in.min);
+    out->set_max(in.max);
+}
+
 void version_to_proto(const Version& in, v1::Version* out) {
     out->set_id(in.id);
     out->set_name(in.name);
@@ -144,14 +152,7 @@ void version_to_proto(const Version& in, v1::Version* out) {
     out->set_created_unix_ms(in.created_ms);
     out->set_owner(in.owner);
     out->set_reference_nps(in.reference_nps);
-    for (const match::EngineOption& o : in.options) {
-        v1::EngineOption* option = out->add_options();
-        option->set_name(o.name);
-        option->set_type(o.type);
-        option->set_default_value(o.default_value);
-        option->set_min(o.min);
-        option->set_max(o.max);
-    }
+    for (const match::EngineOption& o : in.options) engine_option_to_proto(o, out->add_options());
     if (in.kind == Version::Kind::Builtin) {
         v1::BuiltinEngine* b = out->mutable_builtin();
         b->set_preset(in.preset);

@@ -19,6 +19,9 @@ namespace sparring::coordinator {
 // kMaxStatusBytes at a code-point boundary).
 grpc::Status to_grpc(const absl::Status& status);
 
+// Writes an option an engine declares.
+void engine_option_to_proto(const match::EngineOption& in, v1::EngineOption* out);
+
 absl::StatusOr<Version> version_from_proto(const v1::Version& in);
 void version_to_proto(const Version& in, v1::Version* out);
 absl::StatusOr<RunSpec> run_spec_from_proto(const v1::RunSpec& in);

@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <memory>
 
+#include "common/printable.h"
 #include "coordinator/domain/run_history.h"
+#include "coordinator/domain/version_options.h"
 #include "coordinator/kinds/generate_run.h"
 #include "coordinator/kinds/tune_run.h"
 #include "coordinator/rpc/convert.h"
@@ -76,6 +78,7 @@ void UserApi::add_version(const Credential& credential, const v1::AddVersionRequ
     change(
         credential,
         [this, &request, response]() -> absl::StatusOr<Change> {
+            if (request.from_run() != 0) return version_from_run(request, response);
             absl::StatusOr<Version> version = version_from_proto(request.version());
             if (!version.ok()) return version.status();
             return Change([this, version = std::move(*version), response](
@@ -88,6 +91,43 @@ void UserApi::add_version(const Credential& credential, const v1::AddVersionRequ
             });
         },
         std::move(done));
+}
+
+absl::StatusOr<UserApi::Change> UserApi::version_from_run(const v1::AddVersionRequest& request,
+                                                          v1::Version* response) {
+    const v1::Version& given = request.version();
+    const bool engine_given = given.has_uci() || given.has_uploaded() ||
+                              (given.has_builtin() && (!given.builtin().preset().empty() ||
+                                                       given.builtin().overrides_size() > 0));
+    if (engine_given || given.options_size() > 0 || given.bench() != 0)
+        return absl::InvalidArgumentError(
+            "a version from a run takes its engine from the run: give it only a name, a "
+            "description, a reference speed and (built-in) a hash size");
+    if (given.builtin().hash_mb() > 65536)
+        return absl::InvalidArgumentError("hash must be in 0..65536 MiB");
+    Version wanted;
+    wanted.name = valid_utf8(given.name());
+    wanted.description = valid_utf8(given.description());
+    wanted.reference_nps = given.reference_nps();
+    wanted.hash_mb = int(given.builtin().hash_mb());
+    return Change([this, run_id = request.from_run(), wanted = std::move(wanted), response](
+                      Storage& storage, const Caller& caller) -> absl::Status {
+        absl::StatusOr<Version> made = core_.version_of_run(storage, run_id);
+        if (!made.ok()) return made.status();
+        if (wanted.hash_mb != 0 && made->kind != Version::Kind::Builtin)
+            return absl::InvalidArgumentError("run " + std::to_string(run_id) +
+                                              " tunes an external engine: a hash size is the "
+                                              "built-in engine's (set its Hash option instead)");
+        made->name = wanted.name;
+        if (!wanted.description.empty()) made->description = wanted.description;
+        if (wanted.reference_nps != 0) made->reference_nps = wanted.reference_nps;
+        if (wanted.hash_mb != 0) made->hash_mb = wanted.hash_mb;
+        made->owner = caller.user;
+        absl::StatusOr<Version> added = core_.add_version(storage, std::move(*made));
+        if (!added.ok()) return added.status();
+        version_to_proto(*added, response);
+        return absl::OkStatus();
+    });
 }
 
 void UserApi::list_versions(const Credential& credential, const v1::ListVersionsRequest&,
@@ -110,6 +150,11 @@ void UserApi::get_version(const Credential& credential, const v1::GetVersionRequ
             absl::StatusOr<Version> version = core_.get_version(storage, name);
             if (!version.ok()) return version.status();
             version_to_proto(*version, response);
+            // A built-in version's options are its parameters, not stored with it: listed
+            // here, with its values as their defaults, as an external engine's are.
+            if (version->kind == Version::Kind::Builtin)
+                for (const match::EngineOption& o : version_options(*version))
+                    engine_option_to_proto(o, response->add_options());
             return absl::OkStatus();
         },
         std::move(done));

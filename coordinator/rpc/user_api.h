@@ -85,6 +85,9 @@ class UserApi {
     // Authenticates a user token on the reader, prepares the change there, and runs it on
     // the writer (authenticating again in its transaction).
     void change(const Credential& credential, Prepare prepare, Done done);
+    // Prepares AddVersion of a version a run's result makes (AddVersionRequest.from_run).
+    absl::StatusOr<Change> version_from_run(const v1::AddVersionRequest& request,
+                                            v1::Version* response);
     // Runs a query on the reader for any valid token, or none when queries are public.
     void query(const Credential& credential, Executor::Job job, Done done);
 

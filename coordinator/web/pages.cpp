@@ -191,8 +191,8 @@ std::string version_page(const v1::Version& version) {
                 "</td></tr>";
     body += "</tbody></table>";
     // What its engine declares (UCI and uploaded versions that recorded it): the spin options
-    // are what a tuning run may tune.
-    if (version.options_size() > 0) {
+    // are what a tuning run may tune. A built-in version's options are its parameters, above.
+    if (version.options_size() > 0 && !version.has_builtin()) {
         body +=
             "<h2>Engine options</h2><table class=\"grid\" id=\"engine-options\"><thead><tr>"
             "<th>option</th><th>type</th><th>default</th><th>min</th><th>max</th></tr></thead>"

@@ -3,8 +3,11 @@
 // repeat a step; a finished run with --verify chains its regression run.
 #include <gtest/gtest.h>
 
+#include "coordinator/domain/version_options.h"
 #include "coordinator/kinds/tune_run.h"
+#include "engine/params.h"
 #include "fixture.h"
+#include "match/bench_cache.h"
 
 namespace sparring::coordinator::testing {
 namespace {
@@ -222,6 +225,67 @@ TEST_F(TuneRunTest, FinishedTuningChainsItsVerification) {
     EXPECT_EQ(tuned.overrides.at("KnightValueMg"), int(std::lround(t.theta[0])));
     EXPECT_EQ(tuned.overrides.at("BishopValueEg"), int(std::lround(t.theta[1])));
     EXPECT_GT(tuned.bench, 0u);
+}
+
+// A version's options, whatever its engine: a built-in version's parameters are spin options
+// with the registry's bounds and the version's values as defaults; an external version's are
+// its engine's, with the values the version sets (when the engine takes them) as defaults.
+TEST(VersionOptions, BuiltInParametersAndAnEnginesOptionsWithTheVersionsValues) {
+    Version builtin;
+    builtin.params_json = R"({"KnightValueMg": 345})";
+    const std::vector<match::EngineOption> params = version_options(builtin);
+    ASSERT_EQ(params.size(), param_registry().size());
+    const match::EngineOption* knight = find_option(params, "knightvaluemg");
+    ASSERT_NE(knight, nullptr);
+    EXPECT_EQ(*knight, (match::EngineOption{"KnightValueMg", "spin", "345", 150, 900}));
+
+    Version sf;
+    sf.kind = Version::Kind::Uci;
+    sf.options = {{"Hash", "spin", "16", 1, 1024},
+                  {"Skill Level", "spin", "20", 0, 20},
+                  {"Move Overhead", "spin", "10", 0, 5000},
+                  {"Ponder", "check", "false", 0, 0}};
+    sf.uci_options = {{"skill  level", "7"}, {"Move Overhead", "9000"}};
+    const std::vector<match::EngineOption> options = version_options(sf);
+    ASSERT_EQ(options.size(), 4u);
+    EXPECT_EQ(find_option(options, "Skill Level")->default_value, "7");
+    EXPECT_EQ(find_option(options, "Move Overhead")->default_value, "10");  // 9000: out of range
+    EXPECT_EQ(find_option(options, "Hash")->default_value, "16");
+    EXPECT_EQ(find_option(options, "Threads"), nullptr);
+}
+
+// The version a tuning run's values make: a built-in base gets them rounded as overrides and
+// the bench signature they give; an external engine gets them among its UCI options, each
+// replacing the base's spelling of the option.
+TEST(VersionOptions, ValuesSetOnABuiltInOrAnExternalVersion) {
+    Version builtin;
+    builtin.name = "base";
+    builtin.preset = "seed";
+    builtin.overrides = {{"PawnValueMg", 90}};
+    builtin.hash_mb = 64;
+    const Version tuned = with_option_values(builtin, {{"KnightValueMg", 330.6}});
+    EXPECT_TRUE(tuned.name.empty());
+    EXPECT_EQ(tuned.preset, "seed");
+    EXPECT_EQ(tuned.hash_mb, 64);
+    EXPECT_EQ(tuned.overrides,
+              (std::map<std::string, int>{{"PawnValueMg", 90}, {"KnightValueMg", 331}}));
+    ParamSet params = *ParamSet::preset("seed");
+    params.set("PawnValueMg", 90);
+    params.set("KnightValueMg", 331);
+    EXPECT_EQ(tuned.bench, builtin_bench(params).nodes);
+
+    Version sf;
+    sf.kind = Version::Kind::Uploaded;
+    sf.name = "sf";
+    sf.engine_sha256 = "ab";
+    sf.uci_options = {{"skill level", "3"}, {"Hash", "16"}};
+    sf.bench = 5;
+    const Version mine = with_option_values(sf, {{"Skill Level", 11.4}});
+    EXPECT_EQ(mine.kind, Version::Kind::Uploaded);
+    EXPECT_EQ(mine.engine_sha256, "ab");
+    EXPECT_EQ(mine.bench, 5u);
+    EXPECT_EQ(mine.uci_options,
+              (std::map<std::string, std::string>{{"Skill Level", "11"}, {"Hash", "16"}}));
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include <fstream>
 
 #include "cluster.h"
+#include "engine/params.h"
 #include "match/engine_options.h"
 #include "needs.h"
 
@@ -230,6 +231,12 @@ TEST_F(EngineOptionsTest, AnEnginesSpinOptionTunesAndItsVerificationFollows) {
     EXPECT_EQ(mine.uci().command(), kStockfish);
     EXPECT_EQ(mine.uci().options().at("Skill Level"), tuned.uci().options().at("Skill Level"));
     EXPECT_EQ(mine.options_size(), added.options_size());
+    // A hash size is the built-in engine's: the UCI engine's is its Hash option.
+    const CommandResult hashed = cluster->cli(
+        {"versions", "add", "sf-hash", "--from-run", std::to_string(run.id()), "--hash", "16"});
+    EXPECT_EQ(hashed.status, 1);
+    EXPECT_NE(hashed.err.find("a hash size is the built-in engine's"), std::string::npos)
+        << hashed.err;
 }
 
 // A tuning run that averages (issue 29, item 5) reports the Polyak-Ruppert average of the
@@ -414,6 +421,93 @@ TEST_F(EngineOptionsTest, TheCliRecordsListsAndTunesAnEnginesOptions) {
     r = cluster->cli({"show", "1"});
     ASSERT_EQ(r.status, 0) << r.err;
     EXPECT_NE(r.out.find("Move Overhead"), std::string::npos) << r.out;
+}
+
+// The built-in engine's parameters are options like any engine's (issue 29, item 3): a
+// built-in version lists them with its values as their defaults, a tuning run takes them by
+// the same path (names read as an engine reads them), and the coordinator makes the version
+// of a run's result (`versions add --from-run`), refusing what cannot make one and storing
+// nothing then.
+TEST(BuiltinOptionsTest, ParametersAreOptionsAndARunsResultBecomesAVersionOnTheCoordinator) {
+    Cluster cluster;
+    cluster.add_version("base", "KnightValueMg=300");
+    cluster.add_version("other");
+    v1::GetVersionRequest get;
+    get.set_name("base");
+    v1::Version base;
+    ASSERT_TRUE(
+        cluster.users()->GetVersion(Cluster::context(cluster.user_token).get(), get, &base).ok());
+    ASSERT_EQ(size_t(base.options_size()), param_registry().size());
+    const auto knight = std::find_if(base.options().begin(), base.options().end(),
+                                     [](const auto& o) { return o.name() == "KnightValueMg"; });
+    ASSERT_NE(knight, base.options().end());
+    EXPECT_EQ(knight->type(), "spin");
+    EXPECT_EQ(knight->default_value(), "300");  // the version's value
+    EXPECT_EQ(knight->min(), 150);
+    EXPECT_EQ(knight->max(), 900);
+    CommandResult r = cluster.cli({"versions", "options", "base"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.out.find("KnightValueMg"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("300"), std::string::npos) << r.out;
+
+    v1::SubmitRunRequest submit;
+    *submit.mutable_spec() = tune_spec("base", {"knightvaluemg", "BishopValueEg"});
+    submit.mutable_spec()->mutable_tune()->mutable_params(1)->set_start(320);
+    v1::RunStatus run;
+    grpc::Status status =
+        cluster.users()->SubmitRun(Cluster::context(cluster.user_token).get(), submit, &run);
+    ASSERT_TRUE(status.ok()) << status.error_message();
+    ASSERT_EQ(run.tune().params_size(), 2);
+    EXPECT_EQ(run.tune().params(0).name(), "KnightValueMg");  // as the engine declares it
+    EXPECT_EQ(run.tune().params(0).start(), 300);
+    EXPECT_EQ(run.tune().params(0).max(), 900);
+
+    const auto from_run = [&](int64_t run_id, const std::string& name, v1::Version* added,
+                              const std::function<void(v1::Version&)>& edit = {}) {
+        v1::AddVersionRequest request;
+        request.set_from_run(run_id);
+        request.mutable_version()->set_name(name);
+        if (edit) edit(*request.mutable_version());
+        return cluster.users()->AddVersion(Cluster::context(cluster.user_token).get(), request,
+                                           added);
+    };
+    v1::Version made;
+    status = from_run(run.id(), "made", &made,
+                      [](v1::Version& v) { v.mutable_builtin()->set_hash_mb(32); });
+    ASSERT_TRUE(status.ok()) << status.error_message();
+    ASSERT_TRUE(made.has_builtin());
+    EXPECT_EQ(made.builtin().overrides().at("KnightValueMg"), 300);
+    EXPECT_EQ(made.builtin().overrides().at("BishopValueEg"), 320);
+    EXPECT_EQ(made.builtin().hash_mb(), 32u);
+    EXPECT_EQ(made.description(), "the values of tuning run " + std::to_string(run.id()));
+    EXPECT_EQ(made.owner(), base.owner());  // the caller, who also added base
+    EXPECT_FALSE(made.owner().empty());
+    // Another bishop than the base's, so another bench signature, the coordinator's own.
+    EXPECT_NE(made.bench(), base.bench());
+    EXPECT_GT(made.bench(), 0u);
+
+    const int64_t versions = cluster.query("SELECT count(*) FROM versions");
+    const auto refused = [&](grpc::Status got, grpc::StatusCode code, const std::string& text) {
+        EXPECT_EQ(got.error_code(), code) << got.error_message();
+        EXPECT_NE(got.error_message().find(text), std::string::npos) << got.error_message();
+    };
+    refused(from_run(run.id(), "made", &made), grpc::StatusCode::ALREADY_EXISTS, "already exists");
+    refused(from_run(999, "x", &made), grpc::StatusCode::NOT_FOUND, "no run 999");
+    refused(from_run(run.id(), "x", &made,
+                     [](v1::Version& v) { v.mutable_uci()->set_command("/bin/true"); }),
+            grpc::StatusCode::INVALID_ARGUMENT, "takes its engine from the run");
+    refused(from_run(run.id(), "x", &made,
+                     [](v1::Version& v) { v.mutable_builtin()->set_hash_mb(70000); }),
+            grpc::StatusCode::INVALID_ARGUMENT, "hash must be in 0..65536");
+    r = cluster.cli({"submit", "base", "other", "--games", "20"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    refused(from_run(2, "x", &made), grpc::StatusCode::FAILED_PRECONDITION,
+            "only tuning and training runs make a version");
+    r = cluster.cli({"versions", "add", "y", "--from-run", "2"});
+    EXPECT_EQ(r.status, 1);
+    EXPECT_NE(r.err.find("only tuning and training runs make a version"), std::string::npos)
+        << r.err;
+    EXPECT_EQ(cluster.query("SELECT count(*) FROM versions"), versions);
 }
 
 }  // namespace
