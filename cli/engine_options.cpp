@@ -1,7 +1,5 @@
 #include "cli/engine_options.h"
 
-#include <stdlib.h>
-
 #include <charconv>
 #include <cmath>
 #include <filesystem>
@@ -9,6 +7,7 @@
 
 #include "common/engine_archive.h"
 #include "common/flags.h"
+#include "match/child_process.h"
 #include "match/engine_options.h"
 
 namespace sparring::cli {
@@ -93,17 +92,15 @@ void record_engine_options(v1::Version& version, const std::string& command,
 void record_archive_options(v1::Version& version, const std::string& archive,
                             const std::string& entry, const std::vector<std::string>& args) {
     if (!unsafe_relative_path(entry).empty()) return;
-    std::string dir = (std::filesystem::temp_directory_path() / "sparring-archive-XXXXXX").string();
-    if (!mkdtemp(dir.data())) {
-        std::cerr << "options not recorded: cannot make a temporary directory (the version "
-                     "plays, but its options cannot be tuned)\n";
-        return;
-    }
-    if (const std::string why = unpack_archive(archive, dir, ArchiveLimits{}); !why.empty())
+    std::string why;
+    const std::string dir = match::make_scratch_dir("sparring-archive", &why);
+    if (!dir.empty()) why = unpack_archive(archive, dir, ArchiveLimits{});
+    if (!why.empty())
         std::cerr << "options not recorded: " << why
                   << " (the version plays, but its options cannot be tuned)\n";
     else
         record_engine_options(version, dir + "/" + entry, args, dir, entry + " in " + archive);
+    if (dir.empty()) return;
     std::error_code ignored;
     std::filesystem::remove_all(dir, ignored);
 }

@@ -65,19 +65,6 @@ std::string executable_of(const std::string& command, bool scratch_dir) {
     }
 }
 
-// Makes a fresh private directory for a child; empty with *error when it cannot.
-std::string make_scratch_dir(std::string* error) {
-    const char* tmp = std::getenv("TMPDIR");
-    std::string pattern = std::string(tmp && *tmp ? tmp : "/tmp") + "/sparring-engine-XXXXXX";
-    if (!mkdtemp(pattern.data())) {
-        if (error)
-            *error =
-                "cannot make a working directory from " + pattern + ": " + std::strerror(errno);
-        return "";
-    }
-    return pattern;
-}
-
 // What the forked child does before exec; only async-signal-safe calls, since the parent
 // may have other threads. Reports a failure's errno on report_fd and exits.
 [[noreturn]] void exec_child(pid_t parent, int socket_fd, int report_fd, bool merge_stderr,
@@ -120,6 +107,19 @@ std::string make_scratch_dir(std::string* error) {
 }
 
 }  // namespace
+
+std::string make_scratch_dir(std::string_view prefix, std::string* error) {
+    const char* tmp = std::getenv("TMPDIR");
+    std::string pattern =
+        std::string(tmp && *tmp ? tmp : "/tmp") + "/" + std::string(prefix) + "-XXXXXX";
+    if (!mkdtemp(pattern.data())) {
+        if (error)
+            *error =
+                "cannot make a working directory from " + pattern + ": " + std::strerror(errno);
+        return "";
+    }
+    return pattern;
+}
 
 std::vector<std::string> child_environment() {
     std::vector<std::string> variables;
@@ -167,7 +167,7 @@ bool ChildProcess::start(const std::string& command, const std::vector<std::stri
     }
     if (scratch && !options.sandbox) {
         std::string why;
-        dir = make_scratch_dir(&why);
+        dir = make_scratch_dir("sparring-engine", &why);
         if (dir.empty()) return cannot_start(why);
     }
     const auto remove_scratch = [&] {

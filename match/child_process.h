@@ -31,6 +31,10 @@ struct ChildOptions {
     std::vector<std::string> read_only{};
 };
 
+// Makes a fresh private directory (mode 0700) $TMPDIR/PREFIX-XXXXXX, /tmp when TMPDIR is
+// unset; "" with *error when it cannot.
+std::string make_scratch_dir(std::string_view prefix, std::string* error);
+
 // Returns the environment a child gets: ours without any SPARRING_ variable (tokens,
 // coordinator address), as NAME=VALUE strings.
 std::vector<std::string> child_environment();
