@@ -162,7 +162,12 @@ KindEffects finish_tune(TuneStore& storage, const Run& run) {
     RunSpec spec;
     spec.kind = state->verify_fixed ? RunKind::FixedGames : RunKind::Regression;
     spec.base_version = base.name;
+    // Games as the tuning run played them: its clock and reference speed, its engines'
+    // threads, its adjudication.
     spec.time_control = run.spec.time_control;
+    spec.reference_nps = run.spec.reference_nps;
+    spec.threads = run.spec.threads;
+    spec.adjudication = run.spec.adjudication;
     spec.book = storage.load_book(run.id);
     if (state->verify_seed) {
         spec.book.random_order = true;

@@ -205,6 +205,9 @@ TEST_F(TuneRunTest, FinishedTuningChainsItsVerification) {
     RunSpec s = tune_spec(8);
     s.tune.verify = true;
     s.tune.verify_games = 100;
+    s.adjudication.draw = match::DrawRule{30, 6, 15};
+    s.adjudication.resign = match::ResignRule{4, 500, false};
+    s.adjudication.max_plies = 300;
     const coordinator::Run run = submit(s);
     auto [caller, worker] = add_worker(2);
     const LeaseGrant lease = lease_for(caller, worker);
@@ -218,6 +221,13 @@ TEST_F(TuneRunTest, FinishedTuningChainsItsVerification) {
     EXPECT_EQ(verify.spec.test_version, t.tuned_version);
     EXPECT_EQ(verify.spec.base_version, "base");
     EXPECT_EQ(verify.spec.games, 100u);
+    // Its games are adjudicated as the tuning run's were.
+    ASSERT_TRUE(verify.spec.adjudication.draw && verify.spec.adjudication.resign);
+    EXPECT_EQ(verify.spec.adjudication.draw->move_number, 30);
+    EXPECT_EQ(verify.spec.adjudication.draw->score_cp, 15);
+    EXPECT_EQ(verify.spec.adjudication.resign->score_cp, 500);
+    EXPECT_FALSE(verify.spec.adjudication.resign->two_sided);
+    EXPECT_EQ(verify.spec.adjudication.max_plies, 300);
     EXPECT_EQ(verify.verifies_run_id, run.id);
     EXPECT_EQ(verify.state, RunState::Active);
     const Version tuned =
