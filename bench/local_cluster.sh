@@ -1,5 +1,11 @@
 # Sourced by the bench scripts that run a coordinator on 127.0.0.1 (not run on its own).
 #
+# cluster_binaries BUILD
+#   Sets coordinator, worker and cli to BUILD's programs; exits when one is missing.
+#
+# follow_run RUN
+#   Waits for run RUN to end (asking every 5 s with $cli) and prints its `show`.
+#
 # start_local_coordinator COORDINATOR DB WORK
 #   Removes DB and what belongs to it (and WORK's port file and worker caches), makes a user
 #   and a worker token, starts `COORDINATOR serve` on a free port of 127.0.0.1 with its log in
@@ -19,4 +25,19 @@ start_local_coordinator() {
     for _ in $(seq 100); do [ -s "$work/port" ] && break; sleep 0.1; done
     [ -s "$work/port" ] || { cat "$work/coordinator.log" >&2; exit 1; }
     export SPARRING_COORDINATOR="127.0.0.1:$(cat "$work/port")" SPARRING_TOKEN="$user_token"
+}
+
+cluster_binaries() {
+    coordinator="$1/coordinator/sparring-coordinator"
+    worker="$1/worker/sparring-worker"
+    cli="$1/cli/sparring"
+    local binary
+    for binary in "$coordinator" "$worker" "$cli"; do
+        [ -x "$binary" ] || { echo "missing $binary: build first" >&2; exit 1; }
+    done
+}
+
+follow_run() {
+    while "$cli" show "$1" | grep -q '^state: *active'; do sleep 5; done
+    "$cli" show "$1"
 }

@@ -42,12 +42,9 @@ check_games=${CHECK_GAMES:-1500}
 concurrency=${CONCURRENCY:-1}
 work=${WORK_DIR:-$(mktemp -d "${TMPDIR:-/tmp}/sparring-tune-external.XXXXXX")}
 mkdir -p "$work"
-coordinator="$build/coordinator/sparring-coordinator"
-worker="$build/worker/sparring-worker"
-cli="$build/cli/sparring"
-for binary in "$coordinator" "$worker" "$cli"; do
-    [ -x "$binary" ] || { echo "missing $binary: build first" >&2; exit 1; }
-done
+# shellcheck source=bench/local_cluster.sh
+. "$root/bench/local_cluster.sh"
+cluster_binaries "$build"
 [ -x "$engine" ] || { echo "missing $engine (apt-get install glaurung)" >&2; exit 1; }
 
 # One thread, a small hash, no book of its own and no pondering, on every side.
@@ -63,8 +60,6 @@ for weight in "${weights[@]}"; do
 done
 
 db="$work/tune.db"
-# shellcheck source=bench/local_cluster.sh
-. "$root/bench/local_cluster.sh"
 start_local_coordinator "$coordinator" "$db" "$work"
 
 echo "engine: $engine ($(printf 'uci\nquit\n' | "$engine" | awk '/^id name/ { $1 = $2 = ""; print substr($0, 3) }'))"
@@ -81,11 +76,6 @@ for n in 1 2; do
     pids+=($!)
 done
 
-# Waits for a run to end and prints its `show`.
-follow() {
-    while "$cli" show "$1" | grep -q '^state: *active'; do sleep 5; done
-    "$cli" show "$1"
-}
 
 start=$(date +%s)
 submitted=$("$cli" submit tune default "${params[@]}" --games "$games" --tc "$tc" --seed 1 \
@@ -93,7 +83,7 @@ submitted=$("$cli" submit tune default "${params[@]}" --games "$games" --tc "$tc
     --description "tune_external.sh: $misset back from the mis-set values")
 echo "$submitted"
 run=$(echo "$submitted" | awk '{print $2}')
-follow "$run"
+follow_run "$run"
 echo "tuning wall time: $(($(date +%s) - start)) s"
 "$cli" tune-history "$run" --csv >"$work/trajectory.csv"
 "$cli" versions add tuned --from-run "$run"
@@ -107,7 +97,7 @@ for pair in "tuned misset" "tuned default" "misset default"; do
         --seed 2 --description "tune_external.sh: $test vs $base")
     checks+=("$(echo "$submitted" | awk '{print $2}')")
 done
-for check in "${checks[@]}"; do follow "$check" >"$work/check-$check.txt"; done
+for check in "${checks[@]}"; do follow_run "$check" >"$work/check-$check.txt"; done
 echo "measurement wall time: $(($(date +%s) - start)) s"
 echo
 echo "tuning run $run ($games games at $tc, c_end $c_end, r_end $r_end, average $average;" \
