@@ -41,7 +41,7 @@ void UserApi::change(const Credential& credential, Prepare prepare, Done done) {
         [this, token = credential.token, prepare = std::move(prepare), prepared](Storage& storage) {
             absl::StatusOr<Caller> caller = core_.authenticate(storage, token, Role::User);
             if (!caller.ok()) return caller.status();
-            absl::StatusOr<Change> job = prepare();
+            absl::StatusOr<Change> job = prepare(storage);
             if (!job.ok()) return job.status();
             *prepared = std::move(*job);
             return absl::OkStatus();
@@ -77,8 +77,8 @@ void UserApi::add_version(const Credential& credential, const v1::AddVersionRequ
                           v1::Version* response, Done done) {
     change(
         credential,
-        [this, &request, response]() -> absl::StatusOr<Change> {
-            if (request.from_run() != 0) return version_from_run(request, response);
+        [this, &request, response](Storage& reader) -> absl::StatusOr<Change> {
+            if (request.from_run() != 0) return version_from_run(reader, request, response);
             absl::StatusOr<Version> version = version_from_proto(request.version());
             if (!version.ok()) return version.status();
             return Change([this, version = std::move(*version), response](
@@ -93,7 +93,8 @@ void UserApi::add_version(const Credential& credential, const v1::AddVersionRequ
         std::move(done));
 }
 
-absl::StatusOr<UserApi::Change> UserApi::version_from_run(const v1::AddVersionRequest& request,
+absl::StatusOr<UserApi::Change> UserApi::version_from_run(Storage& storage,
+                                                          const v1::AddVersionRequest& request,
                                                           v1::Version* response) {
     const v1::Version& given = request.version();
     const bool engine_given = given.has_uci() || given.has_uploaded() ||
@@ -105,25 +106,24 @@ absl::StatusOr<UserApi::Change> UserApi::version_from_run(const v1::AddVersionRe
             "description, a reference speed and (built-in) a hash size");
     if (given.builtin().hash_mb() > 65536)
         return absl::InvalidArgumentError("hash must be in 0..65536 MiB");
-    Version wanted;
-    wanted.name = valid_utf8(given.name());
-    wanted.description = valid_utf8(given.description());
-    wanted.reference_nps = given.reference_nps();
-    wanted.hash_mb = int(given.builtin().hash_mb());
-    return Change([this, run_id = request.from_run(), wanted = std::move(wanted), response](
-                      Storage& storage, const Caller& caller) -> absl::Status {
-        absl::StatusOr<Version> made = core_.version_of_run(storage, run_id);
-        if (!made.ok()) return made.status();
-        if (wanted.hash_mb != 0 && made->kind != Version::Kind::Builtin)
-            return absl::InvalidArgumentError("run " + std::to_string(run_id) +
-                                              " tunes an external engine: a hash size is the "
-                                              "built-in engine's (set its Hash option instead)");
-        made->name = wanted.name;
-        if (!wanted.description.empty()) made->description = wanted.description;
-        if (wanted.reference_nps != 0) made->reference_nps = wanted.reference_nps;
-        if (wanted.hash_mb != 0) made->hash_mb = wanted.hash_mb;
-        made->owner = caller.user;
-        absl::StatusOr<Version> added = core_.add_version(storage, std::move(*made));
+    // Made here, on the reader, from the run as it stands: a built-in version's bench
+    // signature is a search, which must not hold the writer's transaction.
+    const int64_t run_id = request.from_run();
+    absl::StatusOr<Version> made = core_.version_of_run(storage, run_id);
+    if (!made.ok()) return made.status();
+    const int hash_mb = int(given.builtin().hash_mb());
+    if (hash_mb != 0 && made->kind != Version::Kind::Builtin)
+        return absl::InvalidArgumentError("run " + std::to_string(run_id) +
+                                          " tunes an external engine: a hash size is the "
+                                          "built-in engine's (set its Hash option instead)");
+    made->name = valid_utf8(given.name());
+    if (!given.description().empty()) made->description = valid_utf8(given.description());
+    if (given.reference_nps() != 0) made->reference_nps = given.reference_nps();
+    if (hash_mb != 0) made->hash_mb = hash_mb;
+    return Change([this, version = std::move(*made), response](Storage& writer,
+                                                               const Caller& caller) mutable {
+        version.owner = caller.user;
+        absl::StatusOr<Version> added = core_.add_version(writer, std::move(version));
         if (!added.ok()) return added.status();
         version_to_proto(*added, response);
         return absl::OkStatus();
@@ -164,7 +164,7 @@ void UserApi::submit_run(const Credential& credential, const v1::SubmitRunReques
                          v1::RunStatus* response, Done done) {
     change(
         credential,
-        [this, &request, response]() -> absl::StatusOr<Change> {
+        [this, &request, response](Storage&) -> absl::StatusOr<Change> {
             absl::StatusOr<RunSpec> spec = run_spec_from_proto(request.spec());
             if (!spec.ok()) return spec.status();
             return Change(
@@ -214,7 +214,7 @@ void UserApi::stop_run(const Credential& credential, const v1::StopRunRequest& r
                        v1::RunStatus* response, Done done) {
     change(
         credential,
-        [this, &request, response]() -> absl::StatusOr<Change> {
+        [this, &request, response](Storage&) -> absl::StatusOr<Change> {
             return Change(
                 [this, id = request.run_id(), response](Storage& storage, const Caller& caller) {
                     absl::StatusOr<Run> run = core_.stop_run(storage, caller, id);
@@ -230,7 +230,7 @@ void UserApi::set_notify_url(const Credential& credential, const v1::SetNotifyUr
                              v1::SetNotifyUrlResponse* response, Done done) {
     change(
         credential,
-        [&request, response, this]() -> absl::StatusOr<Change> {
+        [&request, response, this](Storage&) -> absl::StatusOr<Change> {
             std::optional<std::string> url;
             if (request.has_url()) url = request.url();
             return Change(
@@ -249,7 +249,7 @@ void UserApi::modify_run(const Credential& credential, const v1::ModifyRunReques
                          v1::RunStatus* response, Done done) {
     change(
         credential,
-        [&request, response, this]() -> absl::StatusOr<Change> {
+        [&request, response, this](Storage&) -> absl::StatusOr<Change> {
             absl::StatusOr<RunModification> change = run_modification_from_proto(request);
             if (!change.ok()) return change.status();
             return Change([this, change = std::move(*change), response](Storage& storage,
@@ -330,7 +330,7 @@ void UserApi::import_positions(const Credential& credential,
                                v1::ImportPositionsResponse* response, Done done) {
     change(
         credential,
-        [this, &request, response]() -> absl::StatusOr<Change> {
+        [this, &request, response](Storage&) -> absl::StatusOr<Change> {
             absl::StatusOr<ImportChunk> chunk = import_chunk_from_proto(request);
             if (!chunk.ok()) return chunk.status();
             return Change([this, chunk = std::move(*chunk), response](
@@ -367,7 +367,7 @@ void UserApi::purge_worker(const Credential& credential, const v1::PurgeWorkerRe
                            v1::RunStatus* response, Done done) {
     change(
         credential,
-        [this, &request, response]() -> absl::StatusOr<Change> {
+        [this, &request, response](Storage&) -> absl::StatusOr<Change> {
             if (request.worker_id() <= 0)
                 return absl::InvalidArgumentError(
                     "a purge needs worker_id: the worker whose games to remove (see `sparring "

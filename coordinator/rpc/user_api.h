@@ -79,14 +79,15 @@ class UserApi {
   private:
     // A change, given the caller (with the peer of its credential).
     using Change = std::function<absl::Status(Storage&, const Caller&)>;
-    // Makes a change from the request, converting and checking it (off the writer).
-    using Prepare = std::function<absl::StatusOr<Change>()>;
+    // Makes a change from the request, converting and checking it off the writer; it may
+    // read the reader's storage (what it reads can change before the writer runs).
+    using Prepare = std::function<absl::StatusOr<Change>(Storage&)>;
 
     // Authenticates a user token on the reader, prepares the change there, and runs it on
     // the writer (authenticating again in its transaction).
     void change(const Credential& credential, Prepare prepare, Done done);
     // Prepares AddVersion of a version a run's result makes (AddVersionRequest.from_run).
-    absl::StatusOr<Change> version_from_run(const v1::AddVersionRequest& request,
+    absl::StatusOr<Change> version_from_run(Storage& storage, const v1::AddVersionRequest& request,
                                             v1::Version* response);
     // Runs a query on the reader for any valid token, or none when queries are public.
     void query(const Credential& credential, Executor::Job job, Done done);

@@ -245,9 +245,10 @@ std::unique_ptr<v1::WorkerService::Stub> Cluster::workers() const {
     return v1::WorkerService::NewStub(rpc::make_channel({address, "", tls_ca}));
 }
 
-std::unique_ptr<grpc::ClientContext> Cluster::context(const std::string& token) {
+std::unique_ptr<grpc::ClientContext> Cluster::context(const std::string& token,
+                                                      std::chrono::seconds deadline) {
     auto context = std::make_unique<grpc::ClientContext>();
-    rpc::prepare(*context, token, 10s);
+    rpc::prepare(*context, token, deadline);
     return context;
 }
 

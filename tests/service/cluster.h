@@ -82,8 +82,9 @@ class Cluster {
     // Returns a stub of the user service, or of the worker service.
     std::unique_ptr<v1::UserService::Stub> users() const;
     std::unique_ptr<v1::WorkerService::Stub> workers() const;
-    // Returns a client context with a token (none when empty) and a 10-second deadline.
-    static std::unique_ptr<grpc::ClientContext> context(const std::string& token);
+    // Returns a client context with a token (none when empty) and a deadline.
+    static std::unique_ptr<grpc::ClientContext> context(
+        const std::string& token, std::chrono::seconds deadline = std::chrono::seconds(10));
 
     // Waits until a run's state differs from active, up to timeout; returns the run.
     v1::RunStatus wait_for_run(int64_t run_id, std::chrono::seconds timeout) const;
