@@ -7,6 +7,13 @@
 # --verify-seed) and against the hand-set `default`. Target (issue 29): at least +45 Elo
 # against `seed` with the interval's lower bound above +30, and not below `default`.
 #
+# Every game is played out (--draw off --resign off: the tuning, its verification and the
+# measurement against `default`). Adjudication reads the engines' own evaluations, and these
+# are what the piece values change: an engine that misjudges material agrees to a draw or
+# resigns on its misjudgement, which shrinks the differences being measured. The issue's
+# figures were of games played out (`default` +36 against `seed` played out, +28 adjudicated;
+# BENCHMARKS.md). PLAY_OUT=0 keeps the service's default adjudication instead.
+#
 # With ENGINE=uploaded the same is done with the engine as a user would bring it: the build's
 # `sparring-engine` uploaded as an engine file (`seed` is that file with the seed preset's
 # piece values as UCI options, `default` the file as it is), the workers fetching it and playing
@@ -27,6 +34,7 @@
 #                each range) for every value,
 #   AVERAGE      the averaged last fraction of the pairs (default 0.4),
 #   CHECK_GAMES  games of each fixed-games measurement (default 8000),
+#   PLAY_OUT     1 (default): every game played out; 0: the service's default adjudication,
 #   CONCURRENCY  games at once per worker (default 1), WORK_DIR (default a new temporary
 #                directory; database and logs stay there)
 # Prints the tuning run (start, last and reported value of each piece value), each
@@ -49,6 +57,12 @@ verify_seed=${VERIFY_SEED:-2}
 case $engine_kind in builtin | uploaded) ;; *) echo "ENGINE must be builtin or uploaded" >&2; exit 2 ;; esac
 [ "$seed" != "$verify_seed" ] || { echo "SEED and VERIFY_SEED must differ" >&2; exit 2; }
 concurrency=${CONCURRENCY:-1}
+adjudication=() games_are="adjudicated by the service's default rules"
+case ${PLAY_OUT:-1} in
+    1) adjudication=(--draw off --resign off) games_are="played out" ;;
+    0) ;;
+    *) echo "PLAY_OUT must be 0 or 1" >&2; exit 2 ;;
+esac
 work=${WORK_DIR:-$(mktemp -d "${TMPDIR:-/tmp}/sparring-tune-efficacy.XXXXXX")}
 mkdir -p "$work"
 # shellcheck source=bench/local_cluster.sh
@@ -87,7 +101,7 @@ params=(--params Material --r-end "$r_end")
 params_file=${PARAMS_FILE-$root/bench/tune_efficacy.params}
 [ -z "$params_file" ] || params=(--params-file "$(realpath "$params_file")")
 submitted=$("$cli" submit tune seed "${params[@]}" --games "$games" --tc "nodes=$nodes" \
-    --average "$average" --seed "$seed" \
+    --average "$average" --seed "$seed" "${adjudication[@]}" \
     --verify --verify-fixed --verify-games "$check_games" --verify-seed "$verify_seed" \
     --description "tune_efficacy.sh ($engine_kind): piece values from seed")
 echo "$submitted"
@@ -98,7 +112,8 @@ verify=$(sed -n 's/^verification: run \([0-9]*\),.*/\1/p' "$work/tune.txt")
 [ -n "$verify" ] || { echo "the verification did not start; see $work" >&2; exit 1; }
 tuned=$("$cli" show "$verify" | awk '/^test:/ { print $2 }')
 submitted=$("$cli" submit "$tuned" default --kind fixed --games "$check_games" \
-    --tc "nodes=$nodes" --seed "$verify_seed" --description "tune_efficacy.sh: $tuned vs default")
+    --tc "nodes=$nodes" --seed "$verify_seed" "${adjudication[@]}" \
+    --description "tune_efficacy.sh: $tuned vs default")
 check=$(echo "$submitted" | awk '{print $2}')
 follow_run "$verify" >"$work/check-$verify.txt"
 follow_run "$check" >"$work/check-$check.txt"
@@ -108,7 +123,8 @@ finished=$(date +%s)
 echo
 echo "tuning run $run ($engine_kind engine): $games games at nodes=$nodes," \
     "${params_file:-r_end $r_end, c_end ${c_end:-default}}, average of the last $average, book" \
-    "seed $seed; measured with book seed $verify_seed (trajectory in $work/trajectory.csv):"
+    "seed $seed; measured with book seed $verify_seed; every game $games_are" \
+    "(trajectory in $work/trajectory.csv):"
 "$cli" show "$run" | sed -n '/^PARAMETER/,$p'
 echo
 for check_run in "$verify" "$check"; do
