@@ -11,8 +11,8 @@
 # measurement against `default`). Adjudication reads the engines' own evaluations, and these
 # are what the piece values change: an engine that misjudges material agrees to a draw or
 # resigns on its misjudgement, which shrinks the differences being measured. The issue's
-# figures were of games played out (`default` +36 against `seed` played out, +28 adjudicated;
-# BENCHMARKS.md). PLAY_OUT=0 keeps the service's default adjudication instead.
+# figure for `default` (+36 against `seed`) is what games played out give here; adjudicated
+# they give +28 (BENCHMARKS.md). PLAY_OUT=0 keeps the service's default adjudication instead.
 #
 # With ENGINE=uploaded the same is done with the engine as a user would bring it: the build's
 # `sparring-engine` uploaded as an engine file (`seed` is that file with the seed preset's
