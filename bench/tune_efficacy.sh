@@ -14,6 +14,13 @@
 # figure for `default` (+36 against `seed`) is what games played out give here; adjudicated
 # they give +28 (BENCHMARKS.md). PLAY_OUT=0 keeps the service's default adjudication instead.
 #
+# The games are played from a book generated for the run (`sparring book generate`, BOOK_SEED)
+# with one opening for each pair of a measurement: at nodes=N a game is decided by its opening
+# and its engines, so a measurement of more pairs than its book has openings replays games
+# already played and its interval is narrower than its evidence. Runs 1-10 in BENCHMARKS.md
+# used the shipped book of 1,200 openings, and their 8,000-game measurements replayed every
+# opening three or four times.
+#
 # With ENGINE=uploaded the same is done with the engine as a user would bring it: the build's
 # `sparring-engine` uploaded as an engine file (`seed` is that file with the seed preset's
 # piece values as UCI options, `default` the file as it is), the workers fetching it and playing
@@ -34,6 +41,7 @@
 #                each range) for every value,
 #   AVERAGE      the averaged last fraction of the pairs (default 0.4),
 #   CHECK_GAMES  games of each fixed-games measurement (default 8000),
+#   BOOK_SEED    seed of the generated book of CHECK_GAMES/2 openings (default 21),
 #   PLAY_OUT     1 (default): every game played out; 0: the service's default adjudication,
 #   CONCURRENCY  games at once per worker (default 1), WORK_DIR (default a new temporary
 #                directory; database and logs stay there)
@@ -51,6 +59,7 @@ r_end=${R_END:-0.005}
 c_end=${C_END:-}
 average=${AVERAGE:-0.4}
 check_games=${CHECK_GAMES:-8000}
+book_seed=${BOOK_SEED:-21}
 engine_kind=${ENGINE:-builtin}
 seed=${SEED:-1}
 verify_seed=${VERIFY_SEED:-2}
@@ -96,12 +105,15 @@ for n in 1 2; do
 done
 
 started=$(date +%s)
+book="$work/book.epd"
+"$cli" book generate --out "$book" --positions "$((check_games / 2))" --seed "$book_seed"
+booked=$(date +%s)
 params=(--params Material --r-end "$r_end")
 [ -z "$c_end" ] || params+=(--c-end "$c_end")
 params_file=${PARAMS_FILE-$root/bench/tune_efficacy.params}
 [ -z "$params_file" ] || params=(--params-file "$(realpath "$params_file")")
 submitted=$("$cli" submit tune seed "${params[@]}" --games "$games" --tc "nodes=$nodes" \
-    --average "$average" --seed "$seed" "${adjudication[@]}" \
+    --average "$average" --book "$book" --seed "$seed" "${adjudication[@]}" \
     --verify --verify-fixed --verify-games "$check_games" --verify-seed "$verify_seed" \
     --description "tune_efficacy.sh ($engine_kind): piece values from seed")
 echo "$submitted"
@@ -112,7 +124,7 @@ verify=$(sed -n 's/^verification: run \([0-9]*\),.*/\1/p' "$work/tune.txt")
 [ -n "$verify" ] || { echo "the verification did not start; see $work" >&2; exit 1; }
 tuned=$("$cli" show "$verify" | awk '/^test:/ { print $2 }')
 submitted=$("$cli" submit "$tuned" default --kind fixed --games "$check_games" \
-    --tc "nodes=$nodes" --seed "$verify_seed" "${adjudication[@]}" \
+    --tc "nodes=$nodes" --book "$book" --seed "$verify_seed" "${adjudication[@]}" \
     --description "tune_efficacy.sh: $tuned vs default")
 check=$(echo "$submitted" | awk '{print $2}')
 follow_run "$verify" >"$work/check-$verify.txt"
@@ -123,7 +135,8 @@ finished=$(date +%s)
 echo
 echo "tuning run $run ($engine_kind engine): $games games at nodes=$nodes," \
     "${params_file:-r_end $r_end, c_end ${c_end:-default}}, average of the last $average, book" \
-    "seed $seed; measured with book seed $verify_seed; every game $games_are" \
+    "seed $seed; measured with book seed $verify_seed; a book of $((check_games / 2))" \
+    "openings (seed $book_seed); every game $games_are" \
     "(trajectory in $work/trajectory.csv):"
 "$cli" show "$run" | sed -n '/^PARAMETER/,$p'
 echo
@@ -135,5 +148,5 @@ for check_run in "$verify" "$check"; do
         "$work/check-$check_run.txt"
 done
 echo
-echo "tuning $((tuned_at - started)) s, measurements $((finished - tuned_at)) s," \
+echo "book $((booked - started)) s, tuning $((tuned_at - booked)) s, measurements $((finished - tuned_at)) s," \
     "in all $(((finished - started) / 60)) min $(((finished - started) % 60)) s"

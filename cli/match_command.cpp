@@ -241,6 +241,12 @@ MatchSetup read_setup(const MatchFlags& args) {
     if (!book) throw std::runtime_error(error);
     setup.book = std::move(*book);
     setup.order = opening_order(setup.book.size(), *order, seed);
+    const std::string games = (setup.sprt ? "up to " : "") + std::to_string(2 * setup.pairs) +
+                              " games" + (args.engines.size() > 2 ? " per opponent" : "");
+    if (const std::string warning =
+            replay_warning(games, setup.pairs, setup.book.size(), config.time_control);
+        !warning.empty())
+        std::cerr << warning << "\n";
 
     setup.pgn_path = args.pgn_out.value_or("");
     config.pgn.record = !setup.pgn_path.empty();

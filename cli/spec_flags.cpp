@@ -2,6 +2,7 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <iostream>
 #include <random>
 
 #include "cli/book_path.h"
@@ -41,6 +42,23 @@ void read_book(const SubmitFlags& args, v1::Book* out) {
     out->set_random_order(*order == BookOrder::Random);
     out->set_seed(args.seed ? uint64_t(*args.seed) : std::random_device{}());
     out->set_source(valid_utf8(path));
+}
+
+void warn_of_replays(const v1::RunStatus& run) {
+    const v1::RunSpec& spec = run.spec();
+    const std::optional<TimeControl> tc = time_control_from_proto(spec.time_control());
+    if (!tc) return;
+    std::string warning;
+    if (spec.kind() == v1::RUN_KIND_REGRESSION || spec.kind() == v1::RUN_KIND_FIXED_GAMES)
+        warning = replay_warning((spec.kind() == v1::RUN_KIND_REGRESSION ? "up to " : "") +
+                                     std::to_string(spec.games()) + " games",
+                                 spec.games() / 2, run.book_size(), *tc);
+    else if (spec.kind() == v1::RUN_KIND_TUNE && spec.tune().verify())
+        warning = replay_warning("the verification's " +
+                                     std::string(spec.tune().verify_fixed() ? "" : "up to ") +
+                                     std::to_string(spec.tune().verify_games()) + " games",
+                                 spec.tune().verify_games() / 2, run.book_size(), *tc);
+    if (!warning.empty()) std::cerr << warning << "\n";
 }
 
 bool has_sprt_flags(const SubmitFlags& args) {

@@ -25,4 +25,24 @@ std::vector<std::size_t> opening_order(std::size_t size, BookOrder order, std::u
     return indices;
 }
 
+std::string replay_warning(std::string_view games, std::uint64_t pairs, std::size_t openings,
+                           const TimeControl& tc) {
+    const bool deterministic =
+        tc.kind == TimeControl::Kind::Nodes || tc.kind == TimeControl::Kind::Depth;
+    if (!deterministic || pairs <= openings) return "";
+    const std::string need = std::to_string(pairs);
+    const bool one = pairs - openings == 1;
+    const std::string past =
+        one ? "the pair" : "the " + std::to_string(pairs - openings) + " pairs";
+    const char* they = one ? "it adds" : "they add";
+    const char* them = one ? "it" : "them";
+    return "warning: " + std::string(games) + " need " + need + " openings, and the book has " +
+           std::to_string(openings) + ". At " + tc.to_string() +
+           " a game is decided by its opening and its engines, so " + past +
+           " past the book's end would replay games already played: " + they +
+           " no information, yet Elo, its interval and the SPRT would count " + them +
+           " as new. Use a book of at least " + need +
+           " openings (sparring book generate --out FILE --positions " + need + ").";
+}
+
 }  // namespace sparring

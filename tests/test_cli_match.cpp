@@ -9,6 +9,7 @@
 #include <regex>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "cli_run.h"
 
@@ -68,6 +69,50 @@ TEST(CliMatch, StopsWhenTheSprtDecides) {
     EXPECT_EQ(counted % 2, 0);
     EXPECT_EQ(count(read_file(pgn), "[Event "), counted);
     EXPECT_NE(o.out.find("illegal move"), std::string::npos) << o.out;
+}
+
+// At a node limit a game is decided by its opening and its engines: a pair past the book's end
+// replays a pair already played move for move, and the match says so before it starts.
+TEST(CliMatch, WarnsThatPairsPastTheBooksEndReplayTheSameGames) {
+    const std::string book = temp_path("three.epd"), pgn = temp_path("replays.pgn");
+    {
+        std::ofstream out(book);
+        out << "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1\n"
+               "rnbqkbnr/pppppppp/8/8/3P4/8/PPP1PPPP/RNBQKBNR b KQkq - 0 1\n"
+               "rnbqkbnr/pppppppp/8/8/2P5/8/PP1PPPPP/RNBQKBNR b KQkq - 0 1\n";
+    }
+    std::remove(pgn.c_str());
+    CliResult o = run("match --tc nodes=200 --games 8 --book '" + book +
+                      "' --book-order sequential --maxplies 80 --pgn-plain --pgn-out '" + pgn +
+                      "' builtin builtin:seed");
+    ASSERT_EQ(o.status, 0) << o.err;
+    EXPECT_NE(o.err.find("warning: 8 games need 4 openings, and the book has 3. At nodes=200 a "
+                         "game is decided by its opening and its engines, so the pair past the "
+                         "book's end would replay games already played"),
+              std::string::npos)
+        << o.err;
+    // The fourth pair (games 7 and 8) plays the first opening again: the same two games.
+    std::vector<std::string> movetexts;
+    std::istringstream games(read_file(pgn));
+    std::string line, movetext;
+    while (std::getline(games, line)) {
+        if (line.starts_with("[Event ") && !movetext.empty()) movetexts.push_back(movetext);
+        if (line.starts_with("[Event ")) movetext.clear();
+        if (!line.empty() && line[0] != '[') movetext += line + "\n";
+    }
+    movetexts.push_back(movetext);
+    ASSERT_EQ(movetexts.size(), 8u);
+    EXPECT_EQ(movetexts[6], movetexts[0]);
+    EXPECT_EQ(movetexts[7], movetexts[1]);
+    EXPECT_NE(movetexts[2], movetexts[0]);
+
+    // Within the book, or at a time limit (timing varies the games), there is nothing to warn of.
+    for (const std::string& flags :
+         {std::string("--tc nodes=200 --games 6"), std::string("--tc movetime=5 --games 8")}) {
+        o = run("match " + flags + " --book '" + book + "' --maxplies 40 builtin builtin:seed");
+        ASSERT_EQ(o.status, 0) << o.err;
+        EXPECT_EQ(o.err.find("warning"), std::string::npos) << flags << "\n" << o.err;
+    }
 }
 
 TEST(CliMatch, PlaysAGauntlet) {

@@ -8,6 +8,7 @@
 #include <csignal>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <functional>
 #include <future>
 #include <thread>
@@ -212,6 +213,61 @@ TEST_F(ServiceTest, ARunSubmittedLikeAnotherCopiesItsSpecAndChangesWhatIsGiven) 
     EXPECT_NE(refused.error_message().find("no run 77 to submit like"), std::string::npos)
         << refused.error_message();
     EXPECT_EQ(cluster->query("SELECT count(*) FROM runs"), 3);
+}
+
+// At a node or depth limit a game is decided by its opening and its engines, so a run that
+// needs more openings than its book has would replay games: `submit` says so, and how big a
+// book it needs. A clock lets timing vary the games; a run within its book is not warned of.
+TEST_F(ServiceTest, SubmitWarnsOfARunThatWouldReplayItsBookAtANodeLimit) {
+    cluster = std::make_unique<Cluster>();
+    add_fake_versions();
+    const std::string book =
+        ::testing::TempDir() + "sparring-three-openings-" + std::to_string(getpid()) + ".epd";
+    {
+        std::ofstream out(book);
+        out << "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1\n"
+               "rnbqkbnr/pppppppp/8/8/3P4/8/PPP1PPPP/RNBQKBNR b KQkq - 0 1\n"
+               "rnbqkbnr/pppppppp/8/8/2P5/8/PP1PPPPP/RNBQKBNR b KQkq - 0 1\n";
+    }
+    const auto submit_fixed = [&](const std::string& games, const std::string& tc) {
+        return cluster->cli(
+            {"submit", "a", "b", "--kind", "fixed", "--games", games, "--tc", tc, "--book", book});
+    };
+    const CommandResult replays = submit_fixed("8", "nodes=300");
+    ASSERT_EQ(replays.status, 0) << replays.err;
+    EXPECT_NE(replays.err.find("warning: 8 games need 4 openings, and the book has 3. At "
+                               "nodes=300 a game is decided by its opening and its engines, so "
+                               "the pair past the book's end would replay games already played"),
+              std::string::npos)
+        << replays.err;
+    EXPECT_NE(replays.err.find("sparring book generate --out FILE --positions 4"),
+              std::string::npos)
+        << replays.err;
+    EXPECT_NE(replays.out.find("run 1 submitted"), std::string::npos) << replays.out;
+    for (const auto& [games, tc] :
+         {std::pair{"6", "nodes=300"}, std::pair{"8", "10+0.1"}, std::pair{"8", "movetime=50"}}) {
+        const CommandResult quiet = submit_fixed(games, tc);
+        ASSERT_EQ(quiet.status, 0) << quiet.err;
+        EXPECT_EQ(quiet.err.find("warning"), std::string::npos) << games << " " << tc << quiet.err;
+    }
+    // A regression run's games are a maximum; the shipped book holds 1,200 openings.
+    const CommandResult sprt = cluster->cli({"submit", "a", "b", "--tc", "depth=3"});
+    ASSERT_EQ(sprt.status, 0) << sprt.err;
+    EXPECT_NE(sprt.err.find("warning: up to 20000 games need 10000 openings, and the book has "
+                            "1200. At depth=3"),
+              std::string::npos)
+        << sprt.err;
+    EXPECT_NE(sprt.err.find("the 8800 pairs past the book's end"), std::string::npos) << sprt.err;
+    // A tuning run's verification draws its openings from the tuning run's book.
+    const CommandResult tune =
+        cluster->cli({"submit", "tune", "a", "--params", "PawnValueMg", "--games", "2", "--verify",
+                      "--verify-fixed", "--verify-games", "10", "--book", book});
+    ASSERT_EQ(tune.status, 0) << tune.err;
+    EXPECT_NE(tune.err.find("warning: the verification's 10 games need 5 openings, and the book "
+                            "has 3. At nodes=1000"),
+              std::string::npos)
+        << tune.err;
+    std::remove(book.c_str());
 }
 
 TEST_F(ServiceTest, ForgedAndDuplicatedReportsChangeNothing) {
