@@ -246,7 +246,7 @@ MatchSetup read_setup(const MatchFlags& args) {
     if (const std::string warning =
             replay_warning(games, setup.pairs, setup.book.size(), config.time_control);
         !warning.empty())
-        std::cerr << warning << "\n";
+        std::cerr << "warning: " << warning << "\n";
 
     setup.pgn_path = args.pgn_out.value_or("");
     config.pgn.record = !setup.pgn_path.empty();

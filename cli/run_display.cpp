@@ -224,6 +224,7 @@ void print_game_run(const v1::RunStatus& run, const GameRunLayout& layout) {
                                               std::to_string(m.computed()) + " for " + m.version() +
                                               " (expected " + std::to_string(m.expected()) + ")" +
                                               (m.message().empty() ? "" : ": " + m.message())});
+    for (const std::string& warning : run.warnings()) rows.push_back({"warning", warning});
     for (auto& row : rows) row[0] += ":";
     print_table(rows);
     print_workers(run);

@@ -44,25 +44,8 @@ void read_book(const SubmitFlags& args, v1::Book* out) {
     out->set_source(valid_utf8(path));
 }
 
-void warn_of_replays(const v1::RunStatus& run) {
-    const v1::RunSpec& spec = run.spec();
-    const std::optional<TimeControl> tc = time_control_from_proto(spec.time_control());
-    std::string whose;
-    uint64_t games = 0;
-    bool at_most = false;  // an SPRT may stop before
-    if (spec.kind() == v1::RUN_KIND_REGRESSION || spec.kind() == v1::RUN_KIND_FIXED_GAMES) {
-        games = spec.games();
-        at_most = spec.kind() == v1::RUN_KIND_REGRESSION;
-    } else if (spec.kind() == v1::RUN_KIND_TUNE && spec.tune().verify()) {
-        whose = "the verification's ";
-        games = spec.tune().verify_games();
-        at_most = !spec.tune().verify_fixed();
-    }
-    if (!tc || games == 0) return;
-    const std::string warning =
-        replay_warning(whose + (at_most ? "up to " : "") + std::to_string(games) + " games",
-                       games / 2, run.book_size(), *tc);
-    if (!warning.empty()) std::cerr << warning << "\n";
+void print_warnings(const v1::RunStatus& run) {
+    for (const std::string& warning : run.warnings()) std::cerr << "warning: " << warning << "\n";
 }
 
 bool has_sprt_flags(const SubmitFlags& args) {

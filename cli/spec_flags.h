@@ -47,10 +47,10 @@ void read_time_control(const std::string& text, v1::TimeControl* out, std::strin
 // Reads the book file (default: the shipped book) and its order into the request.
 void read_book(const SubmitFlags& args, v1::Book* out);
 
-// Writes to stderr a warning when a run just submitted (a regression or fixed-games run, or a
-// tuning run's verification) needs more openings than its book has at a node or depth limit,
-// where the pairs past the book's end replay games already played (replay_warning).
-void warn_of_replays(const v1::RunStatus& run);
+// Writes to stderr the warnings the coordinator gives of a run just submitted (RunStatus.warnings:
+// games that need more openings than the book has at a node or depth limit, whose pairs past the
+// book's end would replay games already played), each as "warning: ..." on a line.
+void print_warnings(const v1::RunStatus& run);
 // Returns whether any SPRT flag was given.
 bool has_sprt_flags(const SubmitFlags& args);
 // Writes the SPRT of --elo0 --elo1 --alpha --beta --model (normalized [0, 5], 5% errors by

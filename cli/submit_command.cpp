@@ -84,7 +84,7 @@ int submit_kind(const SubmitFlags& args, const CliRunKind& kind, v1::SubmitRunRe
     if (args.reference_nps) spec.set_reference_nps(uint64_t(*args.reference_nps));
     read_follow_up(args, spec);
     const v1::RunStatus run = send(args, request);
-    warn_of_replays(run);
+    print_warnings(run);
     if (!args.json)
         std::cout << "run " << run.id() << " submitted: " << made.submitted(run, spec)
                   << " ('sparring show " << run.id() << "' follows it)\n";
@@ -186,7 +186,7 @@ int submit_like(const SubmitFlags& args) {
     if (spec.kind() != v1::RUN_KIND_REGRESSION) spec.clear_follow_up();
     read_follow_up(args, spec);
     const v1::RunStatus run = send(args, request);
-    warn_of_replays(run);
+    print_warnings(run);
     if (!args.json)
         std::cout << "run " << run.id() << " submitted like run " << like << ": "
                   << cli_run_kind(spec.kind()).submitted(run, spec) << " ('sparring show "

@@ -36,7 +36,7 @@ std::string replay_warning(std::string_view games, std::uint64_t pairs, std::siz
         one ? "the pair" : "the " + std::to_string(pairs - openings) + " pairs";
     const char* they = one ? "it adds" : "they add";
     const char* them = one ? "it" : "them";
-    return "warning: " + std::string(games) + " need " + need + " openings, and the book has " +
+    return std::string(games) + " need " + need + " openings, and the book has " +
            std::to_string(openings) + ". At " + tc.to_string() +
            " a game is decided by its opening and its engines, so " + past +
            " past the book's end would replay games already played: " + they +

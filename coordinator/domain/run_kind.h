@@ -51,6 +51,13 @@ struct KindEffects {
     std::vector<End> end_runs;
 };
 
+// Games of a run that each pair plays from one opening of its book and nothing else sets
+// apart: as a warning names them ("up to 20000 games") and their pairs.
+struct BookGames {
+    std::string games;
+    uint64_t pairs = 0;
+};
+
 // Records a kind's own state once its run has been inserted and has an id; returns what the
 // core does next (a chain's first step).
 using RecordKindState = std::function<KindEffects(Storage& storage, const Run& run)>;
@@ -114,6 +121,12 @@ class RunKindModule {
     // and trajectory point).
     virtual KindEffects count_report(Storage& storage, const Run& run, const Lease& batch,
                                      const Report& report, int64_t now_ms) const;
+
+    // Returns the games of a run whose pairs differ only by their openings, for
+    // the warning that at a node or depth limit the pairs past the book's end replay pairs
+    // already played (run_warnings); none for a kind whose pairs differ by more (a tuning's
+    // perturbed values, a generation's random plies) or that plays no games.
+    virtual std::optional<BookGames> book_games(const Run&) const { return std::nullopt; }
 
     // Statistics: whether an SPRT decides the run (its LLR is kept and shown).
     virtual bool decided_by_sprt() const { return false; }
@@ -237,5 +250,11 @@ absl::StatusOr<const RunKindModule*> run_kind_from_proto(v1::RunKind kind);
 
 // Writes SPRT settings (helper for the modules whose specs keep them).
 void sprt_to_proto(const stats::SprtParams& in, v1::Sprt* out);
+
+// Returns what may make a run's figures mislead, one sentence each (RunStatus.warnings): games
+// of its kind (book_games) that need more openings than its book has at a node or depth limit,
+// where a game is decided by its opening and its engines (an engine searching with several
+// threads may vary its games even so).
+std::vector<std::string> run_warnings(const Run& run);
 
 }  // namespace sparring::coordinator

@@ -12,6 +12,12 @@ class FixedGamesKind final : public RunKindModule {
     std::string_view name() const override { return "fixed_games"; }
     std::string_view label() const override { return "fixed games"; }
     v1::RunKind proto_kind() const override { return v1::RUN_KIND_FIXED_GAMES; }
+
+    // Its games, exactly.
+    std::optional<BookGames> book_games(const Run& run) const override {
+        const uint64_t games = run.spec.games;
+        return BookGames{std::to_string(games) + " games", games / 2};
+    }
 };
 
 }  // namespace

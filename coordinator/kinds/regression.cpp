@@ -26,6 +26,12 @@ class RegressionKind final : public RunKindModule {
 
     bool decided_by_sprt() const override { return true; }
 
+    // Its most games: an SPRT that decides within the book's openings replays nothing.
+    std::optional<BookGames> book_games(const Run& run) const override {
+        const uint64_t games = run.spec.games;
+        return BookGames{"up to " + std::to_string(games) + " games", games / 2};
+    }
+
     // Recomputes the SPRT from the pentanomial counts.
     void refresh_statistics(Run& run) const override {
         run.sprt = stats::sprt(run.counts.penta, run.spec.sprt);

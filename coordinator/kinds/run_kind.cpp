@@ -4,6 +4,7 @@
 
 #include <stdexcept>
 
+#include "common/opening.h"
 #include "coordinator/domain/validation.h"
 #include "coordinator/kinds/generate_run.h"
 #include "proto/opening.h"
@@ -141,6 +142,16 @@ void sprt_to_proto(const stats::SprtParams& in, v1::Sprt* out) {
     out->set_beta(in.beta);
     out->set_model(in.model == stats::Model::Logistic ? v1::SPRT_MODEL_LOGISTIC
                                                       : v1::SPRT_MODEL_NORMALIZED);
+}
+
+std::vector<std::string> run_warnings(const Run& run) {
+    std::vector<std::string> warnings;
+    if (const std::optional<BookGames> games = run_kind(run.spec.kind).book_games(run))
+        if (std::string warning =
+                replay_warning(games->games, games->pairs, run.book_size, run.spec.time_control);
+            !warning.empty())
+            warnings.push_back(std::move(warning));
+    return warnings;
 }
 
 uint64_t Run::pairs_total() const {

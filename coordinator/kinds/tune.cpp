@@ -32,6 +32,17 @@ class TuneKind final : public KindWithStore<TuneStore> {
     // Checks the run's games; its parameters are checked against the base by prepare.
     absl::Status check_spec(RunSpec& spec) const override { return check_game_run(spec); }
 
+    // Its verification's games (from the run's book): its own pairs play perturbed values.
+    // Known of a run read alone (SubmitRun's answer, GetRun), whose tuning state is loaded.
+    std::optional<BookGames> book_games(const Run& run) const override {
+        if (!run.tune || !run.tune->verify) return std::nullopt;
+        const uint64_t games = run.tune->verify_games;
+        return BookGames{"the verification's " +
+                             std::string(run.tune->verify_fixed ? "" : "up to ") +
+                             std::to_string(games) + " games",
+                         games / 2};
+    }
+
     // Resolves the parameters; the run's state and first trajectory point follow its insert.
     absl::StatusOr<Record> prepare(TuneStore&, RunSpec& spec, const Version& base) const override {
         absl::StatusOr<TuneState> tune = resolve_tune(spec, base);

@@ -329,6 +329,7 @@ void run_to_proto(const Run& in, v1::RunStatus* out) {
                                                     : v1::RUN_STATE_STOPPED);
     out->set_result(in.result);
     out->set_book_size(in.book_size);
+    for (std::string& warning : run_warnings(in)) out->add_warnings(std::move(warning));
     out->set_games(uint64_t(2 * in.counts.pairs));
     out->set_wins(uint64_t(in.counts.wins));
     out->set_draws(uint64_t(in.counts.draws));

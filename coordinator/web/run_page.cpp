@@ -352,6 +352,9 @@ std::string run_page(const v1::RunStatus& run, const RunExtras& extras) {
                        escape_html(kind_name(run.spec().kind())) + " · " +
                        escape_html(run.spec().test_version()) + " vs " +
                        escape_html(run.spec().base_version()) + "</span></h1>";
+    for (const std::string& warning : run.warnings())
+        body += "<p class=\"warning\"><strong>Warning:</strong> " + escape_html(warning) +
+                " <span class=\"desc\">(docs/statistics.md)</span></p>";
     body += "<section class=\"decide " + outcome_class(run) + "\" id=\"run\" data-run=\"" + id +
             "\" data-games=\"" + std::to_string(run.games()) + "\" data-active=\"" +
             (run.state() == v1::RUN_STATE_ACTIVE ? "true" : "false") + "\">";

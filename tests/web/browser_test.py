@@ -256,6 +256,15 @@ def main():
             assert page.until("document.getElementById('llr-plot').dataset.drawn === 'true'", 20), \
                 "the LLR plot did not draw"
             assert page.evaluate("document.querySelector('#llr-plot canvas') !== null"), "no canvas"
+            # Up to 20,000 games at nodes=300 from the shipped book of 1,200 openings: the page
+            # warns, above the figures, that the pairs past the book's end would replay games.
+            warning = page.evaluate(
+                "(() => { const p = document.querySelector('p.warning');"
+                " return p && p.offsetHeight > 0 &&"
+                " p.compareDocumentPosition(document.getElementById('run')) === 4 ? p.textContent : ''"
+                " })()")
+            assert "up to 20000 games need 10000 openings, and the book has 1200" in warning, \
+                "no visible warning above the figures: %r" % warning
             games = "Number(document.querySelector('[data-field=games]').textContent" \
                     ".replace(/\\D/g, ''))"
             rendered = page.evaluate("Number(document.getElementById('run').dataset.games)")
@@ -331,6 +340,7 @@ def main():
                      "--dump-dom", wait_ms=2000)
         table = re.search(r"<h2>Games lost by faults</h2>(.*?)</table>", dom, re.S)
         assert table, dom[:3000]
+        assert 'class="warning"' not in dom, "4 games from 1,200 openings warned"
         rows = re.findall(r"<tr><td>([^<]*)</td><td>([^<]*)</td><td>([^<]*)</td>"
                           r"<td[^>]*>(\d+)</td>", table.group(1))
         assert rows and all(r[0] == "crasher" and r[1] == "crash" for r in rows), rows

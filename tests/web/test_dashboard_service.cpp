@@ -20,6 +20,7 @@
 #include "cluster.h"
 #include "common/printable.h"
 #include "coordinator/storage/sqlite.h"
+#include "coordinator/web/html.h"
 #include "coordinator/web/json.h"
 #include "loopback.h"
 
@@ -27,6 +28,7 @@ namespace sparring::testing {
 namespace {
 
 using namespace std::chrono_literals;
+using coordinator::web::escape_html;
 using coordinator::web::to_json;
 
 class DashboardTest : public ::testing::Test {
@@ -638,6 +640,70 @@ TEST_F(DashboardTest, MutationsNeedAUserTokenAndBadRequestsChangeNothing) {
     ASSERT_TRUE(stopped);
     EXPECT_EQ(stopped->status, 200) << stopped->body;
     EXPECT_EQ(cluster->query("SELECT count(*) FROM runs WHERE state = 'stopped'"), 1);
+}
+
+// A run whose games need more openings than its book has at a node limit says so wherever it
+// is read: in the answer to its submission over REST, over gRPC, above its page's figures and in
+// `sparring show`; a run within its book, or at movetime, says nothing.
+TEST_F(DashboardTest, ARunThatWouldReplayItsBookWarnsWhereverItIsRead) {
+    cluster->add_version("a");
+    cluster->add_version("b");
+    const auto submit_over_rest = [&](const v1::RunSpec& spec) {
+        v1::SubmitRunRequest submit;
+        *submit.mutable_spec() = spec;
+        const httplib::Result answer = post("/api/v1/runs", to_json(submit), cluster->user_token);
+        v1::RunStatus run;
+        EXPECT_TRUE(answer && answer->status == 200) << (answer ? answer->body : "no answer");
+        if (answer) EXPECT_TRUE(coordinator::web::from_json(answer->body, &run).ok());
+        return run;
+    };
+    const auto read_over_grpc = [&](int64_t id) {
+        v1::GetRunRequest request;
+        request.set_run_id(id);
+        v1::RunStatus run;
+        EXPECT_TRUE(cluster->users()
+                        ->GetRun(Cluster::context(cluster->user_token).get(), request, &run)
+                        .ok());
+        return run;
+    };
+
+    // 6 games are 3 pairs, and fixed_games_spec's book has 2 openings.
+    const v1::RunStatus replays = submit_over_rest(fixed_games_spec(6));
+    ASSERT_GT(replays.id(), 0);
+    const std::string expected =
+        "6 games need 3 openings, and the book has 2. At nodes=300 a game is decided by its "
+        "opening and its engines, so the pair past the book's end would replay games already "
+        "played: it adds no information, yet Elo, its interval and the SPRT would count it as "
+        "new. Use a book of at least 3 openings (sparring book generate --out FILE --positions 3).";
+    ASSERT_EQ(replays.warnings_size(), 1);
+    EXPECT_EQ(replays.warnings(0), expected);
+    const std::string id = std::to_string(replays.id());
+    const v1::RunStatus read = read_over_grpc(replays.id());
+    ASSERT_EQ(read.warnings_size(), 1);
+    EXPECT_EQ(read.warnings(0), expected);
+    EXPECT_EQ(get("/api/v1/runs/" + id), to_json(read));
+    const std::string page = get("/runs/" + id);
+    const size_t warning =
+        page.find("<p class=\"warning\"><strong>Warning:</strong> " + escape_html(expected));
+    EXPECT_NE(warning, std::string::npos) << page;
+    EXPECT_LT(warning, page.find("<section class=\"decide"))
+        << "the warning is not above the figures";
+    const CommandResult show = cluster->cli({"show", id});
+    ASSERT_EQ(show.status, 0) << show.err;
+    EXPECT_NE(show.out.find("warning:"), std::string::npos) << show.out;
+    EXPECT_NE(show.out.find(expected), std::string::npos) << show.out;
+
+    v1::RunSpec at_movetime = fixed_games_spec(6);
+    at_movetime.mutable_time_control()->Clear();
+    at_movetime.mutable_time_control()->set_movetime_ms(50);
+    for (const v1::RunSpec& spec : {fixed_games_spec(4), at_movetime}) {
+        const v1::RunStatus quiet = submit_over_rest(spec);
+        ASSERT_GT(quiet.id(), 0);
+        EXPECT_EQ(quiet.warnings_size(), 0) << quiet.warnings(0);
+        EXPECT_EQ(read_over_grpc(quiet.id()).warnings_size(), 0);
+        EXPECT_EQ(get("/runs/" + std::to_string(quiet.id())).find("class=\"warning\""),
+                  std::string::npos);
+    }
 }
 
 TEST_F(DashboardTest, PurgeNeedsAUserTokenAndTakesTheWorkersGamesOutOfTheRun) {
