@@ -18,7 +18,7 @@
 # with one opening for each pair of a measurement: at nodes=N a game is decided by its opening
 # and its engines, so a measurement of more pairs than its book has openings replays games
 # already played and its interval is narrower than its evidence. Runs 1-10 in BENCHMARKS.md
-# used the shipped book of 1,200 openings, and their 8,000-game measurements replayed every
+# used the shipped book of then 1,200 openings, and their 8,000-game measurements replayed every
 # opening three or four times.
 #
 # With ENGINE=uploaded the same is done with the engine as a user would bring it: the build's

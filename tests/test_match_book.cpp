@@ -99,7 +99,10 @@ TEST(OpeningOrder, IsAPermutationFixedBySeed) {
     EXPECT_TRUE(opening_order(0, BookOrder::Random, 1).empty());
 }
 
-TEST(DefaultBook, HoldsAThousandDistinctLegalPositions) {
+// The shipped book has an opening for each pair of the longest default run (a regression run of
+// up to 20,000 games at nodes=1000): at a node limit a pair past the book's end would replay a
+// pair already played (docs/statistics.md).
+TEST(DefaultBook, HoldsAnOpeningForEachPairOfTheDefaultRegressionRun) {
     const std::string path = std::string(SPARRING_SOURCE_DIR) + "/match/books/default.epd";
     std::string error;
     auto book = load_book(path, BookFormat::Epd, 0, &error);
@@ -112,7 +115,7 @@ TEST(DefaultBook, HoldsAThousandDistinctLegalPositions) {
         EXPECT_FALSE(board.in_check()) << opening.fen;
         distinct.insert(opening.fen);
     }
-    EXPECT_GE(distinct.size(), 1000u);
+    EXPECT_GE(distinct.size(), 10'000u);
     EXPECT_EQ(distinct.size(), book->size());
 }
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "common/printable.h"
+#include "coordinator/storage/books.h"
 
 namespace sparring::coordinator {
 
@@ -744,7 +745,7 @@ struct Migration {
     void (*step)(Database& db) = nullptr;
 };
 
-constexpr std::array<Migration, 20> kMigrations = {{{kSchema1},
+constexpr std::array<Migration, 21> kMigrations = {{{kSchema1},
                                                     {kSchema2},
                                                     {kSchema3},
                                                     {kSchema4},
@@ -763,7 +764,8 @@ constexpr std::array<Migration, 20> kMigrations = {{{kSchema1},
                                                     {kSchema17},
                                                     {{}, add_scaled_clocks},
                                                     {{}, add_engine_options},
-                                                    {{}, add_tune_averaging}}};
+                                                    {{}, add_tune_averaging},
+                                                    {{}, store_books_once}}};
 
 }  // namespace
 

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "coordinator/domain/text.h"
+#include "coordinator/storage/books.h"
 #include "coordinator/storage/compression.h"
 #include "coordinator/storage/json_column.h"
 #include "coordinator/storage/migrations.h"
@@ -426,15 +427,17 @@ int64_t SqliteStorage::insert_run(const Run& r) {
         "book_source, book_size, book_random, book_seed, book, games, elo0, elo1, alpha, beta, "
         "model, priority, throughput, pairs_per_thread, description, llr_lower, llr_upper, "
         "created_ms, draw_rule, resign_rule, max_plies, threads, origin_run_id, owner, "
-        "reference_nps) "
+        "reference_nps, book_id) "
         "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-        "?, ?, ?)");
+        "?, ?, ?, ?)");
     const match::Adjudication& rules = r.spec.adjudication;
-    const std::string book = compress(format_openings(r.spec.book.openings));
+    // The book itself once in `books`, shared by every run of it; the run's own column empty.
+    const int64_t book_id =
+        store_book(db_, format_openings(r.spec.book.openings), r.spec.book.openings.size());
     s.bind(run_kind_name(r.spec.kind), run_state_name(r.state), r.test_id, r.base_id,
            r.spec.time_control.to_string(), r.spec.book.source,
            uint64_t(r.spec.book.openings.size()), r.spec.book.random_order, r.spec.book.seed,
-           Blob{book}, r.spec.games, real_if(r.spec.sprt.elo0), real_if(r.spec.sprt.elo1),
+           Blob{""}, r.spec.games, real_if(r.spec.sprt.elo0), real_if(r.spec.sprt.elo1),
            real_if(r.spec.sprt.alpha), real_if(r.spec.sprt.beta),
            sprt ? std::optional<std::string>(std::string(stats::model_name(r.spec.sprt.model)))
                 : std::nullopt,
@@ -442,7 +445,7 @@ int64_t SqliteStorage::insert_run(const Run& r) {
            r.sprt.lower, r.sprt.upper, r.created_ms,
            rules.draw ? match::draw_rule_text(*rules.draw) : std::string(),
            rules.resign ? match::resign_rule_text(*rules.resign) : std::string(), rules.max_plies,
-           r.spec.threads, r.spec.origin_run_id, r.spec.owner, r.spec.reference_nps);
+           r.spec.threads, r.spec.origin_run_id, r.spec.owner, r.spec.reference_nps, book_id);
     s.run();
     return db_.last_insert_rowid();
 }
@@ -490,8 +493,10 @@ std::vector<Run> SqliteStorage::find_runs(const RunQuery& query, int64_t* total)
 }
 
 Book SqliteStorage::load_book(int64_t run_id) {
-    Statement& s =
-        db_.prepare("SELECT book, book_random, book_seed, book_source FROM runs WHERE id = ?");
+    // A run whose book could not be moved into `books` by migration 21 still holds its own.
+    Statement& s = db_.prepare(
+        "SELECT coalesce(b.data, r.book), r.book_random, r.book_seed, r.book_source "
+        "FROM runs r LEFT JOIN books b ON b.id = r.book_id WHERE r.id = ?");
     s.bind(run_id);
     if (!s.step()) throw StorageError("run " + std::to_string(run_id) + " has no book");
     Book book;

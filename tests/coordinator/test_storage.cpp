@@ -369,6 +369,104 @@ TEST(Storage, BooksGamesAndBatchesRoundTrip) {
     s.commit();
 }
 
+// Each distinct book is stored once (schema 21): runs of one book share its row of `books`, a
+// run's own column stays empty, and each run reads its own book back. A database of schema 20,
+// each run holding its book, moves the books out when it opens: one row per distinct book, the
+// runs reading the same openings; a run whose stored book cannot be read keeps it, as it was.
+TEST(Storage, RunsOfOneBookShareOneStoredCopyAndOlderDatabasesMoveTheirsIntoIt) {
+    TempDatabase db;
+    const auto opening = [](const std::string& move) {
+        Opening o;
+        o.fen = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+        o.moves = {move};
+        return o;
+    };
+    const std::vector<Opening> first = {opening("e2e4"), opening("d2d4"), opening("c2c4")};
+    const std::vector<Opening> second = {opening("g1f3")};
+    const auto count = [&](const std::string& sql) {
+        Database raw(db.path());
+        Statement& q = raw.prepare(sql);
+        q.bind();
+        return q.step() ? q.int64(0) : -1;
+    };
+    std::vector<int64_t> runs;
+    const std::vector<const std::vector<Opening>*> books = {&first, &second, &first, &first};
+    const auto expect_books_read_back = [&](SqliteStorage& s) {
+        s.begin(false);
+        for (size_t i = 0; i < runs.size(); ++i) {
+            const Book book = s.load_book(runs[i]);
+            ASSERT_EQ(book.openings.size(), books[i]->size()) << "run " << runs[i];
+            for (size_t o = 0; o < book.openings.size(); ++o)
+                EXPECT_EQ(book.openings[o].moves, (*books[i])[o].moves);
+            EXPECT_EQ(book.seed, uint64_t(i));
+        }
+        s.commit();
+    };
+    {
+        SqliteStorage s(db.path());
+        s.begin(true);
+        const int64_t version = s.insert_version(uci_version());
+        for (size_t i = 0; i < books.size(); ++i) {
+            coordinator::Run run;
+            run.test_id = run.base_id = version;
+            run.spec.kind = RunKind::FixedGames;
+            run.spec.games = 100;
+            run.spec.time_control = *parse_time_control("nodes=1000");
+            run.spec.book.openings = *books[i];
+            run.spec.book.seed = i;
+            runs.push_back(s.insert_run(run));
+        }
+        s.commit();
+        expect_books_read_back(s);
+    }
+    EXPECT_EQ(count("SELECT count(*) FROM books"), 2);
+    EXPECT_EQ(count("SELECT count(*) FROM runs WHERE length(book) > 0 OR book_id IS NULL"), 0);
+    EXPECT_EQ(count("SELECT count(DISTINCT book_id) FROM runs"), 2);
+
+    {  // back to schema 20: each run holds its book; and one run's stored book is broken
+        Database raw(db.path());
+        raw.exec(
+            "UPDATE runs SET book = (SELECT data FROM books WHERE books.id = runs.book_id), "
+            "book_id = NULL; "
+            "DROP TABLE books; PRAGMA user_version = 20");
+    }
+    EXPECT_EQ(count("SELECT count(*) FROM runs WHERE length(book) > 0"), 4);
+    coordinator::Run broken_run;
+    {
+        SqliteStorage s(db.path());  // migrates to 21
+        expect_books_read_back(s);
+        s.begin(true);
+        broken_run.test_id = broken_run.base_id = 1;
+        broken_run.spec.kind = RunKind::FixedGames;
+        broken_run.spec.games = 2;
+        broken_run.spec.time_control = *parse_time_control("nodes=1000");
+        broken_run.spec.book.openings = second;
+        broken_run.id = s.insert_run(broken_run);
+        s.commit();
+    }
+    EXPECT_EQ(count("SELECT count(*) FROM books"), 2);
+    EXPECT_EQ(count("SELECT count(*) FROM runs WHERE length(book) > 0 OR book_id IS NULL"), 0);
+    {  // schema 20 again, the new run's book not zlib
+        Database raw(db.path());
+        raw.exec(
+            "UPDATE runs SET book = (SELECT data FROM books WHERE books.id = runs.book_id), "
+            "book_id = NULL; "
+            "UPDATE runs SET book = x'00ff00' WHERE id = " +
+            std::to_string(broken_run.id) + "; DROP TABLE books; PRAGMA user_version = 20");
+    }
+    SqliteStorage s(db.path());
+    expect_books_read_back(s);
+    EXPECT_EQ(count("SELECT count(*) FROM books"), 2);
+    EXPECT_EQ(count("SELECT count(*) FROM runs WHERE book_id IS NULL"), 1);
+    EXPECT_EQ(count("SELECT count(*) FROM runs WHERE book_id IS NULL AND book = x'00ff00' AND "
+                    "id = " +
+                    std::to_string(broken_run.id)),
+              1);
+    s.begin(false);
+    EXPECT_THROW(s.load_book(broken_run.id), StorageError);
+    s.commit();
+}
+
 // The leases out per token (the per-token lease cap) are kept by triggers: after any mix of
 // leases granted and ended, under two tokens, the count is what the batches table holds; a
 // database of schema 7 gets its counts from the leases already out.

@@ -250,14 +250,19 @@ TEST_F(ServiceTest, SubmitWarnsOfARunThatWouldReplayItsBookAtANodeLimit) {
         ASSERT_EQ(quiet.status, 0) << quiet.err;
         EXPECT_EQ(quiet.err.find("warning"), std::string::npos) << games << " " << tc << quiet.err;
     }
-    // A regression run's games are a maximum; the shipped book holds 1,200 openings.
-    const CommandResult sprt = cluster->cli({"submit", "a", "b", "--tc", "depth=3"});
+    // A regression run's games are a maximum; the shipped book holds 10,000 openings, one for
+    // each pair of the default (up to 20,000 games), and not for 30,000.
+    const CommandResult by_default = cluster->cli({"submit", "a", "b", "--tc", "depth=3"});
+    ASSERT_EQ(by_default.status, 0) << by_default.err;
+    EXPECT_EQ(by_default.err.find("warning"), std::string::npos) << by_default.err;
+    const CommandResult sprt =
+        cluster->cli({"submit", "a", "b", "--tc", "depth=3", "--games", "30000"});
     ASSERT_EQ(sprt.status, 0) << sprt.err;
-    EXPECT_NE(sprt.err.find("warning: up to 20000 games need 10000 openings, and the book has "
-                            "1200. At depth=3"),
+    EXPECT_NE(sprt.err.find("warning: up to 30000 games need 15000 openings, and the book has "
+                            "10000. At depth=3"),
               std::string::npos)
         << sprt.err;
-    EXPECT_NE(sprt.err.find("the 8800 pairs past the book's end"), std::string::npos) << sprt.err;
+    EXPECT_NE(sprt.err.find("the 5000 pairs past the book's end"), std::string::npos) << sprt.err;
     // A tuning run's verification draws its openings from the tuning run's book.
     const CommandResult tune =
         cluster->cli({"submit", "tune", "a", "--params", "PawnValueMg", "--games", "2", "--verify",

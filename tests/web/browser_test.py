@@ -222,7 +222,7 @@ def main():
         sparring("versions", "add", "base", "--description", "the default parameters")
         sparring("versions", "add", "knight-330", "--set", "KnightValueMg=330",
                  "--description", "<script>alert(1)</script> knights up")
-        submitted = sparring("submit", "knight-330", "base", "--games", "20000", "--tc",
+        submitted = sparring("submit", "knight-330", "base", "--games", "30000", "--tc",
                              "nodes=300", "--elo0", "0", "--elo1", "5",
                              "--description", "browser test: a live SPRT run")
         run = re.search(r"run (\d+)", submitted).group(1)
@@ -256,14 +256,14 @@ def main():
             assert page.until("document.getElementById('llr-plot').dataset.drawn === 'true'", 20), \
                 "the LLR plot did not draw"
             assert page.evaluate("document.querySelector('#llr-plot canvas') !== null"), "no canvas"
-            # Up to 20,000 games at nodes=300 from the shipped book of 1,200 openings: the page
+            # Up to 30,000 games at nodes=300 from the shipped book of 10,000 openings: the page
             # warns, above the figures, that the pairs past the book's end would replay games.
             warning = page.evaluate(
                 "(() => { const p = document.querySelector('p.warning');"
                 " return p && p.offsetHeight > 0 &&"
                 " p.compareDocumentPosition(document.getElementById('run')) === 4 ? p.textContent : ''"
                 " })()")
-            assert "up to 20000 games need 10000 openings, and the book has 1200" in warning, \
+            assert "up to 30000 games need 15000 openings, and the book has 10000" in warning, \
                 "no visible warning above the figures: %r" % warning
             games = "Number(document.querySelector('[data-field=games]').textContent" \
                     ".replace(/\\D/g, ''))"
@@ -340,7 +340,7 @@ def main():
                      "--dump-dom", wait_ms=2000)
         table = re.search(r"<h2>Games lost by faults</h2>(.*?)</table>", dom, re.S)
         assert table, dom[:3000]
-        assert 'class="warning"' not in dom, "4 games from 1,200 openings warned"
+        assert 'class="warning"' not in dom, "4 games from 10,000 openings warned"
         rows = re.findall(r"<tr><td>([^<]*)</td><td>([^<]*)</td><td>([^<]*)</td>"
                           r"<td[^>]*>(\d+)</td>", table.group(1))
         assert rows and all(r[0] == "crasher" and r[1] == "crash" for r in rows), rows
