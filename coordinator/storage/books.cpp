@@ -2,7 +2,6 @@
 
 #include <optional>
 #include <string>
-#include <vector>
 
 #include "common/sha256.h"
 #include "coordinator/storage/compression.h"
@@ -23,42 +22,6 @@ int64_t store_book(Database& db, std::string_view lines, uint64_t openings) {
     insert.bind(hash, openings, Blob{data});
     insert.run();
     return db.last_insert_rowid();
-}
-
-void store_books_once(Database& db) {
-    db.exec(
-        "CREATE TABLE IF NOT EXISTS books ("
-        "  id       INTEGER PRIMARY KEY,"
-        "  sha256   TEXT NOT NULL UNIQUE,"  // of the openings' lines, uncompressed
-        "  openings INTEGER NOT NULL,"
-        "  data     BLOB NOT NULL"  // zlib: one "FEN<TAB>moves" line per opening
-        ")");
-    Statement& has = db.prepare("SELECT count(*) FROM pragma_table_info('runs') WHERE name = ?");
-    has.bind(std::string("book_id"));
-    const bool present = has.step() && has.int64(0) > 0;
-    has.reset();
-    if (!present) db.exec("ALTER TABLE runs ADD COLUMN book_id INTEGER");  // books.id
-    std::vector<int64_t> runs;
-    Statement& list = db.prepare("SELECT id FROM runs WHERE book_id IS NULL ORDER BY id");
-    list.bind();
-    while (list.step()) runs.push_back(list.int64(0));
-    list.reset();
-    for (const int64_t run : runs) {  // one book in memory at a time
-        Statement& read = db.prepare("SELECT book, book_size FROM runs WHERE id = ?");
-        read.bind(run);
-        if (!read.step()) {
-            read.reset();
-            continue;
-        }
-        const std::optional<std::string> lines = decompress(read.blob(0));
-        const uint64_t openings = uint64_t(read.int64(1));
-        read.reset();
-        if (!lines) continue;
-        const int64_t book = store_book(db, *lines, openings);
-        Statement& move = db.prepare("UPDATE runs SET book_id = ?, book = x'' WHERE id = ?");
-        move.bind(book, run);
-        move.run();
-    }
 }
 
 }  // namespace sparring::coordinator

@@ -15,9 +15,4 @@ namespace sparring::coordinator {
 // them) holding `openings` openings, storing it compressed unless it is stored already.
 int64_t store_book(Database& db, std::string_view lines, uint64_t openings);
 
-// Migration 21: moves each run's book out of its own column into `books`, once per distinct
-// book, the run's column left empty. A run whose stored book cannot be read keeps it where it
-// is (book_id NULL), as it was.
-void store_books_once(Database& db);
-
 }  // namespace sparring::coordinator

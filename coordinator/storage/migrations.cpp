@@ -1,6 +1,7 @@
 #include "coordinator/storage/migrations.h"
 
 #include <array>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -8,6 +9,7 @@
 
 #include "common/printable.h"
 #include "coordinator/storage/books.h"
+#include "coordinator/storage/compression.h"
 
 namespace sparring::coordinator {
 
@@ -737,6 +739,41 @@ void add_tune_averaging(Database& db) {
         "       s.averaged_pairs "
         "FROM spsa_params p "
         "JOIN spsa_runs s ON s.run_id = p.run_id;");
+}
+
+// Migration 21: moves each run's book out of its own column into `books` (store_book), once
+// per distinct book, the run's column left empty. A run whose stored book cannot be read keeps
+// it where it is (book_id NULL), as it was.
+void store_books_once(Database& db) {
+    db.exec(
+        "CREATE TABLE IF NOT EXISTS books ("
+        "  id       INTEGER PRIMARY KEY,"
+        "  sha256   TEXT NOT NULL UNIQUE,"  // of the openings' lines, uncompressed
+        "  openings INTEGER NOT NULL,"
+        "  data     BLOB NOT NULL"  // zlib: one "FEN<TAB>moves" line per opening
+        ")");
+    add_column(db, "runs", "book_id", "INTEGER");  // books.id
+    std::vector<int64_t> runs;
+    Statement& list = db.prepare("SELECT id FROM runs WHERE book_id IS NULL ORDER BY id");
+    list.bind();
+    while (list.step()) runs.push_back(list.int64(0));
+    list.reset();
+    for (const int64_t run : runs) {  // one book in memory at a time
+        Statement& read = db.prepare("SELECT book, book_size FROM runs WHERE id = ?");
+        read.bind(run);
+        if (!read.step()) {
+            read.reset();
+            continue;
+        }
+        const std::optional<std::string> lines = decompress(read.blob(0));
+        const uint64_t openings = uint64_t(read.int64(1));
+        read.reset();
+        if (!lines) continue;
+        const int64_t book = store_book(db, *lines, openings);
+        Statement& move = db.prepare("UPDATE runs SET book_id = ?, book = x'' WHERE id = ?");
+        move.bind(book, run);
+        move.run();
+    }
 }
 
 // A migration: SQL, or a step in C++ where SQL alone cannot do it.
