@@ -455,6 +455,14 @@ int runs(const RunsFlags& args) {
                         r.spec().owner().empty() ? "-" : r.spec().owner(), stages(r)});
     }
     print_table(rows);
+    // A warning's first sentence under the table; `sparring show RUN` prints the whole.
+    for (const v1::RunStatus& r : response.runs())
+        for (const std::string& warning : r.warnings()) {
+            const size_t end = warning.find(". ");
+            std::cout << "warning: run " << r.id() << ": "
+                      << warning.substr(0, end == std::string::npos ? end : end + 1)
+                      << " (sparring show " << r.id() << ")\n";
+        }
     return 0;
 }
 

@@ -30,6 +30,12 @@ std::string run_row(const v1::RunStatus& run) {
            "</a> <span class=\"vs\">vs</span> " + escape_html(run.spec().base_version());
     if (!run.spec().description().empty())
         out += "<div class=\"desc\">" + escape_html(run.spec().description()) + "</div>";
+    // A warning's first sentence; the run's page and its title give the whole.
+    for (const std::string& warning : run.warnings()) {
+        const size_t end = warning.find(". ");
+        out += "<div class=\"desc warn\" title=\"" + escape_html(warning) + "\">Warning: " +
+               escape_html(warning.substr(0, end == std::string::npos ? end : end + 1)) + "</div>";
+    }
     if (run.follows_run_id() > 0)
         out += "<div class=\"desc\">stage 2 of <a href=\"/runs/" +
                std::to_string(run.follows_run_id()) + "\">run " +

@@ -122,8 +122,17 @@ class Browser:
         return result["result"].get("value")
 
     def until(self, expression, seconds):
-        """Waits until an expression is true in the page; returns whether it became true."""
-        return wait_until(lambda: self.evaluate(expression), seconds)
+        """Waits until an expression is true in the page; returns whether it became true. A
+        page in the middle of a navigation (after a form's submit) has no context to evaluate
+        in: that is "not yet", not an error."""
+        def holds():
+            try:
+                return self.evaluate(expression)
+            except RuntimeError as error:
+                if any(text in str(error) for text in NAVIGATING):
+                    return False
+                raise
+        return wait_until(holds, seconds)
 
     def screenshot(self, path, height=0):
         """Saves the page as a PNG: the window, or its top `height` pixels."""
@@ -148,6 +157,11 @@ class Browser:
         except subprocess.TimeoutExpired:
             self.process.kill()
             self.process.wait()
+
+
+# What Runtime.evaluate answers while the page navigates away.
+NAVIGATING = ("Inspected target navigated or closed", "Execution context was destroyed",
+              "Cannot find context with specified id")
 
 
 def wait_until(condition, seconds, every=0.1):
@@ -249,6 +263,10 @@ def main():
         listing = browse(browser, profile, base + "/", "--dump-dom", wait_ms=3000)
         assert 'href="/runs/%s"' % run in listing, listing[:2000]
         assert "<script>alert(1)" not in listing
+        # The live run's row says in a line that it would replay its book (its page says more).
+        assert re.search(r'<div class="desc warn" title="[^"]*">Warning: up to 30000 games need '
+                         r'15000 openings, and the book has 10000\.</div>', listing), \
+            "no warning under the run in the list"
 
         page = Browser(browser, os.path.join(work, "profile-live"))
         try:

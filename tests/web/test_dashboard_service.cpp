@@ -654,7 +654,9 @@ TEST_F(DashboardTest, ARunThatWouldReplayItsBookWarnsWhereverItIsRead) {
         const httplib::Result answer = post("/api/v1/runs", to_json(submit), cluster->user_token);
         v1::RunStatus run;
         EXPECT_TRUE(answer && answer->status == 200) << (answer ? answer->body : "no answer");
-        if (answer) EXPECT_TRUE(coordinator::web::from_json(answer->body, &run).ok());
+        if (answer) {
+            EXPECT_TRUE(coordinator::web::from_json(answer->body, &run).ok());
+        }
         return run;
     };
     const auto read_over_grpc = [&](int64_t id) {
@@ -692,6 +694,18 @@ TEST_F(DashboardTest, ARunThatWouldReplayItsBookWarnsWhereverItIsRead) {
     ASSERT_EQ(show.status, 0) << show.err;
     EXPECT_NE(show.out.find("warning:"), std::string::npos) << show.out;
     EXPECT_NE(show.out.find(expected), std::string::npos) << show.out;
+    // The runs list and `sparring runs` give the first sentence, the list's title the whole.
+    const std::string first = "6 games need 3 openings, and the book has 2.";
+    const std::string list = get("/");
+    EXPECT_NE(list.find("<div class=\"desc warn\" title=\"" + escape_html(expected) +
+                        "\">Warning: " + first + "</div>"),
+              std::string::npos)
+        << list;
+    const CommandResult runs = cluster->cli({"runs"});
+    ASSERT_EQ(runs.status, 0) << runs.err;
+    EXPECT_NE(runs.out.find("warning: run " + id + ": " + first + " (sparring show " + id + ")"),
+              std::string::npos)
+        << runs.out;
 
     v1::RunSpec at_movetime = fixed_games_spec(6);
     at_movetime.mutable_time_control()->Clear();
@@ -704,6 +718,11 @@ TEST_F(DashboardTest, ARunThatWouldReplayItsBookWarnsWhereverItIsRead) {
         EXPECT_EQ(get("/runs/" + std::to_string(quiet.id())).find("class=\"warning\""),
                   std::string::npos);
     }
+    // One run warns, so the list and `sparring runs` hold one warning each.
+    const std::string all = get("/");
+    EXPECT_EQ(all.find("class=\"desc warn\""), all.rfind("class=\"desc warn\""));
+    const std::string listed = cluster->cli({"runs"}).out;
+    EXPECT_EQ(listed.find("warning: run "), listed.rfind("warning: run ")) << listed;
 }
 
 TEST_F(DashboardTest, PurgeNeedsAUserTokenAndTakesTheWorkersGamesOutOfTheRun) {
