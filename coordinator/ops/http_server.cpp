@@ -304,6 +304,9 @@ struct HttpServer::Impl {
 
 namespace http_detail {
 
+// The most of a refused request's body the close reads and throws away.
+constexpr uint64_t kMaxDrainBytes = 8 << 20;
+
 template <typename Stream>
 tcp::socket& lowest(Stream& stream) {
     if constexpr (std::is_same_v<Stream, tcp::socket>)
@@ -499,7 +502,12 @@ class Connection final : public ConnectionBase,
             request.headers.emplace(std::string(field.name_string()), std::string(field.value()));
         // A body larger than allowed is refused before a byte of it is read.
         const auto length = parser_->content_length();
-        if (length && *length > server_.options.max_body_bytes) return refuse(413, "", "");
+        if (length && *length > server_.options.max_body_bytes) {
+            // The client sends on while the answer goes out: the close reads to the end of
+            // what it announced (within its second), so that it reads the 413, not a reset.
+            drain_limit_ = size_t(std::clamp<uint64_t>(*length, drain_limit_, kMaxDrainBytes));
+            return refuse(413, "", "");
+        }
         int status = 0;
         std::string allow;
         route_ = server_.route(request, &status, &allow);
@@ -637,13 +645,14 @@ class Connection final : public ConnectionBase,
         }
     }
 
-    // Reads what the client still sends, a second and 256 KiB at most, so that the close does
-    // not reset the connection before the client has read the answer; a flood is not read on.
+    // Reads what the client still sends, a second and 256 KiB at most (a refused body's
+    // announced length, up to kMaxDrainBytes), so that the close does not reset the connection
+    // before the client has read the answer; a flood is not read on.
     void drain() {
         stream_.async_read_some(asio::buffer(scratch_), [self = this->shared_from_this()](
                                                             beast::error_code ec, size_t bytes) {
             self->drained_ += bytes;
-            if (ec || self->closed_ || self->drained_ > 256 * 1024) return self->close();
+            if (ec || self->closed_ || self->drained_ > self->drain_limit_) return self->close();
             self->drain();
         });
     }
@@ -771,6 +780,7 @@ class Connection final : public ConnectionBase,
     std::deque<std::string> frames_;                         // their chunk sizes
     std::vector<asio::const_buffer> buffers_;
     size_t drained_ = 0;
+    size_t drain_limit_ = 256 * 1024;
     bool keep_alive_ = false;
     bool writing_ = false;
     bool closed_ = false;
