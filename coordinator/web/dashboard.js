@@ -48,7 +48,8 @@
         tuneNode.textContent = "";
         plots.tune = new Dygraph(tuneNode, tuneData.raw, {
             labels: ["games"].concat(tuneData.names), xlabel: "games", ylabel: "value",
-            legend: "follow", labelsSeparateLines: true,
+            // Every line named under the plot at all times; the values at the mouse there too.
+            legend: "always", labelsDiv: document.getElementById("tune-legend"),
             drawCallback: function () { tuneNode.dataset.drawn = "true"; }
         });
         document.querySelectorAll('input[name="tune-scale"]').forEach(function (input) {

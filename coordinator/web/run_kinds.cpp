@@ -60,7 +60,8 @@ std::string tune_section(const v1::RunStatus& run, const RunExtras& extras) {
         "type=\"radio\" name=\"tune-scale\" value=\"raw\" checked> values</label> <label>"
         "<input type=\"radio\" name=\"tune-scale\" value=\"share\"> change as a fraction "
         "of c</label></span></h2><div class=\"plot\" id=\"tune-plot\"><p>The plot needs "
-        "JavaScript; the table above has every value.</p></div>"
+        "JavaScript; the table above has every value.</p></div><div class=\"legend\" "
+        "id=\"tune-legend\"></div>"
         "<script type=\"application/json\" id=\"tune-data\">" +
         tune_series_json(run, extras.tune) + "</script>";
     return out;

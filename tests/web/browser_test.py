@@ -2,7 +2,9 @@
 """The dashboard in a real browser: headless Chromium opens `/` and the page of a live SPRT run
 played by a real worker, waits until the LLR plot has drawn, checks that the games count on
 the page grows without a reload (server-sent events) and that the workers' table follows it,
-and saves a screenshot.
+and saves a screenshot. Then: the warning in the runs list, a run's faults table, the plot of
+two tuning runs (the built-in engine's parameters and stockfish's spin options, each line named
+in its legend, the toggle to the change over c) and the run page's form.
 
 usage: browser_test.py BUILD_DIR [--screenshot FILE [--screenshot-games N]]; exits 77
 (skipped) without Chromium. With --screenshot-games the screenshot waits until the run has N
@@ -158,6 +160,8 @@ class Browser:
             self.process.kill()
             self.process.wait()
 
+
+STOCKFISH = "/usr/games/stockfish"
 
 # What Runtime.evaluate answers while the page navigates away.
 NAVIGATING = ("Inspected target navigated or closed", "Execution context was destroyed",
@@ -365,6 +369,59 @@ def main():
         lost = sum(int(r[3]) for r in rows)
         assert lost == 4, "the faults table counts %d crashes of 4 games: %s" % (lost, rows)
         print("faults table: %s" % rows)
+
+        # Tuning runs' pages (issue 29): every parameter against games, each line named in the
+        # legend under the plot, and the toggle to the change as a fraction of c -- for the
+        # built-in engine's parameters and for a UCI engine's spin options (Debian's stockfish).
+        tunes = [(re.search(r"run (\d+)", sparring(
+            "submit", "tune", "base", "--param", "KnightValueMg", "--param", "BishopValueMg",
+            "--games", "40", "--tc", "nodes=300", "--priority", "2")).group(1),
+            ["KnightValueMg", "BishopValueMg"], 250)]
+        if os.path.exists(STOCKFISH):
+            sparring("versions", "add", "sf", "--uci", STOCKFISH, "--option", "Hash=16")
+            tunes.append((re.search(r"run (\d+)", sparring(
+                "submit", "tune", "sf", "--param", "Skill Level:10", "--param",
+                "Move Overhead:10:0:100", "--games", "8", "--tc", "nodes=300",
+                "--priority", "2")).group(1), ["Skill Level", "Move Overhead"], 9))
+            processes.append(subprocess.Popen(
+                [worker, "--coordinator", "127.0.0.1:" + grpc_port, "--token", tokens["worker"],
+                 "--concurrency", "1", "--name", "stockfish-worker", "--uci-engines", STOCKFISH],
+                stdout=open(os.path.join(work, "worker-stockfish.log"), "w"),
+                stderr=subprocess.STDOUT))
+        elif os.environ.get("CI") == "true":
+            raise AssertionError("no %s (CI=true: `deploy/setup.sh test` installs it)" % STOCKFISH)
+        else:
+            print("no %s: the UCI engine's tuning page is not checked" % STOCKFISH)
+        for tune, names, lowest in tunes:
+            if not wait_until(lambda: run_field(tune, "state") != "RUN_STATE_ACTIVE", 120, 0.5):
+                raise AssertionError("tuning run %s did not end in 120 s" % tune)
+            assert run_field(tune, "state") == "RUN_STATE_FINISHED", run_field(tune, "result")
+            plot = Browser(browser, os.path.join(work, "profile-tune-" + tune))
+            try:
+                plot.open(base + "/runs/" + tune)
+                assert plot.until("document.getElementById('tune-plot').dataset.drawn === "
+                                  "'true'", 20), "the tuning plot did not draw"
+                legend = plot.evaluate("document.getElementById('tune-legend').textContent")
+                assert all(name in legend for name in names), \
+                    "the legend does not name every line: %r" % legend
+                ylabel = "document.querySelector('#tune-plot .dygraph-ylabel').textContent"
+                assert plot.evaluate(ylabel) == "value", plot.evaluate(ylabel)
+                # The y axis: values (the knight starts at 315, the skill level at 10), then
+                # changes over c, a small fraction of c after a few pairs.
+                axis = ("Math.max(...[...document.querySelectorAll('#tune-plot "
+                        ".dygraph-axis-label-y')].map(e => Math.abs(Number(e.textContent))))")
+                values = plot.evaluate(axis)
+                assert values >= lowest, "the value axis reaches %r" % values
+                plot.evaluate("document.querySelector('input[name=tune-scale][value=share]')"
+                              ".click()")
+                assert plot.until("%s === 'change / c'" % ylabel, 10), \
+                    "the toggle did not switch the plot to the change over c"
+                shares = plot.evaluate(axis)
+                assert shares < 5, "the change-over-c axis reaches %r" % shares
+                print("tuning plot of run %s: legend %r, y axis up to %s as values and %s as "
+                      "change / c" % (tune, legend, values, shares))
+            finally:
+                plot.close()
 
         # The run page's form (issue 31): a user logs in (the token in a form, never a URL),
         # changes the live run's priority and description, and the run's history shows who
