@@ -19,6 +19,7 @@
 #include "cli/training_remote.h"
 #include "cli/tune.h"
 #include "common/dates.h"
+#include "common/opening.h"
 #include "common/printable.h"
 #include "engine/bench.h"
 #include "engine/params.h"
@@ -457,12 +458,9 @@ int runs(const RunsFlags& args) {
     print_table(rows);
     // A warning's first sentence under the table; `sparring show RUN` prints the whole.
     for (const v1::RunStatus& r : response.runs())
-        for (const std::string& warning : r.warnings()) {
-            const size_t end = warning.find(". ");
-            std::cout << "warning: run " << r.id() << ": "
-                      << warning.substr(0, end == std::string::npos ? end : end + 1)
+        for (const std::string& warning : r.warnings())
+            std::cout << "warning: run " << r.id() << ": " << first_sentence(warning)
                       << " (sparring show " << r.id() << ")\n";
-        }
     return 0;
 }
 

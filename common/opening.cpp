@@ -45,4 +45,9 @@ std::string replay_warning(std::string_view games, std::uint64_t pairs, std::siz
            " openings (sparring book generate --out FILE --positions " + need + ").";
 }
 
+std::string_view first_sentence(std::string_view warning) {
+    const size_t end = warning.find(". ");
+    return end == std::string_view::npos ? warning : warning.substr(0, end + 1);
+}
+
 }  // namespace sparring

@@ -39,4 +39,8 @@ std::vector<std::size_t> opening_order(std::size_t size, BookOrder order, std::u
 std::string replay_warning(std::string_view games, std::uint64_t pairs, std::size_t openings,
                            const TimeControl& tc);
 
+// Returns a warning's first sentence, for a list that has a line for it (the whole when it has
+// one sentence).
+std::string_view first_sentence(std::string_view warning);
+
 }  // namespace sparring

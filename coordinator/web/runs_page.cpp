@@ -9,6 +9,7 @@
 
 #include "common/dates.h"
 #include "common/json_text.h"
+#include "common/opening.h"
 #include "coordinator/web/html.h"
 #include "coordinator/web/page_parts.h"
 #include "coordinator/web/pages.h"
@@ -31,11 +32,9 @@ std::string run_row(const v1::RunStatus& run) {
     if (!run.spec().description().empty())
         out += "<div class=\"desc\">" + escape_html(run.spec().description()) + "</div>";
     // A warning's first sentence; the run's page and its title give the whole.
-    for (const std::string& warning : run.warnings()) {
-        const size_t end = warning.find(". ");
-        out += "<div class=\"desc warn\" title=\"" + escape_html(warning) + "\">Warning: " +
-               escape_html(warning.substr(0, end == std::string::npos ? end : end + 1)) + "</div>";
-    }
+    for (const std::string& warning : run.warnings())
+        out += "<div class=\"desc warn\" title=\"" + escape_html(warning) +
+               "\">Warning: " + escape_html(first_sentence(warning)) + "</div>";
     if (run.follows_run_id() > 0)
         out += "<div class=\"desc\">stage 2 of <a href=\"/runs/" +
                std::to_string(run.follows_run_id()) + "\">run " +
