@@ -237,19 +237,25 @@ def main():
                    SPARRING_TOKEN=tokens["user"])
         sparring = lambda *a: subprocess.run([cli, *a], check=True, env=env, capture_output=True,
                                              text=True).stdout
+
+        def submit(*args):
+            """Submits a run with the CLI; returns its id."""
+            return re.search(r"run (\d+)", sparring("submit", *args)).group(1)
+
+        def start_worker(name, *flags):
+            """Starts a worker of one game at a time, logging to NAME.log."""
+            processes.append(subprocess.Popen(
+                [worker, "--coordinator", "127.0.0.1:" + grpc_port, "--token", tokens["worker"],
+                 "--concurrency", "1", "--name", name, *flags],
+                stdout=open(os.path.join(work, name + ".log"), "w"), stderr=subprocess.STDOUT))
+
         sparring("versions", "add", "base", "--description", "the default parameters")
         sparring("versions", "add", "knight-330", "--set", "KnightValueMg=330",
                  "--description", "<script>alert(1)</script> knights up")
-        submitted = sparring("submit", "knight-330", "base", "--games", "30000", "--tc",
-                             "nodes=300", "--elo0", "0", "--elo1", "5",
-                             "--description", "browser test: a live SPRT run")
-        run = re.search(r"run (\d+)", submitted).group(1)
+        run = submit("knight-330", "base", "--games", "30000", "--tc", "nodes=300", "--elo0", "0",
+                     "--elo1", "5", "--description", "browser test: a live SPRT run")
         for i in (1, 2):
-            processes.append(subprocess.Popen(
-                [worker, "--coordinator", "127.0.0.1:" + grpc_port, "--token", tokens["worker"],
-                 "--concurrency", "1", "--name", "browser-worker-%d" % i],
-                stdout=open(os.path.join(work, "worker-%d.log" % i), "w"),
-                stderr=subprocess.STDOUT))
+            start_worker("browser-worker-%d" % i)
         base = "http://127.0.0.1:" + http_port
 
         def run_field(run_id, key):
@@ -349,13 +355,9 @@ def main():
                 os.path.dirname(os.path.abspath(__file__)), "..", "match", "fake_uci_engine.sh"))
         os.chmod(crasher, 0o755)
         sparring("versions", "add", "crasher", "--uci", crasher)
-        faulty = re.search(r"run (\d+)", sparring("submit", "crasher", "base", "--kind", "fixed",
-                                                 "--games", "4", "--tc", "nodes=300",
-                                                 "--priority", "1")).group(1)
-        processes.append(subprocess.Popen(
-            [worker, "--coordinator", "127.0.0.1:" + grpc_port, "--token", tokens["worker"],
-             "--concurrency", "1", "--name", "crash-worker", "--uci-engines", crasher],
-            stdout=open(os.path.join(work, "worker-crash.log"), "w"), stderr=subprocess.STDOUT))
+        faulty = submit("crasher", "base", "--kind", "fixed", "--games", "4", "--tc", "nodes=300",
+                        "--priority", "1")
+        start_worker("crash-worker", "--uci-engines", crasher)
         if not wait_until(lambda: run_field(faulty, "state") != "RUN_STATE_ACTIVE", 120, 0.5):
             raise AssertionError("the crashing run did not end in 120 s")
         dom = browse(browser, os.path.join(work, "profile-faults"), base + "/runs/" + faulty,
@@ -373,21 +375,15 @@ def main():
         # Tuning runs' pages (issue 29): every parameter against games, each line named in the
         # legend under the plot, and the toggle to the change as a fraction of c -- for the
         # built-in engine's parameters and for a UCI engine's spin options (Debian's stockfish).
-        tunes = [(re.search(r"run (\d+)", sparring(
-            "submit", "tune", "base", "--param", "KnightValueMg", "--param", "BishopValueMg",
-            "--games", "40", "--tc", "nodes=300", "--priority", "2")).group(1),
-            ["KnightValueMg", "BishopValueMg"], 250)]
+        tunes = [(submit("tune", "base", "--param", "KnightValueMg", "--param", "BishopValueMg",
+                         "--games", "40", "--tc", "nodes=300", "--priority", "2"),
+                  ["KnightValueMg", "BishopValueMg"], 250)]
         if os.path.exists(STOCKFISH):
             sparring("versions", "add", "sf", "--uci", STOCKFISH, "--option", "Hash=16")
-            tunes.append((re.search(r"run (\d+)", sparring(
-                "submit", "tune", "sf", "--param", "Skill Level:10", "--param",
-                "Move Overhead:10:0:100", "--games", "8", "--tc", "nodes=300",
-                "--priority", "2")).group(1), ["Skill Level", "Move Overhead"], 9))
-            processes.append(subprocess.Popen(
-                [worker, "--coordinator", "127.0.0.1:" + grpc_port, "--token", tokens["worker"],
-                 "--concurrency", "1", "--name", "stockfish-worker", "--uci-engines", STOCKFISH],
-                stdout=open(os.path.join(work, "worker-stockfish.log"), "w"),
-                stderr=subprocess.STDOUT))
+            tunes.append((submit("tune", "sf", "--param", "Skill Level:10", "--param",
+                                 "Move Overhead:10:0:100", "--games", "8", "--tc", "nodes=300",
+                                 "--priority", "2"), ["Skill Level", "Move Overhead"], 9))
+            start_worker("stockfish-worker", "--uci-engines", STOCKFISH)
         elif os.environ.get("CI") == "true":
             raise AssertionError("no %s (CI=true: `deploy/setup.sh test` installs it)" % STOCKFISH)
         else:
