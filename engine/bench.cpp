@@ -1,7 +1,11 @@
 #include "engine/bench.h"
 
+#include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <ostream>
+#include <thread>
+#include <vector>
 
 #include "engine/engine.h"
 #include "engine/notation.h"
@@ -61,25 +65,40 @@ std::span<const std::string_view> bench_positions() {
     return POSITIONS;
 }
 
-BenchResult run_bench(int depth, const ParamSet& params, std::ostream* log) {
-    Engine engine(Engine::Options{BENCH_HASH_MB, params});
-    SearchLimits limits;
-    limits.depth = depth;
+BenchResult run_bench(int depth, const ParamSet& params, std::ostream* log, int threads) {
+    constexpr size_t count = std::size(POSITIONS);
+    std::vector<SearchResult> results(count);
+    std::atomic<size_t> next{0};
+    // Each thread takes the next unsearched position; a position's search depends on it and
+    // the parameters alone (new_game clears the table and the history before each one).
+    const auto search_positions = [&] {
+        Engine engine(Engine::Options{BENCH_HASH_MB, params});
+        SearchLimits limits;
+        limits.depth = depth;
+        for (size_t i = next++; i < count; i = next++) {
+            Board board;
+            board.set_fen(POSITIONS[i]);
+            engine.new_game();
+            engine.set_position(board);
+            results[i] = engine.search(limits);
+        }
+    };
+    const auto start = std::chrono::steady_clock::now();
+    const size_t helpers = size_t(std::clamp(threads, 1, int(count))) - 1;
+    std::vector<std::thread> pool;
+    pool.reserve(helpers);
+    for (size_t t = 0; t < helpers; ++t) pool.emplace_back(search_positions);
+    search_positions();
+    for (std::thread& thread : pool) thread.join();
+
     BenchResult total;
-    auto start = std::chrono::steady_clock::now();
-    int index = 0;
-    for (std::string_view fen : POSITIONS) {
-        ++index;
-        Board board;
-        board.set_fen(fen);
-        engine.new_game();
-        engine.set_position(board);
-        SearchResult result = engine.search(limits);
+    for (size_t i = 0; i < count; ++i) {
+        const SearchResult& result = results[i];
         total.nodes += result.nodes;
         if (log)
-            *log << "position " << index << "/" << std::size(POSITIONS) << ": bestmove "
+            *log << "position " << i + 1 << "/" << count << ": bestmove "
                  << to_uci(result.best_move) << " score " << (result.mate ? "mate " : "cp ")
-                 << result.score << " nodes " << result.nodes << "  " << fen << "\n";
+                 << result.score << " nodes " << result.nodes << "  " << POSITIONS[i] << "\n";
     }
     total.time_ms = static_cast<int>(std::chrono::duration_cast<std::chrono::milliseconds>(
                                          std::chrono::steady_clock::now() - start)

@@ -67,11 +67,12 @@ sparring::ParamSet read_params(std::string text) {
     return *parsed;
 }
 
-// Runs `bench [DEPTH] [--params JSON|FILE]`: the signature node count and the speed.
-int run_bench(int depth, const std::string& params_text) {
+// Runs `bench [DEPTH] [--params JSON|FILE] [--threads N]`: the signature node count and the
+// speed.
+int run_bench(int depth, const std::string& params_text, int threads) {
     const sparring::ParamSet params =
         params_text.empty() ? sparring::ParamSet() : read_params(params_text);
-    sparring::BenchResult result = sparring::run_bench(depth, params, &std::cout);
+    sparring::BenchResult result = sparring::run_bench(depth, params, &std::cout, threads);
     std::cout << "\nNodes searched: " << result.nodes << "\n"
               << "Nodes/second: "
               << result.nodes * 1000 / std::max<std::uint64_t>(1, result.time_ms) << "\n"
@@ -105,7 +106,7 @@ int main(int argc, char** argv) {
         app.add_subcommand("bench",
                            "search the bench positions and print the signature (Nodes "
                            "searched) and speed");
-    sparring::set_synopsis(*bench, "[DEPTH] [--params JSON|FILE]");
+    sparring::set_synopsis(*bench, "[DEPTH] [--params JSON|FILE] [--threads N]");
     int bench_depth = sparring::BENCH_DEFAULT_DEPTH;
     std::string params;
     bench->add_option("DEPTH", bench_depth, "depth of each search")
@@ -114,9 +115,17 @@ int main(int argc, char** argv) {
     bench
         ->add_option("--params", params, "a JSON object of parameter values, or a file holding one")
         ->type_name("JSON|FILE");
+    int bench_threads = 1;
+    bench
+        ->add_option("--threads", bench_threads,
+                     "share the positions among N threads: the same Nodes searched, sooner "
+                     "(Nodes/second is then their sum)")
+        ->type_name("N")
+        ->check(CLI::Range(1, 64))
+        ->capture_default_str();
 
     return sparring::run_command_line(app, argc, argv, [&] {
         if (perft->parsed()) return run_perft(perft_depth, fen);
-        return run_bench(bench_depth, params);
+        return run_bench(bench_depth, params, bench_threads);
     });
 }

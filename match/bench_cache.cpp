@@ -3,10 +3,12 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <filesystem>
 #include <mutex>
+#include <thread>
 
 #include "common/sha256.h"
 
@@ -79,12 +81,16 @@ std::optional<std::string> bench_cache_entry(const ParamSet& params, int depth) 
     return (fs::path(dir) / key.hex()).string();
 }
 
-BuiltinBench builtin_bench(const ParamSet& params, int depth) {
+int bench_threads() {
+    return int(std::clamp(std::thread::hardware_concurrency(), 1u, 8u));
+}
+
+BuiltinBench builtin_bench(const ParamSet& params, int depth, int threads) {
     const std::optional<std::string> entry = bench_cache_entry(params, depth);
     if (entry) {
         if (const std::optional<uint64_t> nodes = read_entry(*entry)) return {*nodes, true};
     }
-    const uint64_t nodes = run_bench(depth, params).nodes;
+    const uint64_t nodes = run_bench(depth, params, nullptr, threads).nodes;
     if (entry) write_entry(*entry, nodes);
     return {nodes, false};
 }

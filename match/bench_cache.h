@@ -24,8 +24,15 @@ struct BuiltinBench {
 };
 
 // Returns the bench node count of params at depth: from the cache when it holds the entry,
-// else computed (and stored when a cache is configured and writable).
-BuiltinBench builtin_bench(const ParamSet& params, int depth = BENCH_DEFAULT_DEPTH);
+// else computed with that many threads (the same count; see run_bench) and stored when a
+// cache is configured and writable.
+BuiltinBench builtin_bench(const ParamSet& params, int depth = BENCH_DEFAULT_DEPTH,
+                           int threads = 1);
+
+// Threads for a signature someone waits on (the coordinator making a version, `sparring
+// versions add`): the machine's cores, at most 8, each thread holding a 16 MB table. A worker
+// computes with one, beside the games its other threads play.
+int bench_threads();
 
 // Returns the path of the cache entry for params at depth, or nullopt when no cache is
 // configured or the executable cannot be read (for tests and for `sparring` diagnostics).

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <functional>
 #include <future>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -462,6 +463,22 @@ TEST(Bench, SignatureIsDeterministic) {
     EXPECT_GT(a.nodes, bench_positions().size() * 5);
     BenchResult seed = run_bench(5, *ParamSet::preset("seed"));
     EXPECT_NE(seed.nodes, a.nodes);
+}
+
+// Threads share the positions out; each is searched as it is alone, so the signature and
+// every position's line are those of one thread, whatever the number of threads.
+TEST(Bench, ThreadsChangeNothingButTheTime) {
+    for (const char* preset : {"default", "seed"}) {
+        const ParamSet params = *ParamSet::preset(preset);
+        std::ostringstream alone_log;
+        const BenchResult alone = run_bench(7, params, &alone_log);
+        for (int threads : {2, 3, 64}) {
+            std::ostringstream shared_log;
+            const BenchResult shared = run_bench(7, params, &shared_log, threads);
+            EXPECT_EQ(shared.nodes, alone.nodes) << preset << ", " << threads << " threads";
+            EXPECT_EQ(shared_log.str(), alone_log.str()) << preset << ", " << threads;
+        }
+    }
 }
 
 TEST(Bench, EveryPositionIsValid) {
