@@ -4,6 +4,7 @@
 #include <atomic>
 #include <chrono>
 #include <ostream>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -87,7 +88,11 @@ BenchResult run_bench(int depth, const ParamSet& params, std::ostream* log, int 
     const size_t helpers = size_t(std::clamp(threads, 1, int(count))) - 1;
     std::vector<std::thread> pool;
     pool.reserve(helpers);
-    for (size_t t = 0; t < helpers; ++t) pool.emplace_back(search_positions);
+    try {
+        for (size_t t = 0; t < helpers; ++t) pool.emplace_back(search_positions);
+    } catch (const std::system_error&) {
+        // No thread to be had (a process or thread limit): those started and this one search.
+    }
     search_positions();
     for (std::thread& thread : pool) thread.join();
 

@@ -26,7 +26,7 @@ std::span<const std::string_view> bench_positions();
 // when log is given, writes one line per position to it, in the positions' order. With
 // threads > 1 the positions are shared out among that many threads, each with an engine (and
 // a 16 MB table) of its own: every position is searched exactly as alone, so the node count
-// is the same and only the time shorter. Speed figures (Nodes/second) come from one thread.
+// is the same and only the time shorter (compare speeds, nodes per second, with one thread).
 BenchResult run_bench(int depth, const ParamSet& params, std::ostream* log = nullptr,
                       int threads = 1);
 
