@@ -216,7 +216,7 @@ uint64_t local_bench(const std::string& preset, const std::map<std::string, int>
     const std::optional<std::string> entry = bench_cache_entry(*params);
     if (!entry || !std::filesystem::exists(*entry))
         std::cerr << "computing the bench signature (depth " << BENCH_DEFAULT_DEPTH << ")...\n";
-    return builtin_bench(*params, BENCH_DEFAULT_DEPTH, bench_threads()).nodes;
+    return awaited_bench(*params);
 }
 
 // Returns a version's engine in one line.

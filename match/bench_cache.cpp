@@ -81,10 +81,6 @@ std::optional<std::string> bench_cache_entry(const ParamSet& params, int depth) 
     return (fs::path(dir) / key.hex()).string();
 }
 
-int bench_threads() {
-    return int(std::clamp(std::thread::hardware_concurrency(), 1u, 8u));
-}
-
 BuiltinBench builtin_bench(const ParamSet& params, int depth, int threads) {
     const std::optional<std::string> entry = bench_cache_entry(params, depth);
     if (entry) {
@@ -93,6 +89,11 @@ BuiltinBench builtin_bench(const ParamSet& params, int depth, int threads) {
     const uint64_t nodes = run_bench(depth, params, nullptr, threads).nodes;
     if (entry) write_entry(*entry, nodes);
     return {nodes, false};
+}
+
+uint64_t awaited_bench(const ParamSet& params) {
+    const int threads = int(std::clamp(std::thread::hardware_concurrency(), 1u, 8u));
+    return builtin_bench(params, BENCH_DEFAULT_DEPTH, threads).nodes;
 }
 
 }  // namespace sparring

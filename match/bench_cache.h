@@ -29,10 +29,11 @@ struct BuiltinBench {
 BuiltinBench builtin_bench(const ParamSet& params, int depth = BENCH_DEFAULT_DEPTH,
                            int threads = 1);
 
-// Threads for a signature someone waits on (the coordinator making a version, `sparring
-// versions add`): the machine's cores, at most 8, each thread holding a 16 MB table. A worker
-// computes with one, beside the games its other threads play.
-int bench_threads();
+// Returns the signature at the default depth of a version someone waits for (the coordinator
+// making a version, `sparring versions add`): computed on the machine's cores, at most 8, each
+// thread holding a 16 MB table. A worker computes with one (builtin_bench's default), beside
+// the games its other threads play.
+uint64_t awaited_bench(const ParamSet& params);
 
 // Returns the path of the cache entry for params at depth, or nullopt when no cache is
 // configured or the executable cannot be read (for tests and for `sparring` diagnostics).

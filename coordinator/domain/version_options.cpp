@@ -84,7 +84,7 @@ Version with_option_values(const Version& base,
             params.set(name, rounded);
         }
         v.params_json.clear();  // the coordinator fills it in when it adds the version
-        v.bench = builtin_bench(params, BENCH_DEFAULT_DEPTH, bench_threads()).nodes;
+        v.bench = awaited_bench(params);
         return v;
     }
     for (const auto& [name, value] : values) {

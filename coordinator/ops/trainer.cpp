@@ -213,7 +213,7 @@ void Trainer::fit(TrainInput input) {
     state.params_json = result.params.to_json();
     // The bench of the result, for the version a chain makes of it: computed here, not on
     // the writer.
-    const uint64_t bench = builtin_bench(result.params, BENCH_DEFAULT_DEPTH, bench_threads()).nodes;
+    const uint64_t bench = awaited_bench(result.params);
     write_or_throw([&](Storage& s) {
         core_.apply(s, finish_training(s, state, bench));
         return absl::OkStatus();
