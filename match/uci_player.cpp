@@ -105,10 +105,15 @@ bool UciPlayer::start(std::string* error) {
         if (error) *error = why;
         return false;
     }
-    if (!process_.write_line("uci") || !wait_for("uciok", error)) return false;
+    // A line the engine can no longer take (it exited, say on an option value it refuses)
+    // is not an error of its own: wait_for then reads the end of its output and says how the
+    // engine ended.
+    process_.write_line("uci");
+    if (!wait_for("uciok", error)) return false;
     for (const auto& [name, value] : uci_.options)
         process_.write_line("setoption name " + name + " value " + value);
-    if (!process_.write_line("isready") || !wait_for("readyok", error)) return false;
+    process_.write_line("isready");
+    if (!wait_for("readyok", error)) return false;
     ready_ = true;
     return true;
 }
