@@ -7,6 +7,11 @@
 # --verify-seed) and against the hand-set `default`. Target (issue 29): at least +45 Elo
 # against `seed` with the interval's lower bound above +30, and not below `default`.
 #
+# Those two measurements play the openings the tuning played, in another order. A third plays
+# the tuned values against `seed` on openings the tuning never saw (a second generated book,
+# FRESH_BOOK_SEED, without the tuning book's positions): the figure to read for values meant
+# for games beyond the benchmark's book.
+#
 # Every game is played out (--draw off --resign off: the tuning, its verification and the
 # measurement against `default`). Adjudication reads the engines' own evaluations, and these
 # are what the piece values change: an engine that misjudges material agrees to a draw or
@@ -42,6 +47,8 @@
 #   AVERAGE      the averaged last fraction of the pairs (default 0.4),
 #   CHECK_GAMES  games of each fixed-games measurement (default 8000),
 #   BOOK_SEED    seed of the generated book of CHECK_GAMES/2 openings (default 21),
+#   FRESH_BOOK_SEED  seed of the book of the third measurement (default 23; another than
+#                BOOK_SEED),
 #   PLAY_OUT     1 (default): every game played out; 0: the service's default adjudication,
 #   CONCURRENCY  games at once per worker (default 1), WORK_DIR (default a new temporary
 #                directory; database and logs stay there)
@@ -60,11 +67,13 @@ c_end=${C_END:-}
 average=${AVERAGE:-0.4}
 check_games=${CHECK_GAMES:-8000}
 book_seed=${BOOK_SEED:-21}
+fresh_book_seed=${FRESH_BOOK_SEED:-23}
 engine_kind=${ENGINE:-builtin}
 seed=${SEED:-1}
 verify_seed=${VERIFY_SEED:-2}
 case $engine_kind in builtin | uploaded) ;; *) echo "ENGINE must be builtin or uploaded" >&2; exit 2 ;; esac
 [ "$seed" != "$verify_seed" ] || { echo "SEED and VERIFY_SEED must differ" >&2; exit 2; }
+[ "$book_seed" != "$fresh_book_seed" ] || { echo "BOOK_SEED and FRESH_BOOK_SEED must differ" >&2; exit 2; }
 concurrency=${CONCURRENCY:-1}
 adjudication=() games_are="adjudicated by the service's default rules"
 case ${PLAY_OUT:-1} in
@@ -107,6 +116,16 @@ done
 started=$(date +%s)
 book="$work/book.epd"
 "$cli" book generate --out "$book" --positions "$((check_games / 2))" --seed "$book_seed"
+# The third measurement's openings: another generated book less any position of the first
+# (a position is its first four EPD fields), a few spare generated for those taken out.
+fresh_book="$work/fresh-book.epd"
+"$cli" book generate --out "$work/fresh-all.epd" --positions "$((check_games / 2 + 200))" \
+    --seed "$fresh_book_seed"
+awk 'NR == FNR { seen[$1 " " $2 " " $3 " " $4] = 1; next }
+     !(($1 " " $2 " " $3 " " $4) in seen) && kept < limit { print; ++kept }' \
+    limit="$((check_games / 2))" "$book" "$work/fresh-all.epd" >"$fresh_book"
+[ "$(wc -l <"$fresh_book")" -eq "$((check_games / 2))" ] ||
+    { echo "the fresh book has too few positions outside the tuning book; see $work" >&2; exit 1; }
 booked=$(date +%s)
 params=(--params Material --r-end "$r_end")
 [ -z "$c_end" ] || params+=(--c-end "$c_end")
@@ -127,8 +146,13 @@ submitted=$("$cli" submit "$tuned" default --kind fixed --games "$check_games" \
     --tc "nodes=$nodes" --book "$book" --seed "$verify_seed" "${adjudication[@]}" \
     --description "tune_efficacy.sh: $tuned vs default")
 check=$(echo "$submitted" | awk '{print $2}')
+submitted=$("$cli" submit "$tuned" seed --kind fixed --games "$check_games" \
+    --tc "nodes=$nodes" --book "$fresh_book" --seed "$verify_seed" "${adjudication[@]}" \
+    --description "tune_efficacy.sh: $tuned vs seed on openings the tuning never played")
+fresh=$(echo "$submitted" | awk '{print $2}')
 follow_run "$verify" >"$work/check-$verify.txt"
 follow_run "$check" >"$work/check-$check.txt"
+follow_run "$fresh" >"$work/check-$fresh.txt"
 finished=$(date +%s)
 "$cli" tune-history "$run" --csv >"$work/trajectory.csv"
 
@@ -140,11 +164,13 @@ echo "tuning run $run ($engine_kind engine): $games games at nodes=$nodes," \
     "(trajectory in $work/trajectory.csv):"
 "$cli" show "$run" | sed -n '/^PARAMETER/,$p'
 echo
-for check_run in "$verify" "$check"; do
-    awk -v games="$check_games" '
+for check_run in "$verify" "$check" "$fresh"; do
+    where="the tuning's openings"
+    [ "$check_run" != "$fresh" ] || where="openings the tuning never played, book seed $fresh_book_seed"
+    awk -v games="$check_games" -v where="$where" '
         /^test:/ { test = $2 } /^base:/ { base = $2 }
         /^Elo:/ { $1 = ""; elo = substr($0, 2) }
-        END { printf "%-16s vs %-8s %s games  Elo %s\n", test, base, games, elo }' \
+        END { printf "%-16s vs %-8s %s games  Elo %s  (%s)\n", test, base, games, elo, where }' \
         "$work/check-$check_run.txt"
 done
 echo
