@@ -47,7 +47,7 @@
 #   AVERAGE      the averaged last fraction of the pairs (default 0.4),
 #   CHECK_GAMES  games of each fixed-games measurement (default 8000),
 #   BOOK_SEED    seed of the generated book of CHECK_GAMES/2 openings (default 21),
-#   FRESH_BOOK_SEED  seed of the book of the third measurement (default 23; another than
+#   FRESH_BOOK_SEED  seed of the book of the third measurement (default 23; must differ from
 #                BOOK_SEED),
 #   PLAY_OUT     1 (default): every game played out; 0: the service's default adjudication,
 #   CONCURRENCY  games at once per worker (default 1), WORK_DIR (default a new temporary
