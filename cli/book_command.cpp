@@ -9,6 +9,7 @@
 #include "cli/commands.h"
 #include "common/progress.h"
 #include "match/book_generator.h"
+#include "match/opening_book.h"
 
 namespace sparring::cli {
 
@@ -19,6 +20,7 @@ struct BookFlags {
     std::string out;
     CLI::Option* out_option = nullptr;
     int64_t positions = 0, seed = 0, min_plies = 0, max_plies = 0, max_score = 0, nodes = 0;
+    std::vector<std::string> exclude;
     std::vector<std::string> arguments;
 
     // Declares the flags on app.
@@ -35,6 +37,9 @@ struct BookFlags {
                  "80", 0, 10000);
         add_flag(app, "nodes", nodes, "N", "nodes of the engine's search of each position", "20000",
                  1, 100'000'000);
+        add_flag(app, "exclude", exclude, "FILE",
+                 "write no position of this book (EPD; PGN for a .pgn file: the position after "
+                 "each game's moves); repeatable");
         add_arguments(app, arguments);
     }
 };
@@ -52,6 +57,14 @@ int run_book(const BookFlags& args) {
         throw UsageError("--max-plies must not be below --min-plies");
     options.max_score_cp = static_cast<int>(args.max_score);
     options.nodes = static_cast<std::uint64_t>(args.nodes);
+    for (const std::string& path : args.exclude) {
+        const bool pgn = path.size() > 4 && path.ends_with(".pgn");
+        std::string error;
+        const auto other = match::load_book(
+            path, pgn ? match::BookFormat::Pgn : match::BookFormat::Epd, 0, &error);
+        if (!other) throw std::runtime_error("--exclude: " + error);
+        options.exclude.merge(match::book_positions(*other));
+    }
     require(args.out_option);
     const std::string& path = args.out;
     std::ofstream out(path);
@@ -85,7 +98,7 @@ Command book_command() {
             "generate an opening book: random opening moves kept when the engine finds "
             "them balanced",
             "generate --out FILE [--positions N] [--seed N] [--min-plies N] [--max-plies N] "
-            "[--max-score CP] [--nodes N]",
+            "[--max-score CP] [--nodes N] [--exclude FILE ...]",
             declare_flags<BookFlags, run_book>};
 }
 

@@ -7,6 +7,7 @@
 #include "engine/board.h"
 #include "engine/engine.h"
 #include "engine/movegen.h"
+#include "engine/notation.h"
 
 namespace sparring::match {
 
@@ -31,7 +32,7 @@ std::vector<BookPosition> generate_book(const BookGeneratorOptions& options,
     // so the same options and engine give the same book on any machine.
     std::mt19937_64 random(options.seed);
     Engine engine(Engine::Options{1, options.params});
-    std::set<std::string> seen;
+    std::set<std::string> seen = options.exclude;
     std::vector<BookPosition> book;
     const long long max_attempts = 1000LL * options.positions;
     const int span = options.max_plies - options.min_plies + 1;
@@ -61,6 +62,21 @@ std::vector<BookPosition> generate_book(const BookGeneratorOptions& options,
         if (on_found) on_found(static_cast<int>(book.size()));
     }
     return book;
+}
+
+std::set<std::string> book_positions(const std::vector<Opening>& book) {
+    std::set<std::string> positions;
+    for (const Opening& opening : book) {
+        Board board;
+        if (!board.set_fen(opening.fen)) continue;
+        for (const std::string& text : opening.moves) {
+            const Move move = parse_uci(board, text);
+            if (move == Move::none()) break;
+            board.do_move(move);
+        }
+        positions.insert(epd_of(board));
+    }
+    return positions;
 }
 
 // Writes one EPD line per position.

@@ -5,9 +5,11 @@
 #include <cstdint>
 #include <functional>
 #include <ostream>
+#include <set>
 #include <string>
 #include <vector>
 
+#include "common/opening.h"
 #include "engine/params.h"
 
 namespace sparring::match {
@@ -20,6 +22,9 @@ struct BookGeneratorOptions {
     int max_score_cp = 80;        // keep a position when |score| is at most this
     std::uint64_t nodes = 20000;  // search of each candidate position
     ParamSet params;              // of the engine that judges the positions
+    // Positions (the first four FEN fields) never written: another book's (book_positions),
+    // so that the two share no opening.
+    std::set<std::string> exclude;
 };
 
 struct BookPosition {
@@ -32,6 +37,10 @@ struct BookPosition {
 // is called with the number found so far.
 std::vector<BookPosition> generate_book(const BookGeneratorOptions& options,
                                         const std::function<void(int)>& on_found = {});
+// Returns the position each opening hands the engines (after its moves), as the first four
+// FEN fields: what BookGeneratorOptions::exclude takes. The openings are a read book's, their
+// positions and moves checked when it was read.
+std::set<std::string> book_positions(const std::vector<Opening>& book);
 // Writes the positions as EPD lines with their score as a "ce" operation.
 void write_epd(std::ostream& out, const std::vector<BookPosition>& positions);
 

@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <regex>
@@ -187,6 +188,52 @@ TEST(CliBook, GeneratesDistinctBalancedPositionsReproducibly) {
     CliResult bad = run("book generate --out '" + a + "' --min-plies 8 --max-plies 6");
     EXPECT_EQ(bad.status, 2);
     EXPECT_NE(bad.err.find("--max-plies must not be below --min-plies"), std::string::npos);
+}
+
+// Returns the first four FEN fields of each EPD line of text.
+std::vector<std::string> epd_positions(const std::string& text) {
+    std::vector<std::string> positions;
+    std::istringstream lines(text);
+    for (std::string line; std::getline(lines, line);) {
+        std::istringstream fields(line);
+        std::string placement, side, castling, ep;
+        fields >> placement >> side >> castling >> ep;
+        positions.push_back(placement + " " + side + " " + castling + " " + ep);
+    }
+    return positions;
+}
+
+// --exclude: a book of openings another book does not have, for measuring on openings a
+// tuning never played; an EPD book's positions and a PGN game's start are left out.
+TEST(CliBook, ExcludesTheOpeningsOfAnotherBook) {
+    const std::string a = temp_path("exclude_a.epd"), b = temp_path("exclude_b.epd"),
+                      c = temp_path("exclude_c.epd"), pgn = temp_path("exclude.pgn");
+    const std::string flags = " --positions 12 --seed 5 --nodes 2000";
+    ASSERT_EQ(run("book generate --out '" + a + "'" + flags).status, 0);
+    ASSERT_EQ(run("book generate --out '" + b + "'" + flags + " --exclude '" + a + "'").status, 0);
+    const std::vector<std::string> in_a = epd_positions(read_file(a));
+    const std::vector<std::string> in_b = epd_positions(read_file(b));
+    ASSERT_EQ(in_a.size(), 12u);
+    ASSERT_EQ(in_b.size(), 12u);
+    for (const std::string& position : in_b)
+        EXPECT_EQ(std::count(in_a.begin(), in_a.end(), position), 0) << position;
+
+    // The same seed without the first book's first position, given as a PGN game's start:
+    // the rest of the first book comes out as before.
+    {
+        std::ofstream out(pgn);
+        out << "[Event \"x\"]\n[SetUp \"1\"]\n[FEN \"" << in_a[0] << " 0 1\"]\n\n*\n";
+    }
+    ASSERT_EQ(run("book generate --out '" + c + "'" + flags + " --exclude '" + pgn + "'").status,
+              0);
+    const std::vector<std::string> in_c = epd_positions(read_file(c));
+    ASSERT_EQ(in_c.size(), 12u);
+    EXPECT_EQ(std::count(in_c.begin(), in_c.end(), in_a[0]), 0);
+    EXPECT_TRUE(std::equal(in_a.begin() + 1, in_a.end(), in_c.begin()));
+
+    const CliResult missing = run("book generate --out '" + c + "' --exclude '" + a + ".none'");
+    EXPECT_EQ(missing.status, 1);
+    EXPECT_NE(missing.err.find("--exclude: cannot open book"), std::string::npos) << missing.err;
 }
 
 }  // namespace
