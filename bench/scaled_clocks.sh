@@ -45,10 +45,10 @@ for _ in $(seq 100); do [ -s "$work/port" ] && break; sleep 0.1; done
 [ -s "$work/port" ] || { cat "$work/coordinator.log" >&2; exit 1; }
 export SPARRING_COORDINATOR="127.0.0.1:$(cat "$work/port")" SPARRING_TOKEN="$user_token"
 
-"$cli" versions add sf-full --engine-file "$stockfish" --option "Hash=16,Threads=1" \
+"$cli" versions add sf-full --engine-file "$stockfish" --option "Hash=16" \
     --description "Debian's Stockfish" >/dev/null
 "$cli" versions add sf-skill18 --engine-file "$stockfish" \
-    --option "Hash=16,Threads=1,Skill Level=18" --description "Debian's Stockfish at Skill Level 18" \
+    --option "Hash=16,Skill Level=18" --description "Debian's Stockfish at Skill Level 18" \
     >/dev/null
 
 # The hog, then the workers: "fast" alone on core 0, "slowed" beside the hog on core 1.
@@ -58,6 +58,7 @@ for spec in fast:0 slowed:1; do
     name=${spec%%:*} core=${spec##*:}
     taskset -c "$core" "$worker" --token "$worker_token" --name "$name" --concurrency 1 \
         --accept-uploaded-engines --cache-dir "$work/cache-$name" --engine-sandbox off \
+        --allow-unconfined-engines \
         --speed-every-seconds 600 >"$work/worker-$name.log" 2>&1 &
     pids+=($!)
 done

@@ -48,7 +48,7 @@ cluster_binaries "$build"
 [ -x "$engine" ] || { echo "missing $engine (apt-get install glaurung)" >&2; exit 1; }
 
 # One thread, a small hash, no book of its own and no pondering, on every side.
-fixed_options="Threads=1,Hash=16,OwnBook=false,Ponder=false"
+fixed_options="Hash=16,OwnBook=false,Ponder=false"
 params=()
 misset_options=$fixed_options
 IFS=';' read -r -a weights <<<"$misset"

@@ -20,14 +20,14 @@ build=${SPARRING_BUILD_DIR:-$root/build}
 jobs=${SPARRING_JOBS:-2}
 
 # (lld links faster than GNU ld; the build falls back to GNU ld without it. bubblewrap is the
-# worker's sandbox for uploaded engines.)
+# worker's sandbox for uploaded engines, libseccomp its system-call filter.)
 packages=(cmake g++ make pkg-config lld
           libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler libabsl-dev
           libsqlite3-dev sqlite3 zlib1g-dev libssl-dev openssl libgtest-dev libgmock-dev libbenchmark-dev
           libarchive-dev
           python3 stockfish
           prometheus-cpp-dev libcpp-httplib-dev nlohmann-json3-dev libcli11-dev libjs-dygraphs
-          libboost1.81-dev bubblewrap)
+          libboost1.81-dev bubblewrap libseccomp-dev)
 # Only the test job needs these: they check the deploy recipes, the metrics format and the
 # C++ formatting, and chromium opens the dashboard in the browser test.
 # (prometheus brings promtool; on a machine running systemd it also starts a server on :9090.)

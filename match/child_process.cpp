@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -10,10 +11,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <mutex>
 #include <system_error>
 #include <thread>
 #include <utility>
@@ -67,10 +70,10 @@ std::string executable_of(const std::string& command, bool scratch_dir) {
 
 // What the forked child does before exec; only async-signal-safe calls, since the parent
 // may have other threads. Reports a failure's errno on report_fd and exits.
-[[noreturn]] void exec_child(pid_t parent, int socket_fd, int report_fd, bool merge_stderr,
-                             const char* dir, const rlimit* memory, const rlimit* cpu,
-                             const rlimit* processes, const rlimit* file_size, const char* file,
-                             char* const* argv, char* const* envp) {
+[[noreturn]] void exec_child(pid_t parent, int socket_fd, int report_fd, int inherited_fd,
+                             bool merge_stderr, const char* dir, const rlimit* memory,
+                             const rlimit* cpu, const rlimit* processes, const rlimit* file_size,
+                             const char* file, char* const* argv, char* const* envp) {
     const auto fail = [report_fd] {
         const int code = errno;
         [[maybe_unused]] ssize_t written = write(report_fd, &code, sizeof code);
@@ -101,12 +104,57 @@ std::string executable_of(const std::string& command, bool scratch_dir) {
     if (file_size && setrlimit(RLIMIT_FSIZE, file_size) != 0) fail();
     // Descriptors the owner opened without close-on-exec (sockets, databases) stay behind.
     close_range(3, ~0U, CLOSE_RANGE_CLOEXEC);
+    // Bar the one the command is given to read (the sandbox's system-call filter).
+    if (inherited_fd >= 0 && fcntl(inherited_fd, F_SETFD, 0) != 0) fail();
     execve(file, argv, envp);
     fail();
     _exit(127);
 }
 
+// The directories whose files start only in a sandbox, and whether the operator lifted that.
+struct UntrustedDirectories {
+    std::mutex mutex;
+    std::vector<std::filesystem::path> directories;
+    bool allow_unconfined = false;
+};
+
+UntrustedDirectories& untrusted_directories() {
+    static UntrustedDirectories registry;
+    return registry;
+}
+
+// Returns path with its symlinks resolved as far as it exists, lexically normal.
+std::filesystem::path resolved(const std::string& path) {
+    std::error_code ignored;
+    std::filesystem::path absolute = std::filesystem::absolute(path, ignored);
+    std::filesystem::path canonical = std::filesystem::weakly_canonical(absolute, ignored);
+    return (canonical.empty() ? absolute : canonical).lexically_normal();
+}
+
 }  // namespace
+
+void mark_untrusted_directory(const std::string& dir) {
+    UntrustedDirectories& registry = untrusted_directories();
+    std::lock_guard lock(registry.mutex);
+    registry.directories.push_back(resolved(dir));
+}
+
+void allow_unconfined_untrusted(bool allow) {
+    UntrustedDirectories& registry = untrusted_directories();
+    std::lock_guard lock(registry.mutex);
+    registry.allow_unconfined = allow;
+}
+
+bool is_untrusted_file(const std::string& file) {
+    const std::filesystem::path path = resolved(file);
+    UntrustedDirectories& registry = untrusted_directories();
+    std::lock_guard lock(registry.mutex);
+    for (const std::filesystem::path& dir : registry.directories) {
+        const auto [end, rest] = std::mismatch(dir.begin(), dir.end(), path.begin(), path.end());
+        if (end == dir.end()) return true;
+    }
+    return false;
+}
 
 std::string make_scratch_dir(std::string_view prefix, std::string* error) {
     const char* tmp = std::getenv("TMPDIR");
@@ -146,20 +194,46 @@ bool ChildProcess::start(const std::string& command, const std::vector<std::stri
         return false;
     };
     if (file.empty()) return cannot_start(std::strerror(ENOENT));
+    if (!options.sandbox && is_untrusted_file(file)) {
+        UntrustedDirectories& registry = untrusted_directories();
+        std::lock_guard lock(registry.mutex);
+        if (!registry.allow_unconfined)
+            return cannot_start(
+                "it is an uploaded engine and would run outside the sandbox (a worker runs "
+                "uploaded engines unconfined only with --allow-unconfined-engines)");
+    }
     std::string dir = options.working_dir;
     // A sandboxed child works in the sandbox's own directory; bwrap starts here.
     std::vector<std::string> command_line;
     std::string executable = file;
+    // bwrap reads the system-call filter from a descriptor of its own, made for each start.
+    int filter_fd = -1;
+    const auto close_filter = [&] {
+        if (filter_fd >= 0) close(filter_fd);
+        filter_fd = -1;
+    };
+    if (options.sandbox && !options.sandbox->seccomp_filter.empty()) {
+        const std::string& program = options.sandbox->seccomp_filter;
+        filter_fd = memfd_create("sparring-seccomp", MFD_CLOEXEC);
+        if (filter_fd < 0 ||
+            pwrite(filter_fd, program.data(), program.size(), 0) != ssize_t(program.size())) {
+            const std::string why = std::strerror(errno);
+            close_filter();
+            return cannot_start("cannot pass the sandbox its system-call filter: " + why);
+        }
+    }
     if (options.sandbox) {
         std::vector<std::string> read_only = options.read_only;
         const std::string absolute = std::filesystem::absolute(file).lexically_normal().string();
-        if (read_only.empty() && !absolute.starts_with("/usr/"))
-            read_only.push_back(std::filesystem::path(absolute).parent_path().string());
-        command_line = sandbox_command(*options.sandbox, absolute, args, read_only);
+        // An installed engine brings its own file only, not whatever lies beside it.
+        if (read_only.empty() && !absolute.starts_with("/usr/")) read_only.push_back(absolute);
+        command_line = sandbox_command(*options.sandbox, absolute, args, read_only, filter_fd);
         executable = executable_of(options.sandbox->bwrap, false);
-        if (executable.empty())
+        if (executable.empty()) {
+            close_filter();
             return cannot_start("no sandbox: '" + options.sandbox->bwrap +
                                 "' not found (Debian's bubblewrap)");
+        }
         dir = "/";
     } else {
         command_line.push_back(command);
@@ -173,6 +247,7 @@ bool ChildProcess::start(const std::string& command, const std::vector<std::stri
     const auto remove_scratch = [&] {
         std::error_code ignored;
         if (scratch && !options.sandbox) std::filesystem::remove_all(dir, ignored);
+        close_filter();
     };
 
     std::vector<char*> argv;
@@ -208,7 +283,7 @@ bool ChildProcess::start(const std::string& command, const std::vector<std::stri
     const pid_t parent = getpid();
     const pid_t pid = fork();
     if (pid == 0)
-        exec_child(parent, fds[1], report[1], options.merge_stderr, dir.c_str(),
+        exec_child(parent, fds[1], report[1], filter_fd, options.merge_stderr, dir.c_str(),
                    options.memory_limit_mb > 0 ? &memory : nullptr,
                    options.cpu_limit_seconds > 0 ? &cpu : nullptr,
                    options.max_processes > 0 ? &processes : nullptr,
@@ -218,6 +293,7 @@ bool ChildProcess::start(const std::string& command, const std::vector<std::stri
     if (pid > 0) setpgid(pid, pid);  // also here, so that stop() never kills a group too early
     close(fds[1]);
     close(report[1]);
+    close_filter();
     int child_errno = 0;
     if (pid > 0) {
         ssize_t n = 0;

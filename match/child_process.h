@@ -26,7 +26,7 @@ struct ChildOptions {
     int64_t max_processes = 0;
     int64_t max_file_mb = 0;  // largest file it may write (RLIMIT_FSIZE); 0: unlimited
     // Runs it in this sandbox (nullptr: none), working in the sandbox's own directory, with
-    // the directories in read_only visible (none given: the executable's own directory).
+    // the paths in read_only visible (none given: the executable itself).
     const Sandbox* sandbox = nullptr;
     std::vector<std::string> read_only{};
 };
@@ -38,6 +38,16 @@ std::string make_scratch_dir(std::string_view prefix, std::string* error);
 // Returns the environment a child gets: ours without any SPARRING_ variable (tokens,
 // coordinator address), as NAME=VALUE strings.
 std::vector<std::string> child_environment();
+
+// Marks every file under dir (resolved, symlinks followed) as untrusted: an uploaded engine.
+// ChildProcess::start then refuses to run such a file outside a sandbox, whichever code path
+// asks, unless allow_unconfined_untrusted(true) was called. Process-wide; the worker's engine
+// cache marks its directory when it is made.
+void mark_untrusted_directory(const std::string& dir);
+// Lets untrusted files run unconfined (the worker's --allow-unconfined-engines).
+void allow_unconfined_untrusted(bool allow);
+// Returns whether file (resolved) lies under a directory marked untrusted.
+bool is_untrusted_file(const std::string& file);
 
 class ChildProcess {
   public:

@@ -35,7 +35,7 @@ struct UciSpec {
     int64_t max_processes = 0;             // RLIMIT_NPROC of the engine process; 0: unlimited
     int64_t max_file_mb = 0;               // RLIMIT_FSIZE of the engine process; 0: unlimited
     const Sandbox* sandbox = nullptr;      // confined in it (nullptr: not)
-    std::vector<std::string> read_only{};  // in the sandbox: its files (empty: its directory)
+    std::vector<std::string> read_only{};  // in the sandbox: its files (empty: its file)
 };
 
 struct PlayerSpec {

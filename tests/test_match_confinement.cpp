@@ -7,12 +7,16 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
+#include <optional>
 #include <thread>
 
 #include "match/child_process.h"
 #include "match/engine_spec.h"
+#include "match/sandbox.h"
 #include "match/uci_options.h"
 #include "match/uci_player.h"
+#include "tests/service/needs.h"
 
 namespace sparring::match {
 namespace {
@@ -23,8 +27,9 @@ const std::string ProbeEngine = std::string(SPARRING_SOURCE_DIR) + "/tests/match
 
 // Returns a fresh log path for the probe engine of the current test.
 std::string probe_log() {
-    const std::string path = testing::TempDir() + "/probe_" + std::to_string(getpid()) + "_" +
-                             testing::UnitTest::GetInstance()->current_test_info()->name() + ".log";
+    const std::string path = ::testing::TempDir() + "/probe_" + std::to_string(getpid()) + "_" +
+                             ::testing::UnitTest::GetInstance()->current_test_info()->name() +
+                             ".log";
     std::remove(path.c_str());
     return path;
 }
@@ -181,7 +186,7 @@ TEST(ChildConfinement, FreshDirectoryNoSparringVariablesAndLimits) {
 }
 
 TEST(ChildConfinement, AConfiguredDirectoryIsUsedAndKept) {
-    const std::string dir = testing::TempDir() + "/configured_" + std::to_string(getpid());
+    const std::string dir = ::testing::TempDir() + "/configured_" + std::to_string(getpid());
     std::filesystem::create_directories(dir);
     const std::string log = probe_log();
     {
@@ -263,6 +268,131 @@ TEST(ChildConfinement, AnUnstartableCommandIsAClearErrorAndLeavesNoDirectory) {
     tiny.memory_limit_mb = 1;  // too little to even load a shell
     EXPECT_FALSE(process.start("sh", {"-c", "exit 0"}, tiny, &error) &&
                  process.stop(1000ms) == "exit status 0");
+}
+
+// Returns everything a child prints until it ends, and how it ended, after "ended=".
+std::string output_of(ChildProcess& process) {
+    std::string output;
+    std::string line;
+    const auto deadline = ChildProcess::Clock::now() + 30s;
+    while (process.read_line(&line, deadline) == ChildProcess::ReadStatus::Line)
+        output += line + "\n";
+    return output + "ended=" + process.stop(1000ms);
+}
+
+// Writes an executable shell script; returns its path.
+std::string write_script(const std::string& path, const std::string& body) {
+    std::ofstream(path) << "#!/bin/sh\n" << body << "\n";
+    std::filesystem::permissions(path, std::filesystem::perms::owner_all);
+    return path;
+}
+
+// Issue 49: the process layer itself refuses to start an uploaded engine (a file under a
+// directory marked untrusted, however it is named) outside a sandbox, so that no code path can
+// forget the sandbox; only the operator's allow_unconfined_untrusted lifts that.
+TEST(ChildConfinement, AnUntrustedFileNeverStartsOutsideTheSandbox) {
+    const std::string dir = ::testing::TempDir() + "/untrusted_" + std::to_string(getpid());
+    std::filesystem::create_directories(dir + "/cache/abc/files");
+    const std::string engine = write_script(dir + "/cache/abc/files/engine", "echo started");
+    const std::string trusted = write_script(dir + "/trusted.sh", "echo started");
+    std::filesystem::create_symlink(engine, dir + "/link");
+    mark_untrusted_directory(dir + "/cache");
+    EXPECT_TRUE(is_untrusted_file(engine));
+    EXPECT_TRUE(is_untrusted_file(dir + "/cache/abc/../abc/files/engine"));
+    EXPECT_TRUE(is_untrusted_file(dir + "/link"));
+    EXPECT_FALSE(is_untrusted_file(trusted));
+    EXPECT_FALSE(is_untrusted_file(dir + "/cache-other/engine"));  // a prefix, not a parent
+
+    ChildProcess process;
+    std::string error;
+    for (const std::string& path : {engine, dir + "/link"}) {
+        EXPECT_FALSE(process.start(path, {}, {}, &error)) << path;
+        EXPECT_NE(error.find("uploaded engine and would run outside the sandbox"),
+                  std::string::npos)
+            << error;
+        EXPECT_NE(error.find("--allow-unconfined-engines"), std::string::npos) << error;
+    }
+    ASSERT_TRUE(process.start(trusted, {}, {}, &error)) << error;
+    EXPECT_EQ(output_of(process), "started\nended=exit status 0");
+    allow_unconfined_untrusted(true);
+    ASSERT_TRUE(process.start(engine, {}, {}, &error)) << error;
+    EXPECT_EQ(output_of(process), "started\nended=exit status 0");
+    allow_unconfined_untrusted(false);
+    EXPECT_FALSE(process.start(engine, {}, {}, &error));
+
+    std::string why;
+    const std::optional<Sandbox> sandbox = find_sandbox("", &why);
+    if (sandbox) {
+        ChildOptions confined;
+        confined.sandbox = &*sandbox;
+        confined.read_only = {dir + "/cache/abc/files"};
+        ASSERT_TRUE(process.start(engine, {}, confined, &error)) << error;
+        EXPECT_EQ(output_of(process), "started\nended=exit status 0");
+    }
+    std::filesystem::remove_all(dir);
+}
+
+// Issue 49: in the sandbox, every place an engine may write has a size (its root and /dev are
+// read-only, /dev/shm and /tmp are sized tmpfs), it cannot make a namespace of its own (a
+// system-call filter is in force), sees none of the worker's variables, and of an installed
+// engine's directory only its file.
+TEST(Sandbox, EveryWritablePlaceIsSizedNoNamespaceNoEnvironmentOnlyItsFile) {
+    std::string why;
+    std::optional<Sandbox> sandbox = find_sandbox("", &why);
+    if (!sandbox) SPARRING_SKIP_WITHOUT("bubblewrap cannot create a sandbox here: " << why);
+    sandbox->scratch_mb = 4;
+    sandbox->shm_mb = 2;
+    const std::string dir = ::testing::TempDir() + "/sandboxed_" + std::to_string(getpid());
+    std::filesystem::create_directories(dir);
+    std::ofstream(dir + "/beside") << "a file beside the engine\n";
+    const std::string script = write_script(
+        dir + "/engine.sh",
+        "for place in / /etc /usr /dev; do\n"
+        "  touch $place/planted 2>/dev/null && echo \"wrote $place\"\n"
+        "done\n"
+        "head -c 8388608 /dev/zero > /dev/shm/fill 2>/dev/null\n"
+        "echo shm=$(wc -c < /dev/shm/fill)\n"
+        "head -c 8388608 /dev/zero > /tmp/fill 2>/dev/null\n"
+        "echo tmp=$(wc -c < /tmp/fill)\n"
+        "[ -e " +
+            dir +
+            "/beside ] && echo 'sees beside'\n"
+            "unshare --user true 2>/dev/null && echo 'made a user namespace'\n"
+            "unshare --mount --map-root-user true 2>/dev/null && echo 'made a mount namespace'\n"
+            "grep '^Seccomp:' /proc/self/status | tr -d ' \\t'\n"
+            "env | sort | sed 's/^/env:/'\n"
+            "echo done");
+    setenv("SPARRING_TOKEN", "spw_secret_token_of_the_worker", 1);
+    setenv("SOME_WORKER_VARIABLE", "seen", 1);
+    ChildOptions confined;
+    confined.sandbox = &*sandbox;
+    confined.merge_stderr = true;
+    ChildProcess process;
+    std::string error;
+    ASSERT_TRUE(process.start(script, {}, confined, &error)) << error;
+    const std::string output = output_of(process);
+    unsetenv("SPARRING_TOKEN");
+    unsetenv("SOME_WORKER_VARIABLE");
+    EXPECT_EQ(output.find("wrote"), std::string::npos) << output;
+    EXPECT_NE(output.find("shm=" + std::to_string(2 << 20) + "\n"), std::string::npos) << output;
+    EXPECT_NE(output.find("tmp=" + std::to_string(4 << 20) + "\n"), std::string::npos) << output;
+    EXPECT_EQ(output.find("sees beside"), std::string::npos) << output;
+    if (sandbox->own_user_namespace) {
+        EXPECT_EQ(output.find("made a user namespace"), std::string::npos) << output;
+    } else {
+        std::cout << "bwrap has no user namespace here: --disable-userns is not in force\n";
+    }
+    EXPECT_EQ(output.find("made a mount namespace"), std::string::npos) << output;
+    // The system-call filter is in force (mode 2), where the sandbox has a /proc to tell.
+    if (sandbox->mount_proc) {
+        EXPECT_NE(output.find("Seccomp:2\n"), std::string::npos) << output;
+    }
+    EXPECT_EQ(output.find("SOME_WORKER_VARIABLE"), std::string::npos) << output;
+    EXPECT_EQ(output.find("spw_secret"), std::string::npos) << output;
+    EXPECT_NE(output.find("env:PATH=/usr/local/bin:/usr/bin:/bin\n"), std::string::npos) << output;
+    EXPECT_NE(output.find("env:HOME=/tmp\n"), std::string::npos) << output;
+    EXPECT_NE(output.find("done\nended=exit status 0"), std::string::npos) << output;
+    std::filesystem::remove_all(dir);
 }
 
 }  // namespace

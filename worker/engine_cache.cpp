@@ -13,6 +13,7 @@
 
 #include "common/engine_archive.h"
 #include "common/sha256.h"
+#include "match/child_process.h"
 
 namespace sparring::worker {
 
@@ -83,6 +84,9 @@ EngineCache::EngineCache(Options options, Fetch fetch, Log log)
     fs::create_directories(options_.dir + "/partial", error);
     if (error) throw std::runtime_error("cannot create the engine cache " + options_.dir);
     fs::permissions(options_.dir, fs::perms::owner_all, fs::perm_options::replace, error);
+    // Whatever starts a file of this cache, the process layer runs it in the sandbox or not
+    // at all.
+    match::mark_untrusted_directory(options_.dir);
 }
 
 std::string EngineCache::files_of(std::string_view sha256) const {

@@ -12,6 +12,7 @@
 #include "common/flags.h"
 #include "common/log.h"
 #include "common/signals.h"
+#include "match/child_process.h"
 #include "match/sandbox.h"
 #include "worker/capabilities.h"
 #include "worker/worker.h"
@@ -88,8 +89,8 @@ Flags::Flags(CLI::App& app) {
             "", "mode"));
     sparring::add_switch(
         app, "allow-unconfined-engines", allow_unconfined_engines,
-        "run uploaded engines even when the sandbox cannot be created here (else they are "
-        "refused)");
+        "run uploaded engines outside the sandbox when it cannot be created here or is off "
+        "(else they are refused)");
     add_flag(app, "engine-max-processes", engine_max_processes, "N",
              "processes and threads of the worker's user an engine may raise it to "
              "(RLIMIT_NPROC; root is exempt; 0: no limit)",
@@ -112,12 +113,18 @@ Flags::Flags(CLI::App& app) {
 void set_up_sandbox(const Flags& args, sparring::worker::Worker::Options& o) {
     const std::string& mode = args.engine_sandbox;
     const bool allow_unconfined = args.allow_unconfined_engines;
+    // The process layer holds to the same rule, whatever code starts an uploaded engine.
+    sparring::match::allow_unconfined_untrusted(allow_unconfined);
     if (mode == "off") {
-        if (o.accept_uploaded_engines)
-            sparring::log_event(
-                sparring::LogLevel::Warn, "engine_sandbox",
-                {{"mode", "off"},
-                 {"message", "uploaded engines run unconfined, as this worker's user"}});
+        if (!o.accept_uploaded_engines) return;
+        sparring::log_event(
+            sparring::LogLevel::Warn, "engine_sandbox",
+            {{"mode", "off"},
+             {"message", allow_unconfined
+                             ? "uploaded engines run unconfined, as this worker's user"
+                             : "uploaded engines are refused: they run only in the sandbox, "
+                               "or unconfined with --allow-unconfined-engines"}});
+        if (!allow_unconfined) o.accept_uploaded_engines = false;
         return;
     }
     if (!o.accept_uploaded_engines && mode == "uploaded") return;  // nothing to confine
@@ -129,6 +136,7 @@ void set_up_sandbox(const Flags& args, sparring::worker::Worker::Options& o) {
                             {{"mode", mode},
                              {"bwrap", sandbox->bwrap},
                              {"proc", sandbox->mount_proc ? "own" : "none"},
+                             {"userns", sandbox->own_user_namespace ? "own" : "none"},
                              {"scratch_mb", std::to_string(sandbox->scratch_mb)}});
         o.engine_limits.sandbox = std::make_shared<const sparring::match::Sandbox>(*sandbox);
         o.engine_limits.sandbox_installed = mode == "all";

@@ -31,18 +31,9 @@ std::optional<match::PlayerSpec> player_spec(const v1::Version& version, const E
     match::PlayerSpec spec;
     spec.name = version.name();
     if (const auto* options = uci_options_of(version)) {
-        match::UciSpec uci;
-        if (version.has_uploaded()) {
-            const auto path = engines.find(version.uploaded().sha256());
-            if (path == engines.end()) {
-                *error = "version '" + version.name() + "': its engine file is not fetched";
-                return std::nullopt;
-            }
-            uci.command = path->second;
-            uci.args.assign(version.uploaded().args().begin(), version.uploaded().args().end());
-        } else {
-            uci.command = version.uci().command();
-        }
+        std::optional<match::UciSpec> engine = confined_engine(version, limits, engines, error);
+        if (!engine) return std::nullopt;
+        match::UciSpec& uci = *engine;
         for (const auto& [name, value] : *options) uci.options.emplace_back(name, value);
         // The coordinator checked them when the version was added; a version stored before a
         // check, or a coordinator that skips one, must not reach the engine either.
@@ -52,13 +43,6 @@ std::optional<match::PlayerSpec> player_spec(const v1::Version& version, const E
             *error = "version '" + version.name() + "': " + why;
             return std::nullopt;
         }
-        const match::ChildOptions confined = engine_confinement(version, uci.command, limits);
-        uci.memory_limit_mb = confined.memory_limit_mb;
-        uci.cpu_limit_seconds = limits.cpu_seconds;
-        uci.max_processes = confined.max_processes;
-        uci.max_file_mb = confined.max_file_mb;
-        uci.sandbox = confined.sandbox;
-        uci.read_only = confined.read_only;
         spec.engine = std::move(uci);
         return spec;
     }
@@ -113,9 +97,34 @@ match::ChildOptions engine_confinement(const v1::Version& version, const std::st
                                         ? std::string(command.substr(0, command.rfind('/')))
                                         : command.substr(0, at + files.size()));
     } else if (limits.sandbox_installed) {
-        options.sandbox = limits.sandbox.get();  // its own directory visible
+        options.sandbox = limits.sandbox.get();  // its own file visible
     }
     return options;
+}
+
+std::optional<match::UciSpec> confined_engine(const v1::Version& version,
+                                              const EngineLimits& limits,
+                                              const EnginePaths& engines, std::string* error) {
+    match::UciSpec uci;
+    if (version.has_uploaded()) {
+        const auto path = engines.find(version.uploaded().sha256());
+        if (path == engines.end()) {
+            *error = "version '" + version.name() + "': its engine file is not fetched";
+            return std::nullopt;
+        }
+        uci.command = path->second;
+        uci.args.assign(version.uploaded().args().begin(), version.uploaded().args().end());
+    } else {
+        uci.command = version.uci().command();
+    }
+    const match::ChildOptions confined = engine_confinement(version, uci.command, limits);
+    uci.memory_limit_mb = confined.memory_limit_mb;
+    uci.cpu_limit_seconds = limits.cpu_seconds;
+    uci.max_processes = confined.max_processes;
+    uci.max_file_mb = confined.max_file_mb;
+    uci.sandbox = confined.sandbox;
+    uci.read_only = confined.read_only;
+    return uci;
 }
 
 std::optional<int> builtin_hash_mb(const v1::Version& version, std::string* error) {
@@ -178,18 +187,19 @@ std::optional<match::MatchConfig> match_config(const v1::Lease& lease, int concu
     auto test = player_spec(lease.test(), limits, engines, error);
     auto base = player_spec(lease.base(), limits, engines, error);
     if (!test || !base) return std::nullopt;
-    // The run's threads replace a UCI engine's own Threads option in any spelling; its CPU
-    // time limit grows with them. The built-in engine searches with one thread.
-    if (threads > 1)
-        for (match::PlayerSpec* player : {&*test, &*base})
-            if (auto* uci = std::get_if<match::UciSpec>(&player->engine)) {
-                std::erase_if(uci->options, [](const auto& option) {
-                    return match::canonical_option_name(option.first) ==
-                           match::canonical_option_name("Threads");
-                });
-                uci->options.emplace_back("Threads", std::to_string(threads));
-                uci->cpu_limit_seconds *= threads;
-            }
+    // The run's threads, 1 included, replace a UCI engine's own Threads option in any
+    // spelling (a version stored before the coordinator refused one may still hold it): the
+    // scheduler counts these cores. Its CPU time limit grows with them. The built-in engine
+    // searches with one thread.
+    for (match::PlayerSpec* player : {&*test, &*base})
+        if (auto* uci = std::get_if<match::UciSpec>(&player->engine)) {
+            std::erase_if(uci->options, [](const auto& option) {
+                return match::canonical_option_name(option.first) ==
+                       match::canonical_option_name("Threads");
+            });
+            uci->options.emplace_back("Threads", std::to_string(threads));
+            uci->cpu_limit_seconds *= threads;
+        }
     match::MatchConfig config;
     config.first = std::move(*test);
     config.second = std::move(*base);

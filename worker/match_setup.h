@@ -39,6 +39,13 @@ struct EngineLimits {
 match::ChildOptions engine_confinement(const v1::Version& version, const std::string& command,
                                        const EngineLimits& limits);
 
+// Returns the engine of a UCI or uploaded version as its games, its bench and its options check
+// start it: its file (an uploaded engine's in `engines`) and arguments, confined by limits, with
+// no UCI options yet; nullopt with *error when an uploaded engine is not in `engines`.
+std::optional<match::UciSpec> confined_engine(const v1::Version& version,
+                                              const EngineLimits& limits,
+                                              const EnginePaths& engines, std::string* error);
+
 // Returns the memory a run reserves for one engine of a version, in MiB: the built-in
 // engine's hash, or an external engine's Hash option in any spelling an engine reads as Hash
 // (16 when absent or unreadable), as the coordinator's scheduler counts it.

@@ -106,20 +106,11 @@ Signature signature_of(const v1::Version& version, const BenchOptions& options,
 
 std::optional<std::string> engine_options_difference(const v1::Version& version,
                                                      const EnginePaths& engines,
+                                                     const EngineLimits& limits,
                                                      std::string* error) {
-    match::UciSpec engine;
-    if (version.has_uci()) {
-        engine.command = version.uci().command();
-    } else {
-        const auto path = engines.find(version.uploaded().sha256());
-        if (path == engines.end()) {
-            *error = "version '" + version.name() + "': its engine file is not fetched";
-            return std::nullopt;
-        }
-        engine.command = path->second;
-        engine.args.assign(version.uploaded().args().begin(), version.uploaded().args().end());
-    }
-    const auto reported = match::read_engine_options(engine, 10'000, error);
+    const std::optional<match::UciSpec> engine = confined_engine(version, limits, engines, error);
+    if (!engine) return std::nullopt;
+    const auto reported = match::read_engine_options(*engine, 10'000, error);
     if (!reported) return std::nullopt;
     std::vector<match::EngineOption> recorded;
     for (const v1::EngineOption& o : version.options())

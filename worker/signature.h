@@ -41,10 +41,11 @@ Signature signature_of(const v1::Version& version, const BenchOptions& options,
                        const EnginePaths& engines = {});
 
 // Returns how the spin options a UCI or uploaded version's engine declares on this machine
-// (its reply to `uci`, run as signature_of runs its bench) differ from those the version
+// (its reply to `uci`, confined by limits as its games are) differ from those the version
 // records ("" when they are the same); nullopt with *error when the engine does not answer.
 std::optional<std::string> engine_options_difference(const v1::Version& version,
                                                      const EnginePaths& engines,
+                                                     const EngineLimits& limits,
                                                      std::string* error);
 
 // Returns the bench signature as signature_of with default options, nullopt with *error when

@@ -245,7 +245,7 @@ bool Worker::verify_options(const v1::Version& version, LeaseSession& session,
     if (known == option_differences_.end()) {
         std::string error;
         const std::optional<std::string> difference =
-            engine_options_difference(version, engines, &error);
+            engine_options_difference(version, engines, options_.engine_limits, &error);
         if (!difference) {
             log("cannot read the options of version '" + version.name() + "': " + error);
             session.hand_back(v1::RELEASE_REASON_ENGINE_FAILURE, 0, 0, error);

@@ -131,8 +131,14 @@ TEST(UciVersionChecks, OptionNamesAreComparedAsEnginesCompareThem) {
     EXPECT_NE(refusal({{"Hash", "16"}, {"hash", "800"}}).find("are one option"), std::string::npos);
     // The engine splits a name at the word "value", wherever it stands.
     EXPECT_NE(refusal({{"Hash value", "1"}}).find("'value'"), std::string::npos);
-    Version fine = uci_version("uci-a", {{"hash", "800"}, {"Ha sh", "800000"}, {"Threads", "1"}});
+    Version fine = uci_version("uci-a", {{"hash", "800"}, {"Ha sh", "800000"}});
     EXPECT_TRUE(check_version(fine).ok()) << check_version(fine);
+    // A run gives its engines their threads, 1 included: a version may set none, in any
+    // spelling (issue 49).
+    for (const char* threads : {"Threads", "threads", " THREADS"}) {
+        const std::string why = refusal({{threads, "1"}});
+        EXPECT_NE(why.find("may not set them"), std::string::npos) << threads << ": " << why;
+    }
 }
 
 // The book is stored one opening a line with a tab before its moves: a FEN or move holding a
@@ -182,8 +188,12 @@ TEST(UploadedVersionChecks, OptionsAndArgumentsAreCheckedAsAUciVersionsAre) {
     v.name = "build-a";
     v.kind = Version::Kind::Uploaded;
     v.engine_sha256 = std::string(64, 'a');
-    v.uci_options["Threads"] = "1";
+    v.uci_options["Hash"] = "16";
     EXPECT_TRUE(check_version(v).ok()) << check_version(v);
+    Version threads = v;
+    threads.uci_options["Threads"] = "64";
+    EXPECT_NE(std::string(check_version(threads).message()).find("may not set them"),
+              std::string::npos);
 
     Version smuggled = v;
     smuggled.uci_options["Hash"] = "16\nsetoption name Debug Log File value /tmp/x\nquit";

@@ -186,7 +186,7 @@ Process& Cluster::start_worker(const std::string& name, int concurrency,
     // The test engines are scripts of the build's files, which write markers beside them: they
     // run unconfined unless a test asks for the sandbox (test_engine_sandbox.cpp does).
     if (std::find(extra.begin(), extra.end(), "--engine-sandbox") == extra.end())
-        argv.insert(argv.end(), {"--engine-sandbox", "off"});
+        argv.insert(argv.end(), {"--engine-sandbox", "off", "--allow-unconfined-engines"});
     argv.insert(argv.end(), extra.begin(), extra.end());
     workers_.push_back(std::make_unique<Process>(argv, dir + "/worker-" + name + ".log"));
     return *workers_.back();

@@ -354,7 +354,11 @@ TEST_F(SecurityTest, UciOptionsCannotSmuggleCommandsOrWriteFiles) {
     for (int i = 0; i < 65; ++i) many["Option" + std::to_string(i)] = "1";
     EXPECT_EQ(add_uci("uci-bad", many).error_code(), grpc::StatusCode::INVALID_ARGUMENT);
     EXPECT_EQ(cluster->query("SELECT count(*) FROM versions"), 0);
-    EXPECT_TRUE(add_uci("uci-good", {{"Hash", "64"}, {"Threads", "1"}}).ok());
+    const grpc::Status threads = add_uci("uci-threads", {{"Hash", "64"}, {"Threads", "64"}});
+    EXPECT_EQ(threads.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+    EXPECT_NE(threads.error_message().find("may not set them"), std::string::npos);
+    EXPECT_EQ(cluster->query("SELECT count(*) FROM versions"), 0);
+    EXPECT_TRUE(add_uci("uci-good", {{"Hash", "64"}}).ok());
     EXPECT_EQ(cluster->query("SELECT count(*) FROM versions"), 1);
 }
 

@@ -201,7 +201,7 @@ TEST_F(SlowServiceTest, UciRunsGoOnlyToWorkersWithTheEngine) {
         std::vector<std::string>{"--heartbeat-seconds", "1", "--pairs-per-thread", "1"});
     cluster->add_version("a");
     const CommandResult sf =
-        cluster->cli({"versions", "add", "b", "--uci", stockfish, "--option", "Hash=16,Threads=1"});
+        cluster->cli({"versions", "add", "b", "--uci", stockfish, "--option", "Hash=16"});
     ASSERT_EQ(sf.status, 0) << sf.err;
     submit_fixed(6);
     cluster->start_worker("plain", 1);
@@ -229,7 +229,7 @@ TEST_F(SlowServiceTest, ServiceGamesEndByTheRunsAdjudicationWithBuiltInAndUciEng
     cluster->add_version("a");
     cluster->add_version("b", "KnightValueMg=200,KnightValueEg=200");
     const CommandResult sf = cluster->cli(
-        {"versions", "add", "sf", "--uci", stockfish, "--option", "Hash=16,Threads=1"});
+        {"versions", "add", "sf", "--uci", stockfish, "--option", "Hash=16"});
     ASSERT_EQ(sf.status, 0) << sf.err;
     cluster->start_worker("one", 2, {"--uci-engines", stockfish});
 
@@ -296,7 +296,7 @@ TEST_F(SlowServiceTest, AThreadedRunSetsTheEnginesThreadsAndLeasesCoresNotGames)
     std::filesystem::permissions(wrapper, std::filesystem::perms::owner_all);
     cluster->add_version("a");
     const CommandResult sf =
-        cluster->cli({"versions", "add", "sf", "--uci", wrapper, "--option", "Hash=16,Threads=1"});
+        cluster->cli({"versions", "add", "sf", "--uci", wrapper, "--option", "Hash=16"});
     ASSERT_EQ(sf.status, 0) << sf.err;
     cluster->start_worker("small", 1, {"--uci-engines", wrapper});
     cluster->start_worker("big", 2, {"--uci-engines", wrapper});

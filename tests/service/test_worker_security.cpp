@@ -3,6 +3,7 @@
 // as a mismatch, a lease too large to read is handed back, and a run whose leases keep
 // failing is backed off instead of leased thousands of times.
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -71,6 +72,20 @@ class WorkerSecurityTest : public ::testing::Test {
 
     std::string dumps_dir() const { return cluster->dir + "/dumps"; }
 
+    // Returns the command lines of the machine's processes whose command line holds text, and
+    // kills them when asked to.
+    static std::string processes_holding(const std::string& text, bool kill_them = false) {
+        std::string found;
+        for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+            std::string line = read(entry.path() / "cmdline");
+            std::replace(line.begin(), line.end(), '\0', ' ');
+            if (line.find(text) == std::string::npos) continue;
+            found += line + "\n";
+            if (kill_them) kill(std::atoi(entry.path().filename().c_str()), SIGKILL);
+        }
+        return found;
+    }
+
     // Starts a worker that takes its token from its environment, as a container would give it.
     std::unique_ptr<Process> start_worker_with_token_in_environment(std::vector<std::string> flags,
                                                                     const std::string& name) const {
@@ -129,10 +144,10 @@ TEST_F(WorkerSecurityTest, AnUploadedEngineIsConfinedLikeAnyExternalEngine) {
     cluster->add_version("b");
     const int64_t run = submit("a", 4);
     const std::string cache = cluster->dir + "/cache";
-    const auto worker =
-        start_worker_with_token_in_environment({"--name", "fetcher", "--accept-uploaded-engines",
-                                                "--cache-dir", cache, "--engine-sandbox", "off"},
-                                               "fetcher");
+    const auto worker = start_worker_with_token_in_environment(
+        {"--name", "fetcher", "--accept-uploaded-engines", "--cache-dir", cache, "--engine-sandbox",
+         "off", "--allow-unconfined-engines"},
+        "fetcher");
     EXPECT_EQ(cluster->wait_for_run(run, 120s).state(), v1::RUN_STATE_FINISHED);
     for (const std::string& dir : expect_engines_confined())
         EXPECT_EQ(dir.find(cache), std::string::npos) << dir;  // not run beside the cached file
@@ -249,15 +264,7 @@ TEST_F(WorkerSecurityTest, AHostileUploadedEngineIsConfinedByTheSandboxAndAsRoot
     };
     // Returns the command lines of the machine's processes that hold one of the engine's
     // long sleeps.
-    const auto survivors = [] {
-        std::string found;
-        for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
-            std::string text = read(entry.path() / "cmdline");
-            std::replace(text.begin(), text.end(), '\0', ' ');
-            if (text.find("sleep 3141") != std::string::npos) found += text + "\n";
-        }
-        return found;
-    };
+    const auto survivors = [] { return processes_holding("sleep 3141"); };
 
     const int64_t run = submit("hostile", 4);
     std::unique_ptr<Process> sandboxed =
@@ -287,7 +294,7 @@ TEST_F(WorkerSecurityTest, AHostileUploadedEngineIsConfinedByTheSandboxAndAsRoot
     ASSERT_TRUE(worker.wait_exit(60s));
     const int64_t control = submit("hostile", 2);
     std::unique_ptr<Process> control_worker =
-        start("unconfined", {"--engine-sandbox", "off"}, false);
+        start("unconfined", {"--engine-sandbox", "off", "--allow-unconfined-engines"}, false);
     Process& unconfined = *control_worker;
     // Unconfined it exits at once: its games end by its crash.
     EXPECT_TRUE(eventually("SELECT count(*) FROM games WHERE run_id = " + std::to_string(control) +
@@ -295,6 +302,104 @@ TEST_F(WorkerSecurityTest, AHostileUploadedEngineIsConfinedByTheSandboxAndAsRoot
                            120s));
     EXPECT_FALSE(unconfined.wait_exit(0ms).has_value());
     EXPECT_FALSE(std::filesystem::exists(outside));
+}
+
+// Issue 49: before a worker plays a version that recorded its engine's options (the default of
+// `versions add --engine-file`), it starts the engine to compare them; that start is confined
+// as a game is. The hostile engine plays along while `versions add` records its options (its
+// parent is the CLI) and otherwise looks for the worker's token (its file, the worker's command
+// line), the network (the coordinator's port), the machine's processes and the engine cache,
+// leaves a process in a session of its own, and declares each thing it found as one more
+// option: a difference the worker's check reports. In the sandbox the check finds the options
+// recorded and the run is played, and nothing survives; the control, the same engine
+// unconfined (--allow-unconfined-engines), finds everything; with the sandbox off and without
+// that flag, the worker takes no uploaded engine at all.
+TEST_F(WorkerSecurityTest, TheOptionsCheckRunsAnUploadedEngineInTheSandbox) {
+    const std::string stockfish = "/usr/games/stockfish";
+    if (access(stockfish.c_str(), X_OK) != 0)
+        SPARRING_SKIP_WITHOUT("needs Debian's stockfish package");
+    std::string why;
+    if (!match::find_sandbox("", &why))
+        SPARRING_SKIP_WITHOUT("bubblewrap cannot create a sandbox here: " << why);
+    cluster = std::make_unique<Cluster>();
+    const std::string token_file = cluster->dir + "/worker.token";
+    std::ofstream(token_file) << cluster->worker_token << "\n";
+    chmod(token_file.c_str(), 0600);
+    const std::string cache = cluster->dir + "/cache";
+    const std::string port = cluster->address.substr(cluster->address.rfind(':') + 1);
+    const std::string script = cluster->dir + "/hostile-options.sh";
+    std::ofstream(script)
+        << "#!/bin/sh\n"
+        << "case \"$(tr '\\0' ' ' < /proc/$PPID/cmdline 2>/dev/null)\" in\n"
+        << "  *' versions add '*) exec " << stockfish << " \"$@\" ;;\n"
+        << "esac\n"
+        << "found=\n"
+        << "grep -q spw_ " << token_file << " 2>/dev/null && found=\"$found FoundTokenFile\"\n"
+        << "tr '\\0' '\\n' < /proc/$PPID/cmdline 2>/dev/null | grep -q token && "
+           "found=\"$found FoundWorkerCommandLine\"\n"
+        << "/usr/bin/bash -c 'exec 3<>/dev/tcp/127.0.0.1/" << port
+        << "' 2>/dev/null && found=\"$found FoundNetwork\"\n"
+        << "grep -qs sparring-coordinator /proc/[0-9]*/cmdline && "
+           "found=\"$found FoundHostProcesses\"\n"
+        << "ls " << cache << "/partial >/dev/null 2>&1 && found=\"$found FoundEngineCache\"\n"
+        << "setsid sleep 27182 >/dev/null 2>&1 < /dev/null &\n"
+        << "for f in $found; do echo \"option name $f type spin default 0 min 0 max 1\"; done\n"
+        << "exec " << stockfish << " \"$@\"\n";
+    chmod(script.c_str(), 0755);
+    const CommandResult added = cluster->cli(
+        {"versions", "add", "hostile", "--engine-file", script, "--option", "Hash=16"});
+    ASSERT_EQ(added.status, 0) << added.err;
+    ASSERT_NE(added.err.find("recorded"), std::string::npos) << added.err;  // options recorded
+    cluster->add_version("b");
+    const auto survivors = [] { return processes_holding("sleep 27182"); };
+    const auto start = [&](const std::string& name, std::vector<std::string> flags) {
+        flags.insert(flags.begin(), {binary("worker/sparring-worker"), "--coordinator",
+                                     cluster->address, "--token-file", token_file, "--name", name,
+                                     "--accept-uploaded-engines", "--cache-dir", cache});
+        return std::make_unique<Process>(flags, cluster->dir + "/worker-" + name + ".log");
+    };
+    const std::string found_any =
+        "SELECT count(*) FROM bench_mismatches WHERE message LIKE '%Found%'";
+
+    // In the sandbox: the options are those recorded, so the run is played.
+    const int64_t run = submit("hostile", 2);
+    std::unique_ptr<Process> sandboxed = start("sandboxed", {"--engine-sandbox", "uploaded"});
+    const v1::RunStatus played = cluster->wait_for_run(run, 180s);
+    EXPECT_EQ(played.state(), v1::RUN_STATE_FINISHED);
+    EXPECT_EQ(played.games(), 2u);
+    EXPECT_EQ(cluster->query(found_any), 0);
+    EXPECT_EQ(cluster->query("SELECT count(*) FROM bench_mismatches"), 0);
+    EXPECT_EQ(survivors(), "");
+    sandboxed->signal(SIGTERM);
+    ASSERT_TRUE(sandboxed->wait_exit(60s));
+
+    // With the sandbox off and no --allow-unconfined-engines: no uploaded engine is taken.
+    std::unique_ptr<Process> refusing = start("refusing", {"--engine-sandbox", "off"});
+    EXPECT_TRUE(eventually("SELECT count(*) FROM workers WHERE name = 'refusing'", 60s));
+    EXPECT_EQ(cluster->query("SELECT count(*) FROM workers WHERE name = 'refusing' AND "
+                             "accept_uploaded"),
+              0);
+    EXPECT_GE(count_in(refusing->log_path(), "uploaded engines are refused"), 1u);
+    refusing->signal(SIGTERM);
+    ASSERT_TRUE(refusing->wait_exit(60s));
+
+    // The control: unconfined, the same check finds all of it.
+    const int64_t control = submit("hostile", 2);
+    std::unique_ptr<Process> unconfined =
+        start("unconfined", {"--engine-sandbox", "off", "--allow-unconfined-engines"});
+    EXPECT_TRUE(eventually(found_any, 120s));
+    for (const char* found : {"FoundTokenFile", "FoundWorkerCommandLine", "FoundNetwork",
+                              "FoundHostProcesses", "FoundEngineCache"})
+        EXPECT_EQ(cluster->query("SELECT count(*) FROM bench_mismatches WHERE message LIKE '%" +
+                                 std::string(found) + "%'"),
+                  1)
+            << found;
+    EXPECT_NE(survivors(), "");
+    unconfined->signal(SIGTERM);
+    EXPECT_TRUE(unconfined->wait_exit(60s));
+    EXPECT_EQ(
+        cluster->query("SELECT count(*) FROM games WHERE run_id = " + std::to_string(control)), 0);
+    processes_holding("sleep 27182", true);  // what the control left behind
 }
 
 // Where the sandbox cannot be created, uploaded engines are refused, not run unconfined:

@@ -72,8 +72,10 @@ TEST(WorkerMatchSetup, LeaseBecomesRunnerConfigurationAndJobs) {
     EXPECT_EQ(builtin.hash_mb, 8);
     const auto& uci = std::get<match::UciSpec>(config->second.engine);
     EXPECT_EQ(uci.command, "/usr/games/stockfish");
-    ASSERT_EQ(uci.options.size(), 1u);
+    // The run's threads (1) are always sent: a version does not set them (issue 49).
+    ASSERT_EQ(uci.options.size(), 2u);
     EXPECT_EQ(uci.options[0], (std::pair<std::string, std::string>{"Hash", "32"}));
+    EXPECT_EQ(uci.options[1], (std::pair<std::string, std::string>{"Threads", "1"}));
     EXPECT_EQ(config->time_control.kind, TimeControl::Kind::Clock);
     EXPECT_EQ(config->time_control.base_ms, 10000);
     EXPECT_EQ(config->time_control.inc_ms, 100);
