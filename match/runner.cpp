@@ -1,5 +1,8 @@
 #include "match/runner.h"
 
+#include <pthread.h>
+#include <sched.h>
+
 #include <exception>
 #include <mutex>
 #include <optional>
@@ -107,6 +110,34 @@ std::optional<GameResult> play_job_game(const MatchConfig& config, const PgnCont
 
 }  // namespace
 
+bool pin_thread(const std::vector<int>& cores) {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    for (const int core : cores)
+        if (core >= 0 && core < CPU_SETSIZE) CPU_SET(core, &set);
+    return CPU_COUNT(&set) > 0 && pthread_setaffinity_np(pthread_self(), sizeof set, &set) == 0;
+}
+
+std::vector<int> allowed_cores() {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    std::vector<int> cores;
+    if (sched_getaffinity(0, sizeof set, &set) != 0) return cores;
+    for (int core = 0; core < CPU_SETSIZE; ++core)
+        if (CPU_ISSET(core, &set)) cores.push_back(core);
+    return cores;
+}
+
+std::vector<std::vector<int>> split_cores(const std::vector<int>& cores, int games, int threads) {
+    if (games < 1 || threads < 1 || cores.size() < std::size_t(games) * std::size_t(threads))
+        return {};
+    std::vector<std::vector<int>> sets(static_cast<std::size_t>(games));
+    for (std::size_t game = 0; game < sets.size(); ++game)
+        sets[game].assign(cores.begin() + std::ptrdiff_t(game * std::size_t(threads)),
+                          cores.begin() + std::ptrdiff_t((game + 1) * std::size_t(threads)));
+    return sets;
+}
+
 std::optional<PairResult> MatchRunner::play_pair(Player& first, Player& second, const PairJob& job,
                                                  const std::atomic<bool>& stop) const {
     check_opening(job.opening, job.index);
@@ -137,7 +168,10 @@ std::size_t MatchRunner::play(std::span<const PairJob> jobs, const Callbacks& ca
     std::atomic<bool> failed{false};
     const std::size_t total_games = 2 * jobs.size();
 
-    auto worker = [&] {
+    auto worker = [&](std::size_t thread_index) {
+        // Engine processes started from this thread inherit its cores.
+        if (!config_.cpu_sets.empty())
+            pin_thread(config_.cpu_sets[thread_index % config_.cpu_sets.size()]);
         try {
             std::unique_ptr<Player> first = make_player(config_.first);
             std::unique_ptr<Player> second = make_player(config_.second);
@@ -171,7 +205,7 @@ std::size_t MatchRunner::play(std::span<const PairJob> jobs, const Callbacks& ca
     const std::size_t thread_count =
         std::min<std::size_t>(static_cast<std::size_t>(config_.concurrency), total_games);
     std::vector<std::thread> threads;
-    for (std::size_t i = 0; i < thread_count; ++i) threads.emplace_back(worker);
+    for (std::size_t i = 0; i < thread_count; ++i) threads.emplace_back(worker, i);
     for (std::thread& thread : threads) thread.join();
     if (failure) std::rethrow_exception(failure);
     return finished;

@@ -33,7 +33,10 @@ struct MatchConfig {
     PlayerSpec second;  // "B"
     TimeControl time_control;
     Adjudication adjudication;
-    int concurrency = 1;           // games played at once, one thread each
+    int concurrency = 1;  // games played at once, one thread each
+    // The cores each game at once is pinned to: the i-th thread's game, its engines and their
+    // processes run on cpu_sets[i] (none: unpinned; a set the machine refuses: unpinned).
+    std::vector<std::vector<int>> cpu_sets;
     int stall_timeout_ms = 30000;  // untimed controls: longest wait for a move
     PgnOptions pgn;
 };
@@ -55,6 +58,15 @@ struct PairResult {
     // 0 = LL, 1 = LD, 2 = DD or WL, 3 = WD, 4 = WW.
     int pentanomial_index() const { return first_half_points(0) + first_half_points(1); }
 };
+
+// Pins the calling thread (and the processes it starts from then on) to cores; false when
+// none of them can be had.
+bool pin_thread(const std::vector<int>& cores);
+// Returns the cores this process may run on.
+std::vector<int> allowed_cores();
+// Returns `games` sets of `threads` of cores each, in order, for MatchConfig::cpu_sets; none
+// when cores hold fewer (a machine told to play more games at once than it has cores).
+std::vector<std::vector<int>> split_cores(const std::vector<int>& cores, int games, int threads);
 
 // Builds count jobs numbered first, first + 1, ...; job i plays book[order[i % size]].
 std::vector<PairJob> make_pair_jobs(const std::vector<Opening>& book,

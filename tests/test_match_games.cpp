@@ -1,11 +1,13 @@
 // Games and matches with the built-in engine in-process: the rules that end a game, the
 // maximum length, a short match with consistent counts, PGN recording and stopping.
 #include <gtest/gtest.h>
+#include <sched.h>
 
 #include <array>
 #include <atomic>
 #include <set>
 #include <sstream>
+#include <thread>
 
 #include "match/game.h"
 #include "match/pgn.h"
@@ -254,6 +256,33 @@ TEST(MatchTally, CountsGamesAndPairsFromTheFirstPlayersSide) {
     stats::SprtParams sprt;
     EXPECT_NE(final_report("A", "B", tally, sprt).find("SPRT         normalized elo0=0 elo1=5"),
               std::string::npos);
+}
+
+// Issue 49: games at once are pinned to the cores their threads count, in order, and only
+// where the machine has that many cores.
+TEST(Pinning, CoresAreSplitPerGameInOrderOrNotAtAll) {
+    EXPECT_EQ(split_cores({0, 1, 2, 3}, 2, 2), (std::vector<std::vector<int>>{{0, 1}, {2, 3}}));
+    EXPECT_EQ(split_cores({4, 6, 7}, 3, 1), (std::vector<std::vector<int>>{{4}, {6}, {7}}));
+    EXPECT_EQ(split_cores({0, 1, 2, 3, 4}, 2, 2), (std::vector<std::vector<int>>{{0, 1}, {2, 3}}));
+    EXPECT_TRUE(split_cores({0, 1}, 2, 2).empty());
+    EXPECT_TRUE(split_cores({0, 1}, 3, 1).empty());
+    EXPECT_TRUE(split_cores({}, 1, 1).empty());
+    EXPECT_TRUE(split_cores({0, 1}, 0, 1).empty());
+    const std::vector<int> allowed = allowed_cores();
+    ASSERT_FALSE(allowed.empty());
+    std::vector<int> seen;
+    std::thread pinned([&] {
+        EXPECT_TRUE(pin_thread({allowed.back()}));
+        cpu_set_t set;
+        CPU_ZERO(&set);
+        ASSERT_EQ(sched_getaffinity(0, sizeof set, &set), 0);
+        for (int core = 0; core < CPU_SETSIZE; ++core)
+            if (CPU_ISSET(core, &set)) seen.push_back(core);
+    });
+    pinned.join();
+    EXPECT_EQ(seen, std::vector<int>{allowed.back()});
+    EXPECT_FALSE(pin_thread({}));
+    EXPECT_EQ(allowed_cores(), allowed);  // the calling thread is left as it was
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include "common/log.h"
 #include "common/signals.h"
 #include "match/child_process.h"
+#include "match/runner.h"
 #include "match/sandbox.h"
 #include "worker/capabilities.h"
 #include "worker/worker.h"
@@ -33,7 +34,7 @@ struct Flags {
     int64_t speed_every_seconds = 0, speed_movetime_ms = 0;
     bool accept_uploaded_engines = false, allow_unconfined_engines = false;
     CLI::Option* cache_mb_option = nullptr;
-    std::string engine_sandbox;
+    std::string engine_sandbox, pin_games;
 
     // Declares the flags on app.
     explicit Flags(CLI::App& app);
@@ -91,6 +92,17 @@ Flags::Flags(CLI::App& app) {
         app, "allow-unconfined-engines", allow_unconfined_engines,
         "run uploaded engines outside the sandbox when it cannot be created here or is off "
         "(else they are refused)");
+    add_flag(app, "pin-games", pin_games, "MODE",
+             "pin each game at once to the cores its run's threads count: on, off, or auto "
+             "(when --concurrency equals the cores this worker may use)",
+             "auto")
+        ->check(CLI::Validator(
+            [](std::string& mode) {
+                if (mode != "auto" && mode != "on" && mode != "off")
+                    throw UsageError("--pin-games must be auto, on or off");
+                return std::string();
+            },
+            "", "mode"));
     add_flag(app, "engine-max-processes", engine_max_processes, "N",
              "processes and threads of the worker's user an engine may raise it to "
              "(RLIMIT_NPROC; root is exempt; 0: no limit)",
@@ -152,6 +164,29 @@ void set_up_sandbox(const Flags& args, sparring::worker::Worker::Options& o) {
     if (refuse) o.accept_uploaded_engines = false;
 }
 
+// Gives games the cores to be pinned to as --pin-games asks, and says which.
+void set_up_pinning(const Flags& args, sparring::worker::Worker::Options& o) {
+    const std::vector<int> cores = sparring::match::allowed_cores();
+    const size_t wanted = size_t(o.concurrency);
+    const bool pin = args.pin_games == "on"     ? cores.size() >= wanted
+                     : args.pin_games == "auto" ? cores.size() == wanted
+                                                : false;
+    std::string listed;
+    for (const int core : cores) listed += (listed.empty() ? "" : ",") + std::to_string(core);
+    if (pin) o.engine_limits.cores = cores;
+    sparring::log_event(
+        sparring::LogLevel::Info, "game_pinning",
+        {{"mode", args.pin_games},
+         {"pinned", pin ? "yes" : "no"},
+         {"cores", listed},
+         {"message", pin ? "each game at once runs on the cores its run's threads count"
+                     : args.pin_games == "off"
+                         ? "games are not pinned"
+                         : "games are not pinned: --concurrency " + std::to_string(wanted) +
+                               (args.pin_games == "on" ? " is over the " : " is not the ") +
+                               std::to_string(cores.size()) + " cores this worker may use"}});
+}
+
 // Returns whether argv gives --token itself (not through SPARRING_TOKEN or --token-file).
 bool token_on_command_line(int argc, char** argv) {
     for (int i = 1; i < argc; ++i)
@@ -208,6 +243,7 @@ sparring::worker::Worker::Options options_of(const Flags& args) {
     o.engine_limits.max_processes = args.engine_max_processes;
     o.engine_limits.max_file_mb = args.engine_max_file_mb;
     set_up_sandbox(args, o);
+    set_up_pinning(args, o);
     o.bench.limits = o.engine_limits;
     o.speed_every = std::chrono::seconds(args.speed_every_seconds);
     o.speed_movetime_ms = int(args.speed_movetime_ms);

@@ -216,6 +216,8 @@ std::optional<match::MatchConfig> match_config(const v1::Lease& lease, int concu
     }
     config.adjudication.max_plies = int(std::min<uint32_t>(rules.max_plies(), 100000));
     config.concurrency = games;
+    // Each game at once on the cores the lease counts for it, where the machine has them.
+    config.cpu_sets = match::split_cores(limits.cores, games, threads);
     config.pgn.record = true;
     config.pgn.event = "Sparring run " + std::to_string(lease.run_id());
     config.pgn.site = site;

@@ -31,6 +31,8 @@ struct EngineLimits {
     // the machine (--uci-engines) run in it too.
     std::shared_ptr<const match::Sandbox> sandbox;
     bool sandbox_installed = false;
+    // The cores games are pinned to, as many a game as the run's threads (empty: unpinned).
+    std::vector<int> cores;
 };
 
 // Returns how an external engine's process (its games, its bench) is confined: the limits, and

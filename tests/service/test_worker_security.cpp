@@ -3,6 +3,7 @@
 // as a mismatch, a lease too large to read is handed back, and a run whose leases keep
 // failing is backed off instead of leased thousands of times.
 #include <gtest/gtest.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -13,6 +14,7 @@
 #include <fstream>
 #include <iostream>
 #include <optional>
+#include <set>
 #include <thread>
 
 #include "cluster.h"
@@ -400,6 +402,55 @@ TEST_F(WorkerSecurityTest, TheOptionsCheckRunsAnUploadedEngineInTheSandbox) {
     EXPECT_EQ(
         cluster->query("SELECT count(*) FROM games WHERE run_id = " + std::to_string(control)), 0);
     processes_holding("sleep 27182", true);  // what the control left behind
+}
+
+// Issue 49: with --pin-games on, each game at once and the engine processes it starts run on
+// the one core the lease counts for it; with it off, on every core the worker may use.
+TEST_F(WorkerSecurityTest, EachGameAtOnceIsPinnedToTheCoresItsLeaseCounts) {
+    cpu_set_t allowed;
+    CPU_ZERO(&allowed);
+    ASSERT_EQ(sched_getaffinity(0, sizeof allowed, &allowed), 0);
+    if (CPU_COUNT(&allowed) < 2) GTEST_SKIP() << "needs two cores to pin two games apart";
+    cluster = std::make_unique<Cluster>();
+    std::filesystem::create_directories(dumps_dir());
+    // Each engine process writes the cores it may run on.
+    const std::string probe = engine_script(
+        "cores", "grep Cpus_allowed_list /proc/self/status > " + dumps_dir() + "/cores.$$");
+    // No options recorded and no bench: the engine starts for games alone.
+    ASSERT_EQ(cluster->cli({"versions", "add", "probe", "--uci", probe, "--no-options"}).status, 0);
+    cluster->add_version("b");
+    // Returns the distinct core lists the engines wrote, emptying the directory.
+    const auto core_lists = [&] {
+        std::set<std::string> lists;
+        for (const auto& entry : std::filesystem::directory_iterator(dumps_dir())) {
+            std::string text = read(entry.path());
+            lists.insert(text.substr(text.find(':') + 1));
+            std::filesystem::remove(entry.path());
+        }
+        return lists;
+    };
+    for (const char* mode : {"on", "off"}) {
+        const int64_t run = submit("probe", 8);
+        Process& worker = cluster->start_worker(std::string("pin-") + mode, 2,
+                                                {"--uci-engines", probe, "--pin-games", mode});
+        EXPECT_EQ(cluster->wait_for_run(run, 120s).state(), v1::RUN_STATE_FINISHED);
+        EXPECT_EQ(count_in(worker.log_path(),
+                           std::string("event=game_pinning mode=") + mode +
+                               (mode == std::string("on") ? " pinned=yes" : " pinned=no")),
+                  1u);
+        worker.signal(SIGTERM);
+        EXPECT_TRUE(worker.wait_exit(60s));
+        const std::set<std::string> lists = core_lists();
+        ASSERT_FALSE(lists.empty()) << mode;
+        for (const std::string& list : lists) {
+            const std::string cores = list.substr(list.find_first_not_of(" \t"));
+            if (mode == std::string("on")) {
+                EXPECT_EQ(cores.find_first_of(",-"), std::string::npos) << cores;  // one core
+            } else {
+                EXPECT_NE(cores.find_first_of(",-"), std::string::npos) << cores;
+            }
+        }
+    }
 }
 
 // Where the sandbox cannot be created, uploaded engines are refused, not run unconfined:
