@@ -71,15 +71,18 @@ std::string executable_of(const std::string& command, bool scratch_dir) {
 // What the forked child does before exec; only async-signal-safe calls, since the parent
 // may have other threads. Reports a failure's errno on report_fd and exits.
 [[noreturn]] void exec_child(pid_t parent, int socket_fd, int report_fd, int inherited_fd,
-                             bool merge_stderr, const char* dir, const rlimit* memory,
-                             const rlimit* cpu, const rlimit* processes, const rlimit* file_size,
-                             const char* file, char* const* argv, char* const* envp) {
+                             int cgroup_fd, bool merge_stderr, const char* dir,
+                             const rlimit* memory, const rlimit* cpu, const rlimit* processes,
+                             const rlimit* file_size, const char* file, char* const* argv,
+                             char* const* envp) {
     const auto fail = [report_fd] {
         const int code = errno;
         [[maybe_unused]] ssize_t written = write(report_fd, &code, sizeof code);
         _exit(127);
     };
     setpgid(0, 0);
+    // Into its cgroup before anything of the engine's runs.
+    if (cgroup_fd >= 0 && write(cgroup_fd, "0", 1) != 1) fail();
     // An engine dies with its owner: a worker killed by SIGKILL leaves no engines behind.
     if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) fail();
     if (getppid() != parent) _exit(127);  // the owner died before the line above
@@ -248,7 +251,15 @@ bool ChildProcess::start(const std::string& command, const std::vector<std::stri
         std::error_code ignored;
         if (scratch && !options.sandbox) std::filesystem::remove_all(dir, ignored);
         close_filter();
+        group_.remove();
     };
+    if (options.groups) {
+        std::string why;
+        if (!group_.make(*options.groups, options.group_limits, &why)) {
+            remove_scratch();
+            return cannot_start(why);
+        }
+    }
 
     std::vector<char*> argv;
     for (std::string& arg : command_line) argv.push_back(arg.data());
@@ -283,8 +294,8 @@ bool ChildProcess::start(const std::string& command, const std::vector<std::stri
     const pid_t parent = getpid();
     const pid_t pid = fork();
     if (pid == 0)
-        exec_child(parent, fds[1], report[1], filter_fd, options.merge_stderr, dir.c_str(),
-                   options.memory_limit_mb > 0 ? &memory : nullptr,
+        exec_child(parent, fds[1], report[1], filter_fd, group_.procs_fd(), options.merge_stderr,
+                   dir.c_str(), options.memory_limit_mb > 0 ? &memory : nullptr,
                    options.cpu_limit_seconds > 0 ? &cpu : nullptr,
                    options.max_processes > 0 ? &processes : nullptr,
                    options.max_file_mb > 0 ? &file_size : nullptr, executable.c_str(), argv.data(),
@@ -294,6 +305,7 @@ bool ChildProcess::start(const std::string& command, const std::vector<std::stri
     close(fds[1]);
     close(report[1]);
     close_filter();
+    group_.close_procs();
     int child_errno = 0;
     if (pid > 0) {
         ssize_t n = 0;
@@ -401,6 +413,7 @@ std::string ChildProcess::stop(std::chrono::milliseconds grace) {
     int status = 0;
     pid_t done = waitpid(pid_, &status, 0);
     pid_ = -1;
+    group_.remove();
     buffer_.clear();
     if (!scratch_dir_.empty()) {
         std::error_code ignored;

@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "match/engine_group.h"
 #include "match/sandbox.h"
 
 namespace sparring::match {
@@ -29,6 +30,10 @@ struct ChildOptions {
     // the paths in read_only visible (none given: the executable itself).
     const Sandbox* sandbox = nullptr;
     std::vector<std::string> read_only{};
+    // Runs its whole process tree in a cgroup of its own under groups, with group_limits
+    // (nullptr: none; the rlimits above hold either way).
+    const EngineGroups* groups = nullptr;
+    GroupLimits group_limits{};
 };
 
 // Makes a fresh private directory (mode 0700) $TMPDIR/PREFIX-XXXXXX, /tmp when TMPDIR is
@@ -78,8 +83,9 @@ class ChildProcess {
     // The longest line read_line returns: an engine flooding its output without a newline
     // costs the worker this much memory, not more.
     static constexpr std::size_t kMaxLineBytes = 64 * 1024;
-    // Waits up to grace for the process to exit by itself, then kills its process group;
-    // returns how it ended ("exit status 1", "killed by signal 11 (Segmentation fault)").
+    // Waits up to grace for the process to exit by itself, then kills its process group (and
+    // its cgroup, where it has one: a child in a session of its own too); returns how it ended
+    // ("exit status 1", "killed by signal 11 (Segmentation fault)").
     std::string stop(std::chrono::milliseconds grace);
 
   private:
@@ -89,6 +95,7 @@ class ChildProcess {
     std::size_t scanned_ = 0;  // bytes of buffer_ known to hold no newline
     bool dropping_ = false;    // the rest of an overlong line is being read and dropped
     std::string scratch_dir_;  // the fresh working directory to remove, if one was made
+    EngineGroup group_;        // its cgroup, where it has one
 };
 
 }  // namespace sparring::match

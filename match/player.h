@@ -14,7 +14,7 @@
 #include "engine/engine.h"
 #include "engine/params.h"
 #include "match/adjudication.h"
-#include "match/sandbox.h"
+#include "match/child_process.h"
 
 namespace sparring::match {
 
@@ -30,12 +30,8 @@ struct UciSpec {
     std::vector<std::string> args;
     std::string working_dir;  // empty: a fresh temporary one per engine process
     std::vector<std::pair<std::string, std::string>> options;  // sent with setoption, in order
-    int64_t memory_limit_mb = 0;           // address space of the engine process; 0: unlimited
-    int64_t cpu_limit_seconds = 0;         // CPU time of one engine process; 0: unlimited
-    int64_t max_processes = 0;             // RLIMIT_NPROC of the engine process; 0: unlimited
-    int64_t max_file_mb = 0;               // RLIMIT_FSIZE of the engine process; 0: unlimited
-    const Sandbox* sandbox = nullptr;      // confined in it (nullptr: not)
-    std::vector<std::string> read_only{};  // in the sandbox: its files (empty: its file)
+    // How its process is confined: limits, sandbox, resource group (working_dir above wins).
+    ChildOptions confinement{};
 };
 
 struct PlayerSpec {

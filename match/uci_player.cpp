@@ -72,14 +72,8 @@ void read_info(const std::string& line, MoveReply* reply) {
 }  // namespace
 
 ChildOptions child_options_of(const UciSpec& engine) {
-    ChildOptions options;
+    ChildOptions options = engine.confinement;
     options.working_dir = engine.working_dir;
-    options.memory_limit_mb = engine.memory_limit_mb;
-    options.cpu_limit_seconds = engine.cpu_limit_seconds;
-    options.max_processes = engine.max_processes;
-    options.max_file_mb = engine.max_file_mb;
-    options.sandbox = engine.sandbox;
-    options.read_only = engine.read_only;
     return options;
 }
 

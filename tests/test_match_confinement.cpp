@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "match/child_process.h"
+#include "match/engine_group.h"
 #include "match/engine_spec.h"
 #include "match/sandbox.h"
 #include "match/uci_options.h"
@@ -160,8 +161,8 @@ TEST(ChildConfinement, FreshDirectoryNoSparringVariablesAndLimits) {
     std::string scratch;
     {
         UciSpec uci{ProbeEngine, {log}, "", {}};
-        uci.memory_limit_mb = 300;
-        uci.cpu_limit_seconds = 77;
+        uci.confinement.memory_limit_mb = 300;
+        uci.confinement.cpu_limit_seconds = 77;
         UciPlayer player(PlayerSpec{"probe", uci, 0});
         std::string error;
         ASSERT_TRUE(player.new_game(&error)) << error;
@@ -393,6 +394,49 @@ TEST(Sandbox, EveryWritablePlaceIsSizedNoNamespaceNoEnvironmentOnlyItsFile) {
     EXPECT_NE(output.find("env:HOME=/tmp\n"), std::string::npos) << output;
     EXPECT_NE(output.find("done\nended=exit status 0"), std::string::npos) << output;
     std::filesystem::remove_all(dir);
+}
+
+// Issue 49: where this process can take over a delegated cgroup v2 group, an engine's whole
+// process tree runs in a group of its own with its limits and goes with it, a child in a
+// session of its own included. Elsewhere (cgroup v1, a shared or read-only group) take_over
+// says why, and the worker falls back to the rlimits and says so.
+TEST(EngineGroups, AnEnginesTreeHasAGroupOfItsOwnOrTheReasonWhyNot) {
+    std::string why;
+    const std::optional<EngineGroups> groups = EngineGroups::take_over(&why);
+    if (!groups) {
+        EXPECT_FALSE(why.empty());
+        GTEST_SKIP() << "no delegated cgroup v2 group here (the rlimits hold): " << why;
+    }
+    ChildOptions options;
+    options.merge_stderr = true;
+    options.groups = &*groups;
+    options.group_limits = {64, 32, 1};
+    ChildProcess process;
+    std::string error;
+    ASSERT_TRUE(process.start("sh",
+                              {"-c",
+                               "setsid sleep 60061 >/dev/null 2>&1 </dev/null & "
+                               "grep '^0::' /proc/self/cgroup; read line"},
+                              options, &error))
+        << error;
+    std::string line;
+    ASSERT_EQ(process.read_line(&line, ChildProcess::Clock::now() + 10s),
+              ChildProcess::ReadStatus::Line);
+    const std::string group = groups->directory() + line.substr(line.rfind('/'));
+    EXPECT_NE(line.find("/engine-"), std::string::npos) << line;
+    std::ifstream memory(group + "/memory.max");
+    std::string bytes;
+    memory >> bytes;
+    EXPECT_EQ(bytes, std::to_string(64 << 20));
+    process.stop(0ms);
+    EXPECT_FALSE(std::filesystem::exists(group)) << group;
+    bool survivor = false;
+    for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+        std::ifstream in(entry.path() / "cmdline");
+        std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        survivor |= text.find("60061") != std::string::npos;
+    }
+    EXPECT_FALSE(survivor);
 }
 
 }  // namespace

@@ -34,7 +34,7 @@ struct Flags {
     int64_t speed_every_seconds = 0, speed_movetime_ms = 0;
     bool accept_uploaded_engines = false, allow_unconfined_engines = false;
     CLI::Option* cache_mb_option = nullptr;
-    std::string engine_sandbox, pin_games;
+    std::string engine_sandbox, pin_games, engine_cgroup;
 
     // Declares the flags on app.
     explicit Flags(CLI::App& app);
@@ -92,6 +92,18 @@ Flags::Flags(CLI::App& app) {
         app, "allow-unconfined-engines", allow_unconfined_engines,
         "run uploaded engines outside the sandbox when it cannot be created here or is off "
         "(else they are refused)");
+    add_flag(app, "engine-cgroup", engine_cgroup, "MODE",
+             "auto: each engine's process tree in a cgroup of its own with memory, process and "
+             "CPU limits, where this worker has a delegated cgroup v2 group (systemd's "
+             "Delegate=); off: the rlimits alone",
+             "auto")
+        ->check(CLI::Validator(
+            [](std::string& mode) {
+                if (mode != "auto" && mode != "off")
+                    throw UsageError("--engine-cgroup must be auto or off");
+                return std::string();
+            },
+            "", "mode"));
     add_flag(app, "pin-games", pin_games, "MODE",
              "pin each game at once to the cores its run's threads count: on, off, or auto "
              "(when --concurrency equals the cores this worker may use)",
@@ -162,6 +174,31 @@ void set_up_sandbox(const Flags& args, sparring::worker::Worker::Options& o) {
                               "them unconfined); install Debian's bubblewrap"
                             : "engines run unconfined, as this worker's user"}});
     if (refuse) o.accept_uploaded_engines = false;
+}
+
+// Takes over the worker's cgroup for its engines' groups as --engine-cgroup asks, and says
+// which resource boundary is in force.
+void set_up_engine_groups(const Flags& args, sparring::worker::Worker::Options& o) {
+    std::string why = "--engine-cgroup off";
+    if (args.engine_cgroup == "auto")
+        if (auto groups = sparring::match::EngineGroups::take_over(&why)) {
+            o.engine_limits.groups =
+                std::make_shared<const sparring::match::EngineGroups>(std::move(*groups));
+            sparring::log_event(sparring::LogLevel::Info, "engine_boundary",
+                                {{"kind", "cgroup"},
+                                 {"directory", o.engine_limits.groups->directory()},
+                                 {"message",
+                                  "each engine's process tree has a cgroup of its own: memory, "
+                                  "processes and the run's cores"}});
+            return;
+        }
+    sparring::log_event(sparring::LogLevel::Info, "engine_boundary",
+                        {{"kind", "rlimits"},
+                         {"reason", why},
+                         {"message",
+                          "each engine process has its rlimits (address space, CPU "
+                          "time, processes of its user, file size); nothing bounds "
+                          "its process tree as a whole"}});
 }
 
 // Gives games the cores to be pinned to as --pin-games asks, and says which.
@@ -244,6 +281,7 @@ sparring::worker::Worker::Options options_of(const Flags& args) {
     o.engine_limits.max_file_mb = args.engine_max_file_mb;
     set_up_sandbox(args, o);
     set_up_pinning(args, o);
+    set_up_engine_groups(args, o);
     o.bench.limits = o.engine_limits;
     o.speed_every = std::chrono::seconds(args.speed_every_seconds);
     o.speed_movetime_ms = int(args.speed_movetime_ms);

@@ -86,6 +86,10 @@ match::ChildOptions engine_confinement(const v1::Version& version, const std::st
         options.memory_limit_mb = reserved_memory_mb(version) + limits.memory_headroom_mb;
     options.max_processes = limits.max_processes;
     options.max_file_mb = limits.max_file_mb;
+    if (limits.groups) {
+        options.groups = limits.groups.get();
+        options.group_limits = {options.memory_limit_mb, limits.max_processes, 1};
+    }
     if (!limits.sandbox) return options;
     if (version.has_uploaded()) {
         options.sandbox = limits.sandbox.get();
@@ -117,13 +121,8 @@ std::optional<match::UciSpec> confined_engine(const v1::Version& version,
     } else {
         uci.command = version.uci().command();
     }
-    const match::ChildOptions confined = engine_confinement(version, uci.command, limits);
-    uci.memory_limit_mb = confined.memory_limit_mb;
-    uci.cpu_limit_seconds = limits.cpu_seconds;
-    uci.max_processes = confined.max_processes;
-    uci.max_file_mb = confined.max_file_mb;
-    uci.sandbox = confined.sandbox;
-    uci.read_only = confined.read_only;
+    uci.confinement = engine_confinement(version, uci.command, limits);
+    uci.confinement.cpu_limit_seconds = limits.cpu_seconds;
     return uci;
 }
 
@@ -198,7 +197,8 @@ std::optional<match::MatchConfig> match_config(const v1::Lease& lease, int concu
                        match::canonical_option_name("Threads");
             });
             uci->options.emplace_back("Threads", std::to_string(threads));
-            uci->cpu_limit_seconds *= threads;
+            uci->confinement.cpu_limit_seconds *= threads;
+            if (uci->confinement.groups) uci->confinement.group_limits.cores = threads;
         }
     match::MatchConfig config;
     config.first = std::move(*test);

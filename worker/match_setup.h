@@ -33,6 +33,9 @@ struct EngineLimits {
     bool sandbox_installed = false;
     // The cores games are pinned to, as many a game as the run's threads (empty: unpinned).
     std::vector<int> cores;
+    // Where each engine's process tree gets a cgroup of its own (null: the rlimits alone):
+    // its memory (as the address-space limit), processes (max_processes) and the run's cores.
+    std::shared_ptr<const match::EngineGroups> groups;
 };
 
 // Returns how an external engine's process (its games, its bench) is confined: the limits, and

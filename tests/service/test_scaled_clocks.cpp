@@ -33,8 +33,8 @@ class ScaledClockTest : public ::testing::Test {
 
     // Adds Stockfish as version `name`, run through `command` (Stockfish itself by default).
     void add_stockfish(const std::string& name, const std::string& command = kStockfish) {
-        const CommandResult added = cluster->cli(
-            {"versions", "add", name, "--uci", command, "--option", "Hash=16"});
+        const CommandResult added =
+            cluster->cli({"versions", "add", name, "--uci", command, "--option", "Hash=16"});
         ASSERT_EQ(added.status, 0) << added.err;
     }
 

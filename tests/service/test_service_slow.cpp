@@ -228,8 +228,8 @@ TEST_F(SlowServiceTest, ServiceGamesEndByTheRunsAdjudicationWithBuiltInAndUciEng
         std::vector<std::string>{"--heartbeat-seconds", "1", "--pairs-per-thread", "2"});
     cluster->add_version("a");
     cluster->add_version("b", "KnightValueMg=200,KnightValueEg=200");
-    const CommandResult sf = cluster->cli(
-        {"versions", "add", "sf", "--uci", stockfish, "--option", "Hash=16"});
+    const CommandResult sf =
+        cluster->cli({"versions", "add", "sf", "--uci", stockfish, "--option", "Hash=16"});
     ASSERT_EQ(sf.status, 0) << sf.err;
     cluster->start_worker("one", 2, {"--uci-engines", stockfish});
 

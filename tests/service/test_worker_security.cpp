@@ -434,6 +434,12 @@ TEST_F(WorkerSecurityTest, EachGameAtOnceIsPinnedToTheCoresItsLeaseCounts) {
         Process& worker = cluster->start_worker(std::string("pin-") + mode, 2,
                                                 {"--uci-engines", probe, "--pin-games", mode});
         EXPECT_EQ(cluster->wait_for_run(run, 120s).state(), v1::RUN_STATE_FINISHED);
+        // Which resource boundary its engines had: a cgroup of their own or the rlimits.
+        EXPECT_EQ(count_in(worker.log_path(), "event=engine_boundary kind="), 1u);
+        std::cout << "engine boundary: "
+                  << (count_in(worker.log_path(), "event=engine_boundary kind=cgroup") == 1
+                          ? "cgroup\n"
+                          : "rlimits\n");
         EXPECT_EQ(count_in(worker.log_path(),
                            std::string("event=game_pinning mode=") + mode +
                                (mode == std::string("on") ? " pinned=yes" : " pinned=no")),
