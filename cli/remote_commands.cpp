@@ -524,8 +524,7 @@ int modify(const ModifyFlags& args) {
     }
     std::cout << "run " << run.id() << ": priority " << run.spec().priority() << ", throughput "
               << run.spec().throughput() << "%, games " << run.games() << "/" << run.spec().games()
-              << " (" << state_name(run.state())
-              << (run.result().empty() ? "" : ", " + run.result()) << ")\n";
+              << " (" << state_text(run, ", ") << ")\n";
     return 0;
 }
 
@@ -612,8 +611,7 @@ int purge(const PurgeFlags& args) {
         if (p.worker_id() == request.worker_id())
             std::cout << "run " << run.id() << ": " << p.games() << " games of worker "
                       << p.worker_id() << " (" << p.worker_name() << ") purged; the run counts "
-                      << run.games() << " games now (" << state_name(run.state())
-                      << (run.result().empty() ? "" : ", " + run.result()) << ")\n";
+                      << run.games() << " games now (" << state_text(run, ", ") << ")\n";
     return 0;
 }
 

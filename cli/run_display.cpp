@@ -72,12 +72,18 @@ void print_workers(const v1::RunStatus& run) {
 
 }  // namespace
 
-void print_run_changes(const v1::RunStatus& run) {
+void print_run_changes(const v1::RunStatus& run, uint32_t changes_offset) {
     // Users chose the values: printable, as every cell of a table.
     for (const v1::RunChange& c : run.changes())
         std::cout << "changed: " << printable(c.field()) << " '" << printable(c.old_value())
                   << "' -> '" << printable(c.new_value()) << "' by '" << printable(c.user())
                   << "' at " << utc(c.changed_unix_ms()) << "\n";
+    // A run's status carries a page of its changes, the latest first in line.
+    const uint64_t shown_back = uint64_t(changes_offset) + uint64_t(run.changes_size());
+    if (run.change_count() > shown_back)
+        std::cout << "changes: " << run.change_count() - shown_back << " earlier of "
+                  << run.change_count() << " (sparring show " << run.id() << " --changes-offset "
+                  << shown_back << ")\n";
 }
 
 std::string fit_text(const v1::WorkerFit& fit) {
@@ -135,13 +141,23 @@ std::string state_name(v1::RunState state) {
     }
 }
 
+std::string state_text(const v1::RunStatus& run, std::string_view separator) {
+    const std::string state = state_name(run.state());
+    const std::string& result = run.result();
+    if (result.empty()) return state;
+    const bool says_state =
+        result.rfind(state, 0) == 0 && (result.size() == state.size() ||
+                                        result[state.size()] == ' ' || result[state.size()] == ':');
+    return says_state ? result : state + std::string(separator) + result;
+}
+
 void print_game_run(const v1::RunStatus& run, const GameRunLayout& layout) {
     const v1::RunSpec& spec = run.spec();
     const auto& p = run.pentanomial();
     std::vector<std::vector<std::string>> rows = {
         {"run", std::to_string(run.id())},
         {"kind", std::string(layout.label)},
-        {"state", state_name(run.state()) + (run.result().empty() ? "" : ": " + run.result())},
+        {"state", state_text(run)},
         {"test", spec.test_version()},
         {"base", spec.base_version()},
         {"time control", time_control_text(spec.time_control())},

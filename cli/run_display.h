@@ -21,6 +21,10 @@ void print_table(const std::vector<std::vector<std::string>>& rows);
 std::string utc(int64_t unix_ms);
 // Returns a run's state name: "active", "finished" or "stopped".
 std::string state_name(v1::RunState state);
+// Returns a run's state with its result after the separator ("finished: H1 accepted"), or the
+// result alone when it starts with the state's name ("stopped by user", not "stopped: stopped
+// by user").
+std::string state_text(const v1::RunStatus& run, std::string_view separator = ": ");
 
 // What differs between the `show` layouts of the kinds that play game pairs.
 struct GameRunLayout {
@@ -35,7 +39,8 @@ void print_game_run(const v1::RunStatus& run, const GameRunLayout& layout);
 // Returns a worker's fit in its run in one cell: "p 0.421, residual +1.2", "too few pairs",
 // with " QUARANTINED" when the coordinator leases it no more of the run.
 std::string fit_text(const v1::WorkerFit& fit);
-// Prints what was changed of a run after its submission, with who and when (one line each).
-void print_run_changes(const v1::RunStatus& run);
+// Prints what was changed of a run after its submission, with who and when (one line each):
+// the page its status carries (before the newest changes_offset), and how to see earlier ones.
+void print_run_changes(const v1::RunStatus& run, uint32_t changes_offset = 0);
 
 }  // namespace sparring::cli

@@ -60,14 +60,6 @@ std::string general(double value) {
     return text;
 }
 
-// Returns a run's state and result in one phrase.
-std::string state_text(const v1::RunStatus& run) {
-    const std::string state = run.state() == v1::RUN_STATE_ACTIVE     ? "active"
-                              : run.state() == v1::RUN_STATE_FINISHED ? "finished"
-                                                                      : "stopped";
-    return run.result().empty() ? state : state + ": " + run.result();
-}
-
 // Writes the --version flag as the run's test and base version.
 void read_version(const SubmitFlags& args, v1::RunSpec* out) {
     if (!args.version) throw UsageError("--version is required: the version to play");

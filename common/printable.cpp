@@ -1,6 +1,7 @@
 #include "common/printable.h"
 
 #include <cstdint>
+#include <utility>
 
 namespace sparring {
 
@@ -138,6 +139,38 @@ bool has_control(std::string_view text, std::string_view allowed) {
              (code >= 0x202a && code <= 0x202e) || (code >= 0x2066 && code <= 0x2069)))
             return true;
         i += sequence.length;
+    }
+    return false;
+}
+
+namespace {
+
+// The code points has_invisible refuses, as inclusive ranges: Unicode 15's Cf and Zs (but
+// U+0020), Zl, Zp, and the default-ignorable or blank letters and marks.
+constexpr std::pair<uint32_t, uint32_t> kInvisible[] = {
+    {0x00a0, 0x00a0},   {0x00ad, 0x00ad},   {0x034f, 0x034f},   {0x0600, 0x0605},
+    {0x061c, 0x061c},   {0x06dd, 0x06dd},   {0x070f, 0x070f},   {0x0890, 0x0891},
+    {0x08e2, 0x08e2},   {0x115f, 0x1160},   {0x1680, 0x1680},   {0x17b4, 0x17b5},
+    {0x180b, 0x180f},   {0x2000, 0x200f},   {0x2028, 0x202f},   {0x205f, 0x206f},
+    {0x2800, 0x2800},   {0x3000, 0x3000},   {0x3164, 0x3164},   {0xfe00, 0xfe0f},
+    {0xfeff, 0xfeff},   {0xffa0, 0xffa0},   {0xfff9, 0xfffb},   {0x110bd, 0x110bd},
+    {0x110cd, 0x110cd}, {0x13430, 0x1343f}, {0x1bca0, 0x1bca3}, {0x1d173, 0x1d17a},
+    {0xe0000, 0xe0fff},
+};
+
+}  // namespace
+
+bool has_invisible(std::string_view text) {
+    for (std::size_t i = 0; i < text.size();) {
+        if (uint8_t(text[i]) < 0x80) {
+            ++i;
+            continue;
+        }
+        const Utf8Sequence sequence = read_utf8(text, i);
+        i += sequence.length;
+        if (!sequence.valid) continue;
+        for (const auto& [first, last] : kInvisible)
+            if (sequence.code >= first && sequence.code <= last) return true;
     }
     return false;
 }

@@ -23,6 +23,13 @@ bool is_printable(std::string_view text);
 // isolates U+202A-U+202E and U+2066-U+2069, the line and paragraph separators U+2028, U+2029).
 bool has_control(std::string_view text, std::string_view allowed = {});
 
+// Returns whether text holds a character that shows as nothing, or as a blank other than the
+// ASCII space, so that two names that look alike differ: a format character (Unicode's Cf:
+// the soft hyphen, zero-width space and joiners, word joiner, byte order mark, bidirectional
+// marks, tags), a space other than U+0020 (no-break, en, em, ideographic ...), a line or
+// paragraph separator, a Hangul filler, the combining grapheme joiner or a variation selector.
+bool has_invisible(std::string_view text);
+
 // Returns whether text is well-formed UTF-8 (no overlong forms, surrogates or code points
 // past U+10FFFF; controls allowed).
 bool is_valid_utf8(std::string_view text);

@@ -11,8 +11,10 @@
 #include "common/flags.h"
 #include "common/log.h"
 #include "common/signals.h"
+#include "coordinator/domain/limits.h"
 #include "coordinator/domain/notifications.h"
 #include "coordinator/domain/text.h"
+#include "coordinator/domain/validation.h"
 #include "coordinator/ops/backup.h"
 #include "coordinator/ops/engine_gc.h"
 #include "coordinator/server.h"
@@ -382,10 +384,18 @@ int token(const TokenFlags& args) {
         sparring::require(args.role_option);
         const auto role = parse_role(args.role);
         if (!role) throw UsageError("--role must be worker, user or admin");
+        const std::string name = args.name.value_or(std::string(role_name(*role)));
+        if (const absl::Status checked = check_name("--name", name, kMaxTokenNameBytes);
+            !checked.ok())
+            throw UsageError(std::string(checked.message()));
+        if (!args.name && *role != Role::Worker)
+            std::cerr << "sparring-coordinator: warning: no --name, so this token's user is '"
+                      << name << "', as is every " << name
+                      << " token made without --name: they own the same runs and versions and "
+                         "may stop and change each other's; give each person their own --name\n";
         const Core core({}, now_ms);
         storage.begin(true);
-        const std::string secret =
-            core.create_token(storage, *role, args.name.value_or(std::string(role_name(*role))));
+        const std::string secret = core.create_token(storage, *role, name);
         storage.commit();
         std::cout << secret << "\n";
         return 0;

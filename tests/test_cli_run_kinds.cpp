@@ -132,5 +132,26 @@ TEST(CliRunKinds, RunsAndProgressShowWhatTheKindHas) {
     EXPECT_EQ(cli_run_kind(run.spec().kind()).progress(run), "run 7 training: epoch 0/0, loss -");
 }
 
+// Issue 49: a result that names the state already ("stopped by user", "stopped: its leases
+// failed ...") is shown once, not as "stopped: stopped: ...".
+TEST(CliRunKinds, AStateIsShownOnceBeforeItsResult) {
+    v1::RunStatus run;
+    run.set_state(v1::RUN_STATE_STOPPED);
+    run.set_result("stopped: its leases failed on 2 workers");
+    EXPECT_EQ(state_text(run), "stopped: its leases failed on 2 workers");
+    run.set_result("stopped by user");
+    EXPECT_EQ(state_text(run), "stopped by user");
+    EXPECT_EQ(state_text(run, ", "), "stopped by user");
+    run.set_result("stoppedness");
+    EXPECT_EQ(state_text(run), "stopped: stoppedness");
+    run.set_state(v1::RUN_STATE_FINISHED);
+    run.set_result("H1 accepted");
+    EXPECT_EQ(state_text(run), "finished: H1 accepted");
+    EXPECT_EQ(state_text(run, ", "), "finished, H1 accepted");
+    run.set_state(v1::RUN_STATE_ACTIVE);
+    run.clear_result();
+    EXPECT_EQ(state_text(run), "active");
+}
+
 }  // namespace
 }  // namespace sparring::cli

@@ -483,6 +483,11 @@ absl::StatusOr<uint32_t> Core::release_lease(Storage& storage, const Caller& cal
             return absl::InvalidArgumentError(
                 "a worker is too slow only for a run with scaled clocks, with the speed it "
                 "measured");
+        if (release.measured_nps > kMaxReferenceNps)
+            return absl::InvalidArgumentError(
+                "a measured speed of " + std::to_string(release.measured_nps) +
+                " nodes per second is past any engine's (at most " +
+                std::to_string(kMaxReferenceNps) + "): nothing was stored");
         const double factor = double(run.spec.reference_nps) / double(release.measured_nps);
         if (factor_allowed(factor))
             return absl::InvalidArgumentError(

@@ -11,6 +11,8 @@
 namespace sparring::coordinator {
 
 inline constexpr size_t kMaxVersionNameBytes = 64;
+inline constexpr size_t kMaxTokenNameBytes = 128;  // a user's (or a worker token's) name
+inline constexpr size_t kMaxWorkerNameBytes = 128;
 inline constexpr size_t kMaxUciCommandBytes = 1024;
 inline constexpr size_t kMaxUciOptions = 64;
 inline constexpr size_t kMaxUciOptionNameBytes = 64;

@@ -128,8 +128,10 @@ absl::StatusOr<Run> Core::modify_run(Storage& storage, const Caller& caller,
                 " games played or out on leases: its games can go down to " +
                 std::to_string(handed_out) + ", not to " + std::to_string(*change.games));
     }
-    if (change.description && change.description->size() > 4096)
-        return absl::InvalidArgumentError("the description is over 4096 bytes");
+    if (change.description) {
+        if (absl::Status status = check_description(*change.description); !status.ok())
+            return status;
+    }
 
     std::vector<RunChange> changes;
     const int64_t now = now_ms_();

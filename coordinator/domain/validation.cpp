@@ -155,6 +155,23 @@ absl::Status check_description(const std::string& description) {
     return absl::OkStatus();
 }
 
+absl::Status check_name(std::string_view what, std::string_view name, size_t max_bytes) {
+    const std::string subject(what);
+    if (name.empty() || name.size() > max_bytes)
+        return invalid(subject + " must be 1-" + std::to_string(max_bytes) + " bytes, got " +
+                       std::to_string(name.size()));
+    if (!is_valid_utf8(name) || has_control(name))
+        return invalid(subject + " '" + excerpt(name) +
+                       "' holds a control character or broken UTF-8");
+    if (has_invisible(name))
+        return invalid(subject + " '" + excerpt(name) +
+                       "' holds an invisible character (a zero-width or format character, or a "
+                       "space other than ' ') that would make it look like another name");
+    if (name.front() == ' ' || name.back() == ' ')
+        return invalid(subject + " '" + excerpt(name) + "' starts or ends with a space");
+    return absl::OkStatus();
+}
+
 absl::Status check_lookup_name(std::string_view name) {
     if (name.size() > kMaxVersionNameBytes)
         return invalid("a version name is at most " + std::to_string(kMaxVersionNameBytes) +
@@ -309,8 +326,8 @@ absl::Status check_sprt(const stats::SprtParams& sprt) {
 }
 
 absl::Status check_worker(const Worker& w) {
-    if (w.name.empty() || w.name.size() > 128) return invalid("worker name must be 1-128 bytes");
-    if (has_control(w.name)) return invalid("worker name holds a control character");
+    if (absl::Status name = check_name("worker name", w.name, kMaxWorkerNameBytes); !name.ok())
+        return name;
     if (w.concurrency < 1 || w.concurrency > 1024)
         return invalid("worker concurrency must be in 1..1024");
     if (w.cores < 1 || w.cores > 65536) return invalid("worker cores must be in 1..65536");

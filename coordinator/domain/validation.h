@@ -44,6 +44,11 @@ absl::Status check_time_control(const TimeControl& tc);
 absl::Status check_opening(const Opening& opening, size_t number);
 // Checks a run's description: size, and no control characters but line breaks and tabs.
 absl::Status check_description(const std::string& description);
+// Checks a name a user or a worker is known by (a token's, a worker's): 1 to max_bytes bytes of
+// UTF-8 without control characters or anything invisible (format characters such as zero-width
+// spaces, spaces other than ' ': has_invisible) and without a space at either end, so two names
+// that look alike are equal; INVALID_ARGUMENT names `what` and the problem.
+absl::Status check_name(std::string_view what, std::string_view name, size_t max_bytes);
 // Checks a version name given to look one up: INVALID_ARGUMENT when it is too long to exist.
 absl::Status check_lookup_name(std::string_view name);
 // Checks a worker's self-description; INVALID_ARGUMENT explains the first problem.

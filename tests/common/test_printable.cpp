@@ -127,5 +127,35 @@ TEST(HasControl, RefusesControlsAndInvisibleReorderingButNotOrdinaryText) {
     EXPECT_FALSE(has_control("\xd7\xa9\xd7\x9c\xd7\x95\xd7\x9d"));  // Hebrew: implicit order only
 }
 
+// Issue 49: names that look alike but differ by a character that shows as nothing or as a
+// blank are refused; letters of every script, emoji and the ASCII space are not.
+TEST(HasInvisible, FindsFormatCharactersAndOddSpacesButNotLettersOrSymbols) {
+    for (const char* invisible : {
+             "\xe2\x80\x8b",      // U+200B ZERO WIDTH SPACE
+             "\xe2\x80\x8c",      // U+200C ZERO WIDTH NON-JOINER
+             "\xe2\x80\x8d",      // U+200D ZERO WIDTH JOINER
+             "\xe2\x80\x8e",      // U+200E LEFT-TO-RIGHT MARK
+             "\xc2\xad",          // U+00AD SOFT HYPHEN
+             "\xef\xbb\xbf",      // U+FEFF BYTE ORDER MARK
+             "\xc2\xa0",          // U+00A0 NO-BREAK SPACE
+             "\xe2\x80\xaf",      // U+202F NARROW NO-BREAK SPACE
+             "\xe3\x80\x80",      // U+3000 IDEOGRAPHIC SPACE
+             "\xe2\x81\xa0",      // U+2060 WORD JOINER
+             "\xe2\x80\xae",      // U+202E RIGHT-TO-LEFT OVERRIDE
+             "\xe2\x80\xa8",      // U+2028 LINE SEPARATOR
+             "\xd8\x9c",          // U+061C ARABIC LETTER MARK
+             "\xe1\x85\x9f",      // U+115F HANGUL CHOSEONG FILLER
+             "\xef\xb8\x8f",      // U+FE0F VARIATION SELECTOR-16
+             "\xf3\xa0\x80\x81",  // U+E0001 LANGUAGE TAG
+         }) {
+        EXPECT_TRUE(has_invisible(std::string("ali") + invisible + "ce")) << printable(invisible);
+        EXPECT_TRUE(has_invisible(invisible)) << printable(invisible);
+    }
+    EXPECT_FALSE(has_invisible("alice bob-2, Gr\xc3\xbcnfeld, \xe7\x8e\x8b"));
+    EXPECT_FALSE(has_invisible("\xe2\x80\x94 \xf0\x9f\x98\x80"));     // U+2014 and an emoji
+    EXPECT_FALSE(has_invisible("\xd7\xa9\xd7\x9c\xd7\x95\xd7\x9d"));  // Hebrew
+    EXPECT_FALSE(has_invisible("\xe2\x80"));  // broken UTF-8 is not this check's to find
+}
+
 }  // namespace
 }  // namespace sparring

@@ -14,11 +14,13 @@
 #include <filesystem>
 #include <fstream>
 #include <future>
+#include <limits>
 #include <sstream>
 #include <thread>
 #include <vector>
 
 #include "cluster.h"
+#include "common/printable.h"
 
 namespace sparring::testing {
 namespace {
@@ -431,6 +433,162 @@ TEST_F(SecurityTest, EchoedStringsAreShortInErrorsAndLogs) {
         if (entry.path().extension() == ".log")
             longest = std::max(longest, longest_line(entry.path().string()));
     EXPECT_LT(longest, 2000u);
+}
+
+// Issue 49: ModifyRun checks a description with SubmitRun's validator: terminal escapes, NUL,
+// C1 controls, bidirectional overrides and line separators are refused and nothing changes;
+// line breaks, tabs and any script are kept. `show` of the run stopped after says "stopped"
+// once.
+TEST_F(SecurityTest, AModifiedDescriptionIsCheckedAsASubmittedOne) {
+    cluster = std::make_unique<Cluster>();
+    for (const char* name : {"a", "b"})
+        ASSERT_EQ(cluster->cli({"versions", "add", name, "--bench", "1"}).status, 0);
+    auto users = cluster->users();
+    v1::SubmitRunRequest submit;
+    *submit.mutable_spec() = fixed_games_spec(10);
+    v1::RunStatus run;
+    ASSERT_TRUE(users->SubmitRun(Cluster::context(cluster->user_token).get(), submit, &run).ok());
+    for (const std::string& bad :
+         {std::string("esc\x1b[2Jcleared"), std::string("nul\0byte", 8),
+          std::string("c1\xc2\x85line"), std::string("admin\xe2\x80\xaenimda"),
+          std::string("line\xe2\x80\xa8separator")}) {
+        v1::ModifyRunRequest modify;
+        modify.set_run_id(run.id());
+        modify.set_description(bad);
+        v1::RunStatus modified;
+        const grpc::Status refused =
+            users->ModifyRun(Cluster::context(cluster->user_token).get(), modify, &modified);
+        EXPECT_EQ(refused.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << printable(bad);
+        EXPECT_NE(refused.error_message().find("run description holds a control character"),
+                  std::string::npos)
+            << refused.error_message();
+        // The same text is refused at submission with the same message.
+        v1::SubmitRunRequest again = submit;
+        again.mutable_spec()->set_description(bad);
+        v1::RunStatus submitted;
+        const grpc::Status at_submit =
+            users->SubmitRun(Cluster::context(cluster->user_token).get(), again, &submitted);
+        EXPECT_EQ(at_submit.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+        EXPECT_EQ(at_submit.error_message(), refused.error_message());
+    }
+    EXPECT_EQ(cluster->query("SELECT count(*) FROM run_changes"), 0);
+    EXPECT_EQ(cluster->query("SELECT count(*) FROM runs"), 1);
+
+    v1::ModifyRunRequest good;
+    good.set_run_id(run.id());
+    good.set_description("line one\n\tGr\xc3\xbcnfeld \xe2\x80\x94 \xe7\x8e\x8b");
+    v1::RunStatus modified;
+    const grpc::Status taken =
+        users->ModifyRun(Cluster::context(cluster->user_token).get(), good, &modified);
+    ASSERT_TRUE(taken.ok()) << taken.error_message();
+    EXPECT_EQ(modified.spec().description(), good.description());
+
+    ASSERT_EQ(cluster->cli({"stop", std::to_string(run.id())}).status, 0);
+    const CommandResult show = cluster->cli({"show", std::to_string(run.id())});
+    ASSERT_EQ(show.status, 0) << show.err;
+    EXPECT_NE(show.out.find("stopped by user"), std::string::npos) << show.out;
+    EXPECT_EQ(show.out.find("stopped: stopped"), std::string::npos) << show.out;
+}
+
+// Issue 49: names users and workers are known by may not hold invisible characters, so that
+// "alice" and "ali<ZERO WIDTH SPACE>ce" cannot be two owners that look the same: token names,
+// worker names and version names alike. A token made without --name says whose it is.
+TEST_F(SecurityTest, NamesWithInvisibleCharactersAreRefusedAndAnUnnamedTokenWarns) {
+    cluster = std::make_unique<Cluster>();
+    const std::string tool = binary("coordinator/sparring-coordinator");
+    const std::vector<std::string> invisible = {
+        "\xe2\x80\x8b",  // U+200B ZERO WIDTH SPACE
+        "\xc2\xad",      // U+00AD SOFT HYPHEN
+        "\xef\xbb\xbf",  // U+FEFF BYTE ORDER MARK
+        "\xc2\xa0",      // U+00A0 NO-BREAK SPACE
+        "\xe2\x81\xa0",  // U+2060 WORD JOINER
+    };
+    const int64_t tokens = cluster->query("SELECT count(*) FROM tokens");
+    auto workers = cluster->workers();
+    for (const std::string& c : invisible) {
+        const std::string name = "ali" + c + "ce";
+        const CommandResult token = cluster->run(
+            {tool, "token", "create", "--db", cluster->db, "--role", "user", "--name", name});
+        EXPECT_NE(token.status, 0) << printable(name);
+        EXPECT_NE(token.err.find("invisible character"), std::string::npos) << token.err;
+
+        v1::RegisterRequest worker;
+        worker.set_name(name);
+        worker.set_cores(1);
+        worker.set_concurrency(1);
+        v1::RegisterResponse registered;
+        const grpc::Status refused =
+            workers->Register(Cluster::context(cluster->worker_token).get(), worker, &registered);
+        EXPECT_EQ(refused.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << printable(name);
+        EXPECT_NE(refused.error_message().find("invisible character"), std::string::npos)
+            << refused.error_message();
+
+        EXPECT_NE(cluster->cli({"versions", "add", name, "--bench", "1"}).status, 0);
+    }
+    EXPECT_EQ(cluster->query("SELECT count(*) FROM tokens"), tokens);
+    EXPECT_EQ(cluster->query("SELECT count(*) FROM workers"), 0);
+    EXPECT_EQ(cluster->query("SELECT count(*) FROM versions"), 0);
+
+    // Names of any script are taken, as before.
+    const CommandResult named = cluster->run({tool, "token", "create", "--db", cluster->db,
+                                              "--role", "user", "--name", "J\xc3\xbcrgen"});
+    EXPECT_EQ(named.status, 0) << named.err;
+    EXPECT_EQ(named.err.find("warning"), std::string::npos) << named.err;
+    // Without --name the token's user is the role's name, shared, and the tool says so.
+    const CommandResult unnamed =
+        cluster->run({tool, "token", "create", "--db", cluster->db, "--role", "user"});
+    EXPECT_EQ(unnamed.status, 0) << unnamed.err;
+    EXPECT_NE(unnamed.err.find("warning: no --name, so this token's user is 'user', as is every "
+                               "user token made without --name"),
+              std::string::npos)
+        << unnamed.err;
+    const CommandResult worker_token =
+        cluster->run({tool, "token", "create", "--db", cluster->db, "--role", "worker"});
+    EXPECT_EQ(worker_token.status, 0) << worker_token.err;
+    EXPECT_EQ(worker_token.err.find("warning"), std::string::npos) << worker_token.err;
+    EXPECT_EQ(cluster->query("SELECT count(*) FROM tokens"), tokens + 3);
+}
+
+// Issue 49: a worker's TOO_SLOW release names the speed it measured; one past any engine's
+// (2^64-1) is refused and stored nowhere, where a plausible one is kept.
+TEST_F(SecurityTest, AnImpossibleMeasuredSpeedIsRefused) {
+    cluster = std::make_unique<Cluster>();
+    for (const char* name : {"a", "b"})
+        ASSERT_EQ(cluster->cli({"versions", "add", name, "--bench", "1"}).status, 0);
+    v1::SubmitRunRequest submit;
+    *submit.mutable_spec() = fixed_games_spec(10);
+    submit.mutable_spec()->mutable_time_control()->mutable_clock()->set_base_ms(10000);
+    submit.mutable_spec()->mutable_time_control()->mutable_clock()->set_increment_ms(100);
+    submit.mutable_spec()->set_reference_nps(1'000'000'000'000);
+    v1::RunStatus run;
+    const grpc::Status submitted =
+        cluster->users()->SubmitRun(Cluster::context(cluster->user_token).get(), submit, &run);
+    ASSERT_TRUE(submitted.ok()) << submitted.error_message();
+    auto workers = cluster->workers();
+    const int64_t worker = register_worker(*workers, cluster->worker_token);
+    v1::RequestWorkResponse work;
+    ASSERT_TRUE(request_work(*workers, cluster->worker_token, worker, &work).ok());
+    ASSERT_TRUE(work.has_lease());
+    v1::ReleaseLeaseRequest release;
+    release.set_worker_id(worker);
+    release.set_lease_id(work.lease().lease_id());
+    release.set_reason(v1::RELEASE_REASON_TOO_SLOW);
+    release.set_measured_nps(std::numeric_limits<uint64_t>::max());
+    v1::ReleaseLeaseResponse released;
+    const grpc::Status refused =
+        workers->ReleaseLease(Cluster::context(cluster->worker_token).get(), release, &released);
+    EXPECT_EQ(refused.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+    EXPECT_NE(refused.error_message().find("18446744073709551615 nodes per second is past"),
+              std::string::npos)
+        << refused.error_message();
+    EXPECT_EQ(cluster->query("SELECT count(*) FROM worker_speeds"), 0);
+    EXPECT_EQ(cluster->query("SELECT count(*) FROM batches WHERE state = 'leased'"), 1);
+
+    release.set_measured_nps(500'000);
+    const grpc::Status taken =
+        workers->ReleaseLease(Cluster::context(cluster->worker_token).get(), release, &released);
+    EXPECT_TRUE(taken.ok()) << taken.error_message();
+    EXPECT_EQ(cluster->query("SELECT max(nps) FROM worker_speeds"), 500'000);
 }
 
 TEST_F(SecurityTest, AReportsPgnHoldsOneGameWhoseResultMatchesItsOutcome) {
