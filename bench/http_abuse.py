@@ -29,7 +29,8 @@ that memory one phase left allocated does not hide the next one's.
    threads and RSS with the viewers connected, the viewers' answers, and the probes of both arms.
 --coordinator-flags adds flags to every coordinator started (a build with the event-driven
 server is measured with its caps raised, `--http-max-viewers 2100
---http-max-connections-per-address 5000`, since every client here has the one address
+--http-max-connections-per-address 5000`, and from issue 49 on also
+`--http-max-viewers-per-address 5000`, since every client here has the one address
 127.0.0.1; a build without those flags takes none).
 The probes run during every phase; the summary table at the end gives all of it, --json FILE
 writes every figure.

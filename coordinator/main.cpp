@@ -61,10 +61,12 @@ struct ServeFlags {
     std::optional<std::string> http_port_file;
     CLI::Option* http_port_file_option = nullptr;
     bool http_require_token = false;
+    bool metrics_public = false;
     int64_t http_max_connections = 0;
     int64_t http_max_connections_per_address = 0;
     int64_t http_request_timeout_seconds = 0;
     int64_t http_max_viewers = 0;
+    int64_t http_max_viewers_per_address = 0;
     std::string log_level;
     int64_t max_engine_mb = 0;
     int64_t max_uploads = 0;
@@ -149,6 +151,12 @@ ServeFlags::ServeFlags(CLI::App& app) {
              1, 3600);
     add_flag(app, "http-max-viewers", http_max_viewers, "N",
              "live run pages watched at once; more get 503", "500", 1, 1'000'000);
+    add_flag(app, "http-max-viewers-per-address", http_max_viewers_per_address, "N",
+             "live run pages watched at once from one client address (IPv6: one /64); more get "
+             "503",
+             "50", 1, 1'000'000);
+    add_switch(app, "metrics-public", metrics_public,
+               "with --http-require-token, the dashboard's /metrics still answers without a token");
     add_flag(app, "log-level", log_level, "LEVEL", "debug, info, warn or error", "info");
     add_flag(app, "max-engine-mb", max_engine_mb, "N",
              "largest uploaded engine file accepted, in MiB", "256", 1, 65536);
@@ -250,6 +258,8 @@ int serve(const ServeFlags& args) {
     options.http.max_connections_per_address = size_t(args.http_max_connections_per_address);
     options.http.request_timeout = std::chrono::seconds(args.http_request_timeout_seconds);
     options.http.max_viewers = int(args.http_max_viewers);
+    options.http.max_viewers_per_address = int(args.http_max_viewers_per_address);
+    options.http.metrics_public = args.metrics_public;
     // Notifications: the operator's URL and the hosts users' URLs may name.
     const std::string allow = args.notify_allow.value_or("");
     for (std::string_view rest = allow; !rest.empty();) {

@@ -58,6 +58,7 @@ struct RunModified {
     int64_t run_id = 0;
     std::string user;                // the token's name
     std::vector<RunChange> changes;  // each field changed, with its old and new value
+    std::string peer;                // the caller's peer address, when known
 };
 
 // A run ended: SPRT verdict, game limit, completed work, a stop, or a failed training.

@@ -160,7 +160,7 @@ absl::StatusOr<Run> Core::modify_run(Storage& storage, const Caller& caller,
     if (changes.empty()) return get_run(storage, run.id);
     storage.update_run_settings(run);
     for (const RunChange& c : changes) storage.insert_run_change(c);
-    publish(storage, RunModified{run.id, caller.user, changes});
+    publish(storage, RunModified{run.id, caller.user, changes, caller.peer});
     // Fewer games may be all the run has counted: it ends now, as after its last report.
     if (active && change.games)
         if (std::optional<std::string> verdict = kind.verdict(run)) {

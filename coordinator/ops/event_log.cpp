@@ -52,6 +52,7 @@ struct LogLine {
             log_event(LogLevel::Info, "run_modified",
                       {{"run", std::to_string(e.run_id)},
                        {"user", e.user},
+                       {"peer", e.peer},
                        {"field", change.field},
                        {"old", change.old_value},
                        {"new", change.new_value}});

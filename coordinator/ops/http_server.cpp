@@ -402,9 +402,11 @@ class Connection final : public ConnectionBase,
     };
 
     template <typename... Args>
-    Connection(HttpServerImpl& server, std::string address, tcp::socket socket, Args&&... args)
+    Connection(HttpServerImpl& server, std::string address, int port, tcp::socket socket,
+               Args&&... args)
         : server_(server),
           address_(std::move(address)),
+          port_(port),
           stream_(std::move(socket), std::forward<Args>(args)...),
           deadline_(lowest(stream_).get_executor()),
           heartbeat_(lowest(stream_).get_executor()) {}
@@ -464,6 +466,8 @@ class Connection final : public ConnectionBase,
         // answered (413) knowing the request's path.
         parser_->body_limit(boost::none);
         request_ = std::make_shared<HttpRequest>();
+        request_->client_address = address_;
+        request_->client_port = port_;
         http::async_read_header(
             stream_, buffer_, *parser_,
             [self = this->shared_from_this()](beast::error_code ec, size_t) { self->on_head(ec); });
@@ -586,6 +590,8 @@ class Connection final : public ConnectionBase,
             self->server_.answer_error(request, response);
             asio::post(self->executor(), [self, response = std::move(response)]() mutable {
                 self->response_ = std::move(response);
+                // The client left while the handler ran: a stream it opened is ended at once.
+                if (self->closed_) return self->end_push();
                 self->write_response();
             });
         });
@@ -604,6 +610,8 @@ class Connection final : public ConnectionBase,
         if (!r.content_type.empty()) out += "Content-Type: " + one_line(r.content_type) + "\r\n";
         for (const auto& [name, value] : r.headers)
             out += one_line(name) + ": " + one_line(value) + "\r\n";
+        for (const auto& [name, value] : server_.options.headers)
+            if (!r.has_header(name)) out += name + ": " + value + "\r\n";
         if (streaming)
             out += "Transfer-Encoding: chunked\r\n";
         else
@@ -613,7 +621,7 @@ class Connection final : public ConnectionBase,
         out_ = std::move(out);
         if (head_only && r.push) {
             // Never opened: whoever joined for it is told at once.
-            if (r.push->on_closed) r.push->on_closed();
+            end_push();
             response_.push.reset();
         }
         arm(server_.options.write_timeout);
@@ -752,19 +760,24 @@ class Connection final : public ConnectionBase,
         beast::error_code ignored;
         lowest(stream_).close(ignored);
         if (push_) push_->mark_closed();
-        if (response_.push && response_.push->on_closed) {
-            const auto on_closed = std::move(response_.push->on_closed);
-            response_.push->on_closed = nullptr;
-            try {
-                on_closed();
-            } catch (...) {
-                log_unexpected_exception("HTTP stream end");
-            }
+        end_push();
+    }
+
+    // Tells a push response's feeder, once, that its stream has ended (or never opens).
+    void end_push() {
+        if (!response_.push || !response_.push->on_closed) return;
+        const auto on_closed = std::move(response_.push->on_closed);
+        response_.push->on_closed = nullptr;
+        try {
+            on_closed();
+        } catch (...) {
+            log_unexpected_exception("HTTP stream end");
         }
     }
 
     HttpServerImpl& server_;
     const std::string address_;
+    const int port_;
     Stream stream_;
     asio::steady_timer deadline_;
     asio::steady_timer heartbeat_;
@@ -801,7 +814,12 @@ void HttpServer::Impl::accept() {
         }
         beast::error_code ignored;
         const auto remote = socket.remote_endpoint(ignored);
-        const std::string address = ignored ? std::string() : remote.address().to_string();
+        auto ip = remote.address();
+        // A dual-stack socket's IPv4 client is that IPv4 address, for the caps and the logs.
+        if (ip.is_v6() && ip.to_v6().is_v4_mapped())
+            ip = asio::ip::make_address_v4(asio::ip::v4_mapped, ip.to_v6());
+        const std::string address = ignored ? std::string() : ip.to_string();
+        const int port = ignored ? 0 : remote.port();
         if (ignored || !admit(address)) {
             // Over a cap: closed before anything is read, so it costs no buffer and no timer.
             socket.close(ignored);
@@ -811,11 +829,12 @@ void HttpServer::Impl::accept() {
         std::shared_ptr<ConnectionBase> connection;
         if (tls) {
             auto c = std::make_shared<Connection<ssl::stream<tcp::socket>>>(
-                *this, address, std::move(socket), *tls);
+                *this, address, port, std::move(socket), *tls);
             connection = c;
             c->start();
         } else {
-            auto c = std::make_shared<Connection<tcp::socket>>(*this, address, std::move(socket));
+            auto c =
+                std::make_shared<Connection<tcp::socket>>(*this, address, port, std::move(socket));
             connection = c;
             c->start();
         }

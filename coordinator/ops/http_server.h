@@ -41,6 +41,8 @@ struct HttpRequest {
     std::multimap<std::string, std::string> params;  // the query, decoded
     HttpHeaders headers;
     std::string body;
+    std::string client_address;  // the peer's IP address ("127.0.0.1", "::1")
+    int client_port = 0;
 
     // Returns the first value of a header, or an empty string.
     std::string get_header_value(const std::string& name) const;
@@ -138,6 +140,13 @@ class HttpServer {
         size_t max_connections_per_address = 256;
         // A push stream whose client has this much queued and unread is closed.
         size_t max_stream_queue_bytes = 4 << 20;
+        // Sent with every answer, errors included, unless the handler set a header of the name:
+        // by default a browser neither guesses types, nor frames the answer, nor runs or loads
+        // anything from it (a server of pages loosens the policy for its own files).
+        HttpHeaders headers = {
+            {"X-Content-Type-Options", "nosniff"},
+            {"X-Frame-Options", "DENY"},
+            {"Content-Security-Policy", "default-src 'none'; frame-ancestors 'none'"}};
         std::string tls_cert_file;  // with tls_key_file: serve HTTPS
         std::string tls_key_file;
         // How much lower than the rest of the process the server's threads run (added to their

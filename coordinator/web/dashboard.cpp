@@ -6,6 +6,7 @@
 
 #include "common/log.h"
 #include "common/printable.h"
+#include "coordinator/domain/text.h"
 #include "coordinator/web/assets.h"
 #include "coordinator/web/json.h"
 #include "coordinator/web/pages.h"
@@ -17,6 +18,28 @@ namespace {
 
 constexpr std::string_view kSessionCookie = "sparring_session";
 constexpr auto kKeepAlive = std::chrono::seconds(15);
+// Logins a minute: failed ones from one client address (a login names no user until its
+// token is known), and all of one user's.
+constexpr size_t kFailedLoginsPerAddress = 10;
+constexpr size_t kLoginsPerUser = 30;
+constexpr auto kLoginWindow = std::chrono::seconds(60);
+
+// What the pages may load: the dashboard's own files; scripts from /static only, none inline
+// (the plots' data are JSON blocks, which never run); inline styles, which dygraphs sets; live
+// updates from the same origin. No frames, no plugins, no form sent elsewhere.
+constexpr const char* kContentSecurityPolicy =
+    "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
+    "img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; "
+    "form-action 'self'; frame-ancestors 'none'";
+
+// Returns where a request came from as gRPC names a peer ("ipv4:127.0.0.1:40000"), for logs.
+std::string peer_of(const HttpRequest& request) {
+    const std::string& address = request.client_address;
+    if (address.empty()) return {};
+    const std::string port = std::to_string(request.client_port);
+    return address.find(':') == std::string::npos ? "ipv4:" + address + ":" + port
+                                                  : "ipv6:[" + address + "]:" + port;
+}
 
 // Runs a UserApi call and waits for its status (HTTP threads may block; gRPC's may not).
 template <typename Request, typename Response>
@@ -29,15 +52,15 @@ absl::Status call(UserApi& api, UserApi::Call<Request, Response> method,
     return status.get();
 }
 
-// Answers a request with a JSON error.
-void reply_error(HttpResponse& response, const absl::Status& status) {
-    response.status = http_status(status.code());
-    response.set_content(error_json(status), "application/json");
+// Answers a request with a JSON error; code is the HTTP status when not the status's own.
+void reply_error(HttpResponse& response, const absl::Status& status, int code = 0) {
+    response.status = code ? code : http_status(status.code());
+    response.set_content(error_json(status, code), "application/json");
 }
 
-// Answers a page request with an error page.
-void reply_error_page(HttpResponse& response, const absl::Status& status) {
-    response.status = http_status(status.code());
+// Answers a page request with an error page; code as for reply_error.
+void reply_error_page(HttpResponse& response, const absl::Status& status, int code = 0) {
+    response.status = code ? code : http_status(status.code());
     std::string message(status.message());
     if (status.code() == absl::StatusCode::kUnauthenticated)
         message += " — this dashboard asks for a token: log in at /login.";
@@ -159,6 +182,8 @@ Dashboard::Dashboard(Options options, UserApi& api, std::function<std::string()>
     : options_(std::move(options)),
       api_(api),
       metrics_(std::move(metrics)),
+      failed_logins_(kFailedLoginsPerAddress, kLoginWindow),
+      user_logins_(kLoginsPerUser, kLoginWindow),
       live_([this](int64_t run_id) { return read_update(run_id); }, options_.live_interval) {
     HttpServer::Options http;
     http.listen = options_.listen;
@@ -174,6 +199,8 @@ Dashboard::Dashboard(Options options, UserApi& api, std::function<std::string()>
     http.max_body_bytes = options_.max_body_bytes;
     http.tls_cert_file = options_.tls_cert_file;
     http.tls_key_file = options_.tls_key_file;
+    http.headers.erase("Content-Security-Policy");
+    http.headers.emplace("Content-Security-Policy", kContentSecurityPolicy);
     server_ = std::make_unique<HttpServer>(http);
     route();
 }
@@ -210,6 +237,7 @@ EventBus::Subscription Dashboard::follow(EventBus& events) {
 Credential Dashboard::credential(const HttpRequest& request) const {
     Credential credential;
     credential.public_queries = !options_.require_token;
+    credential.peer = peer_of(request);
     const std::string header = request.get_header_value("Authorization");
     constexpr std::string_view prefix = "Bearer ";
     if (header.compare(0, prefix.size(), prefix) == 0)
@@ -244,21 +272,55 @@ void Dashboard::login_form(const HttpRequest& request, HttpResponse& response) {
 }
 
 void Dashboard::login(const HttpRequest& request, HttpResponse& response) {
+    response.set_header("Cache-Control", "no-store");
+    const std::string peer = peer_of(request);
+    // Refuses the login (429 or 503) with its log line.
+    const auto refuse = [&](int status, const std::string& why, const std::string& user,
+                            std::chrono::seconds wait) {
+        log_event(LogLevel::Warn, "login_refused", {{"user", user}, {"peer", peer}, {"why", why}});
+        response.status = status;
+        if (wait.count() > 0) response.set_header("Retry-After", std::to_string(wait.count()));
+        response.set_content(login_page(why, "", ""), "text/html; charset=utf-8");
+    };
+    // An address that failed too often is refused before its token is looked at.
+    const std::string address = client_key(request.client_address);
+    if (const std::chrono::seconds wait = failed_logins_.wait(address); wait.count() > 0)
+        return refuse(429,
+                      "too many failed logins from your address: try again in " +
+                          std::to_string(wait.count()) + " s",
+                      "", wait);
     const std::optional<std::string> token = field(form_fields(request), "token");
     std::promise<absl::StatusOr<Caller>> known;
     api_.identify(token.value_or(""),
                   [&known](absl::StatusOr<Caller> caller) { known.set_value(std::move(caller)); });
     const absl::StatusOr<Caller> caller = known.get_future().get();
-    response.set_header("Cache-Control", "no-store");
     if (!caller.ok()) {
-        response.status = http_status(caller.status().code());
+        const absl::StatusCode code = caller.status().code();
+        if (code == absl::StatusCode::kUnauthenticated ||
+            code == absl::StatusCode::kPermissionDenied)
+            failed_logins_.count(address);
+        log_event(LogLevel::Warn, "login_failed",
+                  {{"peer", peer}, {"why", std::string(caller.status().message())}});
+        response.status = http_status(code);
         response.set_content(login_page(std::string(caller.status().message()), "", ""),
                              "text/html; charset=utf-8");
         return;
     }
-    const std::string id =
+    if (const std::chrono::seconds wait = user_logins_.wait(caller->user); wait.count() > 0)
+        return refuse(429,
+                      "too many logins of " + caller->user + " this minute: try again in " +
+                          std::to_string(wait.count()) + " s",
+                      caller->user, wait);
+    user_logins_.count(caller->user);
+    const std::optional<std::string> id =
         sessions_.start(Session{*token, caller->user, caller->role, random_secret()});
-    std::string cookie_text = std::string(kSessionCookie) + "=" + id +
+    if (!id)
+        return refuse(503, "too many dashboard sessions are open: try again later", caller->user,
+                      std::chrono::seconds(0));
+    log_event(
+        LogLevel::Info, "login",
+        {{"user", caller->user}, {"role", std::string(role_name(caller->role))}, {"peer", peer}});
+    std::string cookie_text = std::string(kSessionCookie) + "=" + *id +
                               "; Path=/; HttpOnly; SameSite=Strict; Max-Age=" +
                               std::to_string(std::chrono::seconds(Sessions::kLife).count());
     if (!options_.tls_cert_file.empty()) cookie_text += "; Secure";
@@ -272,7 +334,10 @@ void Dashboard::logout(const HttpRequest& request, HttpResponse& response) {
     if (current && !same_secret(field(form_fields(request), "csrf").value_or(""), current->csrf))
         return reply_error_page(
             response, absl::PermissionDeniedError("the form's CSRF check failed: reload the page"));
-    if (current) sessions_.end(cookie(request, kSessionCookie));
+    if (current) {
+        sessions_.end(cookie(request, kSessionCookie));
+        log_event(LogLevel::Info, "logout", {{"user", current->user}, {"peer", peer_of(request)}});
+    }
     response.set_header("Set-Cookie", std::string(kSessionCookie) +
                                           "=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0");
     response.status = 303;
@@ -291,7 +356,7 @@ void Dashboard::modify(const HttpRequest& request, HttpResponse& response) {
         return reply_error_page(
             response, absl::PermissionDeniedError(
                           "the form's CSRF check failed: reload the run page and try again"));
-    const Credential who{current->token, false, {}};
+    const Credential who{current->token, false, peer_of(request)};
     v1::GetRunRequest get;
     get.set_run_id(*id);
     v1::RunStatus run;
@@ -387,15 +452,8 @@ void Dashboard::route() {
     server_->post(R"(/runs/(\d+)/modify)",
                   [this](const auto& request, auto& response) { modify(request, response); });
     if (metrics_)
-        server_->get("/metrics", [this](const HttpRequest&, HttpResponse& response) {
-            try {
-                response.set_content(metrics_(), "text/plain; version=0.0.4; charset=utf-8");
-            } catch (const std::exception& e) {
-                response.status = 503;
-                response.set_content(std::string("metrics unavailable: ") + e.what() + "\n",
-                                     "text/plain");
-            }
-        });
+        server_->get("/metrics",
+                     [this](const auto& request, auto& response) { metrics(request, response); });
     server_->on_error([](const HttpRequest& request, HttpResponse& response) {
         const absl::Status status =
             response.status == 413   ? absl::ResourceExhaustedError("request body too large")
@@ -408,16 +466,38 @@ void Dashboard::route() {
                           : "bad request");
         const int code = response.status;
         if (request.path.rfind("/api/", 0) == 0)
-            reply_error(response, status);
+            reply_error(response, status, code);
         else
-            reply_error_page(response, status);
-        response.status = code;
+            reply_error_page(response, status, code);
         return true;
     });
 }
 
+void Dashboard::metrics(const HttpRequest& request, HttpResponse& response) {
+    if (options_.require_token && !options_.metrics_public) {
+        std::promise<absl::Status> known;
+        api_.authenticate(credential(request), std::nullopt,
+                          [&known](absl::Status s) { known.set_value(std::move(s)); });
+        if (const absl::Status status = known.get_future().get(); !status.ok()) {
+            response.set_header("WWW-Authenticate", "Bearer");
+            return reply_error(response, status);
+        }
+    }
+    try {
+        response.set_content(metrics_(), "text/plain; version=0.0.4; charset=utf-8");
+    } catch (const std::exception& e) {
+        response.status = 503;
+        response.set_content(std::string("metrics unavailable: ") + e.what() + "\n", "text/plain");
+    }
+}
+
 void Dashboard::runs_list(const HttpRequest& request, HttpResponse& response) {
     const RunsQuery query = parse_runs_query(request.params);
+    if (!query.error.empty()) {
+        response.status = 400;
+        response.set_content(runs_page(v1::ListRunsResponse(), query), "text/html; charset=utf-8");
+        return;
+    }
     v1::ListRunsResponse runs;
     const absl::Status status =
         call(api_, &UserApi::list_runs, credential(request), runs_request(query), &runs);
@@ -494,6 +574,13 @@ void Dashboard::run_events(const HttpRequest& request, HttpResponse& response) {
     if (!id.ok()) return reply_error(response, id.status());
     if (live_.viewers() >= size_t(options_.max_viewers))
         return reply_error(response, absl::UnavailableError("too many live viewers"));
+    // One address (or IPv6 /64) holds a few of the seats, never all: its seat is given back
+    // when the stream ends, or when this answer is dropped before it opens.
+    const std::string key = client_key(request.client_address);
+    if (!admit_viewer(key))
+        return reply_error(response,
+                           absl::UnavailableError("too many live viewers from your address"));
+    const std::shared_ptr<void> seat(nullptr, [this, key](void*) { leave_viewer(key); });
     v1::GetRunRequest get;
     get.set_run_id(*id);
     v1::RunStatus run;
@@ -513,13 +600,27 @@ void Dashboard::run_events(const HttpRequest& request, HttpResponse& response) {
             stream->write(update->data);
         });
     };
-    push.on_closed = [this, feed, listener, run_id = *id] {
+    push.on_closed = [this, feed, listener, seat, run_id = *id] {
         if (*listener) feed->unsubscribe(*listener);
         live_.leave(run_id);
     };
     push.heartbeat = ": keep-alive\n\n";
     push.heartbeat_interval = kKeepAlive;
     response.set_push("text/event-stream", std::move(push));
+}
+
+bool Dashboard::admit_viewer(const std::string& key) {
+    std::lock_guard lock(viewers_mutex_);
+    size_t& viewers = viewers_by_key_[key];
+    if (viewers >= size_t(options_.max_viewers_per_address)) return false;
+    ++viewers;
+    return true;
+}
+
+void Dashboard::leave_viewer(const std::string& key) {
+    std::lock_guard lock(viewers_mutex_);
+    const auto it = viewers_by_key_.find(key);
+    if (it != viewers_by_key_.end() && --it->second == 0) viewers_by_key_.erase(it);
 }
 
 void Dashboard::workers(const HttpRequest& request, HttpResponse& response) {

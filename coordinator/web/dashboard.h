@@ -4,7 +4,9 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <thread>
 
@@ -19,12 +21,14 @@ namespace sparring::coordinator::web {
 class Dashboard {
   public:
     struct Options {
-        std::string listen;          // HOST:PORT; port 0 picks a free port
-        bool require_token = false;  // pages and queries need a token too
-        std::string tls_cert_file;   // with tls_key_file: serve HTTPS
+        std::string listen;           // HOST:PORT; port 0 picks a free port
+        bool require_token = false;   // pages and queries need a token too
+        bool metrics_public = false;  // with require_token, /metrics still needs none
+        std::string tls_cert_file;    // with tls_key_file: serve HTTPS
         std::string tls_key_file;
-        size_t max_body_bytes = 1 << 20;  // larger request bodies get 413
-        int max_viewers = 500;            // live pages watched at once; more get 503
+        size_t max_body_bytes = 1 << 20;   // larger request bodies get 413
+        int max_viewers = 500;             // live pages watched at once; more get 503
+        int max_viewers_per_address = 50;  // and from one client address (an IPv6 /64)
         // Open connections at most, overall and from one client address (HttpServer::Options).
         size_t max_connections = 4096;
         size_t max_connections_per_address = 256;
@@ -75,11 +79,21 @@ class Dashboard {
     void logout(const HttpRequest& request, HttpResponse& response);
     // The run page's form changing a run (POST, CSRF): only the fields the form changed.
     void modify(const HttpRequest& request, HttpResponse& response);
+    // Answers /metrics: under require_token, for a token only, unless metrics_public.
+    void metrics(const HttpRequest& request, HttpResponse& response);
+    // Counts a live viewer from a client key, unless the key has its maximum; returns whether
+    // it did. leave_viewer counts it out.
+    bool admit_viewer(const std::string& key);
+    void leave_viewer(const std::string& key);
 
     Options options_;
     UserApi& api_;
     std::function<std::string()> metrics_;
     Sessions sessions_;
+    RateLimit failed_logins_;  // per client key
+    RateLimit user_logins_;    // per user
+    std::mutex viewers_mutex_;
+    std::map<std::string, size_t> viewers_by_key_;
     LiveHub live_;
     std::unique_ptr<HttpServer> server_;
 };

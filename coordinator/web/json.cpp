@@ -124,8 +124,8 @@ int http_status(absl::StatusCode code) {
     }
 }
 
-std::string error_json(const absl::Status& status) {
-    nlohmann::json error = {{"code", http_status(status.code())},
+std::string error_json(const absl::Status& status, int code) {
+    nlohmann::json error = {{"code", code ? code : http_status(status.code())},
                             {"status", absl::StatusCodeToString(status.code())},
                             {"message", cut(std::string(status.message()), kErrorBytes)}};
     return json_text(nlohmann::json{{"error", error}});

@@ -28,7 +28,8 @@ absl::Status set_field(std::string_view name, const std::string& text,
 
 // Returns the HTTP status of a gRPC status code (NOT_FOUND: 404, ...).
 int http_status(absl::StatusCode code);
-// Returns {"error": {"code": HTTP, "status": "NOT_FOUND", "message": "..."}}.
-std::string error_json(const absl::Status& status);
+// Returns {"error": {"code": HTTP, "status": "NOT_FOUND", "message": "..."}}; code is the HTTP
+// status answered when it is not the status code's own (413 for RESOURCE_EXHAUSTED, say).
+std::string error_json(const absl::Status& status, int code = 0);
 
 }  // namespace sparring::coordinator::web

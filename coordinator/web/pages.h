@@ -26,11 +26,12 @@ struct RunsQuery {
     std::string until;                 // "" or a UTC date: created on or before
     int page = 1;                      // 1-based
     int per_page = 50;
+    std::string error;  // a filter that cannot be read, as the page says it (answered with 400)
 };
 
 // Reads a runs query from URL parameters (state, kind, version, q, owner, tc, result, since,
-// until, page, per_page); values out of range, and dates not YYYY-MM-DD, fall back to the
-// defaults.
+// until, page, per_page); values out of range fall back to the defaults; a date that is not
+// YYYY-MM-DD is an error, as it is over REST and in the CLI.
 RunsQuery parse_runs_query(const std::multimap<std::string, std::string>& params);
 // Returns the query as URL parameters ("?state=active&page=2"), with page replaced.
 std::string runs_query_url(const RunsQuery& query, int page);
@@ -53,7 +54,7 @@ std::string elo_series_json(const v1::LlrHistory& history);
 std::string llr_svg(const v1::LlrHistory& history);
 
 // Returns the page `/`: the page of runs a query selected (runs_request), with filters and
-// links to the other pages.
+// links to the other pages; for a query with an error, the filters and the error alone.
 std::string runs_page(const v1::ListRunsResponse& runs, const RunsQuery& query);
 // What a run page shows beyond the run itself, each read only for the runs that have it.
 // Who looks at a page through a browser session (/login).

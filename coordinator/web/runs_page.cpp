@@ -10,6 +10,7 @@
 #include "common/dates.h"
 #include "common/json_text.h"
 #include "common/opening.h"
+#include "common/printable.h"
 #include "coordinator/web/html.h"
 #include "coordinator/web/page_parts.h"
 #include "coordinator/web/pages.h"
@@ -117,9 +118,12 @@ RunsQuery parse_runs_query(const std::multimap<std::string, std::string>& params
         query.owner = it->second;
     query.tc = get("tc");
     query.result = get("result");
-    const auto date = [&get](const std::string& name) {
+    const auto date = [&get, &query](const std::string& name) {
         const std::string text = get(name);
-        return utc_day_ms(text) ? text : std::string();
+        if (!text.empty() && !utc_day_ms(text) && query.error.empty())
+            query.error =
+                name + " takes a date as YYYY-MM-DD (UTC), not '" + printable(text, 64) + "'";
+        return text;
     };
     query.since = date("since");
     query.until = date("until");
@@ -191,6 +195,9 @@ v1::ListRunsRequest runs_request(const RunsQuery& query) {
 std::string runs_page(const v1::ListRunsResponse& runs, const RunsQuery& query) {
     const uint64_t matching = runs.total();
     std::string body = "<h1>Runs</h1>" + filter_form(query);
+    if (!query.error.empty())
+        return layout("Runs", body + "<p class=\"error\">" + escape_html(query.error) + "</p>",
+                      false);
     body +=
         "<table class=\"grid runs\"><thead><tr><th>id</th><th>kind</th><th>test vs base</th>"
         "<th>tc</th><th>owner</th><th>games</th><th>Elo ± 95%</th><th>LLR</th><th>state</th></tr>"

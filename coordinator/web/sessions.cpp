@@ -1,8 +1,10 @@
 #include "coordinator/web/sessions.h"
 
+#include <arpa/inet.h>
 #include <openssl/crypto.h>
 #include <openssl/rand.h>
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "coordinator/domain/auth.h"
@@ -26,18 +28,21 @@ bool same_secret(const std::string& a, const std::string& b) {
     return a.size() == b.size() && !a.empty() && CRYPTO_memcmp(a.data(), b.data(), a.size()) == 0;
 }
 
-std::string Sessions::start(Session session) {
+std::optional<std::string> Sessions::start(Session session) {
     std::string id = random_secret();
     const auto now = std::chrono::steady_clock::now();
     std::lock_guard lock(mutex_);
-    // Expired sessions go first, then the oldest while there is no room.
-    while (!by_expiry_.empty() &&
-           (by_expiry_.begin()->first <= now || by_hash_.size() >= kCapacity)) {
-        by_hash_.erase(by_expiry_.begin()->second);
-        by_expiry_.erase(by_expiry_.begin());
-    }
+    while (!by_expiry_.empty() && by_expiry_.begin()->first <= now)
+        erase(by_expiry_.begin()->second);
+    // Room is made among the user's own sessions only.
+    for (auto mine = by_user_.find(session.user);
+         mine != by_user_.end() && mine->second.size() >= kPerUser;
+         mine = by_user_.find(session.user))
+        erase(mine->second.front());
+    if (by_hash_.size() >= kCapacity) return std::nullopt;
     std::string key = sha256_hex(id);
     by_expiry_.emplace(now + kLife, key);
+    by_user_[session.user].push_back(key);
     by_hash_[std::move(key)] = Entry{std::move(session), now + kLife};
     return id;
 }
@@ -56,6 +61,15 @@ void Sessions::end(const std::string& id) {
     if (id.size() != 64) return;
     const std::string key = sha256_hex(id);
     std::lock_guard lock(mutex_);
+    erase(key);
+}
+
+size_t Sessions::size() const {
+    std::lock_guard lock(mutex_);
+    return by_hash_.size();
+}
+
+void Sessions::erase(const std::string& key) {
     const auto it = by_hash_.find(key);
     if (it == by_hash_.end()) return;
     const auto range = by_expiry_.equal_range(it->second.expires);
@@ -64,7 +78,55 @@ void Sessions::end(const std::string& id) {
             by_expiry_.erase(e);
             break;
         }
+    if (const auto mine = by_user_.find(it->second.session.user); mine != by_user_.end()) {
+        std::deque<std::string>& keys = mine->second;
+        keys.erase(std::find(keys.begin(), keys.end(), key));
+        if (keys.empty()) by_user_.erase(mine);
+    }
     by_hash_.erase(it);
+}
+
+RateLimit::RateLimit(size_t limit, std::chrono::seconds window, size_t max_keys)
+    : limit_(limit), window_(window), max_keys_(max_keys) {}
+
+std::chrono::seconds RateLimit::wait(const std::string& key, Clock::time_point now) const {
+    std::lock_guard lock(mutex_);
+    const auto it = events_.find(key);
+    if (it == events_.end()) return std::chrono::seconds(0);
+    const std::deque<Clock::time_point>& times = it->second;
+    // The events of the window, newest last: the key waits until the limit-th newest leaves.
+    const auto first_in_window =
+        std::find_if(times.begin(), times.end(), [&](auto t) { return t > now - window_; });
+    if (size_t(times.end() - first_in_window) < limit_) return std::chrono::seconds(0);
+    const auto leaves = *(times.end() - limit_) + window_;
+    return std::chrono::ceil<std::chrono::seconds>(leaves - now);
+}
+
+void RateLimit::count(const std::string& key, Clock::time_point now) {
+    std::lock_guard lock(mutex_);
+    auto it = events_.find(key);
+    if (it == events_.end()) {
+        if (events_.size() >= max_keys_)
+            std::erase_if(events_, [&](const auto& entry) {
+                return entry.second.empty() || entry.second.back() <= now - window_;
+            });
+        if (events_.size() >= max_keys_) return;
+        it = events_.emplace(key, std::deque<Clock::time_point>()).first;
+    }
+    std::deque<Clock::time_point>& times = it->second;
+    times.push_back(now);
+    while (times.size() > limit_ || (!times.empty() && times.front() <= now - window_))
+        times.pop_front();
+}
+
+std::string client_key(std::string_view address) {
+    in6_addr v6{};
+    const std::string text(address);
+    if (inet_pton(AF_INET6, text.c_str(), &v6) != 1) return text;
+    std::fill(std::begin(v6.s6_addr) + 8, std::end(v6.s6_addr), 0);
+    char out[INET6_ADDRSTRLEN];
+    if (!inet_ntop(AF_INET6, &v6, out, sizeof out)) return text;
+    return std::string(out) + "/64";
 }
 
 }  // namespace sparring::coordinator::web

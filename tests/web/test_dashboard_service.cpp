@@ -622,6 +622,8 @@ TEST_F(DashboardTest, MutationsNeedAUserTokenAndBadRequestsChangeNothing) {
         EXPECT_EQ(result->status, c.status) << c.path << " " << c.body.substr(0, 60);
         EXPECT_NE(result->body.find("\"status\":\"" + c.grpc_status + "\""), std::string::npos)
             << result->body;
+        EXPECT_NE(result->body.find("\"code\":" + std::to_string(c.status)), std::string::npos)
+            << result->body;
         EXPECT_EQ(state(), before) << c.path;
     }
 
