@@ -57,6 +57,8 @@ struct ServeFlags {
     std::optional<std::string> http_listen;
     std::optional<std::string> notify_url;
     std::optional<std::string> notify_allow;
+    int64_t notify_timeout_seconds = 0;
+    int64_t notify_attempts = 0;
     std::optional<std::string> public_url;
     std::optional<std::string> http_port_file;
     CLI::Option* http_port_file_option = nullptr;
@@ -130,9 +132,14 @@ ServeFlags::ServeFlags(CLI::App& app) {
              "serve the web dashboard, /api/v1 and /metrics over HTTP");
     add_flag(app, "notify-url", notify_url, "URL",
              "POST a JSON notice of every run's end to this http(s) URL");
-    add_flag(app, "notify-allow", notify_allow, "HOST,...",
-             "hosts (HOST or HOST:PORT) users may have their runs' ends sent to (sparring notify); "
-             "--notify-url's host is allowed");
+    add_flag(app, "notify-allow", notify_allow, "HOST:PORT[/PATH],...",
+             "receivers users may have their runs' ends sent to (sparring notify): HOST:PORT, or "
+             "HOST:PORT/PATH for that path and below it; --notify-url's host and port are allowed");
+    add_flag(app, "notify-timeout-seconds", notify_timeout_seconds, "N",
+             "a notification's POST is abandoned after N seconds in all, and tried again later",
+             "10", 1, 3600);
+    add_flag(app, "notify-attempts", notify_attempts, "N",
+             "a notification not delivered in N attempts is marked failed", "20", 1, 1000);
     add_flag(app, "public-url", public_url, "URL",
              "the dashboard as users reach it, for the links in notifications (default: "
              "http://HTTP-LISTEN)");
@@ -260,24 +267,30 @@ int serve(const ServeFlags& args) {
     options.http.max_viewers = int(args.http_max_viewers);
     options.http.max_viewers_per_address = int(args.http_max_viewers_per_address);
     options.http.metrics_public = args.metrics_public;
-    // Notifications: the operator's URL and the hosts users' URLs may name.
+    // Notifications: the operator's URL and the receivers users' URLs may name.
     const std::string allow = args.notify_allow.value_or("");
     for (std::string_view rest = allow; !rest.empty();) {
         const size_t comma = rest.find(',');
-        if (const std::string_view host = rest.substr(0, comma); !host.empty())
-            options.core.notify_hosts.emplace_back(host);
+        if (const std::string_view text = rest.substr(0, comma); !text.empty()) {
+            const absl::StatusOr<NotifyAllowEntry> entry = parse_notify_allow(text);
+            if (!entry.ok())
+                throw UsageError("--notify-allow: " + std::string(entry.status().message()));
+            options.core.notify_hosts.push_back(to_string(*entry));
+        }
         rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
     }
     options.core.notify_url = args.notify_url.value_or("");
     if (!options.core.notify_url.empty()) {
         const absl::StatusOr<NotifyUrl> url = parse_notify_url(options.core.notify_url);
         if (!url.ok()) throw UsageError("--notify-url: " + std::string(url.status().message()));
-        options.core.notify_hosts.push_back(url->host + ":" + std::to_string(url->port));
+        options.core.notify_hosts.push_back(destination_of(*url));
     }
-    options.core.public_url = args.public_url.value_or(
-        options.http.listen.empty() ? "" : "http://" + options.http.listen);
-    while (!options.core.public_url.empty() && options.core.public_url.back() == '/')
-        options.core.public_url.pop_back();
+    options.notifier.timeout = std::chrono::seconds(args.notify_timeout_seconds);
+    options.notifier.max_attempts = int(args.notify_attempts);
+    // Without --public-url the server makes the links from the port the dashboard bound.
+    options.notifier.public_url = args.public_url.value_or("");
+    while (!options.notifier.public_url.empty() && options.notifier.public_url.back() == '/')
+        options.notifier.public_url.pop_back();
     if (sparring::given(args.http_port_file_option) && options.http.listen.empty())
         throw UsageError("--http-port-file needs --http-listen");
     const auto level = parse_log_level(args.log_level);

@@ -92,7 +92,7 @@ Server::Server(Options options)
             });
     trainer_ = std::make_unique<Trainer>(open_storage_, core_, *writer_, events_);
     if (!options_.core.notify_url.empty() || !options_.core.notify_hosts.empty()) {
-        options_.notifier.hosts = options_.core.notify_hosts;
+        options_.notifier.allowed = options_.core.notify_hosts;
         notifier_ = std::make_unique<Notifier>(options_.notifier, *writer_, *reader_);
     }
     gate_ = std::make_unique<Gate>(core_, *reader_);
@@ -168,7 +168,16 @@ int Server::start() {
     if (dashboard_) http_port_ = dashboard_->start();
     maintenance_thread_ = std::thread([this] { maintenance_loop(); });
     trainer_->start();
-    if (notifier_) notifier_->start();
+    if (notifier_) {
+        // The links name the dashboard's port as bound (--http-listen may ask for port 0).
+        if (options_.notifier.public_url.empty() && dashboard_) {
+            const std::string& listen = options_.http.listen;
+            notifier_->set_public_url(
+                (options_.http.tls_cert_file.empty() ? "http://" : "https://") +
+                listen.substr(0, listen.rfind(':')) + ":" + std::to_string(http_port_));
+        }
+        notifier_->start();
+    }
     return port;
 }
 

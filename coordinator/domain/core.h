@@ -122,10 +122,10 @@ class Core {
         int lease_failure_workers = 3;      // a run failed by this many workers stops
         size_t max_cached_books = 64;       // runs whose ordered openings stay in memory
         // Each run's end is told (Notification) to this URL, and to its owner's (sparring
-        // notify), whose host must be one of notify_hosts ("host" or "host:port").
+        // notify), which an entry of notify_hosts must let through ("HOST:PORT[/PATH]",
+        // domain/notifications.h).
         std::string notify_url;
         std::vector<std::string> notify_hosts;
-        std::string public_url;  // the dashboard as users reach it, for links; empty: none
         // Scaled clocks: the speed a clock run is defined for when neither the run nor its
         // test version states one (0: raw clocks); the factors a worker may play with; and
         // how long a worker's measured speed keeps it from runs it is too slow (or fast) for.

@@ -276,7 +276,8 @@ struct Notification {
     int64_t id = 0;  // sent as the body's "id" and the Idempotency-Key header: for de-duplication
     int64_t run_id = 0;
     std::string url;
-    std::string body;  // a JSON object, without its id
+    std::string destination;  // the URL's HOST:PORT: one POST at a time goes to each
+    std::string body;         // a JSON object, without its id and link
     int attempts = 0;
     int64_t next_ms = 0;  // not sent before
     int64_t delivered_ms = 0;

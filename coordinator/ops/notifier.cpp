@@ -2,10 +2,15 @@
 
 // cpp-httplib as the client (the server is Beast's); its pkg-config flags turn on HTTPS.
 #include <httplib.h>
+#include <pthread.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <csignal>
 #include <future>
 
+#include "common/json_text.h"
 #include "common/log.h"
 #include "common/printable.h"
 #include "coordinator/domain/notifications.h"
@@ -20,108 +25,216 @@ int64_t now_ms() {
         .count();
 }
 
+// Returns a duration as text for people: "10 s", "1.5 s".
+std::string seconds_text(std::chrono::milliseconds duration) {
+    const int64_t ms = duration.count();
+    return (ms % 1000 == 0 ? std::to_string(ms / 1000)
+                           : std::to_string(ms / 1000) + "." + std::to_string(ms % 1000 / 100)) +
+           " s";
+}
+
 }  // namespace
 
 Notifier::Notifier(Options options, Executor& writer, Executor& reader)
-    : options_(std::move(options)), writer_(writer), reader_(reader) {}
+    : options_(std::move(options)), writer_(writer), reader_(reader) {
+    options_.max_in_flight = std::max(1, options_.max_in_flight);
+    options_.max_attempts = std::max(1, options_.max_attempts);
+}
 
 Notifier::~Notifier() {
     stop();
 }
 
 void Notifier::start() {
-    thread_ = std::thread([this] { loop(); });
+    flights_.assign(size_t(options_.max_in_flight), Flight{});
+    for (size_t slot = 0; slot < flights_.size(); ++slot)
+        pool_.emplace_back([this, slot] { post_loop(slot); });
+    watchdog_ = std::thread([this] { watch_loop(); });
+    dispatcher_ = std::thread([this] { dispatch_loop(); });
 }
 
 void Notifier::stop() {
     {
         std::lock_guard lock(mutex_);
         stopping_ = true;
+        for (Flight& flight : flights_)
+            if (flight.active) abort(flight);
     }
     wake_.notify_all();
-    if (thread_.joinable()) thread_.join();
+    work_.notify_all();
+    watch_.notify_all();
+    if (dispatcher_.joinable()) dispatcher_.join();
+    if (watchdog_.joinable()) watchdog_.join();
+    for (std::thread& thread : pool_)
+        if (thread.joinable()) thread.join();
 }
 
-std::string Notifier::send(int64_t id, const std::string& url, const std::string& body) const {
-    // The operator's list holds at send time too: a host taken off it gets nothing more.
-    if (absl::Status allowed = check_notify_url(url, options_.hosts); !allowed.ok())
-        return std::string(allowed.message());
-    const absl::StatusOr<NotifyUrl> parsed = parse_notify_url(url);
+void Notifier::abort(Flight& flight) {
+    flight.aborted = true;
+    if (flight.socket >= 0) ::shutdown(flight.socket, SHUT_RDWR);
+}
+
+std::string Notifier::send(const Notification& n, Flight& flight) {
+    const absl::StatusOr<NotifyUrl> parsed = parse_notify_url(n.url);
     if (!parsed.ok()) return std::string(parsed.status().message());
     const std::string host =
         parsed->host.find(':') != std::string::npos ? "[" + parsed->host + "]" : parsed->host;
     httplib::Client client(parsed->scheme + "://" + host + ":" + std::to_string(parsed->port));
+    // Per read and write; the watchdog holds the whole POST to the same deadline.
     client.set_connection_timeout(options_.timeout);
     client.set_read_timeout(options_.timeout);
     client.set_write_timeout(options_.timeout);
     client.set_follow_location(false);  // a redirect could lead anywhere
-    const std::string key = std::to_string(id);
+    // A socket of our own for the watchdog to shut down: the client closes its own when done,
+    // and its number could then be another file's.
+    client.set_socket_options([this, &flight](socket_t socket) {
+        std::lock_guard lock(mutex_);
+        if (flight.socket >= 0) ::close(flight.socket);
+        flight.socket = ::dup(socket);
+        if (flight.aborted && flight.socket >= 0) ::shutdown(flight.socket, SHUT_RDWR);
+    });
+    const std::string key = std::to_string(n.id);
     const httplib::Headers headers = {{"Idempotency-Key", key},
                                       {"User-Agent", "sparring-coordinator"}};
-    // The id first, then the notice's fields.
-    const std::string with_id = "{\"id\":" + key + "," + body.substr(1);
-    const httplib::Result answer =
-        client.Post(parsed->target, headers, with_id, "application/json");
+    // The id first, then the run page's link (unless a notice from before carries it), then
+    // the notice's fields.
+    std::string body = "{\"id\":" + key + ",";
+    if (!options_.public_url.empty() && n.body.find("\"link\":") == std::string::npos)
+        body += "\"link\":" + json_text(options_.public_url + "/runs/" + std::to_string(n.run_id)) +
+                ",";
+    body += n.body.size() > 2 && n.body.front() == '{' ? n.body.substr(1) : "}";
+    const httplib::Result answer = client.Post(parsed->target, headers, body, "application/json");
+    {
+        std::lock_guard lock(mutex_);
+        if (flight.aborted)
+            return stopping_ ? "abandoned: the coordinator stopped"
+                             : "no answer within " + seconds_text(options_.timeout) +
+                                   " (the deadline of a whole POST)";
+    }
     if (!answer) return "no answer: " + httplib::to_string(answer.error());
     if (answer->status < 200 || answer->status > 299)
         return "HTTP " + std::to_string(answer->status);
     return {};
 }
 
-void Notifier::loop() {
+void Notifier::record(const Notification& n, const std::string& error, bool refused) {
+    const int attempts = refused ? n.attempts : n.attempts + 1;
+    const bool last = attempts >= options_.max_attempts;
+    const int64_t wait_ms = std::min<int64_t>(
+        int64_t(1000) << std::min(attempts - 1, 20),
+        std::chrono::duration_cast<std::chrono::milliseconds>(options_.max_backoff).count());
+    std::vector<LogField> fields = {
+        {"id", std::to_string(n.id)}, {"run", std::to_string(n.run_id)}, {"url", n.url}};
+    if (error.empty()) {
+        fields.push_back({"attempts", std::to_string(attempts)});
+        log_event(LogLevel::Info, "notification_sent", fields);
+    } else if (refused) {
+        fields.push_back({"error", error});
+        log_event(LogLevel::Warn, "notification_dropped", fields);
+    } else if (last) {
+        fields.push_back({"attempts", std::to_string(attempts)});
+        fields.push_back({"error", error});
+        log_event(LogLevel::Error, "notification_undeliverable", fields);
+    } else {
+        fields.push_back({"error", error});
+        fields.push_back({"retry_ms", std::to_string(wait_ms)});
+        log_event(LogLevel::Warn, "notification_failed", fields);
+    }
+    std::promise<void> recorded;
+    writer_.submit(
+        [&](Storage& storage) {
+            const std::string why = printable(error, 500);
+            if (error.empty())
+                storage.notification_delivered(n.id, now_ms());
+            else if (refused)
+                storage.notification_given_up(n.id, "dropped", attempts, why);
+            else if (last)
+                storage.notification_given_up(n.id, "failed", attempts, why);
+            else
+                storage.notification_failed(n.id, attempts, now_ms() + wait_ms, why);
+            return absl::OkStatus();
+        },
+        [&recorded](const absl::Status&) { recorded.set_value(); });
+    recorded.get_future().wait();
+}
+
+void Notifier::post_loop(size_t slot) {
+    // A write to a socket the watchdog shut down (or the receiver closed) fails with EPIPE
+    // rather than a SIGPIPE that would end the process.
+    sigset_t pipe;
+    sigemptyset(&pipe);
+    sigaddset(&pipe, SIGPIPE);
+    pthread_sigmask(SIG_BLOCK, &pipe, nullptr);
+    std::unique_lock lock(mutex_);
+    while (true) {
+        work_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
+        if (stopping_) return;
+        const Notification n = std::move(queue_.front());
+        queue_.pop_front();
+        Flight& flight = flights_[slot];
+        flight = Flight{true, false, std::chrono::steady_clock::now() + options_.timeout, -1};
+        watch_.notify_all();
+        lock.unlock();
+        // The operator's list holds at send time too: a URL it no longer lets through (the
+        // list changed across a restart) gets nothing more.
+        const absl::Status allowed = check_notify_url(n.url, options_.allowed);
+        const std::string error = allowed.ok() ? send(n, flight) : std::string(allowed.message());
+        lock.lock();
+        if (flight.socket >= 0) ::close(flight.socket);
+        flight = Flight{};
+        // A POST the stop cut short is abandoned, not counted: the notification stays pending.
+        if (stopping_ && !error.empty()) return;
+        lock.unlock();
+        record(n, error, !allowed.ok());
+        lock.lock();
+        busy_.erase(n.destination);
+        freed_ = true;
+        wake_.notify_all();
+    }
+}
+
+void Notifier::watch_loop() {
     std::unique_lock lock(mutex_);
     while (!stopping_) {
-        lock.unlock();
-        std::vector<Notification> due;
-        std::promise<void> read;
-        reader_.submit(
-            [&due, this](Storage& storage) {
-                due = storage.due_notifications(now_ms(), options_.batch);
-                return absl::OkStatus();
-            },
-            [&read](const absl::Status&) { read.set_value(); });
-        read.get_future().wait();
-        for (const Notification& n : due) {
-            {
-                std::lock_guard stop(mutex_);
-                if (stopping_) break;
-            }
-            const std::string error = send(n.id, n.url, n.body);
-            const int attempts = n.attempts + 1;
-            const int64_t wait_ms = std::min<int64_t>(
-                int64_t(1000) << std::min(attempts - 1, 20),
-                std::chrono::duration_cast<std::chrono::milliseconds>(options_.max_backoff)
-                    .count());
-            if (error.empty())
-                log_event(LogLevel::Info, "notification_sent",
-                          {{"id", std::to_string(n.id)},
-                           {"run", std::to_string(n.run_id)},
-                           {"url", n.url},
-                           {"attempts", std::to_string(attempts)}});
+        const auto now = std::chrono::steady_clock::now();
+        auto next = std::chrono::steady_clock::time_point::max();
+        for (Flight& flight : flights_) {
+            if (!flight.active || flight.aborted) continue;
+            if (flight.deadline <= now)
+                abort(flight);
             else
-                log_event(LogLevel::Warn, "notification_failed",
-                          {{"id", std::to_string(n.id)},
-                           {"run", std::to_string(n.run_id)},
-                           {"url", n.url},
-                           {"error", error},
-                           {"retry_ms", std::to_string(wait_ms)}});
-            std::promise<void> recorded;
-            writer_.submit(
-                [&n, &error, attempts, wait_ms](Storage& storage) {
-                    if (error.empty())
-                        storage.notification_delivered(n.id, now_ms());
-                    else
-                        storage.notification_failed(n.id, attempts, now_ms() + wait_ms,
-                                                    printable(error, 500));
+                next = std::min(next, flight.deadline);
+        }
+        if (next == std::chrono::steady_clock::time_point::max())
+            watch_.wait(lock);
+        else
+            watch_.wait_until(lock, next);
+    }
+}
+
+void Notifier::dispatch_loop() {
+    std::unique_lock lock(mutex_);
+    while (!stopping_) {
+        const int free = options_.max_in_flight - int(busy_.size());
+        if (free > 0) {
+            const std::vector<std::string> busy(busy_.begin(), busy_.end());
+            lock.unlock();
+            std::vector<Notification> due;
+            std::promise<void> read;
+            reader_.submit(
+                [&due, &busy, free](Storage& storage) {
+                    due = storage.due_notifications(now_ms(), free, busy);
                     return absl::OkStatus();
                 },
-                [&recorded](const absl::Status&) { recorded.set_value(); });
-            recorded.get_future().wait();
+                [&read](const absl::Status&) { read.set_value(); });
+            read.get_future().wait();
+            lock.lock();
+            for (Notification& n : due)
+                if (busy_.insert(n.destination).second) queue_.push_back(std::move(n));
+            if (!due.empty()) work_.notify_all();
         }
-        lock.lock();
-        // A full round may have left more due: go on at once.
-        if (int(due.size()) < options_.batch)
-            wake_.wait_for(lock, options_.poll, [this] { return stopping_; });
+        wake_.wait_for(lock, options_.poll, [this] { return stopping_ || freed_; });
+        freed_ = false;
     }
 }
 

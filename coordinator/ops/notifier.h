@@ -1,17 +1,26 @@
 // Sends the outbox's notifications (each run's end, see domain/notifications.h) as JSON POSTs
-// on a thread of its own: the writer only ever records an outcome, so a slow or dead receiver
+// on threads of their own: the writer only ever records an outcome, so a slow or dead receiver
 // never holds up a commit. Delivered at least once — a notification stays in the outbox until
 // its URL answers 2xx, and a retry (after a restart, too) carries the same id — with backoff
-// between attempts: 1 s, 2 s, 4 s … up to max_backoff.
+// between attempts: 1 s, 2 s, 4 s … up to max_backoff, and max_attempts in all: then it is
+// marked failed. A URL off the operator's list when its turn comes is dropped unsent.
+//
+// One receiver cannot hold up another: each destination (HOST:PORT) has one POST at a time, on
+// a pool of max_in_flight threads, and each POST has a deadline for the whole of it (connect,
+// send, answer), however slowly the receiver trickles its answer. Stopping abandons the POSTs
+// in flight: their notifications stay in the outbox, sent again after a restart.
 #pragma once
 
 #include <chrono>
 #include <condition_variable>
+#include <deque>
 #include <mutex>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "coordinator/domain/types.h"
 #include "coordinator/storage/executor.h"
 
 namespace sparring::coordinator {
@@ -19,32 +28,59 @@ namespace sparring::coordinator {
 class Notifier {
   public:
     struct Options {
-        std::vector<std::string> hosts;         // the hosts notifications may go to
-        std::chrono::milliseconds poll{1000};   // the outbox is read this often
-        std::chrono::seconds timeout{10};       // of one POST
-        std::chrono::seconds max_backoff{600};  // the longest wait between attempts
-        int batch = 16;                         // notifications sent per round, at most
+        std::vector<std::string> allowed;           // the list's entries, HOST:PORT[/PATH]
+        std::string public_url;                     // links: public_url/runs/ID; empty: none
+        std::chrono::milliseconds poll{1000};       // the outbox is read this often at least
+        std::chrono::milliseconds timeout{10'000};  // the whole of one POST
+        std::chrono::seconds max_backoff{600};      // the longest wait between attempts
+        int max_attempts = 20;                      // then the notification is marked failed
+        int max_in_flight = 8;                      // destinations posted to at once
     };
 
     Notifier(Options options, Executor& writer, Executor& reader);
     ~Notifier();
 
+    // Sets the base of the links (before start): the dashboard's address once it is bound.
+    void set_public_url(std::string url) { options_.public_url = std::move(url); }
     void start();
-    // Finishes the POST in flight and stops.
+    // Abandons the POSTs in flight (their notifications stay pending) and stops, without
+    // waiting for any receiver.
     void stop();
 
   private:
-    void loop();
+    // A POST under way on one of the pool's threads.
+    struct Flight {
+        bool active = false;
+        bool aborted = false;  // its deadline passed, or the notifier stops
+        std::chrono::steady_clock::time_point deadline;
+        int socket = -1;  // a duplicate of the POST's socket, to shut it down
+    };
+
+    void dispatch_loop();
+    void post_loop(size_t slot);
+    void watch_loop();
     // Sends one notification; returns an empty string on a 2xx answer, else what went wrong.
-    std::string send(int64_t id, const std::string& url, const std::string& body) const;
+    std::string send(const Notification& n, Flight& flight);
+    // Records what became of one notification.
+    void record(const Notification& n, const std::string& error, bool refused);
+    // Shuts a flight's socket down, which ends its POST at once (with mutex_ held).
+    static void abort(Flight& flight);
 
     Options options_;
     Executor& writer_;
     Executor& reader_;
     std::mutex mutex_;
-    std::condition_variable wake_;
+    std::condition_variable wake_;   // the dispatcher's: a destination was freed, or stop
+    std::condition_variable work_;   // the pool's: a notification to send, or stop
+    std::condition_variable watch_;  // the watchdog's: a POST began, or stop
     bool stopping_ = false;
-    std::thread thread_;
+    bool freed_ = false;
+    std::deque<Notification> queue_;  // handed out, not yet taken by the pool
+    std::set<std::string> busy_;      // destinations with a notification queued or in flight
+    std::vector<Flight> flights_;     // one per pool thread
+    std::thread dispatcher_;
+    std::thread watchdog_;
+    std::vector<std::thread> pool_;
 };
 
 }  // namespace sparring::coordinator

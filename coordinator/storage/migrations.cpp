@@ -776,13 +776,27 @@ void store_books_once(Database& db) {
     }
 }
 
+// Migration 22 (issue 49): each notification's state (pending, delivered, failed: its attempts
+// ran out, dropped: its URL was changed or is off the operator's list) and destination (the
+// URL's HOST:PORT, which the notifier posts to one at a time; the URL itself for the rows
+// before).
+void add_notification_states(Database& db) {
+    add_column(db, "notifications", "state", "TEXT NOT NULL DEFAULT 'pending'");
+    add_column(db, "notifications", "destination", "TEXT NOT NULL DEFAULT ''");
+    db.exec(
+        "UPDATE notifications SET state = 'delivered' WHERE delivered_ms > 0;"
+        "UPDATE notifications SET destination = url;"
+        "DROP INDEX IF EXISTS notifications_due;"
+        "CREATE INDEX notifications_due ON notifications(next_ms) WHERE state = 'pending';");
+}
+
 // A migration: SQL, or a step in C++ where SQL alone cannot do it.
 struct Migration {
     std::string_view sql;
     void (*step)(Database& db) = nullptr;
 };
 
-constexpr std::array<Migration, 21> kMigrations = {{{kSchema1},
+constexpr std::array<Migration, 22> kMigrations = {{{kSchema1},
                                                     {kSchema2},
                                                     {kSchema3},
                                                     {kSchema4},
@@ -802,7 +816,8 @@ constexpr std::array<Migration, 21> kMigrations = {{{kSchema1},
                                                     {{}, add_scaled_clocks},
                                                     {{}, add_engine_options},
                                                     {{}, add_tune_averaging},
-                                                    {{}, store_books_once}}};
+                                                    {{}, store_books_once},
+                                                    {{}, add_notification_states}}};
 
 }  // namespace
 

@@ -57,10 +57,15 @@ class SqliteStorage final : public Storage {
     Book load_book(int64_t run_id) override;
     void update_run_settings(const Run& run) override;
     int64_t insert_notification(const Notification& notification) override;
-    std::vector<Notification> due_notifications(int64_t now_ms, int limit) override;
+    std::vector<Notification> due_notifications(int64_t now_ms, int limit,
+                                                const std::vector<std::string>& busy) override;
     void notification_delivered(int64_t id, int64_t now_ms) override;
     void notification_failed(int64_t id, int attempts, int64_t next_ms,
                              const std::string& error) override;
+    void notification_given_up(int64_t id, std::string_view state, int attempts,
+                               const std::string& error) override;
+    int64_t drop_notifications(std::string_view url, std::string_view owner,
+                               const std::string& reason) override;
     std::string find_notify_url(std::string_view user) override;
     void set_notify_url(std::string_view user, std::string_view url) override;
     void insert_follow_up(int64_t run_id, const FollowUpSpec& follow_up) override;
