@@ -72,6 +72,8 @@ struct ServeFlags {
     std::string log_level;
     int64_t max_engine_mb = 0;
     int64_t max_uploads = 0;
+    int64_t max_uploads_per_user = 0;
+    int64_t max_unreferenced_engine_mb = 0;
     int64_t upload_idle_seconds = 0;
     int64_t engine_gc_interval_seconds = 0;
     int64_t engine_gc_min_age_seconds = 0;
@@ -169,6 +171,12 @@ ServeFlags::ServeFlags(CLI::App& app) {
              "largest uploaded engine file accepted, in MiB", "256", 1, 65536);
     add_flag(app, "max-uploads", max_uploads, "N",
              "engine uploads at once; more are refused until one ends", "4", 1, 1000);
+    add_flag(app, "max-uploads-per-user", max_uploads_per_user, "N",
+             "engine uploads one user may have in progress at once (admins: any)", "2", 1, 1000);
+    add_flag(app, "max-unreferenced-engine-mb", max_unreferenced_engine_mb, "N",
+             "MiB of uploaded engine files that no version uses yet one user may keep (admins: "
+             "any); an upload past it is refused",
+             "2048", 1, 1 << 24);
     add_flag(app, "upload-idle-seconds", upload_idle_seconds, "N",
              "an engine upload that sends nothing for N seconds is ended", "60", 1, 86400);
     add_flag(app, "engine-gc-interval-seconds", engine_gc_interval_seconds, "N",
@@ -311,6 +319,8 @@ int serve(const ServeFlags& args) {
         throw UsageError("--quarantine-p must be in [0, 1): 0 turns quarantine off");
     options.engines.max_bytes = uint64_t(args.max_engine_mb) << 20;
     options.engines.max_uploads = int(args.max_uploads);
+    options.engines.max_uploads_per_user = int(args.max_uploads_per_user);
+    options.engines.max_unreferenced_bytes = uint64_t(args.max_unreferenced_engine_mb) << 20;
     options.engines.upload_idle = std::chrono::seconds(args.upload_idle_seconds);
     options.engine_gc_interval = std::chrono::seconds(args.engine_gc_interval_seconds);
     options.engine_gc_min_age = std::chrono::seconds(args.engine_gc_min_age_seconds);
@@ -376,8 +386,7 @@ int backup(const BackupFlags& args) {
     std::cout << "backed up " << result.pages << " pages (" << result.bytes << " bytes) to " << to
               << "\n";
     SqliteStorage copy(to, SqliteStorage::Access::ReadOnly);
-    const EngineFilesResult engines =
-        backup_engines(copy, EngineStore::directory_of(args.db), EngineStore::directory_of(to));
+    const EngineFilesResult engines = backup_engines(copy, args.db, to);
     if (engines.files > 0)
         std::cout << "copied " << engines.files << " engine files (" << engines.bytes
                   << " bytes) to " << EngineStore::directory_of(to) << "\n";

@@ -75,6 +75,7 @@ struct EngineFile {
     uint64_t size = 0;
     bool archive = false;
     int64_t created_ms = 0;
+    std::string uploader;  // the user who uploaded it first ("" before issue 49)
 };
 
 struct Book {

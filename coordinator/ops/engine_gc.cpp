@@ -1,10 +1,14 @@
 #include "coordinator/ops/engine_gc.h"
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <limits>
 #include <set>
+#include <stdexcept>
+
+#include "coordinator/storage/engine_store.h"
 
 namespace sparring::coordinator {
 
@@ -12,23 +16,51 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Returns a file's modification time in milliseconds since the Unix epoch (0 if missing).
-int64_t modified_ms(const std::string& path) {
-    struct stat info {};
-    if (stat(path.c_str(), &info) != 0) return 0;
-    return int64_t(info.st_mtim.tv_sec) * 1000 + info.st_mtim.tv_nsec / 1'000'000;
-}
-
-// Removes a file if it has not changed since `before`, adding it to *result.
+// Removes a file, or a link (never what it points to), if it has not changed since `before`,
+// adding it to *result.
 void remove_if_older(const std::string& path, int64_t before, EngineFilesResult* result) {
-    const int64_t modified = modified_ms(path);
-    if (modified == 0 || modified >= before) return;
+    struct stat info {};
+    if (lstat(path.c_str(), &info) != 0) return;
+    const int64_t modified = int64_t(info.st_mtim.tv_sec) * 1000 + info.st_mtim.tv_nsec / 1'000'000;
+    if (modified >= before) return;
     std::error_code error;
-    const uintmax_t size = fs::file_size(path, error);
     if (fs::remove(path, error)) {
         ++result->files;
-        result->bytes += error ? 0 : int64_t(size);
+        result->bytes += S_ISREG(info.st_mode) ? int64_t(info.st_size) : 0;
     }
+}
+
+// Returns whether a directory entry is a file or a link (not followed), which the engine
+// directory holds only when planted.
+bool is_file_or_link(const fs::directory_entry& entry) {
+    std::error_code error;
+    const fs::file_type type = entry.symlink_status(error).type();
+    return !error && (type == fs::file_type::regular || type == fs::file_type::symlink);
+}
+
+// Copies a stored file of one store into another through the target's temporary file and
+// install, so nothing is written through a link; false with *error.
+bool copy_engine(const EngineStore& source, const EngineStore& target, const std::string& sha256,
+                 std::string* error) {
+    const int from = source.open_file(sha256);
+    if (from < 0) {
+        *error = "no regular file " + sha256 + " in " + source.directory();
+        return false;
+    }
+    std::optional<EngineStore::Temporary> to = target.create_temporary(error);
+    bool copied = to.has_value();
+    std::string buffer(1 << 20, '\0');
+    for (ssize_t n = 0; copied && (n = read(from, buffer.data(), buffer.size())) != 0;)
+        copied = n > 0 && write(to->fd, buffer.data(), size_t(n)) == n;
+    close(from);
+    if (!to) return false;
+    if (copied)
+        copied = target.install(*to, sha256, error);
+    else
+        *error = "cannot copy " + sha256 + " into " + target.directory();
+    close(to->fd);
+    if (!copied) target.remove_temporary(to->name);
+    return copied;
 }
 
 }  // namespace
@@ -52,18 +84,16 @@ EngineFilesResult collect_engines(Storage& storage, const std::string& dir, int6
     std::error_code error;
     for (const auto& entry : fs::directory_iterator(dir, error)) {
         const std::string name = entry.path().filename().string();
-        if (entry.is_regular_file() && !known.count(name))
+        if (is_file_or_link(entry) && !known.count(name))
             remove_if_older(entry.path(), before, &result);
     }
     for (const auto& entry : fs::directory_iterator(dir + "/tmp", error))
-        if (entry.is_regular_file()) remove_if_older(entry.path(), before, &result);
+        if (is_file_or_link(entry)) remove_if_older(entry.path(), before, &result);
     return result;
 }
 
-EngineFilesResult backup_engines(Storage& backup, const std::string& from_dir,
-                                 const std::string& to_dir) {
-    const std::string& source = from_dir;
-    const std::string& target = to_dir;
+EngineFilesResult backup_engines(Storage& backup, const std::string& from_db,
+                                 const std::string& to_db) {
     // Each recorded file, with whether a version refers to it.
     std::vector<std::pair<std::string, bool>> files;
     backup.begin(false);
@@ -75,23 +105,28 @@ EngineFilesResult backup_engines(Storage& backup, const std::string& from_dir,
     backup.commit();
     EngineFilesResult result;
     if (files.empty()) return result;
-    fs::create_directories(target);
-    fs::permissions(target, fs::perms::owner_all, fs::perm_options::replace);
-    for (const auto& [sha256, referenced] : files) {
-        const std::string to_path = target + "/" + sha256;
-        if (fs::exists(to_path)) continue;
-        std::error_code error;
-        const std::string partial = to_path + ".partial";
-        fs::copy_file(source + "/" + sha256, partial, fs::copy_options::overwrite_existing, error);
-        if (!error) fs::rename(partial, to_path, error);
-        if (error) {
-            fs::remove(partial, error);
-            if (referenced)
-                throw StorageError("cannot copy engine file " + sha256 + " into " + target);
-            continue;
+    try {
+        const EngineStore source(from_db);
+        const EngineStore target(to_db);
+        for (const auto& [sha256, referenced] : files) {
+            // A file of the backup's already there is kept when its bytes are what its name says.
+            if (target.holds(sha256)) continue;
+            std::string error;
+            if (!copy_engine(source, target, sha256, &error)) {
+                if (referenced)
+                    throw StorageError("cannot copy engine file " + sha256 + ": " + error);
+                continue;
+            }
+            const int copied = target.open_file(sha256);
+            struct stat info {};
+            if (copied >= 0 && fstat(copied, &info) == 0) result.bytes += int64_t(info.st_size);
+            if (copied >= 0) close(copied);
+            ++result.files;
         }
-        ++result.files;
-        result.bytes += int64_t(fs::file_size(to_path));
+    } catch (const StorageError&) {
+        throw;
+    } catch (const std::runtime_error& error) {  // an engine directory that cannot be used
+        throw StorageError(error.what());
     }
     return result;
 }

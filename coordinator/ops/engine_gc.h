@@ -21,11 +21,12 @@ struct EngineFilesResult {
 EngineFilesResult collect_engines(Storage& storage, const std::string& dir, int64_t min_age_ms,
                                   int64_t now_ms);
 
-// Copies into to_dir every engine file the backup's storage records, from from_dir (a file
-// already there, having the same name, has the same bytes and is kept); returns what it
-// copied. Reads the backup only (open it read-only). Throws StorageError when a file a
-// version of the backup refers to cannot be copied.
-EngineFilesResult backup_engines(Storage& backup, const std::string& from_dir,
-                                 const std::string& to_dir);
+// Copies every engine file the backup's storage records from the engine directory of the
+// database file from_db into that of to_db (a file already there is kept when its bytes have
+// the SHA-256 it is named by, and replaced otherwise), never reading or writing through a
+// link; returns what it copied. Reads the backup only (open it read-only). Throws StorageError
+// when a file a version of the backup refers to cannot be copied.
+EngineFilesResult backup_engines(Storage& backup, const std::string& from_db,
+                                 const std::string& to_db);
 
 }  // namespace sparring::coordinator

@@ -1,9 +1,9 @@
 #include "coordinator/rpc/engine_transfer.h"
 
-#include <fcntl.h>
 #include <unistd.h>
 
-#include <filesystem>
+#include <algorithm>
+#include <limits>
 #include <memory>
 
 #include "common/engine_archive.h"
@@ -27,9 +27,9 @@ int64_t wall_clock_ms() {
         .count();
 }
 
-// Returns a size in MiB for messages, rounded up.
+// Returns a size in MiB for messages, rounded up (without overflow: 2^64-1 bytes is 2^44 MiB).
 std::string mib(uint64_t bytes) {
-    return std::to_string((bytes + (1 << 20) - 1) >> 20) + " MiB";
+    return std::to_string((bytes >> 20) + ((bytes & ((1 << 20) - 1)) != 0)) + " MiB";
 }
 
 // Receives one upload into a temporary file and stores it once every check has passed.
@@ -39,16 +39,17 @@ class UploadReactor final : public grpc::ServerReadReactor<v1::UploadEngineReque
                   v1::UploadEngineResponse* response)
         : transfers_(transfers), response_(response) {
         transfers_.reader().submit(
-            [&core = transfers_.core(), token = bearer_token(*context)](Storage& storage) {
-                return core.authenticate(storage, token, Role::User).status();
+            [this, &core = transfers_.core(), token = bearer_token(*context)](Storage& storage) {
+                absl::StatusOr<Caller> caller = core.authenticate(storage, token, Role::User);
+                if (!caller.ok()) return caller.status();
+                caller_ = std::move(*caller);
+                return absl::OkStatus();
             },
             [this, context](absl::Status status) {
                 if (!status.ok()) return Finish(to_grpc(status));
-                if (!transfers_.begin_upload(this, context))
-                    return Finish(to_grpc(absl::ResourceExhaustedError(
-                        std::to_string(transfers_.options().max_uploads) +
-                        " uploads are in progress, this coordinator's limit; try again in a "
-                        "minute")));
+                if (absl::Status begun = transfers_.begin_upload(this, context, caller_);
+                    !begun.ok())
+                    return Finish(to_grpc(begun));
                 registered_ = true;
                 StartRead(&chunk_);
             });
@@ -59,7 +60,9 @@ class UploadReactor final : public grpc::ServerReadReactor<v1::UploadEngineReque
         try {
             if (!ok) return complete();
             transfers_.upload_progressed(this);
+            const bool first = temporary_.fd < 0;
             if (absl::Status status = take(); !status.ok()) return fail(status);
+            if (first && caller_.role != Role::Admin) return reserve();
             StartRead(&chunk_);
         } catch (...) {
             log_unexpected_exception("engine upload");
@@ -69,21 +72,38 @@ class UploadReactor final : public grpc::ServerReadReactor<v1::UploadEngineReque
 
     void OnDone() override {
         if (registered_) transfers_.end_upload(this);
-        if (fd_ >= 0) close(fd_);
-        std::error_code ignored;
-        if (!temporary_.empty()) std::filesystem::remove(temporary_, ignored);
+        if (temporary_.fd >= 0) close(temporary_.fd);
+        if (!temporary_.name.empty()) transfers_.store().remove_temporary(temporary_.name);
         delete this;
     }
 
   private:
+    // Counts the size the first chunk announced against the user's quota of unreferenced bytes
+    // (nothing when the same bytes are stored already), then reads on.
+    void reserve() {
+        transfers_.reader().submit(
+            [this](Storage& storage) {
+                stored_before_ = storage.find_engine(sha256_).has_value();
+                held_ = EngineTransfers::unreferenced_bytes(storage, caller_.user);
+                return absl::OkStatus();
+            },
+            [this](absl::Status status) {
+                if (status.ok())
+                    status = transfers_.reserve_bytes(this, stored_before_ ? 0 : size_, held_);
+                if (!status.ok()) return fail(status);
+                StartRead(&chunk_);
+            });
+    }
+
     // Checks and writes the chunk just read.
     absl::Status take() {
-        if (fd_ < 0) {
+        if (temporary_.fd < 0) {
             const uint64_t max = transfers_.options().max_bytes;
             if (chunk_.size() > max)
-                return absl::InvalidArgumentError("the engine file is " + mib(chunk_.size()) +
-                                                  ", over this coordinator's limit of " + mib(max) +
-                                                  " (its --max-engine-mb); nothing was stored");
+                return absl::InvalidArgumentError(
+                    "the engine file is " + mib(chunk_.size()) + " (" +
+                    std::to_string(chunk_.size()) + " bytes), over this coordinator's limit of " +
+                    mib(max) + " (its --max-engine-mb); nothing was stored");
             if (!is_sha256_hex(chunk_.sha256()))
                 return absl::InvalidArgumentError(
                     "the first chunk of an upload gives the file's size and hex SHA-256");
@@ -91,9 +111,10 @@ class UploadReactor final : public grpc::ServerReadReactor<v1::UploadEngineReque
             sha256_ = chunk_.sha256();
             archive_ = chunk_.archive();
             std::string error;
-            const auto path = transfers_.store().create_temporary(&fd_, &error);
-            if (!path) return absl::InternalError(error);
-            temporary_ = *path;
+            std::optional<EngineStore::Temporary> temporary =
+                transfers_.store().create_temporary(&error);
+            if (!temporary) return absl::InternalError(error);
+            temporary_ = std::move(*temporary);
         } else if (chunk_.size() != 0 || !chunk_.sha256().empty()) {
             return absl::InvalidArgumentError("only the first chunk of an upload gives its size");
         }
@@ -103,7 +124,7 @@ class UploadReactor final : public grpc::ServerReadReactor<v1::UploadEngineReque
         if (received_ + data.size() > size_)
             return absl::InvalidArgumentError("the upload sends more bytes than the " +
                                               std::to_string(size_) + " it announced");
-        if (write(fd_, data.data(), data.size()) != ssize_t(data.size()))
+        if (write(temporary_.fd, data.data(), data.size()) != ssize_t(data.size()))
             return absl::InternalError("cannot write the engine file (disk full?)");
         digest_.update(data);
         received_ += data.size();
@@ -112,7 +133,7 @@ class UploadReactor final : public grpc::ServerReadReactor<v1::UploadEngineReque
 
     // Verifies the whole file, stores it under its hash and records it.
     void complete() {
-        if (fd_ < 0) return fail(absl::InvalidArgumentError("the upload sent no chunk"));
+        if (temporary_.fd < 0) return fail(absl::InvalidArgumentError("the upload sent no chunk"));
         if (received_ != size_)
             return fail(absl::InvalidArgumentError(
                 "the upload ended after " + std::to_string(received_) + " of " +
@@ -122,10 +143,10 @@ class UploadReactor final : public grpc::ServerReadReactor<v1::UploadEngineReque
             return fail(absl::DataLossError("the coordinator computed SHA-256 " + computed +
                                             " but the client sent " + sha256_ +
                                             ": the file changed in transit; nothing was stored"));
-        close(fd_);
-        fd_ = -1;
         if (archive_) {
-            const std::string why = check_archive(temporary_, ArchiveLimits{});
+            // The file still open, read through its descriptor: whatever its name became.
+            const std::string why =
+                check_archive("/proc/self/fd/" + std::to_string(temporary_.fd), ArchiveLimits{});
             if (!why.empty())
                 return fail(absl::InvalidArgumentError(
                     "unsafe or unreadable engine archive: " + why + "; nothing was stored"));
@@ -133,7 +154,7 @@ class UploadReactor final : public grpc::ServerReadReactor<v1::UploadEngineReque
         std::string error;
         if (!transfers_.store().install(temporary_, sha256_, &error))
             return fail(absl::InternalError(error));
-        temporary_.clear();
+        temporary_.name.clear();
         transfers_.writer().submit(
             [this](Storage& storage) {
                 if (const auto known = storage.find_engine(sha256_)) {
@@ -144,7 +165,13 @@ class UploadReactor final : public grpc::ServerReadReactor<v1::UploadEngineReque
                     duplicate_ = true;
                     return absl::OkStatus();
                 }
-                storage.insert_engine(EngineFile{sha256_, size_, archive_, wall_clock_ms()});
+                // Counted again as it is recorded: the user's other uploads may have ended since.
+                if (absl::Status quota = transfers_.check_quota(
+                        caller_, EngineTransfers::unreferenced_bytes(storage, caller_.user), size_);
+                    !quota.ok())
+                    return quota;
+                storage.insert_engine(
+                    EngineFile{sha256_, size_, archive_, wall_clock_ms(), caller_.user});
                 return absl::OkStatus();
             },
             [this](absl::Status status) {
@@ -170,15 +197,17 @@ class UploadReactor final : public grpc::ServerReadReactor<v1::UploadEngineReque
     EngineTransfers& transfers_;
     v1::UploadEngineResponse* response_;
     v1::UploadEngineRequest chunk_;
-    int fd_ = -1;
-    std::string temporary_;  // removed when the call ends unless installed
+    EngineStore::Temporary temporary_;  // removed when the call ends unless installed
     uint64_t size_ = 0;
     std::string sha256_;
     bool archive_ = false;
     uint64_t received_ = 0;
     Sha256 digest_;
     bool duplicate_ = false;
-    bool registered_ = false;  // counted among the uploads in progress
+    bool registered_ = false;     // counted among the uploads in progress
+    Caller caller_;               // who uploads
+    uint64_t held_ = 0;           // the bytes of their files no version used at the first chunk
+    bool stored_before_ = false;  // these bytes were stored when the first chunk came
 };
 
 // Streams one stored engine file from an offset, a chunk at a time.
@@ -209,10 +238,12 @@ class FetchReactor final : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
                 if (!status.ok()) return Finish(to_grpc(status));
                 if (offset_ > size_)
                     return Finish(to_grpc(absl::OutOfRangeError("offset past the file's end")));
-                fd_ = open(transfers_.store().path_of(sha256_).c_str(), O_RDONLY | O_CLOEXEC);
+                fd_ = transfers_.store().open_file(sha256_);
                 if (fd_ < 0)
-                    return Finish(to_grpc(absl::DataLossError(
-                        "the engine file " + sha256_ + " is missing from the coordinator's disk")));
+                    return Finish(
+                        to_grpc(absl::DataLossError("the engine file " + sha256_ +
+                                                    " is missing from the coordinator's disk, or "
+                                                    "is not a regular file there")));
                 next();
             });
     }
@@ -269,11 +300,60 @@ class FetchReactor final : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
 
 }  // namespace
 
-bool EngineTransfers::begin_upload(const void* upload, grpc::CallbackServerContext* context) {
+absl::Status EngineTransfers::begin_upload(const void* upload, grpc::CallbackServerContext* context,
+                                           const Caller& caller) {
     std::lock_guard lock(mutex_);
-    if (int(uploads_.size()) >= options_.max_uploads) return false;
-    uploads_[upload] = Upload{context, std::chrono::steady_clock::now()};
-    return true;
+    if (int(uploads_.size()) >= options_.max_uploads)
+        return absl::ResourceExhaustedError(std::to_string(options_.max_uploads) +
+                                            " uploads are in progress, this coordinator's limit; "
+                                            "try again in a minute");
+    if (caller.role != Role::Admin) {
+        const auto users = std::count_if(uploads_.begin(), uploads_.end(), [&](const auto& entry) {
+            return entry.second.caller.user == caller.user;
+        });
+        if (users >= options_.max_uploads_per_user)
+            return absl::ResourceExhaustedError(
+                "user '" + excerpt(caller.user) + "' has " + std::to_string(users) +
+                " uploads in progress, the most one user may have at once on this coordinator "
+                "(its --max-uploads-per-user); try again when one has ended");
+    }
+    uploads_[upload] = Upload{context, std::chrono::steady_clock::now(), caller};
+    return absl::OkStatus();
+}
+
+absl::Status EngineTransfers::reserve_bytes(const void* upload, uint64_t bytes, uint64_t held) {
+    std::lock_guard lock(mutex_);
+    const auto it = uploads_.find(upload);
+    if (it == uploads_.end()) return absl::OkStatus();
+    const Caller& caller = it->second.caller;
+    uint64_t in_progress = 0;
+    for (const auto& [other, entry] : uploads_)
+        if (other != upload && entry.caller.user == caller.user) in_progress += entry.bytes;
+    // bytes is within --max-engine-mb already: no sum here overflows.
+    if (absl::Status quota = check_quota(caller, held, bytes + in_progress); !quota.ok())
+        return quota;
+    it->second.bytes = bytes;
+    return absl::OkStatus();
+}
+
+uint64_t EngineTransfers::unreferenced_bytes(Storage& storage, std::string_view user) {
+    uint64_t bytes = 0;
+    for (const EngineFile& file : storage.unreferenced_engines(std::numeric_limits<int64_t>::max()))
+        if (file.uploader == user) bytes += file.size;
+    return bytes;
+}
+
+absl::Status EngineTransfers::check_quota(const Caller& caller, uint64_t held,
+                                          uint64_t bytes) const {
+    const uint64_t limit = options_.max_unreferenced_bytes;
+    if (caller.role == Role::Admin || (held <= limit && bytes <= limit - held))
+        return absl::OkStatus();
+    return absl::ResourceExhaustedError(
+        "user '" + excerpt(caller.user) + "' has uploaded " + mib(held) +
+        " of engine files that no version uses yet, and its uploads in progress would add " +
+        mib(bytes) + ": past the " + mib(limit) +
+        " one user may keep unused on this coordinator (its --max-unreferenced-engine-mb); add "
+        "the versions that use them, or wait until they are collected; nothing was stored");
 }
 
 void EngineTransfers::upload_progressed(const void* upload) {

@@ -24,7 +24,10 @@ class EngineTransfers {
     struct Options {
         uint64_t max_bytes = uint64_t(256) << 20;  // largest engine file accepted
         int max_uploads = 4;                       // uploads at once; more are refused
-        std::chrono::seconds upload_idle{60};      // an upload sending nothing this long ends
+        int max_uploads_per_user = 2;              // of them, one user's (admins: any)
+        // The bytes of one user's uploaded files that no version uses yet (admins: any).
+        uint64_t max_unreferenced_bytes = uint64_t(2048) << 20;
+        std::chrono::seconds upload_idle{60};  // an upload sending nothing this long ends
     };
 
     EngineTransfers(Options options, Core& core, Executor& writer, Executor& reader,
@@ -44,9 +47,19 @@ class EngineTransfers {
     // Returns the uploads in progress.
     int uploads() const;
 
-    // Registers an authenticated upload, stamped as active now; false when
-    // options().max_uploads are in progress already.
-    bool begin_upload(const void* upload, grpc::CallbackServerContext* context);
+    // Registers an upload by an authenticated caller, stamped as active now; RESOURCE_EXHAUSTED
+    // when options().max_uploads are in progress already, or the caller's max_uploads_per_user.
+    absl::Status begin_upload(const void* upload, grpc::CallbackServerContext* context,
+                              const Caller& caller);
+    // Counts an upload's announced size against its user's quota of unreferenced bytes, of
+    // which their stored files hold `held` (unreferenced_bytes); RESOURCE_EXHAUSTED when the
+    // user's other uploads in progress and this one would pass it.
+    absl::Status reserve_bytes(const void* upload, uint64_t bytes, uint64_t held);
+    // Returns the bytes of a user's stored engine files that no version refers to.
+    static uint64_t unreferenced_bytes(Storage& storage, std::string_view user);
+    // Checks that a user holding `held` unreferenced bytes may store `bytes` more: the quota's
+    // RESOURCE_EXHAUSTED message otherwise (admins: always OK).
+    absl::Status check_quota(const Caller& caller, uint64_t held, uint64_t bytes) const;
     // Notes that an upload received a chunk.
     void upload_progressed(const void* upload);
     // Forgets an upload, before its reactor is deleted.
@@ -62,6 +75,8 @@ class EngineTransfers {
     struct Upload {
         grpc::CallbackServerContext* context;
         std::chrono::steady_clock::time_point last;  // when it began or last sent a chunk
+        Caller caller;
+        uint64_t bytes = 0;  // announced, once its first chunk came
         bool cancelled = false;
     };
 

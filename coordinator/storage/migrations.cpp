@@ -790,13 +790,19 @@ void add_notification_states(Database& db) {
         "CREATE INDEX notifications_due ON notifications(next_ms) WHERE state = 'pending';");
 }
 
+// Migration 23 (issue 49): who uploaded each engine file, for the quota of each user's files no
+// version uses ('' for the files uploaded before).
+void add_engine_uploaders(Database& db) {
+    add_column(db, "engines", "uploader", "TEXT NOT NULL DEFAULT ''");
+}
+
 // A migration: SQL, or a step in C++ where SQL alone cannot do it.
 struct Migration {
     std::string_view sql;
     void (*step)(Database& db) = nullptr;
 };
 
-constexpr std::array<Migration, 22> kMigrations = {{{kSchema1},
+constexpr std::array<Migration, 23> kMigrations = {{{kSchema1},
                                                     {kSchema2},
                                                     {kSchema3},
                                                     {kSchema4},
@@ -817,7 +823,8 @@ constexpr std::array<Migration, 22> kMigrations = {{{kSchema1},
                                                     {{}, add_engine_options},
                                                     {{}, add_tune_averaging},
                                                     {{}, store_books_once},
-                                                    {{}, add_notification_states}}};
+                                                    {{}, add_notification_states},
+                                                    {{}, add_engine_uploaders}}};
 
 }  // namespace
 

@@ -338,33 +338,35 @@ Version SqliteStorage::read_version(const Statement& s) {
 
 bool SqliteStorage::insert_engine(const EngineFile& e) {
     db_.prepare(
-           "INSERT INTO engines (sha256, size, archive, created_ms) VALUES (?, ?, ?, ?) "
-           "ON CONFLICT (sha256) DO NOTHING")
-        .bind(e.sha256, int64_t(e.size), e.archive ? 1 : 0, e.created_ms)
+           "INSERT INTO engines (sha256, size, archive, created_ms, uploader) "
+           "VALUES (?, ?, ?, ?, ?) ON CONFLICT (sha256) DO NOTHING")
+        .bind(e.sha256, int64_t(e.size), e.archive ? 1 : 0, e.created_ms, e.uploader)
         .run();
     return db_.changes() > 0;
 }
 
 namespace {
 
-// Reads an engine file from the current row of a statement selecting its four columns.
+// Reads an engine file from the current row of a statement selecting its five columns.
 EngineFile read_engine(const Statement& s) {
-    return {s.text(0), uint64_t(s.int64(1)), s.int64(2) != 0, s.int64(3)};
+    return {s.text(0), uint64_t(s.int64(1)), s.int64(2) != 0, s.int64(3), s.text(4)};
 }
 
 }  // namespace
 
 std::optional<EngineFile> SqliteStorage::find_engine(std::string_view sha256) {
-    Statement& s =
-        db_.prepare("SELECT sha256, size, archive, created_ms FROM engines WHERE sha256 = ?");
+    Statement& s = db_.prepare(
+        "SELECT sha256, size, archive, created_ms, uploader FROM engines "
+        "WHERE sha256 = ?");
     s.bind(sha256);
     if (!s.step()) return std::nullopt;
     return read_engine(s);
 }
 
 std::vector<EngineFile> SqliteStorage::list_engines() {
-    Statement& s =
-        db_.prepare("SELECT sha256, size, archive, created_ms FROM engines ORDER BY sha256");
+    Statement& s = db_.prepare(
+        "SELECT sha256, size, archive, created_ms, uploader FROM engines "
+        "ORDER BY sha256");
     s.bind();
     std::vector<EngineFile> engines;
     while (s.step()) engines.push_back(read_engine(s));
@@ -373,8 +375,9 @@ std::vector<EngineFile> SqliteStorage::list_engines() {
 
 std::vector<EngineFile> SqliteStorage::unreferenced_engines(int64_t recorded_before_ms) {
     Statement& s = db_.prepare(
-        "SELECT sha256, size, archive, created_ms FROM engines e WHERE created_ms < ? AND "
-        "NOT EXISTS (SELECT 1 FROM versions v WHERE v.engine_sha256 = e.sha256) ORDER BY sha256");
+        "SELECT sha256, size, archive, created_ms, uploader FROM engines e WHERE created_ms < ? "
+        "AND NOT EXISTS (SELECT 1 FROM versions v WHERE v.engine_sha256 = e.sha256) "
+        "ORDER BY sha256");
     s.bind(recorded_before_ms);
     std::vector<EngineFile> engines;
     while (s.step()) engines.push_back(read_engine(s));

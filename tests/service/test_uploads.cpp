@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <sstream>
 #include <thread>
 
@@ -500,6 +501,200 @@ TEST_F(UploadTest, UploadsAreCappedAndAnIdleOneIsEnded) {
     // Their places are free again.
     ASSERT_EQ(add_uploaded("a", script, 0).status, 0);
     EXPECT_EQ(cluster->query("SELECT count(*) FROM engines"), 1);
+}
+
+// Issue 49: one user holds at most --max-uploads-per-user of the --max-uploads places; an
+// admin is bounded by --max-uploads only. Uploads that hold a place are ended when idle.
+TEST_F(UploadTest, OneUserCannotHoldEveryUploadPlace) {
+    start({"--max-uploads", "4", "--max-uploads-per-user", "2", "--upload-idle-seconds", "4"});
+    const std::string tool = binary("coordinator/sparring-coordinator");
+    const auto token = [&](const std::string& role, const std::string& name) {
+        const CommandResult made = cluster->run(
+            {tool, "token", "create", "--db", cluster->db, "--role", role, "--name", name});
+        EXPECT_EQ(made.status, 0) << made.err;
+        return made.out.substr(0, made.out.find('\n'));
+    };
+    const std::string bob = token("user", "bob");
+    const std::string boss = token("admin", "boss");
+    auto users = cluster->users();
+    struct Open {
+        std::unique_ptr<grpc::ClientContext> context;
+        v1::UploadEngineResponse response;
+        std::unique_ptr<grpc::ClientWriter<v1::UploadEngineRequest>> writer;
+    };
+    // Opens an upload of 1,000 bytes and sends its first chunk.
+    const auto open_upload = [&](const std::string& secret) {
+        auto open = std::make_unique<Open>();
+        open->context = Cluster::context(secret, 30s);
+        open->writer = users->UploadEngine(open->context.get(), &open->response);
+        v1::UploadEngineRequest first;
+        first.set_size(1000);
+        first.set_sha256(std::string(64, 'a'));
+        first.set_data(std::string(10, 'x'));
+        open->writer->Write(first);
+        return open;
+    };
+    // The user's three at once, then (each after the last has been taken) the admin's two,
+    // then bob's one.
+    std::vector<std::unique_ptr<Open>> user;
+    for (int i = 0; i < 3; ++i) user.push_back(open_upload(cluster->user_token));
+    std::this_thread::sleep_for(1s);
+    std::vector<std::unique_ptr<Open>> admin;
+    for (int i = 0; i < 2; ++i) admin.push_back(open_upload(boss));
+    std::this_thread::sleep_for(1s);
+    const std::unique_ptr<Open> bobs = open_upload(bob);
+
+    const grpc::Status full = bobs->writer->Finish();
+    EXPECT_EQ(full.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+    EXPECT_NE(full.error_message().find("4 uploads are in progress"), std::string::npos)
+        << full.error_message();
+    int refused = 0;
+    for (auto& open : user) {
+        const grpc::Status ended = open->writer->Finish();
+        if (ended.error_code() == grpc::StatusCode::RESOURCE_EXHAUSTED) {
+            ++refused;
+            EXPECT_NE(ended.error_message().find(
+                          "user 'user' has 2 uploads in progress, the most one user may have"),
+                      std::string::npos)
+                << ended.error_message();
+        } else {
+            EXPECT_EQ(ended.error_code(), grpc::StatusCode::CANCELLED) << ended.error_message();
+        }
+    }
+    EXPECT_EQ(refused, 1);
+    for (auto& open : admin) {
+        const grpc::Status ended = open->writer->Finish();
+        EXPECT_EQ(ended.error_code(), grpc::StatusCode::CANCELLED) << ended.error_message();
+    }
+    EXPECT_EQ(cluster->query("SELECT count(*) FROM engines"), 0);
+}
+
+// Issue 49: the engine files a user uploaded that no version uses yet count against
+// --max-unreferenced-engine-mb; past it an upload is refused, saying how much they hold, until
+// a version uses them. An admin is not bounded.
+TEST_F(UploadTest, AUsersUnusedUploadsAreBoundedByAQuota) {
+    start({"--max-unreferenced-engine-mb", "1"});
+    // Files of 600 KiB: a script, and a comment the shell never reads (it execs the engine).
+    const auto engine_file = [&](const std::string& name, char fill) {
+        const std::string path = cluster->dir + "/" + name;
+        write_file(path, script_text("started") + "# " + std::string(600 << 10, fill) + "\n",
+                   fs::perms::owner_all);
+        return path;
+    };
+    const std::string first = engine_file("first", 'x');
+    const std::string second = engine_file("second", 'y');
+    // Uploaded, but its version refused (a bad name): the file stays, used by no version.
+    EXPECT_NE(add_uploaded("bad name", first, 0).status, 0);
+    ASSERT_EQ(cluster->query("SELECT count(*) FROM engines WHERE uploader = 'user'"), 1);
+    const CommandResult refused = add_uploaded("b", second, 0);
+    EXPECT_NE(refused.status, 0);
+    EXPECT_NE(refused.err.find("user 'user' has uploaded 1 MiB of engine files that no version "
+                               "uses yet, and its uploads in progress would add 1 MiB: past the "
+                               "1 MiB one user may keep unused"),
+              std::string::npos)
+        << refused.err;
+    EXPECT_NE(refused.err.find("resource exhausted"), std::string::npos) << refused.err;
+    EXPECT_EQ(cluster->query("SELECT count(*) FROM engines"), 1);
+    EXPECT_EQ(cluster->query("SELECT count(*) FROM versions"), 0);
+
+    // A version that uses the first file frees the quota.
+    const CommandResult used = add_uploaded("a", first, 0);
+    ASSERT_EQ(used.status, 0) << used.err;
+    const CommandResult taken = add_uploaded("b", second, 0);
+    EXPECT_EQ(taken.status, 0) << taken.err;
+    EXPECT_EQ(cluster->query("SELECT count(*) FROM engines"), 2);
+
+    // An admin keeps what they upload.
+    const std::string tool = binary("coordinator/sparring-coordinator");
+    const CommandResult admin = cluster->run(
+        {tool, "token", "create", "--db", cluster->db, "--role", "admin", "--name", "boss"});
+    ASSERT_EQ(admin.status, 0) << admin.err;
+    const std::string boss = admin.out.substr(0, admin.out.find('\n'));
+    for (char fill : {'p', 'q'}) {
+        const std::string path = engine_file(std::string("admin-") + fill, fill);
+        const CommandResult r = cluster->run({binary("cli/sparring"), "versions", "add", "bad name",
+                                              "--engine-file", path, "--no-options",
+                                              "--coordinator", cluster->address, "--token", boss});
+        EXPECT_NE(r.err.find("stored as sha256"), std::string::npos) << r.err;
+    }
+    EXPECT_EQ(cluster->query("SELECT count(*) FROM engines WHERE uploader = 'boss'"), 2);
+}
+
+// Issue 49: a size past any file (2^64-1 bytes) is refused with the size it announced and the
+// limit, in MiB that do not wrap around.
+TEST_F(UploadTest, AnImpossibleSizeIsRefusedWithItsRealSize) {
+    start();
+    auto users = cluster->users();
+    const auto context = Cluster::context(cluster->user_token);
+    v1::UploadEngineResponse response;
+    auto writer = users->UploadEngine(context.get(), &response);
+    v1::UploadEngineRequest first;
+    first.set_size(std::numeric_limits<uint64_t>::max());
+    first.set_sha256(std::string(64, 'a'));
+    first.set_data(std::string(10, 'x'));
+    writer->Write(first);
+    const grpc::Status refused = writer->Finish();
+    EXPECT_EQ(refused.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+    EXPECT_NE(refused.error_message().find("the engine file is 17592186044416 MiB "
+                                           "(18446744073709551615 bytes), over this "
+                                           "coordinator's limit of 256 MiB"),
+              std::string::npos)
+        << refused.error_message();
+    EXPECT_EQ(cluster->query("SELECT count(*) FROM engines"), 0);
+}
+
+// Issue 49: links planted in the engine directories are not followed. A stored file replaced
+// by a link to another file is not served; a name already taken (by a file of other bytes, or
+// a link) is replaced by the verified upload, never written through; a backup neither copies a
+// link's target nor writes through a link planted in its own engine directory.
+TEST_F(UploadTest, LinksPlantedInTheEngineDirectoriesAreNotFollowed) {
+    start();
+    const std::string sha256 = *sha256_of_file(script);
+    const std::string stored = engines_dir() + "/" + sha256;
+    const std::string victim = cluster->dir + "/victim";
+    write_file(victim, "precious\n", fs::perms::owner_read | fs::perms::owner_write);
+
+    // Before the upload its name holds a link, then a file of other bytes: both are replaced.
+    fs::create_symlink(victim, stored);
+    ASSERT_EQ(add_uploaded("a", script, 0).status, 0);
+    EXPECT_EQ(slurp(victim), "precious\n");
+    EXPECT_FALSE(fs::is_symlink(stored));
+    EXPECT_EQ(slurp(stored), slurp(script));
+    write_file(stored, script_text("forgery"), fs::perms::owner_read | fs::perms::owner_write);
+    ASSERT_EQ(add_uploaded("a-again", script, 0).status, 0);
+    EXPECT_EQ(slurp(stored), slurp(script));
+
+    // A backup into a directory whose file of that name is a link: replaced, not written through.
+    const std::string coordinator = binary("coordinator/sparring-coordinator");
+    const std::string copy = cluster->dir + "/backup.db";
+    fs::create_directories(copy + ".engines");
+    fs::create_symlink(victim, copy + ".engines/" + sha256);
+    CommandResult backup = cluster->run({coordinator, "backup", "--db", cluster->db, "--to", copy});
+    ASSERT_EQ(backup.status, 0) << backup.err;
+    EXPECT_EQ(slurp(victim), "precious\n");
+    EXPECT_FALSE(fs::is_symlink(copy + ".engines/" + sha256));
+    EXPECT_EQ(slurp(copy + ".engines/" + sha256), slurp(script));
+
+    // The stored file replaced by a link to the victim: a worker fetching it gets nothing of the
+    // victim, and a backup copies nothing of it either.
+    fs::remove(stored);
+    fs::create_symlink(victim, stored);
+    auto workers = cluster->workers();
+    v1::FetchEngineRequest fetch;
+    fetch.set_sha256(sha256);
+    const auto context = Cluster::context(cluster->worker_token);
+    auto reader = workers->FetchEngine(context.get(), fetch);
+    std::string fetched;
+    for (v1::EngineChunk chunk; reader->Read(&chunk);) fetched += chunk.data();
+    const grpc::Status served = reader->Finish();
+    EXPECT_EQ(served.error_code(), grpc::StatusCode::DATA_LOSS) << served.error_message();
+    EXPECT_EQ(fetched, "");
+    const std::string second = cluster->dir + "/second.db";
+    backup = cluster->run({coordinator, "backup", "--db", cluster->db, "--to", second});
+    EXPECT_NE(backup.status, 0);
+    EXPECT_NE(backup.err.find("cannot copy engine file " + sha256), std::string::npos)
+        << backup.err;
+    EXPECT_EQ(count_in(second + ".engines/" + sha256, "precious"), 0u);
 }
 
 // Issue 32: unreferenced engine files are collected by the coordinator itself, not only by
