@@ -93,6 +93,9 @@ Server::Server(Options options)
     trainer_ = std::make_unique<Trainer>(open_storage_, core_, *writer_, events_);
     if (!options_.core.notify_url.empty() || !options_.core.notify_hosts.empty()) {
         options_.notifier.allowed = options_.core.notify_hosts;
+        options_.notifier.observe = [this](std::string_view outcome) {
+            metrics_.count_notification(outcome);
+        };
         notifier_ = std::make_unique<Notifier>(options_.notifier, *writer_, *reader_);
     }
     gate_ = std::make_unique<Gate>(core_, *reader_);

@@ -91,6 +91,8 @@ Metrics::Metrics()
           "Result reports acknowledged since start, by whether they were counted or repeats.")),
       reports_counted_(reports_.Add({{"outcome", "counted"}})),
       reports_duplicate_(reports_.Add({{"outcome", "duplicate"}})),
+      notifications_(counter(*registry_, "sparring_notifications_total",
+                             "Notifications of runs' ends, by what became of each attempt.")),
       rpc_calls_(counter(*registry_, "sparring_rpc_requests_total",
                          "gRPC calls finished, by method and status.")),
       rpc_seconds_(histogram(*registry_, "sparring_rpc_duration_seconds",
@@ -105,6 +107,9 @@ Metrics::Metrics()
         transaction_seconds_[write] = &transactions.Add({{"kind", kKinds[write]}}, kBounds);
         transaction_jobs_[write] = &jobs.Add({{"kind", kKinds[write]}});
     }
+    // Served at 0 from the start, so that a rate is defined before the first notification.
+    for (const char* outcome : {"delivered", "retried", "failed", "dropped"})
+        notifications_.Add({{"outcome", outcome}});
 }
 
 void Metrics::observe_rpc(std::string_view method, std::string_view code, double seconds) {
@@ -125,6 +130,10 @@ void Metrics::count_report(int64_t games, bool duplicate) {
     }
     reports_counted_.Increment();
     games_.Increment(double(games));
+}
+
+void Metrics::count_notification(std::string_view outcome) {
+    notifications_.Add({{"outcome", std::string(outcome)}}).Increment();
 }
 
 std::string Metrics::render(const MetricsSnapshot& snapshot) const {

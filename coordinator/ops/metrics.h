@@ -36,6 +36,9 @@ class Metrics {
     void observe_transaction(bool write, size_t jobs, double seconds);
     // Records an acknowledged result report and the games it carried.
     void count_report(int64_t games, bool duplicate);
+    // Records what became of a notification's attempt: "delivered", "retried" (it failed and
+    // is tried again), "failed" (its last attempt failed) or "dropped".
+    void count_notification(std::string_view outcome);
 
     // Returns every metric in the Prometheus text exposition format (version 0.0.4).
     std::string render(const MetricsSnapshot& snapshot) const;
@@ -46,6 +49,7 @@ class Metrics {
     prometheus::Family<prometheus::Counter>& reports_;
     prometheus::Counter& reports_counted_;
     prometheus::Counter& reports_duplicate_;
+    prometheus::Family<prometheus::Counter>& notifications_;
     prometheus::Family<prometheus::Counter>& rpc_calls_;
     prometheus::Family<prometheus::Histogram>& rpc_seconds_;
     prometheus::Histogram* transaction_seconds_[2];  // read, write

@@ -140,6 +140,11 @@ void Notifier::record(const Notification& n, const std::string& error, bool refu
         fields.push_back({"retry_ms", std::to_string(wait_ms)});
         log_event(LogLevel::Warn, "notification_failed", fields);
     }
+    if (options_.observe)
+        options_.observe(error.empty() ? "delivered"
+                         : refused     ? "dropped"
+                         : last        ? "failed"
+                                       : "retried");
     std::promise<void> recorded;
     writer_.submit(
         [&](Storage& storage) {

@@ -14,6 +14,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <deque>
+#include <functional>
 #include <mutex>
 #include <set>
 #include <string>
@@ -35,6 +36,8 @@ class Notifier {
         std::chrono::seconds max_backoff{600};      // the longest wait between attempts
         int max_attempts = 20;                      // then the notification is marked failed
         int max_in_flight = 8;                      // destinations posted to at once
+        // Told what became of each attempt: "delivered", "retried", "failed" or "dropped".
+        std::function<void(std::string_view outcome)> observe;
     };
 
     Notifier(Options options, Executor& writer, Executor& reader);

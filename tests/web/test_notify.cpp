@@ -420,10 +420,19 @@ TEST_F(NotifyTest, ASlowReceiverCostsOnlyItselfAndItsNoticeEndsFailed) {
     std::this_thread::sleep_for(1500ms);
     EXPECT_EQ(slow.connections().size(), 2u) << "a failed notice is not tried again";
 
-    const std::string link =
-        "http://127.0.0.1:" + std::to_string(std::stoi(slurp(http_port_file))) + "/runs/";
+    const int http_port = std::stoi(slurp(http_port_file));
+    const std::string link = "http://127.0.0.1:" + std::to_string(http_port) + "/runs/";
     EXPECT_EQ(receiver.about("/hook", first).first.at(0).body["link"],
               link + std::to_string(first));
+
+    // The metrics count each attempt by what became of it.
+    httplib::Client dashboard("127.0.0.1", http_port);
+    const httplib::Result metrics = dashboard.Get("/metrics");
+    ASSERT_TRUE(metrics);
+    for (const char* line : {"sparring_notifications_total{outcome=\"delivered\"} 2",
+                             "sparring_notifications_total{outcome=\"retried\"} 1",
+                             "sparring_notifications_total{outcome=\"failed\"} 1"})
+        EXPECT_NE(metrics->body.find(line), std::string::npos) << line << "\n" << metrics->body;
 }
 
 // SIGTERM ends the coordinator at once while a receiver holds a POST (whose deadline is a
