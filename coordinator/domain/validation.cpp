@@ -63,6 +63,7 @@ absl::Status check_uci_options(const Version& v) {
     const match::UciOptions options(v.uci_options.begin(), v.uci_options.end());
     if (std::string why = match::check_uci_options(options); !why.empty()) return invalid(why);
     if (std::string why = match::check_submitted_uci_options(options); !why.empty())
+        return invalid(why);
     // The scheduler counts a game's cores from the run's threads, and workers send engines
     // exactly that many: a version's own Threads would be a second, uncounted setting.
     for (const auto& [name, value] : options)
@@ -70,7 +71,6 @@ absl::Status check_uci_options(const Version& v) {
             return invalid("UCI option '" + excerpt(name) +
                            "': a run gives its engines their threads (submit --threads N, 1 by "
                            "default); a version may not set them");
-        return invalid(why);
     return absl::OkStatus();
 }
 
