@@ -80,6 +80,7 @@ struct RunsFlags : CommonFlags {
     bool active = false;
     std::optional<std::string> owner, tc, result, since, until;
     int64_t limit = 0;
+    int64_t offset = 0;
 
     // Declares the flags on app.
     explicit RunsFlags(CLI::App& app) {
@@ -93,16 +94,25 @@ struct RunsFlags : CommonFlags {
                  "only runs created on or after DATE (YYYY-MM-DD, UTC)");
         add_flag(app, "until", until, "DATE",
                  "only runs created on or before DATE (YYYY-MM-DD, UTC)");
-        add_flag(app, "limit", limit, "N", "at most N runs", "50");
+        add_flag(app, "limit", limit, "N", "at most N runs (the coordinator sends 500 at most)",
+                 "50");
+        add_flag(app, "offset", offset, "N", "skip the newest N runs first (paging)", "0", 0,
+                 std::numeric_limits<int32_t>::max());
         declare_common(app);
     }
 };
 
-// The flags of `sparring show`: --watch.
+// The flags of `sparring show`: --watch, --changes-offset.
 struct ShowFlags : SwitchFlags {
+    std::optional<int64_t> changes_offset;
+
     // Declares the flags on app.
     explicit ShowFlags(CLI::App& app)
-        : SwitchFlags(app, "watch", "follow the run live until it ends") {}
+        : SwitchFlags(app, "watch", "follow the run live until it ends") {
+        in_range(add_flag(app, "changes-offset", changes_offset, "N",
+                          "print only the run's changes: up to 100 before its newest N"),
+                 0, 1'000'000'000);
+    }
 };
 
 // The flags of `sparring stop`.
@@ -132,7 +142,8 @@ struct ModifyFlags : CommonFlags {
     // Declares the flags on app.
     explicit ModifyFlags(CLI::App& app) {
         in_range(add_flag(app, "priority", priority, "P",
-                          "higher priorities are served first (-1000..1000)"),
+                          "higher priorities are served first (a user: -1000..100; an admin: "
+                          "up to 1000)"),
                  -1000, 1000);
         in_range(add_flag(app, "throughput", throughput, "T",
                           "share of the workers among equal priorities, percent (1..10000)"),
@@ -430,6 +441,7 @@ int runs(const RunsFlags& args) {
     v1::ListRunsRequest request;
     if (args.active) request.add_states(v1::RUN_STATE_ACTIVE);
     request.set_limit(uint32_t(std::clamp<int64_t>(args.limit, 1, 100000)));
+    request.set_offset(uint32_t(args.offset));
     if (args.owner) request.set_owner(*args.owner);
     if (args.tc) request.set_time_control(*args.tc);
     if (args.result) request.set_result(*args.result);
@@ -456,6 +468,11 @@ int runs(const RunsFlags& args) {
                         r.spec().owner().empty() ? "-" : r.spec().owner(), stages(r)});
     }
     print_table(rows);
+    const uint64_t shown = uint64_t(args.offset) + uint64_t(response.runs_size());
+    if (response.total() > shown && response.runs_size() > 0)
+        std::cout << "runs " << args.offset + 1 << "-" << shown << " of " << response.total()
+                  << "; next page: sparring runs --offset " << shown
+                  << " (with the same filters)\n";
     // A warning's first sentence under the table; `sparring show RUN` prints the whole.
     for (const v1::RunStatus& r : response.runs())
         for (const std::string& warning : r.warnings())
@@ -474,13 +491,17 @@ int show(const ShowFlags& args) {
         watch_run(request.run_id(), client);
         return 0;
     }
+    if (args.changes_offset) request.set_changes_offset(uint32_t(*args.changes_offset));
     v1::RunStatus run;
     client.call(&v1::UserService::Stub::GetRun, request, &run);
     if (args.json) {
         std::cout << to_json(run) << "\n";
         return 0;
     }
-    cli_run_kind(run.spec().kind()).show(run, client);
+    if (args.changes_offset)
+        print_run_changes(run, request.changes_offset());
+    else
+        cli_run_kind(run.spec().kind()).show(run, client);
     return 0;
 }
 

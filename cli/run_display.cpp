@@ -72,12 +72,18 @@ void print_workers(const v1::RunStatus& run) {
 
 }  // namespace
 
-void print_run_changes(const v1::RunStatus& run) {
+void print_run_changes(const v1::RunStatus& run, uint32_t changes_offset) {
     // Users chose the values: printable, as every cell of a table.
     for (const v1::RunChange& c : run.changes())
         std::cout << "changed: " << printable(c.field()) << " '" << printable(c.old_value())
                   << "' -> '" << printable(c.new_value()) << "' by '" << printable(c.user())
                   << "' at " << utc(c.changed_unix_ms()) << "\n";
+    // A run's status carries a page of its changes, the latest first in line.
+    const uint64_t shown_back = uint64_t(changes_offset) + uint64_t(run.changes_size());
+    if (run.change_count() > shown_back)
+        std::cout << "changes: " << run.change_count() - shown_back << " earlier of "
+                  << run.change_count() << " (sparring show " << run.id() << " --changes-offset "
+                  << shown_back << ")\n";
 }
 
 std::string fit_text(const v1::WorkerFit& fit) {

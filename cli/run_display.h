@@ -39,7 +39,8 @@ void print_game_run(const v1::RunStatus& run, const GameRunLayout& layout);
 // Returns a worker's fit in its run in one cell: "p 0.421, residual +1.2", "too few pairs",
 // with " QUARANTINED" when the coordinator leases it no more of the run.
 std::string fit_text(const v1::WorkerFit& fit);
-// Prints what was changed of a run after its submission, with who and when (one line each).
-void print_run_changes(const v1::RunStatus& run);
+// Prints what was changed of a run after its submission, with who and when (one line each):
+// the page its status carries (before the newest changes_offset), and how to see earlier ones.
+void print_run_changes(const v1::RunStatus& run, uint32_t changes_offset = 0);
 
 }  // namespace sparring::cli

@@ -44,6 +44,9 @@ struct ServeFlags {
     double quarantine_p = 0;
     int64_t max_workers_per_token = 0;
     int64_t max_leases_per_token = 0;
+    int64_t max_active_runs_per_user = 0;
+    int64_t max_submits_per_minute = 0;
+    int64_t max_modifications_per_minute = 0;
     int64_t max_lease_silence_seconds = 0;
     int64_t lease_failures_per_worker = 0;
     int64_t lease_failure_workers = 0;
@@ -109,6 +112,12 @@ ServeFlags::ServeFlags(CLI::App& app) {
              "active workers one worker token may register", "1000");
     add_flag(app, "max-leases-per-token", max_leases_per_token, "N",
              "leases the workers of one token may hold at once", "1000");
+    add_flag(app, "max-active-runs-per-user", max_active_runs_per_user, "N",
+             "active runs one user may have at once (admins: any)", "100");
+    add_flag(app, "max-submits-per-minute", max_submits_per_minute, "N",
+             "runs one user may submit in any minute (admins: any)", "60");
+    add_flag(app, "max-modifications-per-minute", max_modifications_per_minute, "N",
+             "run changes (sparring modify) one user may make in any minute (admins: any)", "60");
     add_flag(app, "max-lease-silence-seconds", max_lease_silence_seconds, "N",
              "a lease without a report for N seconds expires, heartbeats or not", "3600");
     add_flag(app, "lease-failures-per-worker", lease_failures_per_worker, "N",
@@ -333,6 +342,12 @@ int serve(const ServeFlags& args) {
         int(positive("max-workers-per-token", args.max_workers_per_token));
     options.core.max_leases_per_token =
         int(positive("max-leases-per-token", args.max_leases_per_token));
+    options.core.max_active_runs_per_user =
+        int(positive("max-active-runs-per-user", args.max_active_runs_per_user));
+    options.core.max_submits_per_minute =
+        int(positive("max-submits-per-minute", args.max_submits_per_minute));
+    options.core.max_modifications_per_minute =
+        int(positive("max-modifications-per-minute", args.max_modifications_per_minute));
     options.core.max_lease_silence_ms =
         positive("max-lease-silence-seconds", args.max_lease_silence_seconds) * 1000;
     options.core.lease_failures_per_worker =

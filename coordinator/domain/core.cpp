@@ -4,8 +4,10 @@
 #include <algorithm>
 #include <map>
 
+#include "common/printable.h"
 #include "coordinator/domain/auth.h"
 #include "coordinator/domain/events.h"
+#include "coordinator/domain/limits.h"
 #include "coordinator/domain/run_kind.h"
 #include "coordinator/domain/text.h"
 #include "coordinator/domain/validation.h"
@@ -40,6 +42,13 @@ Core::Core(Options options, std::function<int64_t()> now_ms, EventBus* events)
       books_(std::max<size_t>(1, options.max_cached_books), std::size_t(256) << 20) {}
 
 void Core::publish(Storage& storage, Event event) const {
+    // At once, not after the commit: a later call of this transaction must see the change (a
+    // touch of a run that is rolled back only reads it again).
+    if (const auto* e = std::get_if<RunSubmitted>(&event)) candidates_->touch(e->run_id);
+    if (const auto* e = std::get_if<RunModified>(&event)) candidates_->touch(e->run_id);
+    if (const auto* e = std::get_if<RunFinished>(&event)) candidates_->touch(e->run_id);
+    if (const auto* e = std::get_if<LeaseGranted>(&event)) candidates_->touch(e->run_id);
+    if (const auto* e = std::get_if<WorkerPurged>(&event)) candidates_->touch(e->run_id);
     if (!events_) return;
     storage.after_commit([events = events_, event = std::move(event)] { events->publish(event); });
 }
@@ -155,11 +164,31 @@ absl::StatusOr<Run> Core::submit_run(Storage& storage, RunSpec spec) const {
     return get_run(storage, run.id);
 }
 
+absl::StatusOr<Run> Core::submit_run(Storage& storage, const Caller& caller, RunSpec spec) const {
+    spec.owner = caller.user;
+    if (caller.role != Role::Admin) {
+        if (absl::Status status = check_priority(spec.priority, caller.role); !status.ok())
+            return status;
+        const std::string user = "user '" + excerpt(caller.user) + "'";
+        if (storage.count_active_runs_of_owner(caller.user) >= options_.max_active_runs_per_user)
+            return absl::ResourceExhaustedError(
+                user + " has " + std::to_string(options_.max_active_runs_per_user) +
+                " active runs, the most the coordinator allows a user "
+                "(--max-active-runs-per-user): stop one or wait for one to end");
+        if (!submits_.admit(caller.user, options_.max_submits_per_minute, now_ms_()))
+            return absl::ResourceExhaustedError(
+                user + " submitted " + std::to_string(options_.max_submits_per_minute) +
+                " runs in the last minute, the most the coordinator allows "
+                "(--max-submits-per-minute): try again in a minute");
+    }
+    return submit_run(storage, std::move(spec));
+}
+
 std::vector<Version> Core::list_versions(Storage& storage) const {
     return storage.list_versions();
 }
 
-absl::StatusOr<Run> Core::get_run(Storage& storage, int64_t run_id) const {
+absl::StatusOr<Run> Core::get_run(Storage& storage, int64_t run_id, uint32_t changes_offset) const {
     std::optional<Run> run = storage.find_run(run_id);
     if (!run)
         return absl::NotFoundError("no run " + std::to_string(run_id) + " (see `sparring runs`)");
@@ -172,7 +201,8 @@ absl::StatusOr<Run> Core::get_run(Storage& storage, int64_t run_id) const {
     run->workers = worker_fits(storage, *run);
     run->purges = storage.list_purges(run_id);
     run->faults = storage.fault_counts(run_id);
-    run->changes = storage.run_changes(run_id);
+    run->changes =
+        storage.latest_run_changes(run_id, changes_offset, kMaxShownChanges, &run->change_count);
     int64_t started = 0;
     run->spec.follow_up = storage.find_follow_up(run_id, &started);
     return *run;
@@ -180,13 +210,20 @@ absl::StatusOr<Run> Core::get_run(Storage& storage, int64_t run_id) const {
 
 std::vector<Run> Core::list_runs(Storage& storage, const std::vector<RunState>& states,
                                  uint32_t limit) const {
-    return storage.list_runs(states, limit == 0 ? 100 : int(std::min(limit, 100'000u)));
+    return storage.list_runs(states,
+                             limit == 0 ? 100 : int(std::min<uint32_t>(limit, kMaxListedRuns)));
 }
 
 std::vector<Run> Core::find_runs(Storage& storage, RunQuery query, int64_t* total) const {
-    query.limit = query.limit <= 0 ? 100 : std::min(query.limit, 100'000);
+    query.limit = query.limit <= 0 ? 100 : std::min(query.limit, kMaxListedRuns);
     query.offset = std::max(query.offset, 0);
-    return storage.find_runs(query, total);
+    std::vector<Run> runs = storage.find_runs(query, total);
+    for (Run& run : runs)
+        if (run.spec.description.size() > kMaxListedDescriptionBytes)
+            run.spec.description =
+                std::string(utf8_prefix(run.spec.description, kMaxListedDescriptionBytes - 3)) +
+                "\u2026";
+    return runs;
 }
 
 absl::StatusOr<Run> Core::stop_run(Storage& storage, int64_t run_id, std::string_view requested_by,

@@ -15,6 +15,8 @@
 
 #include "absl/status/statusor.h"
 #include "coordinator/domain/book_cache.h"
+#include "coordinator/domain/rate_window.h"
+#include "coordinator/domain/scheduler.h"
 #include "coordinator/domain/storage.h"
 
 namespace sparring::coordinator {
@@ -116,6 +118,11 @@ class Core {
         double quarantine_p = 0;
         int max_workers_per_token = 1000;  // workers of one token seen lately, at most
         int max_leases_per_token = 1000;   // leases the workers of one token hold, at most
+        // What one user (not an admin) may do: active runs at once, and runs submitted and
+        // ModifyRun calls in any minute. Past them: RESOURCE_EXHAUSTED, changing nothing.
+        int max_active_runs_per_user = 100;
+        int max_submits_per_minute = 60;
+        int max_modifications_per_minute = 60;
         // A lease without a report for this long expires, however many heartbeats it gets.
         int64_t max_lease_silence_ms = 3'600'000;
         int lease_failures_per_worker = 3;  // a worker that failed a run this often backs off
@@ -156,13 +163,21 @@ class Core {
 
     // Validates and starts a run.
     absl::StatusOr<Run> submit_run(Storage& storage, RunSpec spec) const;
-    // Returns a run with its bench mismatches.
-    absl::StatusOr<Run> get_run(Storage& storage, int64_t run_id) const;
-    // Returns runs in the given states (all when empty), newest first; limit 0 means 100.
+    // Validates and starts a run a user (or an admin) submitted, owned by them: a user within
+    // their priority range, active runs and submissions per minute (RESOURCE_EXHAUSTED past
+    // them, changing nothing).
+    absl::StatusOr<Run> submit_run(Storage& storage, const Caller& caller, RunSpec spec) const;
+    // Returns a run with its bench mismatches and the latest kMaxShownChanges of its changes
+    // before the newest changes_offset.
+    absl::StatusOr<Run> get_run(Storage& storage, int64_t run_id,
+                                uint32_t changes_offset = 0) const;
+    // Returns runs in the given states (all when empty), newest first; limit 0 means 100, and
+    // at most kMaxListedRuns are returned.
     std::vector<Run> list_runs(Storage& storage, const std::vector<RunState>& states,
                                uint32_t limit) const;
     // Returns the page of runs a query selects and sets *total to how many it selects in
-    // all; a limit of 0 means 100, and at most 100,000 are returned.
+    // all; a limit of 0 means 100, and at most kMaxListedRuns are returned, their descriptions
+    // cut to kMaxListedDescriptionBytes (an ellipsis ends a cut one).
     std::vector<Run> find_runs(Storage& storage, RunQuery query, int64_t* total) const;
     // Stops an active run and ends its leases; requested_by (a peer address) and user say who
     // asked (for the events). No permission check: see the overload with a caller.
@@ -270,12 +285,28 @@ class Core {
                         const Release& release) const;
     // Builds the grant of a leased batch.
     LeaseGrant grant(Storage& storage, Lease batch, Run run);
+    // Returns what the scheduler knows of an active run (its versions read from storage).
+    RunCandidate candidate_of(Storage& storage, const Run& run) const;
+    // Reads a run into the candidate pool again: in it while active with pairs to lease.
+    void refresh_candidate(Storage& storage, int64_t run_id);
+    // Brings the candidate pool up to date: every active run the first time, then the runs
+    // touched since.
+    void sync_candidates(Storage& storage);
+    // Returns the run the scheduler gives the worker (see request_work), validated against
+    // storage; publishes the quarantines it passes over.
+    std::optional<Run> choose_for(Storage& storage, int64_t worker_id, const WorkerProfile& profile,
+                                  const std::vector<int64_t>& avoid_runs, int64_t now);
 
     Options options_;
     std::function<int64_t()> now_ms_;
     EventBus* events_;
     // Keyed by run id and creation time, so a run id reused after a rollback misses.
     BookCache books_;  // at most max_cached_books runs and 256 MiB
+    // The active runs a lease may come from, in serving order (scheduler.h).
+    std::unique_ptr<CandidatePool> candidates_ = std::make_unique<CandidatePool>();
+    // Each user's submissions and modifications of the last minute (admins' are not counted).
+    mutable RateWindow submits_{60'000};
+    mutable RateWindow modifications_{60'000};
 };
 
 // Recomputes a run's Elo estimate and, for regression runs, its SPRT.

@@ -137,6 +137,7 @@ absl::StatusOr<Lease> Core::held_lease(Storage& storage, int64_t worker_id,
 
 void Core::end_lease(Storage& storage, Run& run, Lease& batch, LeaseState state) const {
     const uint32_t unreported = batch.pairs - batch.pairs_reported;
+    candidates_->touch(run.id);  // its cores, and the pairs back in its pool
     batch.state = state;
     batch.ended_ms = now_ms_();
     storage.update_lease(batch);
@@ -189,6 +190,87 @@ LeaseGrant Core::grant(Storage& storage, Lease batch, Run run) {
     return g;
 }
 
+RunCandidate Core::candidate_of(Storage& storage, const Run& run) const {
+    RunCandidate c;
+    c.run_id = run.id;
+    c.priority = run.spec.priority;
+    c.throughput = run.spec.throughput;
+    c.active_cores = run.active_cores;
+    c.threads = run.spec.threads;
+    for (int64_t id : {run.test_id, run.base_id}) {
+        const Version v = *storage.find_version(id);
+        c.version_ids.push_back(id);
+        if (v.kind == Version::Kind::Uci) c.uci_commands.push_back(v.uci_command);
+        if (v.kind == Version::Kind::Uploaded) c.uploaded_engines = true;
+        c.memory_mb_per_game += hash_of(v);
+    }
+    return c;
+}
+
+void Core::refresh_candidate(Storage& storage, int64_t run_id) {
+    const std::optional<Run> run = storage.find_run(run_id);
+    if (run && run->state == RunState::Active && run->pairs_available() > 0)
+        candidates_->put(candidate_of(storage, *run));
+    else
+        candidates_->remove(run_id);
+}
+
+void Core::sync_candidates(Storage& storage) {
+    bool all = false;
+    const std::vector<int64_t> touched = candidates_->take_touched(&all);
+    if (all) {
+        for (const Run& run : storage.list_runs({RunState::Active}, 1'000'000))
+            if (run.pairs_available() > 0) candidates_->put(candidate_of(storage, run));
+        return;
+    }
+    for (int64_t id : touched) refresh_candidate(storage, id);
+}
+
+std::optional<Run> Core::choose_for(Storage& storage, int64_t worker_id,
+                                    const WorkerProfile& profile,
+                                    const std::vector<int64_t>& avoid_runs, int64_t now) {
+    sync_candidates(storage);
+    for (;;) {
+        std::optional<Run> chosen;
+        int64_t stale = 0;
+        candidates_->first([&](const RunCandidate& c) {
+            if (!incapability(c, profile).empty()) return false;
+            if (std::find(avoid_runs.begin(), avoid_runs.end(), c.run_id) != avoid_runs.end())
+                return false;
+            std::optional<Run> run = storage.find_run(c.run_id);
+            // What the pool holds is checked against storage before it counts; a difference
+            // (a change it was not told of) is read again and the choice made again.
+            if (!run || run->state != RunState::Active || run->pairs_available() == 0 ||
+                run->spec.priority != c.priority || run->spec.throughput != c.throughput ||
+                run->active_cores != c.active_cores || run->spec.threads != c.threads) {
+                stale = c.run_id;
+                return true;
+            }
+            if (options_.quarantine_p > 0)
+                if (std::optional<WorkerFit> fit = worker_fit(storage, *run, worker_id);
+                    fit && fit->quarantined) {
+                    // The smaller p of its two tests: its results' fit, its time losses.
+                    publish(storage,
+                            WorkerQuarantined{run->id, worker_id,
+                                              std::min(fit->fit.p_value, fit->time_loss_p)});
+                    return false;
+                }
+            // A worker whose recent speed with the run's engine puts its clock factor out of
+            // bounds plays none of it (it said why when it handed a lease back).
+            if (run->spec.reference_nps > 0)
+                if (const std::optional<WorkerSpeed> speed =
+                        storage.find_worker_speed(worker_id, run->test_id);
+                    speed && now - speed->measured_ms < options_.speed_max_age_ms &&
+                    !factor_allowed(double(run->spec.reference_nps) / double(speed->nps)))
+                    return false;
+            chosen = std::move(run);
+            return true;
+        });
+        if (!stale) return chosen;
+        refresh_candidate(storage, stale);
+    }
+}
+
 absl::StatusOr<std::optional<LeaseGrant>> Core::request_work(
     Storage& storage, const Caller& caller, int64_t worker_id,
     const std::vector<int64_t>& avoid_runs) {
@@ -221,45 +303,10 @@ absl::StatusOr<std::optional<LeaseGrant>> Core::request_work(
     profile.refused_versions = storage.refused_versions(worker_id);
     profile.barred_runs = storage.purged_runs(worker_id);
     profile.failed_runs = storage.failed_runs(worker_id, options_.lease_failures_per_worker);
-    std::vector<RunCandidate> candidates;
-    for (const Run& run : storage.list_runs({RunState::Active}, 1'000'000)) {
-        if (run.pairs_available() == 0) continue;
-        if (options_.quarantine_p > 0)
-            if (std::optional<WorkerFit> fit = worker_fit(storage, run, worker_id);
-                fit && fit->quarantined) {
-                // The smaller p of its two tests: its results' fit, its time losses.
-                publish(storage, WorkerQuarantined{run.id, worker_id,
-                                                   std::min(fit->fit.p_value, fit->time_loss_p)});
-                continue;
-            }
-        if (std::find(avoid_runs.begin(), avoid_runs.end(), run.id) != avoid_runs.end()) continue;
-        // A worker whose recent speed with the run's engine puts its clock factor out of
-        // bounds plays none of it (it said why when it handed a lease back).
-        if (run.spec.reference_nps > 0)
-            if (const std::optional<WorkerSpeed> speed =
-                    storage.find_worker_speed(worker_id, run.test_id);
-                speed && now - speed->measured_ms < options_.speed_max_age_ms &&
-                !factor_allowed(double(run.spec.reference_nps) / double(speed->nps)))
-                continue;
-        RunCandidate c;
-        c.run_id = run.id;
-        c.priority = run.spec.priority;
-        c.throughput = run.spec.throughput;
-        c.active_cores = run.active_cores;
-        c.threads = run.spec.threads;
-        for (int64_t id : {run.test_id, run.base_id}) {
-            const Version v = *storage.find_version(id);
-            c.version_ids.push_back(id);
-            if (v.kind == Version::Kind::Uci) c.uci_commands.push_back(v.uci_command);
-            if (v.kind == Version::Kind::Uploaded) c.uploaded_engines = true;
-            c.memory_mb_per_game += hash_of(v);
-        }
-        candidates.push_back(std::move(c));
-    }
-    const std::optional<int64_t> chosen = choose_run(candidates, profile);
+    std::optional<Run> chosen = choose_for(storage, worker_id, profile, avoid_runs, now);
     if (!chosen) return std::optional<LeaseGrant>();
 
-    Run run = *storage.find_run(*chosen);
+    Run run = std::move(*chosen);
     const RunKindModule& kind = run_kind(run.spec.kind);
     const int per_thread =
         run.spec.pairs_per_thread > 0 ? run.spec.pairs_per_thread : options_.pairs_per_thread;

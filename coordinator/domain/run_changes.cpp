@@ -6,6 +6,7 @@
 #include "common/log.h"
 #include "coordinator/domain/core.h"
 #include "coordinator/domain/events.h"
+#include "coordinator/domain/limits.h"
 #include "coordinator/domain/run_kind.h"
 #include "coordinator/domain/text.h"
 #include "coordinator/domain/validation.h"
@@ -13,8 +14,6 @@
 namespace sparring::coordinator {
 
 namespace {
-
-constexpr uint64_t kMaxGames = 1'000'000'000;
 
 // Returns why a field named in a modification cannot change.
 std::string why_fixed(const Run& run, const std::string& field) {
@@ -105,8 +104,17 @@ absl::StatusOr<Run> Core::modify_run(Storage& storage, const Caller& caller,
             ": only its description can change (priority, throughput and games apply to an "
             "active run)");
     const RunKindModule& kind = run_kind(run.spec.kind);
-    if (change.priority && (*change.priority < -1000 || *change.priority > 1000))
-        return absl::InvalidArgumentError("priority must be in -1000..1000");
+    // Counted once the call is one that may change something: a refusal changes nothing.
+    if (caller.role != Role::Admin &&
+        !modifications_.admit(caller.user, options_.max_modifications_per_minute, now_ms_()))
+        return absl::ResourceExhaustedError(
+            "user '" + excerpt(caller.user) + "' changed runs " +
+            std::to_string(options_.max_modifications_per_minute) +
+            " times in the last minute, the most the coordinator allows "
+            "(--max-modifications-per-minute): try again in a minute");
+    if (change.priority)
+        if (absl::Status status = check_priority(*change.priority, caller.role); !status.ok())
+            return status;
     if (change.throughput && (*change.throughput < 1 || *change.throughput > 10000))
         return absl::InvalidArgumentError("throughput must be in 1..10000 percent");
     if (change.games) {

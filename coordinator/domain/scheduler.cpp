@@ -40,20 +40,71 @@ std::string incapability(const RunCandidate& run, const WorkerProfile& worker) {
     return {};
 }
 
+bool served_before(const RunCandidate& a, const RunCandidate& b) {
+    if (a.priority != b.priority) return a.priority > b.priority;
+    // Cores per throughput, cross-multiplied: exact, so the order is total.
+    const int64_t load_a = int64_t(a.active_cores) * std::max(b.throughput, 1);
+    const int64_t load_b = int64_t(b.active_cores) * std::max(a.throughput, 1);
+    if (load_a != load_b) return load_a < load_b;
+    return a.run_id < b.run_id;
+}
+
 std::optional<int64_t> choose_run(std::span<const RunCandidate> runs, const WorkerProfile& worker) {
     const RunCandidate* best = nullptr;
-    // Orders by priority, then by cores per throughput (cross-multiplied), then by age.
-    const auto better = [](const RunCandidate& a, const RunCandidate& b) {
-        if (a.priority != b.priority) return a.priority > b.priority;
-        const int64_t load_a = int64_t(a.active_cores) * std::max(b.throughput, 1);
-        const int64_t load_b = int64_t(b.active_cores) * std::max(a.throughput, 1);
-        if (load_a != load_b) return load_a < load_b;
-        return a.run_id < b.run_id;
-    };
     for (const RunCandidate& run : runs)
-        if (incapability(run, worker).empty() && (!best || better(run, *best))) best = &run;
+        if (incapability(run, worker).empty() && (!best || served_before(run, *best))) best = &run;
     if (!best) return std::nullopt;
     return best->run_id;
+}
+
+void CandidatePool::touch(int64_t run_id) {
+    std::lock_guard lock(touched_mutex_);
+    if (loaded_) touched_.insert(run_id);
+}
+
+std::vector<int64_t> CandidatePool::take_touched(bool* all) {
+    std::lock_guard lock(touched_mutex_);
+    *all = !loaded_;
+    if (*all) {
+        std::lock_guard order_lock(mutex_);
+        order_.clear();
+        entries_.clear();
+        loaded_ = true;
+    }
+    std::vector<int64_t> touched(touched_.begin(), touched_.end());
+    touched_.clear();
+    return touched;
+}
+
+void CandidatePool::put(RunCandidate run) {
+    std::lock_guard lock(mutex_);
+    if (const auto found = entries_.find(run.run_id); found != entries_.end()) {
+        order_.erase(found->second);
+        entries_.erase(found);
+    }
+    const int64_t id = run.run_id;
+    entries_.emplace(id, order_.insert(std::move(run)).first);
+}
+
+void CandidatePool::remove(int64_t run_id) {
+    std::lock_guard lock(mutex_);
+    if (const auto found = entries_.find(run_id); found != entries_.end()) {
+        order_.erase(found->second);
+        entries_.erase(found);
+    }
+}
+
+std::optional<int64_t> CandidatePool::first(
+    const std::function<bool(const RunCandidate&)>& accept) const {
+    std::lock_guard lock(mutex_);
+    for (const RunCandidate& run : order_)
+        if (accept(run)) return run.run_id;
+    return std::nullopt;
+}
+
+size_t CandidatePool::size() const {
+    std::lock_guard lock(mutex_);
+    return order_.size();
 }
 
 }  // namespace sparring::coordinator

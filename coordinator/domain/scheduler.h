@@ -3,9 +3,14 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <mutex>
 #include <optional>
+#include <set>
 #include <span>
 #include <string>
+#include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 namespace sparring::coordinator {
@@ -41,8 +46,47 @@ int games_at_once(int concurrency, int threads);
 // Returns why the worker cannot play the run, or an empty string when it can.
 std::string incapability(const RunCandidate& run, const WorkerProfile& worker);
 
-// Returns the run the worker should play: among the runs it can play, the highest priority,
-// then the lowest active cores per unit of throughput, then the oldest.
+// Returns whether run a is served before run b: the higher priority, then the fewer active
+// cores per unit of throughput, then the older.
+bool served_before(const RunCandidate& a, const RunCandidate& b);
+
+// Returns the run the worker should play: among the runs it can play, the first served.
 std::optional<int64_t> choose_run(std::span<const RunCandidate> runs, const WorkerProfile& worker);
+
+// The active runs with pairs left to lease, kept in memory in the order they are served, so that
+// a lease looks at the runs served before the one it gets instead of reading every active run.
+// The core fills it once from storage, touches a run whenever it publishes an event that changes
+// what the scheduler knows of it (a run submitted, modified or ended; a lease granted or ended; a
+// purge), and reads the touched runs again before the next choice. Thread-safe.
+class CandidatePool {
+  public:
+    // Marks a run as changed: it is read again before the next choice.
+    void touch(int64_t run_id);
+    // Returns the runs touched since the last call, forgetting them; sets *all (and empties
+    // the pool) when every active run is to be read: the first time.
+    std::vector<int64_t> take_touched(bool* all);
+    // Inserts a run, or replaces it.
+    void put(RunCandidate run);
+    void remove(int64_t run_id);
+    // Returns the first run in serving order that accept takes (accept may not change the
+    // pool), or nullopt.
+    std::optional<int64_t> first(const std::function<bool(const RunCandidate&)>& accept) const;
+    size_t size() const;
+
+  private:
+    struct ServedBefore {
+        bool operator()(const RunCandidate& a, const RunCandidate& b) const {
+            return served_before(a, b);
+        }
+    };
+    using Order = std::set<RunCandidate, ServedBefore>;
+
+    mutable std::mutex mutex_;  // guards order_ and entries_
+    Order order_;
+    std::unordered_map<int64_t, Order::iterator> entries_;  // by run id
+    std::mutex touched_mutex_;                              // guards what follows
+    bool loaded_ = false;
+    std::unordered_set<int64_t> touched_;
+};
 
 }  // namespace sparring::coordinator

@@ -77,6 +77,8 @@ class Storage : public TuneStore, public ChainStore {
     // Returns the page of runs a query selects (newest first unless active_first), and sets
     // *total to how many it selects in all.
     virtual std::vector<Run> find_runs(const RunQuery& query, int64_t* total) = 0;
+    // Returns how many active runs a user owns.
+    virtual int64_t count_active_runs_of_owner(std::string_view owner) = 0;
     // Writes what a user may change of a run after its submission: priority, throughput,
     // games and description.
     virtual void update_run_settings(const Run& run) = 0;
@@ -109,6 +111,10 @@ class Storage : public TuneStore, public ChainStore {
     virtual void insert_run_change(const RunChange& change) = 0;
     // Returns the changes made to a run, oldest first.
     virtual std::vector<RunChange> run_changes(int64_t run_id) = 0;
+    // Returns up to limit changes of a run, oldest first, before the newest skip_newest ones,
+    // and sets *total to how many the run has.
+    virtual std::vector<RunChange> latest_run_changes(int64_t run_id, uint32_t skip_newest,
+                                                      uint32_t limit, int64_t* total) = 0;
     // Writes a run's state, result, progress, counts and statistics.
     virtual void update_run(const Run& run) = 0;
 

@@ -410,7 +410,8 @@ struct Run {
     std::vector<WorkerFit> workers;         // each worker's fit, likewise
     std::vector<Purge> purges;              // workers purged from the run, likewise
     std::vector<FaultCount> faults;         // games lost by faults, likewise
-    std::vector<RunChange> changes;         // changes after its submission, likewise
+    std::vector<RunChange> changes;         // changes after its submission (a page), likewise
+    int64_t change_count = 0;               // the changes in all, likewise
     int64_t follow_up_run_id = 0;           // the run its follow-up started; 0: none (yet)
     int64_t follows_run_id = 0;             // the run whose follow-up it is; 0: none
 

@@ -20,7 +20,6 @@ namespace sparring::coordinator {
 namespace {
 
 constexpr size_t kMaxOpenings = 1'000'000;
-constexpr uint64_t kMaxGames = 1'000'000'000;
 
 // Returns whether a name uses only letters, digits, '.', '_', '-' and '+'.
 bool is_plain_name(std::string_view name) {
@@ -140,10 +139,20 @@ absl::Status check_time_control(const TimeControl& tc) {
 absl::Status check_train_run(RunSpec& spec) {
     if (spec.games != 0 || !spec.book.openings.empty())
         return invalid("a training run plays no games: give it no games and no book");
-    if (spec.priority < -1000 || spec.priority > 1000)
-        return invalid("priority must be in -1000..1000");
+    if (absl::Status status = check_priority(spec.priority, Role::Admin); !status.ok())
+        return status;
     if (spec.throughput == 0) spec.throughput = 100;
     return check_description(spec.description);
+}
+
+absl::Status check_priority(int64_t priority, Role role) {
+    const int max = role == Role::Admin ? kMaxPriority : kMaxUserPriority;
+    if (priority >= kMinPriority && priority <= max) return absl::OkStatus();
+    std::string message = "priority must be in " + std::to_string(kMinPriority) + ".." +
+                          std::to_string(max) + ", not " + std::to_string(priority);
+    if (role != Role::Admin && priority > max && priority <= kMaxPriority)
+        message += " (above " + std::to_string(max) + ": an admin's token)";
+    return invalid(message);
 }
 
 absl::Status check_description(const std::string& description) {
@@ -302,8 +311,8 @@ absl::Status check_game_run(RunSpec& spec) {
     for (size_t i = 0; i < spec.book.openings.size(); ++i)
         if (absl::Status status = check_opening(spec.book.openings[i], i + 1); !status.ok())
             return status;
-    if (spec.priority < -1000 || spec.priority > 1000)
-        return invalid("priority must be in -1000..1000");
+    if (absl::Status status = check_priority(spec.priority, Role::Admin); !status.ok())
+        return status;
     if (spec.throughput == 0) spec.throughput = 100;
     if (spec.throughput < 1 || spec.throughput > 10000)
         return invalid("throughput must be in 1..10000 percent");

@@ -404,6 +404,7 @@ void run_to_proto(const Run& in, v1::RunStatus* out) {
         purge->set_purged_by(taken.token_name);
         purge->set_unix_ms(taken.purged_ms);
     }
+    out->set_change_count(uint64_t(in.change_count));
     for (const RunChange& c : in.changes) {
         v1::RunChange* change = out->add_changes();
         change->set_changed_unix_ms(c.changed_ms);
@@ -487,7 +488,8 @@ absl::StatusOr<RunQuery> run_query_from_proto(const v1::ListRunsRequest& in) {
     query.created_until_ms = in.created_until_unix_ms();
     query.active_first = in.active_first();
     query.offset = int(in.offset());
-    query.limit = int(std::min(in.limit(), 100'000u));
+    // Clamped here, to at most kMaxListedRuns by the core: the total tells how many pages.
+    query.limit = int(std::min(in.limit(), 1'000'000u));
     return query;
 }
 

@@ -171,8 +171,7 @@ void UserApi::submit_run(const Credential& credential, const v1::SubmitRunReques
                 // Mutable: the spec (with its book) moves into the run without a copy.
                 [this, spec = std::move(*spec), response](Storage& storage,
                                                           const Caller& caller) mutable {
-                    spec.owner = caller.user;
-                    absl::StatusOr<Run> run = core_.submit_run(storage, std::move(spec));
+                    absl::StatusOr<Run> run = core_.submit_run(storage, caller, std::move(spec));
                     if (!run.ok()) return run.status();
                     run_to_proto(*run, response);
                     return absl::OkStatus();
@@ -201,8 +200,9 @@ void UserApi::get_run(const Credential& credential, const v1::GetRunRequest& req
                       v1::RunStatus* response, Done done) {
     query(
         credential,
-        [this, id = request.run_id(), response](Storage& storage) {
-            absl::StatusOr<Run> run = core_.get_run(storage, id);
+        [this, id = request.run_id(), offset = request.changes_offset(),
+         response](Storage& storage) {
+            absl::StatusOr<Run> run = core_.get_run(storage, id, offset);
             if (!run.ok()) return run.status();
             run_to_proto(*run, response);
             return absl::OkStatus();

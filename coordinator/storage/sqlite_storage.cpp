@@ -671,6 +671,30 @@ std::vector<RunChange> SqliteStorage::run_changes(int64_t run_id) {
     return changes;
 }
 
+int64_t SqliteStorage::count_active_runs_of_owner(std::string_view owner) {
+    // By runs_by_state: the active runs are few, each user's bounded (--max-active-runs-per-user).
+    Statement& s = db_.prepare(
+        "SELECT count(*) FROM runs INDEXED BY runs_by_state WHERE state = 'active' AND owner = ?");
+    s.bind(owner);
+    return s.step() ? s.int64(0) : 0;
+}
+
+std::vector<RunChange> SqliteStorage::latest_run_changes(int64_t run_id, uint32_t skip_newest,
+                                                         uint32_t limit, int64_t* total) {
+    Statement& count = db_.prepare("SELECT count(*) FROM run_changes WHERE run_id = ?");
+    count.bind(run_id);
+    *total = count.step() ? count.int64(0) : 0;
+    Statement& s = db_.prepare(
+        "SELECT changed_ms, user, field, old_value, new_value FROM run_changes WHERE run_id = ? "
+        "ORDER BY id DESC LIMIT ? OFFSET ?");
+    s.bind(run_id, int64_t(limit), int64_t(skip_newest));
+    std::vector<RunChange> changes;
+    while (s.step())
+        changes.push_back({run_id, s.int64(0), s.text(1), s.text(2), s.text(3), s.text(4)});
+    std::reverse(changes.begin(), changes.end());
+    return changes;
+}
+
 void SqliteStorage::update_run(const Run& r) {
     const auto& p = r.counts.penta.counts;
     db_.prepare(

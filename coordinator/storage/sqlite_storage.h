@@ -73,6 +73,9 @@ class SqliteStorage final : public Storage {
     void set_follow_up_run(int64_t run_id, int64_t follow_run_id) override;
     void insert_run_change(const RunChange& change) override;
     std::vector<RunChange> run_changes(int64_t run_id) override;
+    int64_t count_active_runs_of_owner(std::string_view owner) override;
+    std::vector<RunChange> latest_run_changes(int64_t run_id, uint32_t skip_newest, uint32_t limit,
+                                              int64_t* total) override;
     void update_run(const Run& run) override;
 
     void insert_free_pairs(int64_t run_id, PairRange range) override;

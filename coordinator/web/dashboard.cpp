@@ -7,6 +7,7 @@
 #include "common/log.h"
 #include "common/printable.h"
 #include "coordinator/domain/text.h"
+#include "coordinator/domain/validation.h"
 #include "coordinator/web/assets.h"
 #include "coordinator/web/json.h"
 #include "coordinator/web/pages.h"
@@ -378,9 +379,9 @@ void Dashboard::modify(const HttpRequest& request, HttpResponse& response) {
     for (const auto* value : {&priority, &throughput, &games})
         if (!value->ok()) return reply_error_page(response, value->status());
     if (*priority && **priority != run.spec().priority()) {
-        if (**priority < -1000 || **priority > 1000)
-            return reply_error_page(response,
-                                    absl::InvalidArgumentError("priority must be in -1000..1000"));
+        // The full range here, for the int32 of the request; the core holds a user to theirs.
+        if (absl::Status status = check_priority(**priority, Role::Admin); !status.ok())
+            return reply_error_page(response, status);
         change.set_priority(int32_t(**priority));
     }
     if (*throughput && **throughput != int64_t(run.spec().throughput())) {

@@ -325,6 +325,49 @@ TEST_F(LeaseTest, HigherPriorityRunIsServedFirst) {
     EXPECT_NE(low.id, high.id);
 }
 
+// The scheduler keeps its runs in memory after the first request (issue 49): a run submitted,
+// changed, leased, handed back or ended afterwards moves the next lease as a full read would.
+TEST_F(LeaseTest, LeasesFollowRunsSubmittedChangedAndEndedAfterTheFirstRequest) {
+    const Caller admin{1, Role::Admin, "root", {}};
+    const coordinator::Run first = submit(spec(RunKind::FixedGames, 200));
+    auto [caller, worker] = add_worker();
+    auto [other, other_worker] = add_worker();
+    const auto hand_back = [&](const Caller& c, const LeaseGrant& lease) {
+        Release release;
+        release.worker_id = lease.batch.worker_id;
+        release.lease_id = lease.batch.id;
+        ASSERT_TRUE(transact([&](Storage& s) { return core->release_lease(s, c, release); }).ok());
+    };
+    hand_back(caller, lease_for(caller, worker));  // the pool is read in full
+
+    RunSpec urgent = spec(RunKind::FixedGames, 200);
+    urgent.priority = 2;
+    const coordinator::Run second = submit(urgent);
+    const LeaseGrant on_second = lease_for(caller, worker);
+    EXPECT_EQ(on_second.run.id, second.id);
+    hand_back(caller, on_second);
+
+    // Equal priorities: the run without cores at work goes first.
+    RunModification change;
+    change.run_id = second.id;
+    change.priority = 0;
+    ASSERT_TRUE(transact([&](Storage& s) { return core->modify_run(s, admin, change); }).ok());
+    const LeaseGrant held = lease_for(caller, worker);
+    EXPECT_EQ(held.run.id, first.id);
+    EXPECT_EQ(lease_for(other, other_worker).run.id, second.id);
+    hand_back(caller, held);
+    hand_back(other, lease_for(other, other_worker));
+
+    ASSERT_TRUE(transact([&](Storage& s) { return core->stop_run(s, admin, first.id); }).ok());
+    const LeaseGrant last = lease_for(caller, worker);
+    EXPECT_EQ(last.run.id, second.id);
+    hand_back(caller, last);
+    ASSERT_TRUE(transact([&](Storage& s) { return core->stop_run(s, admin, second.id); }).ok());
+    const auto none = transact([&](Storage& s) { return core->request_work(s, caller, worker); });
+    ASSERT_TRUE(none.ok());
+    EXPECT_FALSE(none->has_value());
+}
+
 // Runs stored before owners were recorded have none: only an admin stops or changes them, and
 // a refusal changes nothing (issue 31).
 TEST_F(LeaseTest, ARunWithoutAnOwnerIsAnAdminsAlone) {

@@ -1,6 +1,8 @@
 // The scheduler: priority first, then throughput share, never a run the worker cannot play.
 #include <gtest/gtest.h>
 
+#include <random>
+
 #include "coordinator/domain/scheduler.h"
 
 namespace sparring::coordinator {
@@ -92,6 +94,56 @@ TEST(Scheduler, AGameOfSeveralThreadsNeedsAsManyCores) {
     EXPECT_EQ(incapability(threaded, big), "");
     big.memory_mb = 63;
     EXPECT_NE(incapability(threaded, big), "");
+}
+
+// The pool serves its runs in choose_run's order as they are put, replaced and removed: the
+// first it gives a worker is the run choose_run picks among the same runs.
+TEST(Scheduler, TheCandidatePoolServesInChooseRunsOrder) {
+    std::mt19937 random(7);
+    std::vector<RunCandidate> runs;
+    CandidatePool pool;
+    bool all = false;
+    EXPECT_TRUE(pool.take_touched(&all).empty());
+    EXPECT_TRUE(all);  // the first time: every active run is read
+    for (int64_t id = 1; id <= 300; ++id) {
+        RunCandidate c = run(id, int(random() % 3), int(random() % 20), 50 + int(random() % 200));
+        c.memory_mb_per_game = random() % 4 == 0 ? 600 : 32;  // some need too much memory
+        runs.push_back(c);
+        pool.put(c);
+    }
+    const auto pool_choice = [&](const WorkerProfile& w) {
+        return pool.first([&](const RunCandidate& c) { return incapability(c, w).empty(); });
+    };
+    for (int round = 0; round < 200; ++round) {
+        ASSERT_EQ(pool.size(), runs.size());
+        ASSERT_EQ(pool_choice(worker()), choose_run(runs, worker())) << round;
+        // A lease on the chosen run, another ending elsewhere, a priority changed, a run ended.
+        const std::optional<int64_t> chosen = choose_run(runs, worker());
+        ASSERT_TRUE(chosen);
+        for (RunCandidate& c : runs)
+            if (c.run_id == *chosen) {
+                c.active_cores += 2;
+                pool.put(c);
+            }
+        RunCandidate& other = runs[random() % runs.size()];
+        other.active_cores = std::max(0, other.active_cores - 2);
+        other.priority = int(random() % 3);
+        pool.put(other);
+        if (round % 10 == 0) {
+            const size_t gone = random() % runs.size();
+            pool.remove(runs[gone].run_id);
+            runs.erase(runs.begin() + std::ptrdiff_t(gone));
+        }
+    }
+    // Touched runs are handed out once.
+    pool.touch(4);
+    pool.touch(4);
+    pool.touch(9);
+    std::vector<int64_t> touched = pool.take_touched(&all);
+    std::sort(touched.begin(), touched.end());
+    EXPECT_FALSE(all);
+    EXPECT_EQ(touched, (std::vector<int64_t>{4, 9}));
+    EXPECT_TRUE(pool.take_touched(&all).empty());
 }
 
 }  // namespace

@@ -51,11 +51,22 @@ std::string slurp(const std::string& path) {
     return text.str();
 }
 
-size_t count_in(const std::string& path, const std::string& text) {
-    const std::string log = slurp(path);
+size_t count_in_text(const std::string& s, const std::string& text) {
     size_t n = 0;
-    for (size_t at = log.find(text); at != std::string::npos; at = log.find(text, at + 1)) ++n;
+    for (size_t at = s.find(text); at != std::string::npos; at = s.find(text, at + 1)) ++n;
     return n;
+}
+
+size_t count_in(const std::string& path, const std::string& text) {
+    return count_in_text(slurp(path), text);
+}
+
+int wait_for_port_file(const std::string& port_file) {
+    wait_until([&] { return std::filesystem::exists(port_file); }, 5s, 10ms);
+    std::ifstream in(port_file);
+    int port = 0;
+    in >> port;
+    return port;
 }
 
 namespace {
@@ -211,6 +222,13 @@ CommandResult Cluster::run(const std::vector<std::string>& argv) const {
     waitpid(pid, &raw, 0);
     return {WIFEXITED(raw) ? WEXITSTATUS(raw) : 128 + WTERMSIG(raw), slurp(out_path),
             slurp(err_path)};
+}
+
+std::string Cluster::create_token(const std::string& role, const std::string& name) const {
+    const CommandResult made = run({binary("coordinator/sparring-coordinator"), "token", "create",
+                                    "--db", db, "--role", role, "--name", name});
+    if (made.status != 0) throw std::runtime_error("token create failed: " + made.err);
+    return made.out.substr(0, made.out.find('\n'));
 }
 
 CommandResult Cluster::cli(const std::vector<std::string>& args) const {

@@ -74,6 +74,9 @@ class Cluster {
     CommandResult cli(const std::vector<std::string>& args) const;
     // Runs any binary and waits for it.
     CommandResult run(const std::vector<std::string>& argv) const;
+    // Creates a token of a role ("user", "admin", "worker") for a user with `sparring-coordinator
+    // token create` on the database, beside the running coordinator; returns its secret.
+    std::string create_token(const std::string& role, const std::string& name) const;
     // Returns the first column of the first row of a query on the database file.
     int64_t query(const std::string& sql) const;
     // Prints the logs of every process (after a failure).
@@ -127,5 +130,10 @@ std::string binary(const std::string& relative);
 std::string slurp(const std::string& path);
 // Returns how many times text occurs in a file.
 size_t count_in(const std::string& path, const std::string& text);
+// Returns how many times text occurs in s.
+size_t count_in_text(const std::string& s, const std::string& text);
+// Returns the port a coordinator wrote to port_file (--http-port-file), waiting up to 5 s for
+// the file; 0 when it is not there.
+int wait_for_port_file(const std::string& port_file);
 
 }  // namespace sparring::testing

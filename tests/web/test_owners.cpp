@@ -9,7 +9,6 @@
 #include <unistd.h>
 
 #include <filesystem>
-#include <fstream>
 #include <string>
 #include <thread>
 
@@ -28,15 +27,13 @@ class OwnersTest : public ::testing::Test {
         std::filesystem::remove(port_file);
         cluster = std::make_unique<Cluster>(std::vector<std::string>{
             "--http-listen", "127.0.0.1:0", "--http-port-file", port_file});
-        wait_until([&] { return std::filesystem::exists(port_file); }, 5s, 10ms);
-        std::ifstream in(port_file);
-        in >> port;
+        port = wait_for_port_file(port_file);
         ASSERT_GT(port, 0);
         http = std::make_unique<httplib::Client>("127.0.0.1", port);
         http->set_read_timeout(10s);
-        alice = token("user", "alice");
-        bob = token("user", "bob");
-        root = token("admin", "root");
+        alice = cluster->create_token("user", "alice");
+        bob = cluster->create_token("user", "bob");
+        root = cluster->create_token("admin", "root");
         cluster->add_version("a");
         cluster->add_version("b");
     }
@@ -44,15 +41,6 @@ class OwnersTest : public ::testing::Test {
     void TearDown() override {
         if (HasFailure() && cluster) cluster->dump_logs();
         std::filesystem::remove(port_file);
-    }
-
-    // Creates a token with `sparring-coordinator token create` beside the running coordinator.
-    std::string token(const std::string& role, const std::string& name) const {
-        const CommandResult made =
-            cluster->run({binary("coordinator/sparring-coordinator"), "token", "create", "--db",
-                          cluster->db, "--role", role, "--name", name});
-        EXPECT_EQ(made.status, 0) << made.err;
-        return made.out.substr(0, made.out.find('\n'));
     }
 
     // Submits a fixed-games run of a against b over gRPC with a token; returns it.
