@@ -121,9 +121,10 @@ def main():
         # Each round's load generator registers 1,000 more workers under the one worker token,
         # while the leases of the round before are still out: the per-token caps (1,000 by
         # default) would refuse the later rounds' work. The seed submits 100 runs in seconds, past
-        # a user's default of 60 a minute.
+        # a user's default of 60 a minute. Every viewer comes from 127.0.0.1, past the 50 live
+        # pages one address may hold by default.
         extra=["--max-workers-per-token", "1000000", "--max-leases-per-token", "1000000",
-               "--max-submits-per-minute", "1000"])
+               "--max-submits-per-minute", "1000", "--http-max-viewers-per-address", "1000000"])
     address, http_port, base = coordinator.address, coordinator.http_port, coordinator.base
     db, user, worker = coordinator.db, coordinator.user, coordinator.worker
     try:
