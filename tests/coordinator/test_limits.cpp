@@ -135,7 +135,7 @@ TEST(UciVersionChecks, OptionNamesAreComparedAsEnginesCompareThem) {
     EXPECT_TRUE(check_version(fine).ok()) << check_version(fine);
     // A run gives its engines their threads, 1 included: a version may set none, in any
     // spelling (issue 49).
-    for (const char* threads : {"Threads", "threads", " THREADS"}) {
+    for (const char* threads : {"Threads", "threads", "THREADS"}) {
         const std::string why = refusal({{threads, "1"}});
         EXPECT_NE(why.find("may not set them"), std::string::npos) << threads << ": " << why;
     }
