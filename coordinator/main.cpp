@@ -153,7 +153,7 @@ ServeFlags::ServeFlags(CLI::App& app) {
              "a notification not delivered in N attempts is marked failed", "20", 1, 1000);
     add_flag(app, "public-url", public_url, "URL",
              "the dashboard as users reach it, for the links in notifications (default: "
-             "http://HTTP-LISTEN)");
+             "http://HTTP-LISTEN, with the port it bound)");
     http_port_file_option = add_flag(app, "http-port-file", http_port_file, "FILE",
                                      "write the dashboard's bound port to FILE once serving");
     add_switch(app, "http-require-token", http_require_token,

@@ -272,7 +272,8 @@ struct Counts {
     void subtract(const Counts& other);
 };
 
-// A JSON POST telling a URL that a run ended, in the outbox until the URL took it (2xx).
+// A JSON POST telling a URL that a run ended, in the outbox until the URL took it (2xx), its
+// attempts ran out, or it was dropped (the URL cleared, or off the operator's list).
 struct Notification {
     int64_t id = 0;  // sent as the body's "id" and the Idempotency-Key header: for de-duplication
     int64_t run_id = 0;
