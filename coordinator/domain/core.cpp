@@ -39,7 +39,10 @@ Core::Core(Options options, std::function<int64_t()> now_ms, EventBus* events)
     : options_(options),
       now_ms_(std::move(now_ms)),
       events_(events),
-      books_(std::max<size_t>(1, options.max_cached_books), std::size_t(256) << 20) {}
+      books_(std::max<size_t>(1, options.max_cached_books), std::size_t(256) << 20),
+      submits_(size_t(std::max(0, options.max_submits_per_minute)), std::chrono::minutes(1)),
+      modifications_(size_t(std::max(0, options.max_modifications_per_minute)),
+                     std::chrono::minutes(1)) {}
 
 void Core::publish(Storage& storage, Event event) const {
     // At once, not after the commit: a later call of this transaction must see the change (a
@@ -175,7 +178,7 @@ absl::StatusOr<Run> Core::submit_run(Storage& storage, const Caller& caller, Run
                 user + " has " + std::to_string(options_.max_active_runs_per_user) +
                 " active runs, the most the coordinator allows a user "
                 "(--max-active-runs-per-user): stop one or wait for one to end");
-        if (!submits_.admit(caller.user, options_.max_submits_per_minute, now_ms_()))
+        if (!submits_.admit(caller.user))
             return absl::ResourceExhaustedError(
                 user + " submitted " + std::to_string(options_.max_submits_per_minute) +
                 " runs in the last minute, the most the coordinator allows "

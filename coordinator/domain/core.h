@@ -15,7 +15,7 @@
 
 #include "absl/status/statusor.h"
 #include "coordinator/domain/book_cache.h"
-#include "coordinator/domain/rate_window.h"
+#include "coordinator/domain/rate_limit.h"
 #include "coordinator/domain/scheduler.h"
 #include "coordinator/domain/storage.h"
 
@@ -305,8 +305,8 @@ class Core {
     // The active runs a lease may come from, in serving order (scheduler.h).
     std::unique_ptr<CandidatePool> candidates_ = std::make_unique<CandidatePool>();
     // Each user's submissions and modifications of the last minute (admins' are not counted).
-    mutable RateWindow submits_{60'000};
-    mutable RateWindow modifications_{60'000};
+    mutable RateLimit submits_;        // per user, over a minute
+    mutable RateLimit modifications_;  // per user, over a minute
 };
 
 // Recomputes a run's Elo estimate and, for regression runs, its SPRT.

@@ -105,8 +105,7 @@ absl::StatusOr<Run> Core::modify_run(Storage& storage, const Caller& caller,
             "active run)");
     const RunKindModule& kind = run_kind(run.spec.kind);
     // Counted once the call is one that may change something: a refusal changes nothing.
-    if (caller.role != Role::Admin &&
-        !modifications_.admit(caller.user, options_.max_modifications_per_minute, now_ms_()))
+    if (caller.role != Role::Admin && !modifications_.admit(caller.user))
         return absl::ResourceExhaustedError(
             "user '" + excerpt(caller.user) + "' changed runs " +
             std::to_string(options_.max_modifications_per_minute) +

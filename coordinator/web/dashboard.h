@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "coordinator/domain/events.h"
+#include "coordinator/domain/rate_limit.h"
 #include "coordinator/ops/http_server.h"
 #include "coordinator/rpc/user_api.h"
 #include "coordinator/web/live.h"

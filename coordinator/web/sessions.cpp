@@ -86,39 +86,6 @@ void Sessions::erase(const std::string& key) {
     by_hash_.erase(it);
 }
 
-RateLimit::RateLimit(size_t limit, std::chrono::seconds window, size_t max_keys)
-    : limit_(limit), window_(window), max_keys_(max_keys) {}
-
-std::chrono::seconds RateLimit::wait(const std::string& key, Clock::time_point now) const {
-    std::lock_guard lock(mutex_);
-    const auto it = events_.find(key);
-    if (it == events_.end()) return std::chrono::seconds(0);
-    const std::deque<Clock::time_point>& times = it->second;
-    // The events of the window, newest last: the key waits until the limit-th newest leaves.
-    const auto first_in_window =
-        std::find_if(times.begin(), times.end(), [&](auto t) { return t > now - window_; });
-    if (size_t(times.end() - first_in_window) < limit_) return std::chrono::seconds(0);
-    const auto leaves = *(times.end() - limit_) + window_;
-    return std::chrono::ceil<std::chrono::seconds>(leaves - now);
-}
-
-void RateLimit::count(const std::string& key, Clock::time_point now) {
-    std::lock_guard lock(mutex_);
-    auto it = events_.find(key);
-    if (it == events_.end()) {
-        if (events_.size() >= max_keys_)
-            std::erase_if(events_, [&](const auto& entry) {
-                return entry.second.empty() || entry.second.back() <= now - window_;
-            });
-        if (events_.size() >= max_keys_) return;
-        it = events_.emplace(key, std::deque<Clock::time_point>()).first;
-    }
-    std::deque<Clock::time_point>& times = it->second;
-    times.push_back(now);
-    while (times.size() > limit_ || (!times.empty() && times.front() <= now - window_))
-        times.pop_front();
-}
-
 std::string client_key(std::string_view address) {
     in6_addr v6{};
     const std::string text(address);

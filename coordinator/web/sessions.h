@@ -59,29 +59,6 @@ class Sessions {
     std::unordered_map<std::string, std::deque<std::string>> by_user_;  // keys, oldest first
 };
 
-// Counts the events of each key (a client address, a user) over a sliding window and says
-// when a key has had its limit: the dashboard's logins. Thread-safe.
-class RateLimit {
-  public:
-    using Clock = std::chrono::steady_clock;
-    // At most max_keys keys are followed: past them (after dropping the quiet ones), a new
-    // key is not counted, so a flood from many addresses costs bounded memory.
-    RateLimit(size_t limit, std::chrono::seconds window, size_t max_keys = 100'000);
-
-    // Returns how long a key must wait until it may go on: zero while it has had fewer than
-    // the limit's events in the last window.
-    std::chrono::seconds wait(const std::string& key, Clock::time_point now = Clock::now()) const;
-    // Counts an event of a key.
-    void count(const std::string& key, Clock::time_point now = Clock::now());
-
-  private:
-    const size_t limit_;
-    const Clock::duration window_;
-    const size_t max_keys_;
-    mutable std::mutex mutex_;
-    std::unordered_map<std::string, std::deque<Clock::time_point>> events_;  // oldest first
-};
-
 // Returns the key a client address counts under: the address itself for IPv4, its /64 for
 // IPv6 (one host usually holds a whole /64).
 std::string client_key(std::string_view address);

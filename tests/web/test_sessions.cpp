@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "coordinator/domain/rate_limit.h"
 #include "coordinator/web/sessions.h"
 
 namespace sparring::coordinator::web {
@@ -67,6 +68,21 @@ TEST(RateLimit, AKeyPastItsLimitWaitsUntilItsOldestEventLeavesTheWindow) {
     EXPECT_EQ(limit.wait("a", t0 + 60s).count(), 0) << "the first event left the window";
     limit.count("a", t0 + 60s);
     EXPECT_EQ(limit.wait("a", t0 + 61s).count(), 9);
+}
+
+// admit() is wait() and count() in one step: a user's submissions and changes of runs.
+TEST(RateLimit, AdmitCountsWhatItLetsThroughAndNothingElse) {
+    RateLimit limit(2, 60s);
+    const auto t0 = RateLimit::Clock::time_point() + 1000s;
+    EXPECT_TRUE(limit.admit("alice", t0));
+    EXPECT_TRUE(limit.admit("alice", t0 + 1s));
+    EXPECT_FALSE(limit.admit("alice", t0 + 2s));
+    EXPECT_FALSE(limit.admit("alice", t0 + 59s));
+    EXPECT_TRUE(limit.admit("bob", t0 + 2s));
+    // The refusals counted nothing: the first event leaving the window frees one place.
+    EXPECT_TRUE(limit.admit("alice", t0 + 60s));
+    EXPECT_FALSE(limit.admit("alice", t0 + 60s));
+    EXPECT_TRUE(limit.admit("alice", t0 + 61s));
 }
 
 TEST(RateLimit, KeysPastTheMaximumAreNotCountedUntilQuietOnesAreDropped) {
