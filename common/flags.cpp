@@ -243,6 +243,18 @@ CLI::Option* in_range(CLI::Option* option, int64_t min, int64_t max) {
         "", "range"));
 }
 
+CLI::Option* one_of(CLI::Option* option, std::vector<std::string> words) {
+    return option->check(CLI::Validator(
+        [name = option->get_name(), words = std::move(words)](std::string& text) {
+            if (std::find(words.begin(), words.end(), text) != words.end()) return std::string();
+            std::string listed;
+            for (size_t i = 0; i < words.size(); ++i)
+                listed += (i == 0 ? "" : i + 1 == words.size() ? " or " : ", ") + words[i];
+            throw UsageError(name + " must be " + listed);
+        },
+        "", "one of"));
+}
+
 CLI::Option* from_environment(CLI::Option* option) {
     return option->envname(environment_name(option->get_single_name()));
 }

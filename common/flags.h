@@ -69,6 +69,8 @@ void add_arguments(CLI::App& app, std::vector<std::string>& arguments);
 
 // Rejects an integer flag's value outside [min, max] ("--n must be from MIN to MAX").
 CLI::Option* in_range(CLI::Option* option, int64_t min, int64_t max);
+// Rejects a flag's value that is none of words ("--mode must be auto, on or off").
+CLI::Option* one_of(CLI::Option* option, std::vector<std::string> words);
 // Also reads a flag from its environment variable (see environment_name).
 CLI::Option* from_environment(CLI::Option* option);
 // Also reads every flag of app declared so far from its environment variable.

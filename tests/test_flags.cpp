@@ -125,6 +125,20 @@ TEST_F(FlagsTest, RangesAreChecked) {
     EXPECT_EQ(n, 0);
 }
 
+TEST_F(FlagsTest, AWordFlagTakesOneOfItsWords) {
+    CLI::App app{"test", "prog"};
+    std::string mode = "auto";
+    one_of(add_flag(app, "mode", mode, "MODE", "a mode"), {"auto", "on", "off"});
+    app.parse(std::vector<std::string>{"on", "--mode"});  // CLI11 reads a vector from its end
+    EXPECT_EQ(mode, "on");
+    try {
+        app.parse(std::vector<std::string>{"sometimes", "--mode"});
+        ADD_FAILURE() << "a word not listed was taken";
+    } catch (const UsageError& error) {
+        EXPECT_EQ(std::string(error.what()), "--mode must be auto, on or off");
+    }
+}
+
 TEST_F(FlagsTest, CommandLineMistakesAreParseErrors) {
     EXPECT_THROW(Parsed({"--frobnicate"}), CLI::ParseError);
     EXPECT_THROW(Parsed({"--db"}), CLI::ParseError);

@@ -77,44 +77,29 @@ Flags::Flags(CLI::App& app) {
              365 * 86400);
     add_flag(app, "max-lease-kb", max_lease_kb, "N",
              "largest lease accepted; a larger one is handed back", "4096", 1, 1 << 20);
-    add_flag(app, "engine-sandbox", engine_sandbox, "MODE",
-             "run engines in bubblewrap: uploaded (uploaded engines and their bench), all (the "
-             "--uci-engines too) or off",
-             "uploaded")
-        ->check(CLI::Validator(
-            [](std::string& mode) {
-                if (mode != "uploaded" && mode != "all" && mode != "off")
-                    throw UsageError("--engine-sandbox must be uploaded, all or off");
-                return std::string();
-            },
-            "", "mode"));
+    sparring::one_of(
+        add_flag(app, "engine-sandbox", engine_sandbox, "MODE",
+                 "run engines in bubblewrap: uploaded (uploaded engines and their bench), all (the "
+                 "--uci-engines too) or off",
+                 "uploaded"),
+        {"uploaded", "all", "off"});
     sparring::add_switch(
         app, "allow-unconfined-engines", allow_unconfined_engines,
         "run uploaded engines outside the sandbox when it cannot be created here or is off "
         "(else they are refused)");
-    add_flag(app, "engine-cgroup", engine_cgroup, "MODE",
-             "auto: each engine's process tree in a cgroup of its own with memory, process and "
-             "CPU limits, where this worker has a delegated cgroup v2 group (systemd's "
-             "Delegate=); off: the rlimits alone",
-             "auto")
-        ->check(CLI::Validator(
-            [](std::string& mode) {
-                if (mode != "auto" && mode != "off")
-                    throw UsageError("--engine-cgroup must be auto or off");
-                return std::string();
-            },
-            "", "mode"));
-    add_flag(app, "pin-games", pin_games, "MODE",
-             "pin each game at once to the cores its run's threads count: on, off, or auto "
-             "(when --concurrency equals the cores this worker may use)",
-             "auto")
-        ->check(CLI::Validator(
-            [](std::string& mode) {
-                if (mode != "auto" && mode != "on" && mode != "off")
-                    throw UsageError("--pin-games must be auto, on or off");
-                return std::string();
-            },
-            "", "mode"));
+    sparring::one_of(
+        add_flag(app, "engine-cgroup", engine_cgroup, "MODE",
+                 "auto: each engine's process tree in a cgroup of its own with memory, process and "
+                 "CPU limits, where this worker has a delegated cgroup v2 group (systemd's "
+                 "Delegate=); off: the rlimits alone",
+                 "auto"),
+        {"auto", "off"});
+    sparring::one_of(
+        add_flag(app, "pin-games", pin_games, "MODE",
+                 "pin each game at once to the cores its run's threads count: on, off, or auto "
+                 "(when --concurrency equals the cores this worker may use)",
+                 "auto"),
+        {"auto", "on", "off"});
     add_flag(app, "engine-max-processes", engine_max_processes, "N",
              "processes and threads of the worker's user an engine may raise it to "
              "(RLIMIT_NPROC; root is exempt; 0: no limit)",
