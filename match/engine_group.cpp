@@ -97,11 +97,15 @@ std::optional<EngineGroups> EngineGroups::take_over(std::string* why) {
         !error.empty())
         return fail("cannot move the worker into its leaf: " + error);
     if (std::string error = write_text(directory + "/cgroup.subtree_control", "+memory +pids +cpu");
-        !error.empty())
+        !error.empty()) {
+        // Back where it was, as if nothing had been tried.
+        write_text(directory + "/cgroup.procs", std::to_string(getpid()));
+        rmdir(leaf.c_str());
         return fail(
             "cannot enable the controllers for engines (another process shares the "
             "group?): " +
             error);
+    }
     return EngineGroups(directory);
 }
 
