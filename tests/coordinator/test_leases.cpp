@@ -363,7 +363,9 @@ TEST_F(LeaseTest, LeasesFollowRunsSubmittedChangedAndEndedAfterTheFirstRequest) 
     EXPECT_EQ(last.run.id, second.id);
     hand_back(caller, last);
     ASSERT_TRUE(transact([&](Storage& s) { return core->stop_run(s, admin, second.id); }).ok());
-    const auto none = transact([&](Storage& s) { return core->request_work(s, caller, worker); });
+    // (Structured bindings are captured by init-capture: clang 14 refuses them in a lambda.)
+    const auto none =
+        transact([&, &c = caller, &w = worker](Storage& s) { return core->request_work(s, c, w); });
     ASSERT_TRUE(none.ok());
     EXPECT_FALSE(none->has_value());
 }
