@@ -179,6 +179,11 @@ void Cluster::stop_coordinator(int signal) {
     if (!coordinator_->wait_exit(30s)) throw std::runtime_error("the coordinator did not exit");
 }
 
+std::vector<std::string> build_worker_flags() {
+    if (kAddressSanitizer) return {"--engine-memory-headroom-mb", "0"};
+    return {};
+}
+
 Process& Cluster::start_worker(const std::string& name, int concurrency,
                                const std::vector<std::string>& extra) {
     std::vector<std::string> argv = {binary("worker/sparring-worker"),
@@ -191,9 +196,8 @@ Process& Cluster::start_worker(const std::string& name, int concurrency,
                                      "--name",
                                      name};
     if (!tls_ca.empty()) argv.insert(argv.end(), {"--tls-ca", tls_ca});
-    // An AddressSanitizer build's sparring-engine reserves terabytes of address space for its
-    // shadow memory and aborts under the worker's address-space limit for engines.
-    if (kAddressSanitizer) argv.insert(argv.end(), {"--engine-memory-headroom-mb", "0"});
+    const std::vector<std::string> build_flags = build_worker_flags();
+    argv.insert(argv.end(), build_flags.begin(), build_flags.end());
     // The test engines are scripts of the build's files, which write markers beside them: they
     // run unconfined unless a test asks for the sandbox (test_engine_sandbox.cpp does).
     if (std::find(extra.begin(), extra.end(), "--engine-sandbox") == extra.end())

@@ -126,6 +126,10 @@ v1::RunSpec fixed_games_spec(uint64_t games);
 
 // Returns the path of a built binary, relative to the build directory.
 std::string binary(const std::string& relative);
+// Returns the flags every test's worker needs in this build: under AddressSanitizer no
+// address-space limit for engines (the sanitized sparring-engine reserves terabytes for its
+// shadow memory), none otherwise.
+std::vector<std::string> build_worker_flags();
 // Returns a file's contents, or an empty string.
 std::string slurp(const std::string& path);
 // Returns how many times text occurs in a file.

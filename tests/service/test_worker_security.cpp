@@ -94,6 +94,8 @@ class WorkerSecurityTest : public ::testing::Test {
         setenv("SPARRING_TOKEN", cluster->worker_token.c_str(), 1);
         setenv("SPARRING_COORDINATOR", cluster->address.c_str(), 1);
         flags.insert(flags.begin(), binary("worker/sparring-worker"));
+        const std::vector<std::string> build_flags = build_worker_flags();
+        flags.insert(flags.end(), build_flags.begin(), build_flags.end());
         auto worker = std::make_unique<Process>(flags, cluster->dir + "/worker-" + name + ".log");
         unsetenv("SPARRING_TOKEN");
         unsetenv("SPARRING_COORDINATOR");
