@@ -42,7 +42,9 @@ Core::Core(Options options, std::function<int64_t()> now_ms, EventBus* events)
       books_(std::max<size_t>(1, options.max_cached_books), std::size_t(256) << 20),
       submits_(size_t(std::max(0, options.max_submits_per_minute)), std::chrono::minutes(1)),
       modifications_(size_t(std::max(0, options.max_modifications_per_minute)),
-                     std::chrono::minutes(1)) {}
+                     std::chrono::minutes(1)) {
+    if (!options_.kinds.empty()) use_run_kinds(options_.kinds);
+}
 
 void Core::publish(Storage& storage, Event event) const {
     // At once, not after the commit: a later call of this transaction must see the change (a
@@ -263,7 +265,6 @@ void Core::end_run(Storage& storage, Run& run, RunState state, std::string resul
     const RunKindModule& kind = run_kind(run.spec.kind);
     if (state == RunState::Stopped) apply(storage, kind.on_stopped(storage, run));
     enqueue_notifications(storage, run);
-    if (state == RunState::Finished) start_follow_up(storage, run);
     if (const std::optional<int64_t> chain = storage.find_chain_of_child(run.id))
         if (const std::optional<Run> parent = storage.find_run(*chain))
             apply(storage, run_kind(parent->spec.kind).on_child_ended(storage, *chain));
@@ -271,9 +272,6 @@ void Core::end_run(Storage& storage, Run& run, RunState state, std::string resul
 }
 
 void Core::apply(Storage& storage, KindEffects effects) const {
-    if (effects.tune) storage.update_tune(*effects.tune);
-    if (effects.tune && effects.tune_point)
-        storage.insert_tune_point(effects.tune->run_id, *effects.tune_point);
     std::string version;
     int64_t started = 0;
     absl::Status status;

@@ -24,6 +24,7 @@ namespace sparring::coordinator {
 class EventBus;
 struct Event;
 struct KindEffects;
+class RunKindModule;
 
 // A batch leased to a worker, with everything needed to play it.
 struct LeaseGrant {
@@ -140,6 +141,9 @@ class Core {
         double min_clock_factor = 0.25;
         double max_clock_factor = 4.0;
         int64_t speed_max_age_ms = 3'600'000;
+        // The table of run kinds (run_kind.h), built by the composition root
+        // (kinds/registry.h); the constructor makes it the one the look-ups use.
+        std::vector<const RunKindModule*> kinds;
     };
 
     // Publishes domain events to `events`, when given (see events.h).
@@ -259,9 +263,6 @@ class Core {
     void publish(Storage& storage, Event event) const;
 
   private:
-    // Starts the follow-up of a run that has just finished, if it names one for its result
-    // and has not started it: in the transaction that ends the run, so exactly once.
-    void start_follow_up(Storage& storage, Run& run) const;
     // Puts the notifications of a run's end in the outbox, in the transaction that ends it.
     void enqueue_notifications(Storage& storage, const Run& run) const;
     // Returns the worker if it exists and was registered with the caller's token.

@@ -1,9 +1,7 @@
-// What users do to a run after its submission — stop it and change it, when it is theirs —
-// and the follow-up a run starts when it ends.
+// What users do to a run after its submission: stop it and change it, when it is theirs.
 #include <string>
 #include <vector>
 
-#include "common/log.h"
 #include "coordinator/domain/core.h"
 #include "coordinator/domain/events.h"
 #include "coordinator/domain/limits.h"
@@ -37,27 +35,6 @@ std::string why_fixed(const Run& run, const std::string& field) {
 }
 
 }  // namespace
-
-void Core::start_follow_up(Storage& storage, Run& run) const {
-    int64_t started = 0;
-    const std::optional<FollowUpSpec> follow_up = storage.find_follow_up(run.id, &started);
-    if (!follow_up || started != 0) return;
-    if (follow_up->on_result != "any" && run.result.rfind(follow_up->on_result, 0) != 0) return;
-    RunSpec first = run.spec;
-    first.book = storage.load_book(run.id);
-    RunSpec next = follow_up_run_spec(first, *follow_up);
-    absl::StatusOr<Run> submitted = submit_run(storage, std::move(next));
-    if (!submitted.ok()) {
-        // Checked when the first run was submitted; a version gone since is all that is left.
-        log_event(LogLevel::Warn, "follow_up_failed",
-                  {{"run", std::to_string(run.id)},
-                   {"message", std::string(submitted.status().message())}});
-        storage.set_follow_up_run(run.id, -1);
-        return;
-    }
-    storage.set_follow_up_run(run.id, submitted->id);
-    run.follow_up_run_id = submitted->id;
-}
 
 absl::Status Core::check_owner(const Caller& caller, const Run& run) const {
     if (caller.role == Role::Admin) return absl::OkStatus();

@@ -216,6 +216,10 @@ struct TunePoint {
 };
 enum class RunState { Active, Finished, Stopped };
 
+// How a run decided by an SPRT ended: the hypothesis its LLR accepted, or neither when its
+// games ran out first; None while it is active, and for a stopped run.
+enum class SprtOutcome { None, H0, H1, Inconclusive };
+
 // The run a regression run starts when it ends with a chosen result: typically the same
 // versions at a longer time control, with SPRT bounds of its own (fishtest's STC, then LTC).
 struct FollowUpSpec {
@@ -223,6 +227,15 @@ struct FollowUpSpec {
     TimeControl time_control;
     std::optional<stats::SprtParams> sprt;  // none: the first run's
     uint64_t games = 0;                     // 0: the first run's
+
+    // Returns whether a run that ended with this outcome starts the follow-up.
+    bool starts_on(SprtOutcome outcome) const {
+        if (outcome == SprtOutcome::None) return false;
+        if (on_result == "any") return true;
+        return on_result == (outcome == SprtOutcome::H1   ? "H1"
+                             : outcome == SprtOutcome::H0 ? "H0"
+                                                          : "");
+    }
 };
 
 struct RunSpec {
@@ -421,6 +434,14 @@ struct Run {
     uint64_t pairs_total() const;
     // Returns the number of pairs not yet leased to anybody.
     uint64_t pairs_available() const { return pairs_total() - next_pair + free_pairs; }
+    // Returns how the run ended if an SPRT decides it: its LLR past a bound, as stats::sprt
+    // decides (the SPRT's state is not stored, its LLR and bounds are).
+    SprtOutcome sprt_outcome() const {
+        if (state != RunState::Finished) return SprtOutcome::None;
+        if (counts.pairs > 0 && sprt.llr > sprt.upper) return SprtOutcome::H1;
+        if (counts.pairs > 0 && sprt.llr < sprt.lower) return SprtOutcome::H0;
+        return SprtOutcome::Inconclusive;
+    }
 };
 
 struct Worker {

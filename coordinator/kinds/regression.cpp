@@ -4,6 +4,7 @@
 #include <mutex>
 
 #include "coordinator/domain/run_kind.h"
+#include "coordinator/domain/storage.h"
 #include "coordinator/domain/validation.h"
 #include "stats/sequential.h"
 
@@ -46,13 +47,32 @@ class RegressionKind final : public RunKindModule {
         return std::nullopt;
     }
 
+    // Starts the run's follow-up when its outcome is the one the follow-up waits for.
+    KindEffects on_finished(Storage& storage, const Run& run) const override {
+        KindEffects effects;
+        int64_t started = 0;
+        const std::optional<FollowUpSpec> follow_up = storage.find_follow_up(run.id, &started);
+        if (!follow_up || started != 0 || !follow_up->starts_on(run.sprt_outcome())) return effects;
+        RunSpec first = run.spec;
+        first.book = storage.load_book(run.id);
+        effects.start_run = follow_up_run_spec(first, *follow_up);
+        effects.record = [run_id = run.id](Storage& s, const std::string&, int64_t started_id) {
+            s.set_follow_up_run(run_id, started_id);
+        };
+        // Checked when the run was submitted; a version gone since is all that is left.
+        effects.failure = {run.id, false, "follow-up not started"};
+        return effects;
+    }
+
     // Writes the SPRT settings, and for a run that ended by itself the median-unbiased Elo.
     void status_to_proto(const Run& in, v1::RunStatus* out) const override {
         sprt_to_proto(in.spec.sprt, out->mutable_spec()->mutable_sprt());
-        if (in.state != RunState::Finished || in.counts.pairs == 0) return;
-        const stats::SprtEnd end = in.sprt.llr > in.sprt.upper   ? stats::SprtEnd::AcceptH1
-                                   : in.sprt.llr < in.sprt.lower ? stats::SprtEnd::AcceptH0
-                                                                 : stats::SprtEnd::Truncated;
+        if (in.counts.pairs == 0) return;
+        const SprtOutcome outcome = in.sprt_outcome();
+        if (outcome == SprtOutcome::None) return;
+        const stats::SprtEnd end = outcome == SprtOutcome::H1   ? stats::SprtEnd::AcceptH1
+                                   : outcome == SprtOutcome::H0 ? stats::SprtEnd::AcceptH0
+                                                                : stats::SprtEnd::Truncated;
         if (end == stats::SprtEnd::Truncated && uint64_t(in.counts.pairs) < in.pairs_total())
             return;
         const stats::UnbiasedElo e = unbiased_elo(in, end);
