@@ -13,7 +13,7 @@
 
 #include "coordinator/domain/core.h"
 #include "coordinator/domain/events.h"
-#include "coordinator/ops/http_server.h"
+#include "coordinator/http/http_server.h"
 #include "coordinator/ops/metrics.h"
 #include "coordinator/ops/notifier.h"
 #include "coordinator/ops/trainer.h"

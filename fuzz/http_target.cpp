@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-#include "coordinator/ops/http_server.h"
+#include "coordinator/http/http_server.h"
 #include "fuzz/check.h"
 
 using namespace sparring::coordinator;

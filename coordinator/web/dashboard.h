@@ -12,7 +12,7 @@
 
 #include "coordinator/domain/events.h"
 #include "coordinator/domain/rate_limit.h"
-#include "coordinator/ops/http_server.h"
+#include "coordinator/http/http_server.h"
 #include "coordinator/rpc/user_api.h"
 #include "coordinator/web/live.h"
 #include "coordinator/web/sessions.h"

@@ -24,7 +24,7 @@
 #include <thread>
 #include <vector>
 
-#include "coordinator/ops/http_server.h"
+#include "coordinator/http/http_server.h"
 #include "loopback.h"
 #include "needs.h"
 #include "wait.h"

@@ -14,7 +14,7 @@
 #include <thread>
 #include <vector>
 
-#include "coordinator/ops/http_server.h"
+#include "coordinator/http/http_server.h"
 #include "coordinator/web/live.h"
 
 namespace sparring::coordinator::web {
