@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "coordinator/domain/core.h"
+#include "coordinator/kinds/registry.h"
 #include "coordinator/storage/sqlite_storage.h"
 
 namespace sparring::coordinator {
@@ -33,6 +34,7 @@ class Setup {
         std::filesystem::create_directories(dir_);
         storage_ = std::make_unique<SqliteStorage>((dir_ / "coordinator.db").string());
         Core::Options options;
+        options.kinds = all_run_kinds();
         options.pairs_per_thread = 2;
         core_ = std::make_unique<Core>(options, [] { return int64_t(1'000'000); });
         write([&](Storage& s) {

@@ -15,6 +15,7 @@
 #include "coordinator/domain/notifications.h"
 #include "coordinator/domain/text.h"
 #include "coordinator/domain/validation.h"
+#include "coordinator/kinds/registry.h"
 #include "coordinator/ops/backup.h"
 #include "coordinator/ops/engine_gc.h"
 #include "coordinator/server.h"
@@ -440,7 +441,9 @@ int token(const TokenFlags& args) {
                       << name << "', as is every " << name
                       << " token made without --name: they own the same runs and versions and "
                          "may stop and change each other's; give each person their own --name\n";
-        const Core core({}, now_ms);
+        Core::Options options;
+        options.kinds = all_run_kinds();
+        const Core core(options, now_ms);
         storage.begin(true);
         const std::string secret = core.create_token(storage, *role, name);
         storage.commit();

@@ -13,6 +13,8 @@
 #include <vector>
 
 #include "common/log.h"
+#include "coordinator/kinds/registry.h"
+#include "coordinator/kinds/training_run.h"
 #include "coordinator/ops/engine_gc.h"
 #include "coordinator/ops/event_log.h"
 #include "coordinator/ops/event_metrics.h"
@@ -22,6 +24,12 @@
 namespace sparring::coordinator {
 
 namespace {
+
+// The core's options with the table of run kinds, which the composition root builds.
+Core::Options with_run_kinds(Core::Options options) {
+    options.kinds = all_run_kinds();
+    return options;
+}
 
 // Returns a clock of milliseconds since the Unix epoch that reads the wall clock once and
 // then advances with the steady clock: a system clock set forward or back while the
@@ -62,7 +70,7 @@ std::shared_ptr<grpc::ServerCredentials> credentials(const Server::Options& opti
 
 Server::Server(Options options)
     : options_(std::move(options)),
-      core_(options_.core, lease_clock(), &events_),
+      core_(with_run_kinds(options_.core), lease_clock(), &events_),
       logged_(log_events(events_)),
       counted_(count_events(events_, metrics_)) {
     check_database(options_.db_path);
@@ -90,7 +98,8 @@ Server::Server(Options options)
                 metrics_.observe_transaction(write, jobs,
                                              std::chrono::duration<double>(elapsed).count());
             });
-    trainer_ = std::make_unique<Trainer>(open_storage_, core_, *writer_, events_);
+    trainer_ =
+        std::make_unique<Trainer>(open_storage_, core_, training_steps(), *writer_, events_);
     if (!options_.core.notify_url.empty() || !options_.core.notify_hosts.empty()) {
         options_.notifier.allowed = options_.core.notify_hosts;
         options_.notifier.observe = [this](std::string_view outcome) {

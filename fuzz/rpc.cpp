@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "coordinator/domain/core.h"
+#include "coordinator/kinds/registry.h"
 #include "coordinator/server.h"
 #include "coordinator/storage/sqlite_storage.h"
 #include "fuzz/check.h"
@@ -154,7 +155,9 @@ Target* start_target() {
     const std::string db = (target->directory / "coordinator.db").string();
     {
         SqliteStorage storage(db);
-        const Core core({}, [] { return int64_t(0); });
+        Core::Options options;
+        options.kinds = all_run_kinds();
+        const Core core(options, [] { return int64_t(0); });
         storage.begin(true);
         target->user_token = core.create_token(storage, Role::User, "fuzz-user");
         target->worker_token = core.create_token(storage, Role::Worker, "fuzz-worker");

@@ -1,15 +1,31 @@
-// The defaults of a run kind (a run of game pairs played by workers) and the lookups in the
-// registry's table.
+// The defaults of a run kind (a run of game pairs played by workers) and the look-ups in the
+// table the composition root hands to Core.
 #include "coordinator/domain/run_kind.h"
 
 #include <stdexcept>
 
 #include "common/opening.h"
+#include "coordinator/domain/positions.h"
 #include "coordinator/domain/validation.h"
-#include "coordinator/kinds/generate_run.h"
 #include "proto/opening.h"
 
 namespace sparring::coordinator {
+
+namespace {
+
+// The table in use: set before the coordinator's threads start (Core's constructor), read only
+// afterwards.
+RunKindTable& table_in_use() {
+    static RunKindTable table;
+    return table;
+}
+
+absl::Status not_a_tuning_run(int64_t run_id) {
+    return absl::NotFoundError("run " + std::to_string(run_id) +
+                               " is not a tuning run (see `sparring runs`)");
+}
+
+}  // namespace
 
 absl::Status RunKindModule::check_spec(RunSpec& spec) const {
     if (absl::Status status = check_game_run(spec); !status.ok()) return status;
@@ -109,11 +125,55 @@ void RunKindModule::lease_to_proto(const LeaseGrant& in, v1::Lease* out) const {
     for (const Opening& o : in.openings) opening_to_proto(o, out->add_openings());
 }
 
+absl::Status RunKindModule::tune_history_to_proto(Storage&, const Run& run,
+                                                  v1::TuneHistory*) const {
+    return tunes_nothing(run);
+}
+
+absl::Status RunKindModule::positions_to_proto(Storage&, const Run& run, uint64_t, uint32_t,
+                                               v1::ExportPositionsResponse*) const {
+    return stores_no_positions(run);
+}
+
+absl::Status RunKindModule::tunes_nothing(const Run& run) {
+    return not_a_tuning_run(run.id);
+}
+
+absl::Status RunKindModule::stores_no_positions(const Run& run) {
+    return absl::FailedPreconditionError("run " + std::to_string(run.id) +
+                                         " is not a generation run: it has no positions");
+}
+
+absl::Status tune_history_to_proto(Storage& storage, int64_t run_id, v1::TuneHistory* out) {
+    const std::optional<Run> run = storage.find_run(run_id);
+    if (!run) return not_a_tuning_run(run_id);
+    return run_kind(run->spec.kind).tune_history_to_proto(storage, *run, out);
+}
+
+absl::Status positions_to_proto(Storage& storage, int64_t run_id, uint64_t start_game,
+                                uint32_t max_games, v1::ExportPositionsResponse* out) {
+    const std::optional<Run> run = storage.find_run(run_id);
+    if (!run)
+        return absl::NotFoundError("no run " + std::to_string(run_id) + " (see `sparring runs`)");
+    return run_kind(run->spec.kind).positions_to_proto(storage, *run, start_game, max_games, out);
+}
+
+void use_run_kinds(const RunKindTable& kinds) {
+    // The same table again (another Core of the process) writes nothing.
+    if (table_in_use() != kinds) table_in_use() = kinds;
+}
+
+const RunKindTable& run_kinds() {
+    return table_in_use();
+}
+
 const RunKindModule& run_kind(RunKind kind) {
     for (const RunKindModule* module : run_kinds())
         if (module->kind() == kind) return *module;
-    // Every enum value has a module (the registry's test checks it): this is a bug.
-    throw std::logic_error("run kind " + std::to_string(int(kind)) + " has no module");
+    // Every enum value has a module in the table (the registry's test checks it) and Core's
+    // constructor installs the table: this is a bug.
+    throw std::logic_error("run kind " + std::to_string(int(kind)) +
+                           " has no module (is Core::Options::kinds the table of kinds?)");
 }
 
 const RunKindModule* find_run_kind(std::string_view name) {

@@ -1,8 +1,10 @@
 // Run kinds as modules: everything that differs between regression, fixed-games, tuning,
 // generation, training and chain runs sits behind this interface, one implementation per
-// kind in coordinator/kinds/, registered in one table (kinds/registry.cpp). The interface is the
-// domain's (kinds implement it); the core, the RPC conversion and storage look
-// a run's kind up and call it; they never branch on the kind themselves.
+// kind in coordinator/kinds/. The interface, its defaults and the look-ups are the domain's
+// (run_kind.cpp); the table of kinds is built by the composition root (kinds/registry.h,
+// called by server.cpp) and handed to Core (Core::Options::kinds), which makes it the one the
+// look-ups use. The core, the RPC conversion and storage look a run's kind up and call it;
+// they never branch on the kind themselves.
 #pragma once
 
 #include <functional>
@@ -14,6 +16,7 @@
 #include "absl/status/statusor.h"
 #include "coordinator/domain/core.h"
 #include "sparring/v1/common.pb.h"
+#include "sparring/v1/user.pb.h"
 #include "sparring/v1/worker.pb.h"
 
 namespace sparring::coordinator {
@@ -21,12 +24,10 @@ namespace sparring::coordinator {
 // Checks that a game's PGN, when it was read, has white's outcome as its Result.
 absl::Status check_pgn_result(const GameRecord& game, Outcome white, const std::string& name);
 
-// What a kind asks the core to do once it has counted a report, ended a run or recorded a new
-// run: the kind decides, the core applies it in the same transaction, in this order.
+// What a kind asks the core to do to other aggregates (versions, runs) once it has counted a
+// report, ended a run or recorded a new run: the kind decides, the core applies it in the same
+// transaction, in this order. A kind writes its own state in its own store itself.
 struct KindEffects {
-    // A tuning run's values after the counted pairs and the trajectory point they reach.
-    std::optional<TuneState> tune;
-    std::optional<TunePoint> tune_point;
     // A version to add, under its name or, when that is taken, NAME.2, NAME.3, ...
     std::optional<Version> add_version;
     // A run to submit; when a version is added too, the run tests it.
@@ -159,6 +160,15 @@ class RunKindModule {
     virtual void lease_to_proto(const LeaseGrant& in, v1::Lease* out) const;
 
   protected:
+    // Writes the run's trajectory of tuned values (GetTuneHistory); NOT_FOUND for a kind that
+    // tunes nothing.
+    virtual absl::Status tune_history_to_proto(Storage& storage, const Run& run,
+                                               v1::TuneHistory* out) const;
+    // Writes a page of the run's stored positions, up to max_games games from start_game on
+    // (ExportPositions); FAILED_PRECONDITION for a kind that stores none.
+    virtual absl::Status positions_to_proto(Storage& storage, const Run& run, uint64_t start_game,
+                                            uint32_t max_games,
+                                            v1::ExportPositionsResponse* out) const;
     // The answer of made_version for a run that makes no version.
     absl::Status makes_no_version(const Run& run) const;
     // Checks what every run of game pairs needs: time control, games, book and shares.
@@ -215,6 +225,15 @@ class KindWithStore : public RunKindModule {
 
   protected:
     // The same calls as RunKindModule's, with the kind's store; the defaults as there.
+    absl::Status tune_history_to_proto(Storage& storage, const Run& run,
+                                       v1::TuneHistory* out) const final {
+        return tune_history_to_proto(narrow(storage), run, out);
+    }
+    absl::Status positions_to_proto(Storage& storage, const Run& run, uint64_t start_game,
+                                    uint32_t max_games,
+                                    v1::ExportPositionsResponse* out) const final {
+        return positions_to_proto(narrow(storage), run, start_game, max_games, out);
+    }
     virtual absl::StatusOr<Record> prepare(Store&, RunSpec&, const Version&) const {
         return Record([](Store&, const Run&) { return KindEffects(); });
     }
@@ -237,12 +256,23 @@ class KindWithStore : public RunKindModule {
 
   private:
     static Store& narrow(Storage& storage) { return storage; }
+    virtual absl::Status tune_history_to_proto(Store&, const Run& run, v1::TuneHistory*) const {
+        return tunes_nothing(run);
+    }
+    virtual absl::Status positions_to_proto(Store&, const Run& run, uint64_t, uint32_t,
+                                            v1::ExportPositionsResponse*) const {
+        return stores_no_positions(run);
+    }
 };
 
 // Returns the module of a kind.
 const RunKindModule& run_kind(RunKind kind);
 // Returns every module, in the order of the RunKind enum.
-const std::vector<const RunKindModule*>& run_kinds();
+// The table of kinds, one module per RunKind in the order of the enum.
+using RunKindTable = std::vector<const RunKindModule*>;
+// Makes a table the one the look-ups below use (Core's constructor, with Core::Options::kinds).
+void use_run_kinds(const RunKindTable& kinds);
+const RunKindTable& run_kinds();
 // Returns the module stored under a name; nullptr for an unknown name.
 const RunKindModule* find_run_kind(std::string_view name);
 // Returns the module of a proto kind; INVALID_ARGUMENT, naming the kinds, when unknown.
@@ -250,6 +280,13 @@ absl::StatusOr<const RunKindModule*> run_kind_from_proto(v1::RunKind kind);
 
 // Writes SPRT settings (helper for the modules whose specs keep them).
 void sprt_to_proto(const stats::SprtParams& in, v1::Sprt* out);
+
+// GetTuneHistory: writes a run's trajectory through its kind; NOT_FOUND for an unknown run.
+absl::Status tune_history_to_proto(Storage& storage, int64_t run_id, v1::TuneHistory* out);
+// ExportPositions: writes a page of a run's positions through its kind; NOT_FOUND for an
+// unknown run.
+absl::Status positions_to_proto(Storage& storage, int64_t run_id, uint64_t start_game,
+                                uint32_t max_games, v1::ExportPositionsResponse* out);
 
 // Returns what may make a run's figures mislead, one sentence each (RunStatus.warnings): games
 // of its kind (book_games) that need more openings than its book has at a node or depth limit,

@@ -89,6 +89,19 @@ class GenerateKind final : public KindWithStore<GenerateStore> {
         if (in.generate) generate_status_to_proto(*in.generate, out);
     }
 
+    // Writes a page of the run's stored positions.
+    absl::Status positions_to_proto(GenerateStore& storage, const Run& run, uint64_t start_game,
+                                    uint32_t max_games,
+                                    v1::ExportPositionsResponse* out) const override {
+        PositionsPage page = export_positions(storage, run, start_game, max_games);
+        out->set_positions(std::move(page.data));
+        out->set_count(page.count);
+        out->set_games(page.games);
+        out->set_next_start_game(page.next_start_game);
+        out->set_done(page.done);
+        return absl::OkStatus();
+    }
+
     // Writes each game's opening and the settings games are played with.
     void lease_to_proto(const LeaseGrant& in, v1::Lease* out) const override {
         if (!in.generate) return RunKindModule::lease_to_proto(in, out);

@@ -29,19 +29,12 @@ std::string filters_text(const std::string& filters);
 // Fills a granted batch of a generation run with the opening of each of its games.
 void fill_generate_lease(const std::vector<Opening>& book, LeaseGrant& grant);
 
-// Checks the labelled positions of a report, before it reaches the writer: they must decode
-// as legal positions in canonical form, be no more than a game yields, and carry their
-// game's result (outcomes of generation games are white's).
-absl::Status check_report_positions(const Report& report);
-// Returns whether any game of a report has positions (only generation runs take them).
-bool has_positions(const Report& report);
-
 // Stores the positions of a counted game pair of a generation batch.
 void store_pair_positions(GenerateStore& storage, const Run& run, const Lease& batch,
                           const PairRecord& pair);
 
-// Returns a page of a generation run's stored positions: up to max_games games from
-// start_game on, staying under about 2 MB.
+// A page of a generation run's stored positions: up to max_games games from start_game on,
+// staying under about 2 MB.
 struct PositionsPage {
     std::string data;
     uint32_t count = 0;
@@ -49,7 +42,7 @@ struct PositionsPage {
     uint64_t next_start_game = 0;
     bool done = false;
 };
-absl::StatusOr<PositionsPage> export_positions(GenerateStore& storage, int64_t run_id,
-                                               uint64_t start_game, uint32_t max_games);
+PositionsPage export_positions(GenerateStore& storage, const Run& run, uint64_t start_game,
+                               uint32_t max_games);
 
 }  // namespace sparring::coordinator

@@ -1,5 +1,5 @@
 // The one table of run kinds: a new kind is a module file and a line here.
-#include "coordinator/domain/run_kind.h"
+#include "coordinator/kinds/registry.h"
 
 namespace sparring::coordinator {
 
@@ -10,12 +10,11 @@ const RunKindModule& generate_kind();
 const RunKindModule& train_kind();
 const RunKindModule& chain_kind();
 
-const std::vector<const RunKindModule*>& run_kinds() {
-    static const std::vector<const RunKindModule*> table = {
+RunKindTable all_run_kinds() {
+    return {
         &regression_kind(), &fixed_games_kind(), &tune_kind(),
         &generate_kind(),   &train_kind(),       &chain_kind(),
     };
-    return table;
 }
 
 }  // namespace sparring::coordinator

@@ -334,3 +334,22 @@ KindEffects fail_training(TrainStore& storage, int64_t run_id, const std::string
 }
 
 }  // namespace sparring::coordinator
+const TrainingSteps& training_steps() {
+    class Steps final : public TrainingSteps {
+        bool record_epoch(TrainStore& storage, const TrainState& progress, int epoch,
+                          double loss) const override {
+            return coordinator::record_epoch(storage, progress, epoch, loss);
+        }
+        KindEffects finish(TrainStore& storage, const TrainState& result,
+                           uint64_t bench) const override {
+            return finish_training(storage, result, bench);
+        }
+        KindEffects fail(TrainStore& storage, int64_t run_id,
+                         const std::string& why) const override {
+            return fail_training(storage, run_id, why);
+        }
+    };
+    static const Steps steps;
+    return steps;
+}
+

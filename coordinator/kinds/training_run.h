@@ -13,6 +13,7 @@
 
 #include "absl/status/statusor.h"
 #include "coordinator/domain/run_kind.h"
+#include "coordinator/domain/training_steps.h"
 
 namespace sparring::coordinator {
 
@@ -57,5 +58,8 @@ KindEffects finish_training(TrainStore& storage, const TrainState& result, uint6
 // Returns the end of a training run that cannot train (no positions, bad data), with the
 // reason; nothing if the run is no longer active.
 KindEffects fail_training(TrainStore& storage, int64_t run_id, const std::string& why);
+
+// The three above as the trainer's port, for the composition root to hand to the trainer.
+const TrainingSteps& training_steps();
 
 }  // namespace sparring::coordinator

@@ -79,10 +79,11 @@ class TuneKind final : public KindWithStore<TuneStore> {
         fill_tune_lease(storage, grant);
     }
 
-    // Returns the values the reported pairs move to and the trajectory point they reach.
+    // Moves the values by the reported pairs and records the trajectory point they reach.
     KindEffects count_report(TuneStore& storage, const Run& run, const Lease& batch,
                              const Report& report, int64_t now_ms) const override {
-        return apply_tune_report(storage, run, batch, report, now_ms);
+        apply_tune_report(storage, run, batch, report, now_ms);
+        return {};
     }
 
     // Returns the tuned version and its verification, if asked.
@@ -131,6 +132,21 @@ class TuneKind final : public KindWithStore<TuneStore> {
         tune->set_pairs_applied(uint64_t(state.pairs_applied));
         tune->set_tuned_version(state.tuned_version);
         tune->set_verify_run_id(state.verify_run_id);
+    }
+
+    // Writes the parameters' names and the values after each recorded number of pairs.
+    absl::Status tune_history_to_proto(TuneStore& storage, const Run& run,
+                                       v1::TuneHistory* out) const override {
+        const std::optional<TuneState> state = storage.find_tune(run.id);
+        if (!state) return tunes_nothing(run);
+        for (const spsa::Param& p : state->params) out->add_names(p.name);
+        for (const TunePoint& point : storage.list_tune_points(run.id)) {
+            v1::TunePoint* p = out->add_points();
+            p->set_pairs(uint64_t(point.pairs));
+            p->set_unix_ms(point.recorded_ms);
+            p->mutable_values()->Add(point.values.begin(), point.values.end());
+        }
+        return absl::OkStatus();
     }
 
     // Writes the openings and the perturbation of each pair.

@@ -116,8 +116,8 @@ void fill_tune_lease(TuneStore& storage, LeaseGrant& grant) {
             spsa::make_step(state.params, theta, schedule, step_of(grant.batch, i), state.seed));
 }
 
-KindEffects apply_tune_report(TuneStore& storage, const Run& run, const Lease& batch,
-                              const Report& report, int64_t now_ms) {
+void apply_tune_report(TuneStore& storage, const Run& run, const Lease& batch, const Report& report,
+                       int64_t now_ms) {
     TuneState state = *storage.find_tune(run.id);
     const spsa::Schedule schedule = tune_schedule(run);
     // Steps past this one are averaged (with TuneState::average).
@@ -134,10 +134,8 @@ KindEffects apply_tune_report(TuneStore& storage, const Run& run, const Lease& b
             ++state.averaged_pairs;
         }
     }
-    KindEffects effects;
-    effects.tune_point = TunePoint{state.pairs_applied, now_ms, state.theta};
-    effects.tune = std::move(state);
-    return effects;
+    storage.update_tune(state);
+    storage.insert_tune_point(run.id, TunePoint{state.pairs_applied, now_ms, state.theta});
 }
 
 Version tuned_version(const Version& base, const TuneState& state) {
@@ -190,14 +188,6 @@ KindEffects finish_tune(TuneStore& storage, const Run& run) {
     };
     effects.failure = {run.id, false, "verification not started"};
     return effects;
-}
-
-absl::StatusOr<TuneHistory> tune_history(TuneStore& storage, int64_t run_id) {
-    std::optional<TuneState> state = storage.find_tune(run_id);
-    if (!state)
-        return absl::NotFoundError("run " + std::to_string(run_id) +
-                                   " is not a tuning run (see `sparring runs`)");
-    return TuneHistory{std::move(*state), storage.list_tune_points(run_id)};
 }
 
 }  // namespace sparring::coordinator

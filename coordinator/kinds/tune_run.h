@@ -35,10 +35,10 @@ void snapshot_tune(TuneStore& storage, const Lease& batch);
 // Fills a granted batch of a tuning run with the perturbation of each of its pairs.
 void fill_tune_lease(TuneStore& storage, LeaseGrant& grant);
 
-// Returns the values of a tuning run after the reported pairs of a batch and the trajectory
+// Moves a tuning run's values by the reported pairs of a batch and records the trajectory
 // point they reach.
-KindEffects apply_tune_report(TuneStore& storage, const Run& run, const Lease& batch,
-                              const Report& report, int64_t now_ms);
+void apply_tune_report(TuneStore& storage, const Run& run, const Lease& batch, const Report& report,
+                       int64_t now_ms);
 
 // Returns, for a finished tuning run that asked for a verification, the version its values
 // make and the regression run that verifies it against the base version; a verification
@@ -49,14 +49,5 @@ KindEffects finish_tune(TuneStore& storage, const Run& run);
 // Returns the version a tuning run's current values make: the base version's preset and
 // overrides with the tuned parameters rounded, and its bench signature.
 Version tuned_version(const Version& base, const TuneState& state);
-
-// A tuning run's parameters and the values they had after each recorded number of pairs.
-struct TuneHistory {
-    TuneState state;
-    std::vector<TunePoint> points;
-};
-
-// Returns a tuning run's trajectory; NOT_FOUND for an unknown run or one that tunes nothing.
-absl::StatusOr<TuneHistory> tune_history(TuneStore& storage, int64_t run_id);
 
 }  // namespace sparring::coordinator

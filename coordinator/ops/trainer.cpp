@@ -4,7 +4,6 @@
 #include <stdexcept>
 
 #include "common/log.h"
-#include "coordinator/kinds/training_run.h"
 #include "match/bench_cache.h"
 #include "training/param_selection.h"
 #include "training/position_record.h"
@@ -47,9 +46,9 @@ Trainer::TrainInput read_input(Storage& storage, int64_t run_id) {
 
 }  // namespace
 
-Trainer::Trainer(const OpenStorage& open_storage, const Core& core, Executor& writer,
-                 EventBus& events)
-    : core_(core), writer_(writer), storage_(open_storage()) {
+Trainer::Trainer(const OpenStorage& open_storage, const Core& core, const TrainingSteps& steps,
+                 Executor& writer, EventBus& events)
+    : core_(core), steps_(steps), writer_(writer), storage_(open_storage()) {
     submitted_ = events.subscribe<RunSubmitted>([this](const RunSubmitted& run) {
         if (run.kind != RunKind::Train) return;
         {
@@ -147,7 +146,7 @@ void Trainer::train(int64_t run_id) {
     // Data or settings it cannot train with: the run ends saying why, rather than being tried
     // again and again.
     write_or_throw([&](Storage& s) {
-        core_.apply(s, fail_training(s, run_id, why));
+        core_.apply(s, steps_.fail(s, run_id, why));
         return absl::OkStatus();
     });
 }
@@ -159,7 +158,7 @@ void Trainer::fit(TrainInput input) {
     input.positions = {};
     if (set.size() == 0) {
         write_or_throw([&](Storage& s) {
-            core_.apply(s, fail_training(s, run_id, "the data runs have no positions"));
+            core_.apply(s, steps_.fail(s, run_id, "the data runs have no positions"));
             return absl::OkStatus();
         });
         return;
@@ -188,7 +187,7 @@ void Trainer::fit(TrainInput input) {
     absl::Status stored;
     const auto progress = [&](int epoch, double loss) {
         stored = write([&](Storage& s) {
-            active = record_epoch(s, state, epoch, loss);
+            active = steps_.record_epoch(s, state, epoch, loss);
             if (active) core_.publish(s, TrainingEpochDone{run_id, epoch, loss});
             return absl::OkStatus();
         });
@@ -215,7 +214,7 @@ void Trainer::fit(TrainInput input) {
     // the writer.
     const uint64_t bench = awaited_bench(result.params);
     write_or_throw([&](Storage& s) {
-        core_.apply(s, finish_training(s, state, bench));
+        core_.apply(s, steps_.finish(s, state, bench));
         return absl::OkStatus();
     });
     log_event(LogLevel::Info, "training_finished", {{"run", std::to_string(run_id)}});

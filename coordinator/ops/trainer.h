@@ -19,6 +19,7 @@
 
 #include "coordinator/domain/core.h"
 #include "coordinator/domain/events.h"
+#include "coordinator/domain/training_steps.h"
 #include "coordinator/storage/executor.h"
 #include "engine/params.h"
 #include "training/labelled_position.h"
@@ -29,8 +30,10 @@ class Trainer {
   public:
     // Opens a connection of its own to the database and subscribes to the submitted runs;
     // throws StorageError when it cannot.
-    // Reads through a connection of its own, opened with open_storage; writes through writer.
-    Trainer(const OpenStorage& open_storage, const Core& core, Executor& writer, EventBus& events);
+    // Reads through a connection of its own, opened with open_storage; writes through writer;
+    // records progress and ends through the train kind's steps.
+    Trainer(const OpenStorage& open_storage, const Core& core, const TrainingSteps& steps,
+            Executor& writer, EventBus& events);
     ~Trainer();
 
     void start();
@@ -60,6 +63,7 @@ class Trainer {
     void write_or_throw(Executor::Job job);
 
     const Core& core_;
+    const TrainingSteps& steps_;
     Executor& writer_;
     std::unique_ptr<Storage> storage_;  // reads of the trainer thread
     std::atomic<bool> stopping_{false};

@@ -6,9 +6,9 @@
 
 #include "common/printable.h"
 #include "coordinator/domain/limits.h"
+#include "coordinator/domain/positions.h"
 #include "coordinator/domain/run_kind.h"
 #include "coordinator/domain/text.h"
-#include "coordinator/kinds/generate_run.h"
 #include "coordinator/storage/compression.h"
 #include "match/pgn.h"
 #include "proto/opening.h"

@@ -1,7 +1,8 @@
 // Conversions between the sparring.v1 messages and the coordinator's domain records, and
 // from domain statuses to gRPC statuses. Free text read from a message (names, descriptions,
 // messages, PGN) is made valid UTF-8 here, whether it came over gRPC or REST. What differs between
-// run kinds is converted by the kinds' modules (coordinator/kinds/).
+// run kinds is converted by the kinds' modules (coordinator/kinds/), reached through the run-kind
+// interface (coordinator/domain/run_kind.h).
 #pragma once
 
 #include <grpcpp/support/status.h>
@@ -9,7 +10,6 @@
 #include "absl/status/statusor.h"
 #include "coordinator/domain/core.h"
 #include "coordinator/domain/run_history.h"
-#include "coordinator/kinds/tune_run.h"
 #include "sparring/v1/user.pb.h"
 #include "sparring/v1/worker.pb.h"
 
@@ -44,8 +44,6 @@ void lease_to_proto(const LeaseGrant& in, v1::Lease* out);
 absl::StatusOr<Report> report_from_proto(const v1::ReportResultsRequest& in);
 absl::StatusOr<Release> release_from_proto(const v1::ReleaseLeaseRequest& in);
 
-// Writes a tuning run's trajectory (convert_tune.cpp).
-void tune_history_to_proto(const TuneHistory& in, v1::TuneHistory* out);
 // Reads an import chunk, checking its positions on the calling thread, not the writer
 // (convert_training.cpp).
 absl::StatusOr<ImportChunk> import_chunk_from_proto(const v1::ImportPositionsRequest& in);

@@ -5,9 +5,8 @@
 
 #include "common/printable.h"
 #include "coordinator/domain/run_history.h"
+#include "coordinator/domain/run_kind.h"
 #include "coordinator/domain/version_options.h"
-#include "coordinator/kinds/generate_run.h"
-#include "coordinator/kinds/tune_run.h"
 #include "coordinator/rpc/convert.h"
 
 namespace sparring::coordinator {
@@ -298,10 +297,7 @@ void UserApi::get_tune_history(const Credential& credential,
     query(
         credential,
         [run_id = request.run_id(), response](Storage& storage) {
-            absl::StatusOr<TuneHistory> history = tune_history(storage, run_id);
-            if (!history.ok()) return history.status();
-            tune_history_to_proto(*history, response);
-            return absl::OkStatus();
+            return tune_history_to_proto(storage, run_id, response);
         },
         std::move(done));
 }
@@ -312,15 +308,8 @@ void UserApi::export_positions(const Credential& credential,
     query(
         credential,
         [request, response](Storage& storage) {
-            absl::StatusOr<PositionsPage> page = coordinator::export_positions(
-                storage, request.run_id(), request.start_game(), request.max_games());
-            if (!page.ok()) return page.status();
-            response->set_positions(std::move(page->data));
-            response->set_count(page->count);
-            response->set_games(page->games);
-            response->set_next_start_game(page->next_start_game);
-            response->set_done(page->done);
-            return absl::OkStatus();
+            return positions_to_proto(storage, request.run_id(), request.start_game(),
+                                      request.max_games(), response);
         },
         std::move(done));
 }

@@ -3,7 +3,28 @@
 #include <future>
 #include <random>
 
+#include "coordinator/kinds/registry.h"
+
 namespace sparring::coordinator::testing {
+
+namespace {
+
+// The tests that check storage, conversions or specs without building a Core use the table of
+// run kinds a Core would install (CoreFixture's installs the same).
+class RunKindsEnvironment : public ::testing::Environment {
+  public:
+    void SetUp() override { use_run_kinds(all_run_kinds()); }
+};
+
+const ::testing::Environment* const run_kinds_environment =
+    ::testing::AddGlobalTestEnvironment(new RunKindsEnvironment);
+
+}  // namespace
+
+Core::Options with_run_kinds(Core::Options options) {
+    options.kinds = all_run_kinds();
+    return options;
+}
 
 TempDatabase::TempDatabase() {
     std::random_device random;
@@ -24,7 +45,7 @@ CoreFixture::CoreFixture() {
     Executor::Options write;
     write.write = true;
     executor = std::make_unique<Executor>(std::move(connection), write);
-    Core::Options options;
+    Core::Options options = with_run_kinds();
     options.lease_ms = 10'000;
     options.pairs_per_thread = 2;
     core = std::make_unique<Core>(options, [this] { return now.load(); });

@@ -32,6 +32,9 @@ class TempDatabase {
     std::string path_;
 };
 
+// Core's options with the table of run kinds, as the composition root (server.cpp) gives them.
+Core::Options with_run_kinds(Core::Options options = {});
+
 class CoreFixture : public ::testing::Test {
   protected:
     CoreFixture();

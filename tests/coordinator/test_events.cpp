@@ -102,7 +102,7 @@ class Recorder {
 class CoreEventTest : public CoreFixture {
   protected:
     CoreEventTest() {
-        Core::Options options;
+        Core::Options options = with_run_kinds();
         options.lease_ms = 10'000;
         options.pairs_per_thread = 2;
         core = std::make_unique<Core>(
@@ -392,7 +392,7 @@ class ExecutorEventTest : public ::testing::Test {
   protected:
     ExecutorEventTest()
         : core(
-              Core::Options{}, [] { return int64_t(1'000'000); }, &bus),
+              with_run_kinds(), [] { return int64_t(1'000'000); }, &bus),
           writer(std::make_unique<SqliteStorage>(db.path()),
                  Executor::Options{true, 512, std::chrono::microseconds(0)}) {}
 

@@ -872,7 +872,7 @@ TEST(Storage, ReportsAfterAnIdAreThoseCountedSince) {
 TEST(Storage, TokensAreStoredHashedAndRevocable) {
     TempDatabase db;
     SqliteStorage s(db.path());
-    Core core({}, [] { return int64_t(1); });
+    Core core(with_run_kinds(), [] { return int64_t(1); });
     s.begin(true);
     const std::string secret = core.create_token(s, Role::User, "alice");
     s.commit();
