@@ -158,8 +158,6 @@ class RunKindModule {
     virtual void status_to_proto(const Run& in, v1::RunStatus* out) const;
     // Writes what a lease of the kind carries besides versions and time control.
     virtual void lease_to_proto(const LeaseGrant& in, v1::Lease* out) const;
-
-  protected:
     // Writes the run's trajectory of tuned values (GetTuneHistory); NOT_FOUND for a kind that
     // tunes nothing.
     virtual absl::Status tune_history_to_proto(Storage& storage, const Run& run,
@@ -169,10 +167,15 @@ class RunKindModule {
     virtual absl::Status positions_to_proto(Storage& storage, const Run& run, uint64_t start_game,
                                             uint32_t max_games,
                                             v1::ExportPositionsResponse* out) const;
+
+  protected:
     // The answer of made_version for a run that makes no version.
     absl::Status makes_no_version(const Run& run) const;
     // Checks what every run of game pairs needs: time control, games, book and shares.
     static absl::Status check_games_spec(RunSpec& spec);
+    // The answers of tune_history_to_proto and positions_to_proto for a run without them.
+    static absl::Status tunes_nothing(const Run& run);
+    static absl::Status stores_no_positions(const Run& run);
     // Gives each pair of a grant its opening: pair p plays opening p of the book, cyclically.
     static void fill_openings(const std::vector<Opening>& book, LeaseGrant& grant);
 };
@@ -222,9 +225,6 @@ class KindWithStore : public RunKindModule {
     absl::StatusOr<Version> made_version(Storage& storage, const Run& run) const final {
         return made_version(narrow(storage), run);
     }
-
-  protected:
-    // The same calls as RunKindModule's, with the kind's store; the defaults as there.
     absl::Status tune_history_to_proto(Storage& storage, const Run& run,
                                        v1::TuneHistory* out) const final {
         return tune_history_to_proto(narrow(storage), run, out);
@@ -234,6 +234,9 @@ class KindWithStore : public RunKindModule {
                                     v1::ExportPositionsResponse* out) const final {
         return positions_to_proto(narrow(storage), run, start_game, max_games, out);
     }
+
+  protected:
+    // The same calls as RunKindModule's, with the kind's store; the defaults as there.
     virtual absl::StatusOr<Record> prepare(Store&, RunSpec&, const Version&) const {
         return Record([](Store&, const Run&) { return KindEffects(); });
     }
@@ -253,9 +256,6 @@ class KindWithStore : public RunKindModule {
     virtual absl::StatusOr<Version> made_version(Store&, const Run& run) const {
         return makes_no_version(run);
     }
-
-  private:
-    static Store& narrow(Storage& storage) { return storage; }
     virtual absl::Status tune_history_to_proto(Store&, const Run& run, v1::TuneHistory*) const {
         return tunes_nothing(run);
     }
@@ -263,23 +263,23 @@ class KindWithStore : public RunKindModule {
                                             v1::ExportPositionsResponse*) const {
         return stores_no_positions(run);
     }
+
+  private:
+    static Store& narrow(Storage& storage) { return storage; }
 };
 
-// Returns the module of a kind.
-const RunKindModule& run_kind(RunKind kind);
-// Returns every module, in the order of the RunKind enum.
 // The table of kinds, one module per RunKind in the order of the enum.
 using RunKindTable = std::vector<const RunKindModule*>;
 // Makes a table the one the look-ups below use (Core's constructor, with Core::Options::kinds).
 void use_run_kinds(const RunKindTable& kinds);
+// Returns the module of a kind.
+const RunKindModule& run_kind(RunKind kind);
+// Returns every module, in the order of the RunKind enum.
 const RunKindTable& run_kinds();
 // Returns the module stored under a name; nullptr for an unknown name.
 const RunKindModule* find_run_kind(std::string_view name);
 // Returns the module of a proto kind; INVALID_ARGUMENT, naming the kinds, when unknown.
 absl::StatusOr<const RunKindModule*> run_kind_from_proto(v1::RunKind kind);
-
-// Writes SPRT settings (helper for the modules whose specs keep them).
-void sprt_to_proto(const stats::SprtParams& in, v1::Sprt* out);
 
 // GetTuneHistory: writes a run's trajectory through its kind; NOT_FOUND for an unknown run.
 absl::Status tune_history_to_proto(Storage& storage, int64_t run_id, v1::TuneHistory* out);
@@ -287,6 +287,9 @@ absl::Status tune_history_to_proto(Storage& storage, int64_t run_id, v1::TuneHis
 // unknown run.
 absl::Status positions_to_proto(Storage& storage, int64_t run_id, uint64_t start_game,
                                 uint32_t max_games, v1::ExportPositionsResponse* out);
+
+// Writes SPRT settings (helper for the modules whose specs keep them).
+void sprt_to_proto(const stats::SprtParams& in, v1::Sprt* out);
 
 // Returns what may make a run's figures mislead, one sentence each (RunStatus.warnings): games
 // of its kind (book_games) that need more openings than its book has at a node or depth limit,

@@ -333,7 +333,6 @@ KindEffects fail_training(TrainStore& storage, int64_t run_id, const std::string
     return effects;
 }
 
-}  // namespace sparring::coordinator
 const TrainingSteps& training_steps() {
     class Steps final : public TrainingSteps {
         bool record_epoch(TrainStore& storage, const TrainState& progress, int epoch,
@@ -353,3 +352,4 @@ const TrainingSteps& training_steps() {
     return steps;
 }
 
+}  // namespace sparring::coordinator
