@@ -1,11 +1,16 @@
 #!/usr/bin/env python3
-"""Checks every #include "..." of the tree against the layer order of docs/layers.md.
+"""Checks every #include of the tree against the layer order of docs/layers.md.
 
-Usage: layering_check.py ROOT [--print-violations]
+Usage: layering_check.py ROOT [--print-violations] [--print-edges]
 
+An include is resolved as the compiler finds it: "x.h" and "../x.h" next to the including file
+first, then from the root (the project's include directory), as <coordinator/x.h> is too; a
+header that is no file of the tree and names no layer (a library's, the system's) is left alone.
 Fails (exit 1) on an include of a folder the including file's folder may not use, unless the
-include is listed as an exception, and on an exception that no longer occurs. With
---print-violations it prints every include against the order as exception lines and exits 0.
+include is listed as an exception, on an exception that no longer occurs, and on a folder a
+line allows that no include of the unit uses (the layers list only the edges in use). With
+--print-violations it prints every include against the order as exception lines and exits 0;
+with --print-edges, every edge in use ("unit -> unit").
 """
 import os
 import re
@@ -62,8 +67,20 @@ def unit_of(path, units):
     return None
 
 
+INCLUDE = re.compile(r'\s*#\s*include\s+(?:"([^"]+)"|<([^>]+)>)')
+
+
+def resolve(root, relative, header, quoted):
+    """Returns the included header as a path from the root, as the compiler finds it."""
+    if quoted:
+        beside = os.path.normpath(os.path.join(os.path.dirname(relative), header))
+        if not beside.startswith("..") and os.path.isfile(os.path.join(root, beside)):
+            return beside.replace(os.sep, "/")
+    return os.path.normpath(header).replace(os.sep, "/")
+
+
 def includes(root):
-    """Yields (file, included header) for every quoted include of the tree."""
+    """Yields (file, included header as a path from the root) for every include of the tree."""
     for directory, dirs, files in os.walk(root):
         dirs[:] = sorted(d for d in dirs
                          if d not in SKIPPED_DIRS and not d.startswith("build"))
@@ -74,9 +91,11 @@ def includes(root):
             relative = os.path.relpath(path, root)
             with open(path, encoding="utf-8", errors="replace") as source:
                 for line in source:
-                    match = re.match(r'\s*#\s*include\s+"([^"]+)"', line)
+                    match = INCLUDE.match(line)
                     if match:
-                        yield relative, match.group(1)
+                        quoted = match.group(1) is not None
+                        header = match.group(1) if quoted else match.group(2)
+                        yield relative, resolve(root, relative, header, quoted)
 
 
 def main():
@@ -94,6 +113,7 @@ def main():
         exceptions.add((source.strip(), header.strip()))
     violations = []
     unplaced = set()
+    used = set()
     seen = 0
     for source, header in includes(root):
         seen += 1
@@ -107,8 +127,13 @@ def main():
         header_unit = unit_of(header, allowed)
         if header_unit is None or header_unit == source_unit:
             continue  # a header of no layer (a library's), or of its own folder
+        used.add((source_unit, header_unit))
         if header_unit not in uses:
             violations.append((source, header, source_unit, header_unit))
+    if "--print-edges" in sys.argv:
+        for source_unit, header_unit in sorted(used):
+            print("%s -> %s" % (source_unit, header_unit))
+        return 0
     if "--print-violations" in sys.argv:
         for source, header, _, _ in violations:
             print("%s -> %s" % (source, header))
@@ -125,12 +150,20 @@ def main():
         failed = True
         print("docs/layers.md lists %s -> %s, which no longer occurs: remove the line"
               % (source, header))
+    for unit, uses in allowed.items():
+        for header_unit in sorted(uses or ()):
+            if (unit, header_unit) not in used:
+                failed = True
+                print("docs/layers.md lets %s use %s, which no include of it does: remove it"
+                      % (unit, header_unit))
     for folder in sorted(unplaced):
         failed = True
         print("%s/ has sources but no line in docs/layers.md" % folder)
     if failed:
         return 1
-    print("%d includes follow docs/layers.md (%d listed exceptions)" % (seen, len(exceptions)))
+    print("%d includes follow docs/layers.md: %d folder edges allowed, all in use (%d listed "
+          "exceptions)" % (seen, sum(len(u) for u in allowed.values() if u is not None),
+                           len(exceptions)))
     return 0
 
 
