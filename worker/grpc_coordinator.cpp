@@ -29,32 +29,55 @@ CallOutcome outcome_of(const grpc::Status& status, const grpc::ClientContext* co
     return outcome;
 }
 
-GrpcCoordinator::GrpcCoordinator(v1::WorkerService::Stub& stub, std::string token,
-                                 std::chrono::milliseconds timeout)
-    : stub_(stub), token_(std::move(token)), timeout_(timeout) {}
+GrpcCoordinator::GrpcCoordinator(const rpc::Endpoint& endpoint, std::chrono::milliseconds timeout)
+    : token_(endpoint.token),
+      timeout_(timeout),
+      channel_(rpc::make_channel(endpoint)),
+      stub_(v1::WorkerService::NewStub(channel_)) {}
 
 CallOutcome GrpcCoordinator::report(const v1::ReportResultsRequest& request,
                                     v1::ReportResultsResponse* response) {
-    grpc::ClientContext context;
-    rpc::prepare(context, token_, timeout_);
-    const grpc::Status status = stub_.ReportResults(&context, request, response);
-    return outcome_of(status, &context);
+    CallOutcome outcome;
+    call(&v1::WorkerService::Stub::ReportResults, request, response, &outcome);
+    return outcome;
 }
 
 CallOutcome GrpcCoordinator::heartbeat(const v1::HeartbeatRequest& request,
                                        v1::HeartbeatResponse* response) {
-    grpc::ClientContext context;
-    rpc::prepare(context, token_, timeout_);
-    const grpc::Status status = stub_.Heartbeat(&context, request, response);
-    return outcome_of(status, &context);
+    CallOutcome outcome;
+    call(&v1::WorkerService::Stub::Heartbeat, request, response, &outcome);
+    return outcome;
 }
 
 CallOutcome GrpcCoordinator::release(const v1::ReleaseLeaseRequest& request,
                                      v1::ReleaseLeaseResponse* response) {
+    CallOutcome outcome;
+    call(&v1::WorkerService::Stub::ReleaseLease, request, response, &outcome);
+    return outcome;
+}
+
+EngineCache::FetchResult GrpcCoordinator::fetch_engine(
+    const v1::FetchEngineRequest& request, const std::function<bool(std::string_view)>& write) {
     grpc::ClientContext context;
-    rpc::prepare(context, token_, timeout_);
-    const grpc::Status status = stub_.ReleaseLease(&context, request, response);
-    return outcome_of(status, &context);
+    // A stalled stream is cut and resumed from where it stopped.
+    rpc::prepare(context, token_, std::chrono::minutes(10));
+    std::unique_ptr<grpc::ClientReader<v1::EngineChunk>> reader =
+        stub_->FetchEngine(&context, request);
+    v1::EngineChunk chunk;
+    uint64_t at = request.offset();
+    while (reader->Read(&chunk)) {
+        if (chunk.offset() != at || !write(chunk.data())) {
+            context.TryCancel();
+            while (reader->Read(&chunk)) {
+            }
+            reader->Finish();
+            return {false, false, "the coordinator sent bytes out of order or too many"};
+        }
+        at += chunk.data().size();
+    }
+    const grpc::Status status = reader->Finish();
+    if (status.ok()) return {true, false, ""};
+    return {false, rpc::is_transient(status), rpc::describe(status)};
 }
 
 }  // namespace sparring::worker

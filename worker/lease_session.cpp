@@ -10,6 +10,21 @@ namespace sparring::worker {
 
 using std::chrono::milliseconds;
 
+v1::ReleaseLeaseRequest release_request(int64_t worker_id, int64_t lease_id,
+                                        v1::ReleaseReason reason, const std::string& message,
+                                        int64_t version_id, uint64_t computed_bench,
+                                        uint64_t measured_nps) {
+    v1::ReleaseLeaseRequest request;
+    request.set_worker_id(worker_id);
+    request.set_lease_id(lease_id);
+    request.set_reason(reason);
+    request.set_version_id(version_id);
+    request.set_computed_bench(computed_bench);
+    request.set_message(valid_utf8(message));
+    request.set_measured_nps(measured_nps);
+    return request;
+}
+
 LeaseSession::LeaseSession(const v1::Lease& lease, Options options, LeaseCoordinator& coordinator,
                            Clock& clock, Log log)
     : lease_(lease),
@@ -61,14 +76,9 @@ bool LeaseSession::send_heartbeat() {
 
 void LeaseSession::hand_back(v1::ReleaseReason reason, int64_t version_id, uint64_t computed_bench,
                              const std::string& message, uint64_t measured_nps) {
-    v1::ReleaseLeaseRequest request;
-    request.set_worker_id(options_.worker_id);
-    request.set_lease_id(lease_.lease_id());
-    request.set_reason(reason);
-    request.set_version_id(version_id);
-    request.set_computed_bench(computed_bench);
-    request.set_message(valid_utf8(message));
-    request.set_measured_nps(measured_nps);
+    const v1::ReleaseLeaseRequest request =
+        release_request(options_.worker_id, lease_.lease_id(), reason, message, version_id,
+                        computed_bench, measured_nps);
     const Clock::TimePoint give_up = clock_.now() + options_.shutdown_grace;
     Backoff backoff(options_.first_backoff, options_.max_backoff, options_.seed);
     v1::ReleaseLeaseResponse response;

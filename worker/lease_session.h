@@ -31,6 +31,14 @@ class LeaseCoordinator {
                                 v1::ReleaseLeaseResponse* response) = 0;
 };
 
+// Returns the request that hands a lease back: the reason, a message a person reads, and for a
+// bench mismatch or a slow machine what was found here (the version, the bench computed, the
+// speed measured). Lease id 0 is the lease the worker holds (its grant could not be read).
+v1::ReleaseLeaseRequest release_request(int64_t worker_id, int64_t lease_id,
+                                        v1::ReleaseReason reason, const std::string& message,
+                                        int64_t version_id = 0, uint64_t computed_bench = 0,
+                                        uint64_t measured_nps = 0);
+
 // Receives each finished pair as its report entry.
 using PairSink = std::function<void(v1::GamePair&&)>;
 // Plays a lease's pairs into a sink until all are played or cancel is set; throws

@@ -25,9 +25,7 @@ constexpr milliseconds kFirstBackoff{250};
 
 Worker::Worker(Options options)
     : options_(std::move(options)),
-      channel_(rpc::make_channel(options_.endpoint)),
-      stub_(v1::WorkerService::NewStub(channel_)),
-      coordinator_(*stub_, options_.endpoint.token, options_.rpc_timeout),
+      coordinator_(options_.endpoint, options_.rpc_timeout),
       run_backoff_(options_.first_run_backoff, options_.max_run_backoff, std::random_device{}()),
       unreadable_backoff_(options_.first_run_backoff, options_.max_run_backoff,
                           std::random_device{}()) {
@@ -71,10 +69,9 @@ grpc::Status Worker::with_retry(Call call) {
     grpc::Status status;
     retry_transient(
         [&] {
-            grpc::ClientContext context;
-            rpc::prepare(context, options_.endpoint.token, options_.rpc_timeout);
-            status = call(context);
-            return outcome_of(status, &context);
+            CallOutcome outcome;
+            status = call(&outcome);
+            return outcome;
         },
         backoff,
         [&](const CallOutcome& failure, milliseconds delay) {
@@ -95,8 +92,9 @@ bool Worker::register_worker() {
     request.set_build("sparring-worker " SPARRING_VERSION);
     request.set_accept_uploaded_engines(options_.accept_uploaded_engines);
     v1::RegisterResponse response;
-    const grpc::Status status =
-        with_retry([&](grpc::ClientContext& c) { return stub_->Register(&c, request, &response); });
+    const grpc::Status status = with_retry([&](CallOutcome* outcome) {
+        return coordinator_.call(&v1::WorkerService::Stub::Register, request, &response, outcome);
+    });
     if (!status.ok()) {
         if (!stopping_) log("registration refused: " + rpc::describe(status));
         return false;
@@ -110,14 +108,14 @@ bool Worker::register_worker() {
 void Worker::refuse_unreadable_lease(const grpc::Status& status) {
     const std::string why =
         "lease larger than this worker's receive limit (" + rpc::describe(status) + ")";
-    v1::ReleaseLeaseRequest request;
-    request.set_worker_id(worker_id_);
-    request.set_lease_id(0);  // the lease this worker holds: its id is in the unread grant
-    request.set_reason(v1::RELEASE_REASON_ENGINE_FAILURE);
-    request.set_message(valid_utf8(why));
+    // Lease 0: the lease this worker holds, whose id is in the unread grant.
+    const v1::ReleaseLeaseRequest request =
+        release_request(worker_id_, 0, v1::RELEASE_REASON_ENGINE_FAILURE, why);
     v1::ReleaseLeaseResponse response;
-    const grpc::Status released = with_retry(
-        [&](grpc::ClientContext& c) { return stub_->ReleaseLease(&c, request, &response); });
+    const grpc::Status released = with_retry([&](CallOutcome* outcome) {
+        return coordinator_.call(&v1::WorkerService::Stub::ReleaseLease, request, &response,
+                                 outcome);
+    });
     const milliseconds delay = unreadable_backoff_.next();
     log("refused a " + why + (released.ok() ? "; handed it back" : "; it will expire") +
         "; asking for work again in " + std::to_string(delay.count()) + " ms");
@@ -132,8 +130,10 @@ int Worker::run() {
         request.set_worker_id(worker_id_);
         for (int64_t run : run_backoff_.avoided(clock_.now())) request.add_avoid_run_ids(run);
         v1::RequestWorkResponse response;
-        const grpc::Status status = with_retry(
-            [&](grpc::ClientContext& c) { return stub_->RequestWork(&c, request, &response); });
+        const grpc::Status status = with_retry([&](CallOutcome* outcome) {
+            return coordinator_.call(&v1::WorkerService::Stub::RequestWork, request, &response,
+                                     outcome);
+        });
         if (stopping_) break;
         if (status.error_code() == grpc::StatusCode::NOT_FOUND) {
             log("the coordinator forgot this worker; registering again");
@@ -163,17 +163,15 @@ int Worker::run() {
         const v1::Lease& lease = response.lease();
         if (const auto until = run_backoff_.avoided_until(lease.run_id(), clock_.now())) {
             // A coordinator that does not know avoid_run_ids had nothing else for us.
-            v1::ReleaseLeaseRequest release;
-            release.set_worker_id(worker_id_);
-            release.set_lease_id(lease.lease_id());
-            release.set_reason(v1::RELEASE_REASON_ENGINE_FAILURE);
-            release.set_message(valid_utf8("backing off run " + std::to_string(lease.run_id()) +
-                                           " after " +
-                                           std::to_string(run_backoff_.failures(lease.run_id())) +
-                                           " failed leases on " + options_.name));
+            const v1::ReleaseLeaseRequest release =
+                release_request(worker_id_, lease.lease_id(), v1::RELEASE_REASON_ENGINE_FAILURE,
+                                "backing off run " + std::to_string(lease.run_id()) + " after " +
+                                    std::to_string(run_backoff_.failures(lease.run_id())) +
+                                    " failed leases on " + options_.name);
             v1::ReleaseLeaseResponse released;
-            with_retry([&](grpc::ClientContext& c) {
-                return stub_->ReleaseLease(&c, release, &released);
+            with_retry([&](CallOutcome* outcome) {
+                return coordinator_.call(&v1::WorkerService::Stub::ReleaseLease, release, &released,
+                                         outcome);
             });
             sleep_for(std::chrono::duration_cast<milliseconds>(*until - clock_.now()));
             continue;
@@ -201,26 +199,7 @@ EngineCache::FetchResult Worker::fetch_engine(const std::string& sha256, uint64_
     request.set_worker_id(worker_id_);
     request.set_sha256(sha256);
     request.set_offset(offset);
-    grpc::ClientContext context;
-    // A whole engine file may take a while; a stalled stream is cut and resumed.
-    rpc::prepare(context, options_.endpoint.token, std::chrono::minutes(10));
-    std::unique_ptr<grpc::ClientReader<v1::EngineChunk>> reader =
-        stub_->FetchEngine(&context, request);
-    v1::EngineChunk chunk;
-    uint64_t at = offset;
-    while (reader->Read(&chunk)) {
-        if (chunk.offset() != at || !write(chunk.data())) {
-            context.TryCancel();
-            while (reader->Read(&chunk)) {
-            }
-            reader->Finish();
-            return {false, false, "the coordinator sent bytes out of order or too many"};
-        }
-        at += chunk.data().size();
-    }
-    const grpc::Status status = reader->Finish();
-    if (status.ok()) return {true, false, ""};
-    return {false, rpc::is_transient(status), rpc::describe(status)};
+    return coordinator_.fetch_engine(request, write);
 }
 
 bool Worker::prepare_engines(const v1::Lease& lease, LeaseSession& session, EnginePaths* engines) {

@@ -15,7 +15,6 @@
 #include <vector>
 
 #include "client/connection.h"
-#include "sparring/v1/worker.grpc.pb.h"
 #include "worker/clock.h"
 #include "worker/engine_cache.h"
 #include "worker/grpc_coordinator.h"
@@ -62,7 +61,7 @@ class Worker {
 
   private:
     // Calls until success, a permanent failure, or stop, with capped exponential backoff and
-    // jitter between transient failures.
+    // jitter between transient failures; call makes one attempt: grpc::Status(CallOutcome*).
     template <typename Call>
     grpc::Status with_retry(Call call);
     // Registers the worker; false if stopped first or refused.
@@ -103,9 +102,7 @@ class Worker {
     void log(const std::string& line) const;
 
     Options options_;
-    std::shared_ptr<grpc::Channel> channel_;
-    std::unique_ptr<v1::WorkerService::Stub> stub_;
-    GrpcCoordinator coordinator_;
+    GrpcCoordinator coordinator_;  // every call to the coordinator
     SystemClock clock_;
     std::atomic<int64_t> worker_id_{0};  // read by the heartbeat thread
     std::atomic<int64_t> heartbeat_ms_{10'000};
