@@ -3,8 +3,10 @@
 #include <google/protobuf/util/json_util.h>
 
 #include <CLI/CLI.hpp>
+#include <charconv>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <stdexcept>
 
 #include "common/sha256.h"
@@ -99,6 +101,24 @@ std::string to_json(const google::protobuf::Message& message) {
     if (!google::protobuf::util::MessageToJsonString(message, &json, options).ok())
         throw std::runtime_error("cannot print the response as JSON");
     return json;
+}
+
+bool print_if_json(bool json, const google::protobuf::Message& message) {
+    if (json) std::cout << to_json(message) << "\n";
+    return json;
+}
+
+int64_t parse_run_id(const std::string& text) {
+    int64_t id = 0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), id);
+    if (ec != std::errc() || end != text.data() + text.size() || id < 1)
+        throw UsageError("run id must be a positive number, got '" + text + "'");
+    return id;
+}
+
+int64_t run_id_argument(const std::vector<std::string>& arguments) {
+    if (arguments.size() != 1) throw UsageError("give one run id (see `sparring runs`)");
+    return parse_run_id(arguments[0]);
 }
 
 }  // namespace sparring::cli

@@ -77,4 +77,13 @@ class RemoteClient {
 // Returns a message as JSON with the .proto field names (64-bit integers as strings).
 std::string to_json(const google::protobuf::Message& message);
 
+// Prints a message as JSON when json is set (--json); returns whether it did.
+bool print_if_json(bool json, const google::protobuf::Message& message);
+
+// Returns the run id a text gives; throws UsageError when it is not a positive number.
+int64_t parse_run_id(const std::string& text);
+
+// Returns the run id of a command's one positional argument; throws UsageError otherwise.
+int64_t run_id_argument(const std::vector<std::string>& arguments);
+
 }  // namespace sparring::cli

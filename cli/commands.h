@@ -42,8 +42,8 @@ Command train_command();
 // Returns `sparring positions`: conversion of labelled-position files.
 Command positions_command();
 
-// The remote commands, which talk to a coordinator (cli/remote_commands.cpp,
-// cli/submit_command.cpp, cli/tune_commands.cpp).
+// The remote commands, which talk to a coordinator (cli/NAME_command.cpp each,
+// cli/tune_commands.cpp).
 Command versions_command();
 Command submit_command();
 Command runs_command();

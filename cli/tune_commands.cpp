@@ -54,15 +54,6 @@ std::string values_line(const v1::TuneStatus& tune) {
 
 namespace {
 
-// Returns a run id from a text argument; throws UsageError when it is not one.
-int64_t parse_run_id(const std::string& text) {
-    int64_t id = 0;
-    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), id);
-    if (ec != std::errc() || end != text.data() + text.size() || id < 1)
-        throw UsageError("run id must be a positive number, got '" + text + "'");
-    return id;
-}
-
 // The flags of `sparring tune-history`: --csv.
 struct TuneHistoryFlags : SwitchFlags {
     // Declares the flags on app.
@@ -80,10 +71,7 @@ int tune_history(const TuneHistoryFlags& args) {
     RemoteClient client(args.remote);
     v1::TuneHistory history;
     client.call(&v1::UserService::Stub::GetTuneHistory, request, &history);
-    if (args.json) {
-        std::cout << to_json(history) << "\n";
-        return 0;
-    }
+    if (print_if_json(args.json, history)) return 0;
     const bool csv = args.on;  // --csv
     const std::string separator = csv ? "," : " ";
     std::ostringstream out;

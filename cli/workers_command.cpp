@@ -1,0 +1,67 @@
+// `sparring workers`: the coordinator's workers and the speeds they measured.
+#include <CLI/CLI.hpp>
+#include <iostream>
+
+#include "cli/client.h"
+#include "cli/commands.h"
+#include "cli/run_display.h"
+#include "common/dates.h"
+
+namespace sparring::cli {
+
+namespace {
+
+// The flags of `sparring workers`: --all.
+struct WorkersFlags : SwitchFlags {
+    // Declares the flags on app.
+    explicit WorkersFlags(CLI::App& app)
+        : SwitchFlags(app, "all", "include workers not seen lately") {}
+};
+
+// Runs `workers`.
+int workers(const WorkersFlags& args) {
+    if (!args.arguments.empty()) throw UsageError("workers takes no arguments");
+    RemoteClient client(args.remote);
+    v1::ListWorkersRequest request;
+    request.set_include_inactive(args.on);  // --all
+    v1::ListWorkersResponse response;
+    client.call(&v1::UserService::Stub::ListWorkers, request, &response);
+    if (print_if_json(args.json, response)) return 0;
+    std::vector<std::vector<std::string>> rows = {{"ID", "NAME", "STATE", "CONCURRENCY", "CORES",
+                                                   "MEMORY", "RUNS", "GAMES", "LAST SEEN",
+                                                   "FIT (RUN)"}};
+    for (const v1::WorkerStatus& w : response.workers()) {
+        std::string runs;
+        for (int64_t id : w.run_ids()) runs += (runs.empty() ? "" : ",") + std::to_string(id);
+        rows.push_back({std::to_string(w.id()), w.name(), w.active() ? "active" : "gone",
+                        std::to_string(w.concurrency()), std::to_string(w.cores()),
+                        std::to_string(w.memory_mb()) + " MiB", runs.empty() ? "-" : runs,
+                        std::to_string(w.games()), utc(w.last_seen_unix_ms()),
+                        w.has_fit()
+                            ? fit_text(w.fit()) + " (" + std::to_string(w.fit().run_id()) + ")"
+                            : "-"});
+    }
+    print_table(rows);
+    // Their speeds with each engine measured for scaled clocks, newest first.
+    std::vector<std::vector<std::string>> speeds = {
+        {"WORKER", "VERSION", "NPS", "GAMES AT ONCE", "MEASURED"}};
+    for (const v1::WorkerStatus& w : response.workers())
+        for (const v1::WorkerSpeed& speed : w.speeds())
+            speeds.push_back({w.name() + " (" + std::to_string(w.id()) + ")", speed.version(),
+                              std::to_string(speed.nps()), std::to_string(speed.games_at_once()),
+                              utc(speed.measured_unix_ms())});
+    if (speeds.size() > 1) {
+        std::cout << "\nspeeds (scaled clocks):\n";
+        print_table(speeds);
+    }
+    return 0;
+}
+
+}  // namespace
+
+Command workers_command() {
+    return {"workers", "list the workers of the coordinator", "",
+            declare_flags<WorkersFlags, workers>};
+}
+
+}  // namespace sparring::cli
