@@ -1,5 +1,6 @@
-// SHA-256 of files and streams (OpenSSL), as lower-case hex: how engine files are named,
-// compared and verified by the CLI, the coordinator and the workers.
+// SHA-256 of bytes, files and streams (OpenSSL), as lower-case hex: how engine files are
+// named, compared and verified by the CLI, the coordinator and the workers, and how the
+// coordinator stores its tokens and compares retried reports. The one SHA-256 of the tree.
 #pragma once
 
 #include <memory>
@@ -26,6 +27,13 @@ class Sha256 {
     struct State;
     std::unique_ptr<State> state_;
 };
+
+// Returns the lower-case hex SHA-256 of the bytes (tokens are stored as this, reports
+// compared by it).
+std::string sha256_hex(std::string_view bytes);
+
+// Returns the bytes in lower-case hex, two digits a byte.
+std::string lower_hex(std::string_view bytes);
 
 // Returns the hex SHA-256 of a file's contents, or nullopt when it cannot be read.
 std::optional<std::string> sha256_of_file(const std::string& path);

@@ -1,16 +1,16 @@
-// Secrets: bearer tokens are random, and only their SHA-256 is stored.
+// Secrets: bearer tokens are random, and only their SHA-256 (sha256_hex, common/sha256.h) is
+// stored.
 #pragma once
 
 #include <string>
 #include <string_view>
 
 #include "absl/status/status.h"
+#include "common/sha256.h"
 #include "coordinator/domain/types.h"
 
 namespace sparring::coordinator {
 
-// Returns the lowercase hex SHA-256 of the bytes.
-std::string sha256_hex(std::string_view bytes);
 // Returns a new secret token: a role prefix ("spw_" worker, "spu_" user, "spa_"
 // admin) and 256 random bits.
 std::string generate_token(Role role);
