@@ -199,10 +199,6 @@ constexpr Square make_square(int file, int rank) {
 constexpr Bitboard square_bb(Square s) {
     return Bitboard{1} << s;
 }
-// Mirrors a square vertically (a1 <-> a8), for piece-square tables seen from black.
-constexpr Square flip_rank(Square s) {
-    return Square(s ^ 56);
-}
 // Turns a rank relative to colour c into an absolute one.
 constexpr int relative_rank(Color c, int rank) {
     return c == WHITE ? rank : 7 - rank;

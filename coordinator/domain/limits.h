@@ -20,7 +20,6 @@ inline constexpr size_t kMaxUciOptionValueBytes = 1024;
 inline constexpr int64_t kMaxMemoryMb = int64_t(1) << 24;  // a worker's memory: 16 TiB
 inline constexpr size_t kMaxFenBytes = 128;                // the longest legal FEN is ~90 bytes
 inline constexpr size_t kMaxOpeningMoves = 256;            // plies of one opening
-inline constexpr size_t kMaxEchoBytes = 64;                // of a user's string in a message
 inline constexpr size_t kMaxStatusBytes = 1024;            // of an error message sent or logged
 inline constexpr uint64_t kMaxGames = 1'000'000'000;       // of a run
 // A listing of runs (ListRuns, GET /api/v1/runs, the runs page, `sparring runs`) answers at

@@ -171,8 +171,6 @@ class RunKindModule {
   protected:
     // The answer of made_version for a run that makes no version.
     absl::Status makes_no_version(const Run& run) const;
-    // Checks what every run of game pairs needs: time control, games, book and shares.
-    static absl::Status check_games_spec(RunSpec& spec);
     // The answers of tune_history_to_proto and positions_to_proto for a run without them.
     static absl::Status tunes_nothing(const Run& run);
     static absl::Status stores_no_positions(const Run& run);

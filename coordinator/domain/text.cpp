@@ -86,20 +86,6 @@ std::string_view game_ending_name(GameEnding ending) {
 std::optional<GameEnding> parse_game_ending(std::string_view text) {
     return parse_enum<GameEnding>(text, kGameEndings);
 }
-std::string_view fault_label(GameEnding fault) {
-    switch (fault) {
-        case GameEnding::TimeLoss:
-            return "time losses";
-        case GameEnding::Crash:
-            return "crashes";
-        case GameEnding::Stall:
-            return "stalls";
-        case GameEnding::IllegalMove:
-            return "illegal moves";
-        default:
-            return "other endings";
-    }
-}
 
 std::string format_openings(const std::vector<Opening>& openings) {
     std::string out;

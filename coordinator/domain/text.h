@@ -23,8 +23,6 @@ std::optional<LeaseState> parse_lease_state(std::string_view text);
 // The names stored in the games table ("" for Unknown, "rules", ..., "time_loss", ...).
 std::string_view game_ending_name(GameEnding ending);
 std::optional<GameEnding> parse_game_ending(std::string_view text);
-// Returns how a fault reads in a sentence ("time losses", "crashes", ...).
-std::string_view fault_label(GameEnding fault);
 
 // Returns text as it may be echoed in a message or a log line: at most max bytes cut at a
 // code-point boundary (with the full size named when cut), control characters escaped as \xNN,

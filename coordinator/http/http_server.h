@@ -103,10 +103,6 @@ struct HttpResponse {
         headers.emplace(name, value);
     }
     bool has_header(const std::string& name) const { return headers.count(name) > 0; }
-    void set_redirect(const std::string& location) {
-        status = 302;
-        set_header("Location", location);
-    }
     void set_pull(std::string type, Pull source) {
         content_type = std::move(type);
         pull = std::move(source);
