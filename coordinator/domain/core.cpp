@@ -20,6 +20,30 @@ constexpr uint32_t kDefaultExportGames = 1000;
 constexpr uint32_t kMaxExportGames = 10000;
 constexpr size_t kMaxExportBytes = 2 << 20;  // well below gRPC's 4 MiB message limit
 
+// Fills a run read alone with the runs it is linked to.
+void fill_links(Run& run, const std::vector<RunLink>& links) {
+    for (const RunLink& link : links) {
+        const bool parent = link.child == run.id;  // the other run is this one's parent
+        switch (link.reason) {
+            case RunLinkReason::Verifies:
+                if (parent) run.verifies_run_id = link.parent;
+                break;
+            case RunLinkReason::ChainStep:
+                if (parent) run.chain_run_id = link.parent;
+                break;
+            case RunLinkReason::FollowUp:
+                if (parent)
+                    run.follows_run_id = link.parent;
+                else
+                    run.follow_up_run_id = link.child;
+                break;
+            case RunLinkReason::SubmittedLike:
+                if (parent) run.spec.origin_run_id = link.parent;
+                break;
+        }
+    }
+}
+
 }  // namespace
 
 void Counts::add(const Counts& other) {
@@ -163,6 +187,8 @@ absl::StatusOr<Run> Core::submit_run(Storage& storage, RunSpec spec) const {
     refresh_statistics(run);
     run.id = storage.insert_run(run);
     if (run.spec.follow_up) storage.insert_follow_up(run.id, *run.spec.follow_up);
+    if (run.spec.origin_run_id != 0)
+        storage.insert_run_link({run.spec.origin_run_id, run.id, RunLinkReason::SubmittedLike});
     publish(storage, RunSubmitted{run.id, run.spec.kind, run.spec.test_version,
                                   run.spec.base_version, run.spec.games, run.spec.owner});
     apply(storage, (*record)(storage, run));
@@ -200,16 +226,14 @@ absl::StatusOr<Run> Core::get_run(Storage& storage, int64_t run_id, uint32_t cha
     run->bench_mismatches = storage.bench_mismatches_of_run(run_id);
     if (run->spec.reference_nps > 0) run->clocks = storage.worker_clocks_of_run(run_id);
     run->lease_failures = storage.lease_failures_of_run(run_id);
-    run->verifies_run_id = storage.find_tune_of_verification(run_id).value_or(0);
     run_kind(run->spec.kind).load(storage, *run);
-    run->chain_run_id = storage.find_chain_of_child(run_id).value_or(0);
+    fill_links(*run, storage.run_links(run_id));
     run->workers = worker_fits(storage, *run);
     run->purges = storage.list_purges(run_id);
     run->faults = storage.fault_counts(run_id);
     run->changes =
         storage.latest_run_changes(run_id, changes_offset, kMaxShownChanges, &run->change_count);
-    int64_t started = 0;
-    run->spec.follow_up = storage.find_follow_up(run_id, &started);
+    run->spec.follow_up = storage.find_follow_up(run_id);
     return *run;
 }
 
@@ -265,9 +289,11 @@ void Core::end_run(Storage& storage, Run& run, RunState state, std::string resul
     const RunKindModule& kind = run_kind(run.spec.kind);
     if (state == RunState::Stopped) apply(storage, kind.on_stopped(storage, run));
     enqueue_notifications(storage, run);
-    if (const std::optional<int64_t> chain = storage.find_chain_of_child(run.id))
-        if (const std::optional<Run> parent = storage.find_run(*chain))
-            apply(storage, run_kind(parent->spec.kind).on_child_ended(storage, *chain));
+    // The run that started this one hears of its end (a chain starts its next step).
+    for (const RunLink& link : storage.run_links(run.id))
+        if (link.child == run.id && link.reason != RunLinkReason::SubmittedLike)
+            if (const std::optional<Run> parent = storage.find_run(link.parent))
+                apply(storage, run_kind(parent->spec.kind).on_child_ended(storage, link.parent));
     if (state == RunState::Finished) apply(storage, kind.on_finished(storage, run));
 }
 
@@ -294,6 +320,8 @@ void Core::apply(Storage& storage, KindEffects effects) const {
         else
             status = run.status();
     }
+    if (started && effects.start_link.parent)
+        storage.insert_run_link({effects.start_link.parent, started, effects.start_link.reason});
     if (status.ok() && effects.record && (!version.empty() || started))
         effects.record(storage, version, started);
     if (!status.ok())

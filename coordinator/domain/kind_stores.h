@@ -39,8 +39,6 @@ class TuneStore : public virtual KindReads {
     // Records the values a tuning batch draws its perturbations from.
     virtual void insert_lease_theta(int64_t batch_id, const std::vector<double>& theta) = 0;
     virtual std::optional<std::vector<double>> find_lease_theta(int64_t batch_id) = 0;
-    // Returns the tuning run a regression run verifies, if any.
-    virtual std::optional<int64_t> find_tune_of_verification(int64_t run_id) = 0;
 };
 
 // Generation runs: settings and the labelled positions of their games.
@@ -87,8 +85,6 @@ class ChainStore : public virtual GenerateStore, public virtual TrainStore {
     virtual std::optional<ChainState> find_chain(int64_t run_id) = 0;
     // Inserts or replaces a generation of a chain.
     virtual void save_chain_generation(int64_t run_id, const ChainGeneration& generation) = 0;
-    // Returns the chain that started a run, if any.
-    virtual std::optional<int64_t> find_chain_of_child(int64_t run_id) = 0;
 };
 
 }  // namespace sparring::coordinator

@@ -32,6 +32,9 @@ struct KindEffects {
     std::optional<Version> add_version;
     // A run to submit; when a version is added too, the run tests it.
     std::optional<RunSpec> start_run;
+    // The started run's link: the run that starts it and why (its child is the run started;
+    // no link without a parent).
+    RunLink start_link;
     // Records in the kind's state what was added and started (the version's name, "" for
     // none; the run's id, 0 for none).
     std::function<void(Storage& storage, const std::string& version, int64_t run_id)> record;

@@ -103,10 +103,12 @@ class Storage : public TuneStore, public ChainStore {
     virtual void set_notify_url(std::string_view user, std::string_view url) = 0;
     // Records the follow-up a run starts when it ends.
     virtual void insert_follow_up(int64_t run_id, const FollowUpSpec& follow_up) = 0;
-    // Returns a run's follow-up and sets *started to the run it started (0: none yet).
-    virtual std::optional<FollowUpSpec> find_follow_up(int64_t run_id, int64_t* started) = 0;
-    // Records the run a follow-up started.
-    virtual void set_follow_up_run(int64_t run_id, int64_t follow_run_id) = 0;
+    // Returns a run's follow-up.
+    virtual std::optional<FollowUpSpec> find_follow_up(int64_t run_id) = 0;
+    // Records that a run leads to another.
+    virtual void insert_run_link(const RunLink& link) = 0;
+    // Returns the links of a run, as parent and as child.
+    virtual std::vector<RunLink> run_links(int64_t run_id) = 0;
     // Records a change made to a run after its submission.
     virtual void insert_run_change(const RunChange& change) = 0;
     // Returns the changes made to a run, oldest first.

@@ -220,6 +220,17 @@ enum class RunState { Active, Finished, Stopped };
 // games ran out first; None while it is active, and for a stopped run.
 enum class SprtOutcome { None, H0, H1, Inconclusive };
 
+// Why a run leads to another: the parent started the child (a tuning's verification, a
+// chain's step, a regression run's follow-up), or the child was submitted like the parent.
+enum class RunLinkReason { Verifies, ChainStep, FollowUp, SubmittedLike };
+
+// One edge of the one relation of runs that lead to runs (the table run_links).
+struct RunLink {
+    int64_t parent = 0;
+    int64_t child = 0;
+    RunLinkReason reason = RunLinkReason::SubmittedLike;
+};
+
 // The run a regression run starts when it ends with a chosen result: typically the same
 // versions at a longer time control, with SPRT bounds of its own (fishtest's STC, then LTC).
 struct FollowUpSpec {

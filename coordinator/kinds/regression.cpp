@@ -50,15 +50,12 @@ class RegressionKind final : public RunKindModule {
     // Starts the run's follow-up when its outcome is the one the follow-up waits for.
     KindEffects on_finished(Storage& storage, const Run& run) const override {
         KindEffects effects;
-        int64_t started = 0;
-        const std::optional<FollowUpSpec> follow_up = storage.find_follow_up(run.id, &started);
-        if (!follow_up || started != 0 || !follow_up->starts_on(run.sprt_outcome())) return effects;
+        const std::optional<FollowUpSpec> follow_up = storage.find_follow_up(run.id);
+        if (!follow_up || !follow_up->starts_on(run.sprt_outcome())) return effects;
         RunSpec first = run.spec;
         first.book = storage.load_book(run.id);
         effects.start_run = follow_up_run_spec(first, *follow_up);
-        effects.record = [run_id = run.id](Storage& s, const std::string&, int64_t started_id) {
-            s.set_follow_up_run(run_id, started_id);
-        };
+        effects.start_link = {run.id, 0, RunLinkReason::FollowUp};
         // Checked when the run was submitted; a version gone since is all that is left.
         effects.failure = {run.id, false, "follow-up not started"};
         return effects;

@@ -114,6 +114,7 @@ KindEffects start_child(ChainStore& storage, const Run& chain, const ChainState&
         spec.games = state.spec.verify_games;
         effects.start_run = std::move(spec);
     }
+    effects.start_link = {chain.id, 0, RunLinkReason::ChainStep};
     effects.record = [chain_id = chain.id, g, step](ChainStore& store, const std::string& version,
                                                     int64_t run_id) {
         ChainGeneration started = g;

@@ -179,6 +179,7 @@ KindEffects finish_tune(TuneStore& storage, const Run& run) {
     spec.description = "verification of tuning run " + std::to_string(run.id);
     spec.owner = run.spec.owner;
     effects.start_run = std::move(spec);
+    effects.start_link = {run.id, 0, RunLinkReason::Verifies};
     effects.record = [run_id = run.id](TuneStore& store, const std::string& version,
                                        int64_t verify_run_id) {
         TuneState tune = *store.find_tune(run_id);

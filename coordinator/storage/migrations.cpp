@@ -592,15 +592,20 @@ void repair_text(Database& db) {
     }
 }
 
-// Adds a column unless the table has it already: a database migrated again from an older
-// user_version keeps the column it has.
-void add_column(Database& db, std::string_view table, std::string_view column,
-                std::string_view type) {
+// Returns whether a table has a column.
+bool has_column(Database& db, std::string_view table, std::string_view column) {
     Statement& has = db.prepare("SELECT count(*) FROM pragma_table_info(?) WHERE name = ?");
     has.bind(std::string(table), std::string(column));
     const bool present = has.step() && has.int64(0) > 0;
     has.reset();
-    if (!present)
+    return present;
+}
+
+// Adds a column unless the table has it already: a database migrated again from an older
+// user_version keeps the column it has.
+void add_column(Database& db, std::string_view table, std::string_view column,
+                std::string_view type) {
+    if (!has_column(db, table, column))
         db.exec("ALTER TABLE " + std::string(table) + " ADD COLUMN " + std::string(column) + " " +
                 std::string(type));
 }
@@ -657,7 +662,9 @@ void add_owners_and_changes(Database& db) {
 }
 
 // Migration 16 (issue 31): the follow-up a regression run starts when it ends, and the run it
-// started (set in the transaction that ends the first run: started exactly once).
+// started (set in the transaction that ends the first run: started exactly once). The run it
+// started, and the index on it this migration made, moved to run_links in migration 24, so a
+// database migrated again from before 16 makes no index on a column it no longer has.
 constexpr std::string_view kSchema16 = R"sql(
 CREATE TABLE IF NOT EXISTS follow_ups (
   run_id        INTEGER PRIMARY KEY REFERENCES runs(id),
@@ -671,7 +678,6 @@ CREATE TABLE IF NOT EXISTS follow_ups (
   games         INTEGER NOT NULL,           -- 0: the first run's
   follow_run_id INTEGER NOT NULL DEFAULT 0  -- the run it started; 0: none yet
 );
-CREATE INDEX IF NOT EXISTS follow_ups_started ON follow_ups(follow_run_id) WHERE follow_run_id > 0;
 )sql";
 
 // Migration 17 (issue 31): the outbox of notifications (each run's end, to the operator's URL
@@ -796,13 +802,49 @@ void add_engine_uploaders(Database& db) {
     add_column(db, "engines", "uploader", "TEXT NOT NULL DEFAULT ''");
 }
 
+// Migration 24 (issue 50): one relation for runs that lead to runs. The runs a tuning's
+// verification, a chain's steps and a follow-up started, and the run each run was submitted
+// like, kept in four places before, become its rows; the follow-up's and the submitted-like
+// columns go (the tuning's and the chain's own tables keep their steps' ids, which their views
+// show). A database migrated again from an older user_version moves what its columns hold.
+void move_run_links(Database& db) {
+    db.exec(
+        "CREATE TABLE IF NOT EXISTS run_links ("
+        "  parent INTEGER NOT NULL REFERENCES runs(id),"
+        "  child  INTEGER NOT NULL REFERENCES runs(id),"
+        "  reason TEXT NOT NULL,"  // 'verifies', 'chain_step', 'follow_up' or 'submitted_like'
+        "  PRIMARY KEY (child, reason));"
+        "CREATE INDEX IF NOT EXISTS run_links_parent ON run_links(parent, reason);"
+        "INSERT OR IGNORE INTO run_links (parent, child, reason) "
+        "  SELECT run_id, verify_run_id, 'verifies' FROM spsa_runs WHERE verify_run_id > 0;"
+        "INSERT OR IGNORE INTO run_links (parent, child, reason) "
+        "  SELECT run_id, generate_run_id, 'chain_step' FROM chain_generations "
+        "  WHERE generate_run_id > 0 UNION ALL "
+        "  SELECT run_id, train_run_id, 'chain_step' FROM chain_generations "
+        "  WHERE train_run_id > 0 UNION ALL "
+        "  SELECT run_id, verify_run_id, 'chain_step' FROM chain_generations "
+        "  WHERE verify_run_id > 0;");
+    if (has_column(db, "follow_ups", "follow_run_id"))
+        db.exec(
+            "INSERT OR IGNORE INTO run_links (parent, child, reason) "
+            "  SELECT run_id, follow_run_id, 'follow_up' FROM follow_ups WHERE follow_run_id > 0;"
+            "DROP INDEX IF EXISTS follow_ups_started;"
+            "ALTER TABLE follow_ups DROP COLUMN follow_run_id;");
+    if (has_column(db, "runs", "origin_run_id"))
+        db.exec(
+            "INSERT OR IGNORE INTO run_links (parent, child, reason) "
+            "  SELECT origin_run_id, id, 'submitted_like' FROM runs "
+            "  WHERE origin_run_id IN (SELECT id FROM runs);"
+            "ALTER TABLE runs DROP COLUMN origin_run_id;");
+}
+
 // A migration: SQL, or a step in C++ where SQL alone cannot do it.
 struct Migration {
     std::string_view sql;
     void (*step)(Database& db) = nullptr;
 };
 
-constexpr std::array<Migration, 23> kMigrations = {{{kSchema1},
+constexpr std::array<Migration, 24> kMigrations = {{{kSchema1},
                                                     {kSchema2},
                                                     {kSchema3},
                                                     {kSchema4},
@@ -824,7 +866,8 @@ constexpr std::array<Migration, 23> kMigrations = {{{kSchema1},
                                                     {{}, add_tune_averaging},
                                                     {{}, store_books_once},
                                                     {{}, add_notification_states},
-                                                    {{}, add_engine_uploaders}}};
+                                                    {{}, add_engine_uploaders},
+                                                    {{}, move_run_links}}};
 
 }  // namespace
 

@@ -3,6 +3,7 @@
 #include <sqlite3.h>
 
 #include <algorithm>
+#include <array>
 #include <iterator>
 #include <limits>
 #include <utility>
@@ -50,9 +51,12 @@ constexpr std::string_view kVersionColumns =
     "r.active_cores, r.pairs_done, r.wins, r.draws, r.losses, r.ll, r.ld, r.dd_wl, r.wd, r.ww, " \
     "r.elo, r.elo_low, r.elo_high, r.los, r.nelo, r.nelo_low, r.nelo_high, r.llr, r.llr_lower, " \
     "r.llr_upper, r.created_ms, r.finished_ms, t.name, b.name, r.draw_rule, r.resign_rule, "     \
-    "r.max_plies, r.threads, r.origin_run_id, r.owner, "                                         \
-    "(SELECT f.follow_run_id FROM follow_ups f WHERE f.run_id = r.id), "                         \
-    "(SELECT f.run_id FROM follow_ups f WHERE f.follow_run_id = r.id), r.reference_nps "         \
+    "r.max_plies, r.threads, "                                                                   \
+    "(SELECT l.parent FROM run_links l WHERE l.child = r.id AND l.reason = 'submitted_like'), "  \
+    "r.owner, "                                                                                  \
+    "(SELECT l.child FROM run_links l WHERE l.parent = r.id AND l.reason = 'follow_up'), "       \
+    "(SELECT l.parent FROM run_links l WHERE l.child = r.id AND l.reason = 'follow_up'), "       \
+    "r.reference_nps "                                                                           \
     "FROM runs r "                                                                               \
     "JOIN versions t ON t.id = r.test_version_id JOIN versions b ON b.id = r.base_version_id "
 
@@ -142,7 +146,7 @@ Run read_run(const Statement& s) {
     r.spec.threads = int(s.int64(52));
     r.spec.origin_run_id = s.int64(53);
     r.spec.owner = s.text(54);
-    r.follow_up_run_id = std::max<int64_t>(0, s.int64(55));
+    r.follow_up_run_id = s.int64(55);
     r.follows_run_id = s.int64(56);
     r.spec.reference_nps = uint64_t(s.int64(57));
     return r;
@@ -429,10 +433,9 @@ int64_t SqliteStorage::insert_run(const Run& r) {
         "INSERT INTO runs (kind, state, test_version_id, base_version_id, time_control, "
         "book_source, book_size, book_random, book_seed, book, games, elo0, elo1, alpha, beta, "
         "model, priority, throughput, pairs_per_thread, description, llr_lower, llr_upper, "
-        "created_ms, draw_rule, resign_rule, max_plies, threads, origin_run_id, owner, "
-        "reference_nps, book_id) "
+        "created_ms, draw_rule, resign_rule, max_plies, threads, owner, reference_nps, book_id) "
         "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-        "?, ?, ?, ?)");
+        "?, ?, ?)");
     const match::Adjudication& rules = r.spec.adjudication;
     // The book itself once in `books`, shared by every run of it; the run's own column empty.
     const int64_t book_id =
@@ -448,7 +451,7 @@ int64_t SqliteStorage::insert_run(const Run& r) {
            r.sprt.lower, r.sprt.upper, r.created_ms,
            rules.draw ? match::draw_rule_text(*rules.draw) : std::string(),
            rules.resign ? match::resign_rule_text(*rules.resign) : std::string(), rules.max_plies,
-           r.spec.threads, r.spec.origin_run_id, r.spec.owner, r.spec.reference_nps, book_id);
+           r.spec.threads, r.spec.owner, r.spec.reference_nps, book_id);
     s.run();
     return db_.last_insert_rowid();
 }
@@ -622,9 +625,9 @@ void SqliteStorage::insert_follow_up(int64_t run_id, const FollowUpSpec& f) {
         .run();
 }
 
-std::optional<FollowUpSpec> SqliteStorage::find_follow_up(int64_t run_id, int64_t* started) {
+std::optional<FollowUpSpec> SqliteStorage::find_follow_up(int64_t run_id) {
     Statement& s = db_.prepare(
-        "SELECT on_result, time_control, elo0, elo1, alpha, beta, model, games, follow_run_id "
+        "SELECT on_result, time_control, elo0, elo1, alpha, beta, model, games "
         "FROM follow_ups WHERE run_id = ?");
     s.bind(run_id);
     if (!s.step()) return std::nullopt;
@@ -642,14 +645,45 @@ std::optional<FollowUpSpec> SqliteStorage::find_follow_up(int64_t run_id, int64_
         f.sprt = sprt;
     }
     f.games = uint64_t(s.int64(7));
-    *started = s.int64(8);
+    s.reset();
     return f;
 }
 
-void SqliteStorage::set_follow_up_run(int64_t run_id, int64_t follow_run_id) {
-    db_.prepare("UPDATE follow_ups SET follow_run_id = ? WHERE run_id = ?")
-        .bind(follow_run_id, run_id)
+namespace {
+
+// How run_links.reason names each reason.
+constexpr std::array<std::pair<RunLinkReason, std::string_view>, 4> kLinkReasons = {{
+    {RunLinkReason::Verifies, "verifies"},
+    {RunLinkReason::ChainStep, "chain_step"},
+    {RunLinkReason::FollowUp, "follow_up"},
+    {RunLinkReason::SubmittedLike, "submitted_like"},
+}};
+
+}  // namespace
+
+void SqliteStorage::insert_run_link(const RunLink& link) {
+    const auto* reason = std::find_if(kLinkReasons.begin(), kLinkReasons.end(),
+                                      [&](const auto& r) { return r.first == link.reason; });
+    db_.prepare("INSERT INTO run_links (parent, child, reason) VALUES (?, ?, ?)")
+        .bind(link.parent, link.child, std::string(reason->second))
         .run();
+}
+
+std::vector<RunLink> SqliteStorage::run_links(int64_t run_id) {
+    Statement& s = db_.prepare(
+        "SELECT parent, child, reason FROM run_links WHERE parent = ?1 "
+        "UNION ALL SELECT parent, child, reason FROM run_links WHERE child = ?1");
+    s.bind(run_id);
+    std::vector<RunLink> links;
+    while (s.step()) {
+        const std::string reason = s.text(2);
+        const auto* named = std::find_if(kLinkReasons.begin(), kLinkReasons.end(),
+                                         [&](const auto& r) { return r.second == reason; });
+        if (named == kLinkReasons.end())
+            throw StorageError("unknown run link reason '" + reason + "' in the database");
+        links.push_back({s.int64(0), s.int64(1), named->first});
+    }
+    return links;
 }
 
 void SqliteStorage::insert_run_change(const RunChange& c) {

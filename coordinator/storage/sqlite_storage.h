@@ -69,8 +69,9 @@ class SqliteStorage final : public Storage {
     std::string find_notify_url(std::string_view user) override;
     void set_notify_url(std::string_view user, std::string_view url) override;
     void insert_follow_up(int64_t run_id, const FollowUpSpec& follow_up) override;
-    std::optional<FollowUpSpec> find_follow_up(int64_t run_id, int64_t* started) override;
-    void set_follow_up_run(int64_t run_id, int64_t follow_run_id) override;
+    std::optional<FollowUpSpec> find_follow_up(int64_t run_id) override;
+    void insert_run_link(const RunLink& link) override;
+    std::vector<RunLink> run_links(int64_t run_id) override;
     void insert_run_change(const RunChange& change) override;
     std::vector<RunChange> run_changes(int64_t run_id) override;
     int64_t count_active_runs_of_owner(std::string_view owner) override;
@@ -133,7 +134,6 @@ class SqliteStorage final : public Storage {
     std::vector<TunePoint> list_tune_points(int64_t run_id) override;
     void insert_lease_theta(int64_t batch_id, const std::vector<double>& theta) override;
     std::optional<std::vector<double>> find_lease_theta(int64_t batch_id) override;
-    std::optional<int64_t> find_tune_of_verification(int64_t run_id) override;
 
     void insert_generate(const GenerateState& state) override;
     std::optional<GenerateState> find_generate(int64_t run_id) override;
@@ -153,7 +153,6 @@ class SqliteStorage final : public Storage {
     void insert_chain(const ChainState& state) override;
     std::optional<ChainState> find_chain(int64_t run_id) override;
     void save_chain_generation(int64_t run_id, const ChainGeneration& generation) override;
-    std::optional<int64_t> find_chain_of_child(int64_t run_id) override;
 
   private:
     // Reads a version from the current row of a statement selecting the version columns.

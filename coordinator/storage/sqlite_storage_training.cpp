@@ -158,15 +158,4 @@ void SqliteStorage::save_chain_generation(int64_t run_id, const ChainGeneration&
         .run();
 }
 
-std::optional<int64_t> SqliteStorage::find_chain_of_child(int64_t run_id) {
-    Statement& s = db_.prepare(
-        "SELECT run_id FROM chain_generations WHERE generate_run_id = ?1 OR train_run_id = ?1 "
-        "OR verify_run_id = ?1");
-    s.bind(run_id);
-    if (!s.step()) return std::nullopt;
-    const int64_t id = s.int64(0);
-    s.reset();
-    return id;
-}
-
 }  // namespace sparring::coordinator

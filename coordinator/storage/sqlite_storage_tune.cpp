@@ -122,13 +122,4 @@ std::optional<std::vector<double>> SqliteStorage::find_lease_theta(int64_t batch
     return theta;
 }
 
-std::optional<int64_t> SqliteStorage::find_tune_of_verification(int64_t run_id) {
-    Statement& s = db_.prepare("SELECT run_id FROM spsa_runs WHERE verify_run_id = ?");
-    s.bind(run_id);
-    if (!s.step()) return std::nullopt;
-    const int64_t id = s.int64(0);
-    s.reset();
-    return id;
-}
-
 }  // namespace sparring::coordinator

@@ -467,6 +467,87 @@ TEST(Storage, RunsOfOneBookShareOneStoredCopyAndOlderDatabasesMoveTheirsIntoIt) 
     s.commit();
 }
 
+// Migration 24 moves every link between runs into run_links: a tuning's verification, a
+// chain's steps, a follow-up and a run submitted like another, as a database of schema 23
+// holds them in four places; the follow-up's and the submitted-like columns go.
+TEST(Storage, RunLinksOfEveryKindMoveIntoOneTable) {
+    TempDatabase db;
+    {
+        SqliteStorage s(db.path());
+        s.begin(true);
+        const int64_t version = s.insert_version(uci_version());
+        for (int i = 0; i < 8; ++i) {
+            coordinator::Run run;
+            run.test_id = run.base_id = version;
+            run.spec.kind = RunKind::FixedGames;
+            run.spec.games = 100;
+            run.spec.time_control = *parse_time_control("nodes=1000");
+            s.insert_run(run);
+        }
+        TuneState tune;
+        tune.run_id = 1;
+        s.insert_tune(tune);
+        ChainState chain;
+        chain.run_id = 3;
+        chain.spec.generations = 1;
+        chain.spec.verify_games = 2;
+        s.insert_chain(chain);
+        ChainGeneration generation;
+        generation.generation = 1;
+        generation.version = "sf";
+        generation.generate_run_id = 4;
+        generation.train_run_id = 5;
+        generation.verify_run_id = 6;
+        s.save_chain_generation(3, generation);
+        FollowUpSpec follow_up;
+        follow_up.time_control = *parse_time_control("nodes=2000");
+        s.insert_follow_up(6, follow_up);
+        s.commit();
+    }
+    {  // back to schema 23: the links where that schema kept them
+        Database raw(db.path());
+        raw.exec(
+            "DROP TABLE run_links;"
+            "ALTER TABLE follow_ups ADD COLUMN follow_run_id INTEGER NOT NULL DEFAULT 0;"
+            "CREATE INDEX follow_ups_started ON follow_ups(follow_run_id) "
+            "WHERE follow_run_id > 0;"
+            "ALTER TABLE runs ADD COLUMN origin_run_id INTEGER NOT NULL DEFAULT 0;"
+            "UPDATE spsa_runs SET verify_run_id = 2 WHERE run_id = 1;"
+            "UPDATE follow_ups SET follow_run_id = 7 WHERE run_id = 6;"
+            "UPDATE runs SET origin_run_id = 7 WHERE id = 8;"
+            "PRAGMA user_version = 23");
+    }
+    SqliteStorage s(db.path());
+    using Link = std::tuple<int64_t, int64_t, RunLinkReason>;
+    const auto links = [&](int64_t run) {
+        std::vector<Link> found;
+        for (const RunLink& l : s.run_links(run)) found.emplace_back(l.parent, l.child, l.reason);
+        std::sort(found.begin(), found.end());
+        return found;
+    };
+    s.begin(false);
+    EXPECT_EQ(links(1), (std::vector<Link>{{1, 2, RunLinkReason::Verifies}}));
+    EXPECT_EQ(links(2), (std::vector<Link>{{1, 2, RunLinkReason::Verifies}}));
+    EXPECT_EQ(links(3), (std::vector<Link>{{3, 4, RunLinkReason::ChainStep},
+                                           {3, 5, RunLinkReason::ChainStep},
+                                           {3, 6, RunLinkReason::ChainStep}}));
+    EXPECT_EQ(links(6), (std::vector<Link>{{3, 6, RunLinkReason::ChainStep},
+                                           {6, 7, RunLinkReason::FollowUp}}));
+    EXPECT_EQ(links(7), (std::vector<Link>{{6, 7, RunLinkReason::FollowUp},
+                                           {7, 8, RunLinkReason::SubmittedLike}}));
+    EXPECT_EQ(s.find_run(6)->follow_up_run_id, 7);
+    EXPECT_EQ(s.find_run(7)->follows_run_id, 6);
+    EXPECT_EQ(s.find_run(8)->spec.origin_run_id, 7);
+    EXPECT_EQ(s.find_run(1)->spec.origin_run_id, 0);
+    s.commit();
+    Database raw(db.path());
+    Statement& columns = raw.prepare(
+        "SELECT count(*) FROM pragma_table_info('runs') WHERE name = 'origin_run_id' UNION ALL "
+        "SELECT count(*) FROM pragma_table_info('follow_ups') WHERE name = 'follow_run_id'");
+    columns.bind();
+    while (columns.step()) EXPECT_EQ(columns.int64(0), 0);
+}
+
 // The leases out per token (the per-token lease cap) are kept by triggers: after any mix of
 // leases granted and ended, under two tokens, the count is what the batches table holds; a
 // database of schema 7 gets its counts from the leases already out.

@@ -366,8 +366,8 @@ TEST_F(FaultTest, ACoordinatorKilledAsARunEndsStartsItsFollowUpOnce) {
     };
     const auto follow_ups = [&](int64_t run_id) {
         return cluster->query(
-            "SELECT count(*) FROM runs r JOIN follow_ups f ON f.follow_run_id = "
-            "r.id WHERE f.run_id = " +
+            "SELECT count(*) FROM runs r JOIN run_links l ON l.child = r.id "
+            "WHERE l.reason = 'follow_up' AND l.parent = " +
             std::to_string(run_id));
     };
     const auto restart = [&](std::vector<std::string> environment) {

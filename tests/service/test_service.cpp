@@ -181,8 +181,9 @@ TEST_F(ServiceTest, ARunSubmittedLikeAnotherCopiesItsSpecAndChangesWhatIsGiven) 
     EXPECT_GT(copy.book_size(), 0u);
     EXPECT_FALSE(copy.spec().book().random_order());
     EXPECT_EQ(copy.spec().book().source(), origin.spec().book().source());
-    EXPECT_EQ(cluster->query("SELECT count(*) FROM runs WHERE id = 2 AND origin_run_id = 1 AND "
-                             "book = (SELECT book FROM runs WHERE id = 1)"),
+    EXPECT_EQ(cluster->query("SELECT count(*) FROM runs r JOIN run_links l ON l.child = r.id "
+                             "WHERE r.id = 2 AND l.parent = 1 AND l.reason = 'submitted_like' "
+                             "AND r.book = (SELECT book FROM runs WHERE id = 1)"),
               1);
     const CommandResult show = cluster->cli({"show", "2"});
     ASSERT_EQ(show.status, 0) << show.err;
