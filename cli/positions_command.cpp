@@ -180,10 +180,10 @@ PositionsFlags::PositionsFlags(CLI::App& app) {
     out_option = add_flag(app, "out", out, "FILE", "file to write (required)");
     format_option = add_flag(app, "format", format, "F",
                              "fen ('FEN [1.0]'), epd ('c9 \"1-0\";') or fen-score", "epd");
-    add_flag(app, "filter", filter, "LIST",
+    add_list(app, "filter", filter, "LIST",
              "drop positions: check,tactical,mate, all or none (convert: none, generate: all)");
     add_flag(app, "threads", threads, "N", "threads (default: all hardware threads)");
-    in_option = add_flag(app, "in", in, "FILE[,FILE...]",
+    in_option = add_list(app, "in", in, "FILE[,FILE...]",
                          "convert: files to read (labelled lines of any format, or .pgn)");
     convert_only = {in_option, add_flag(app, "skip-plies", skip_plies, "N",
                                         "convert: opening plies of each PGN game to skip "

@@ -234,7 +234,7 @@ SubmitFlags::SubmitFlags(CLI::App& app) {
                  "fixed, tune: games to play (default 1000); regression: maximum (default 20000)"),
         2, kMaxGames);
     tune_options.push_back(
-        add_flag(app, "params", params, "NAMES",
+        add_list(app, "params", params, "NAMES",
                  "tune: parameters or groups to tune, e.g. Material,BishopPairMg"));
     tune_options.push_back(
         add_flag(app, "param", param, "SPEC",
@@ -343,7 +343,7 @@ SubmitFlags::SubmitFlags(CLI::App& app) {
     random_plies_option =
         training(add_flag(app, "random-plies", random_plies, "N",
                           "generate: random moves after the book opening", "2", 0, 200));
-    training(add_flag(app, "filter", filter, "LIST",
+    training(add_list(app, "filter", filter, "LIST",
                       "generate: positions dropped, check,tactical,mate|all|none", "all"));
     generations_option = training(
         add_flag(app, "generations", generations, "G",
@@ -358,7 +358,7 @@ SubmitFlags::SubmitFlags(CLI::App& app) {
     training(add_flag(app, "k", k, "K|auto", "train: the sigmoid's scaling constant", "auto"));
     training(
         add_flag(app, "batch", batch, "N", "train: positions per step; 0: all", "0", 0, kMaxGames));
-    training(add_flag(app, "select", select, "LIST",
+    training(add_list(app, "select", select, "LIST",
                       "train: parameters to fit, names, group:G, PREFIX* or all", "all"));
     training(add_flag(app, "threads", threads, "N", "train: coordinator threads to fit with", "1",
                       1, 256));

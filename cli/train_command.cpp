@@ -40,18 +40,18 @@ struct TrainCommandFlags {
 };
 
 TrainCommandFlags::TrainCommandFlags(CLI::App& app) {
-    data_option = add_flag(app, "data", data, "FILE[,FILE...]",
+    data_option = add_list(app, "data", data, "FILE[,FILE...]",
                            "FEN [1.0], EPD with c9, FEN | score | result lines, or .pgn games");
     add_flag(app, "params", params, "FILE", "parameter set (JSON) to start from");
     preset_option = add_flag(app, "preset", preset, "NAME", "preset to start from", "default");
-    add_flag(app, "select", select, "LIST", "parameters to fit: names, group:GROUP, PREFIX* or all",
+    add_list(app, "select", select, "LIST", "parameters to fit: names, group:GROUP, PREFIX* or all",
              "all");
     add_flag(app, "epochs", epochs, "N", "passes over the data", "100", 1, 1'000'000);
     add_flag(app, "lr", lr, "X", "Adam step size in centipawns", "1");
     add_flag(app, "batch", batch, "N", "positions per step; 0: all, one step an epoch", "0");
     add_flag(app, "l2", l2, "X", "penalty weight on (value - start)^2; 0: none (default 1e-7)");
     add_flag(app, "k", k, "K|auto", "the sigmoid's scaling constant, or auto to fit it", "auto");
-    add_flag(app, "filter", filter, "LIST",
+    add_list(app, "filter", filter, "LIST",
              "drop positions: check,tactical,mate, all or none (default all)");
     add_flag(app, "skip-plies", skip_plies, "N",
              "PGN data: opening plies of each game to skip (default 8)");

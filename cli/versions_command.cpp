@@ -37,11 +37,11 @@ struct VersionsFlags : CommonFlags {
 VersionsFlags::VersionsFlags(CLI::App& app) {
     preset_option =
         add_flag(app, "preset", preset, "NAME", "add: built-in parameter preset", "default");
-    add_flag(app, "set", set, "NAME=V,...", "add: built-in parameters that differ from the preset");
+    add_list(app, "set", set, "NAME=V,...", "add: built-in parameters that differ from the preset");
     add_flag(app, "hash", hash, "MB",
              "add: hash table of the built-in engine (default: the engine's)");
     add_flag(app, "uci", uci, "COMMAND", "add: an external UCI engine instead of the built-in one");
-    add_flag(app, "option", option, "NAME=V,...",
+    add_list(app, "option", option, "NAME=V,...",
              "add: UCI options of the external or uploaded engine");
     add_flag(app, "engine-file", engine_file, "PATH",
              "add: upload this executable UCI engine to the coordinator");

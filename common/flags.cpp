@@ -125,6 +125,30 @@ CLI::Option* add_value(CLI::Option* option, std::string_view placeholder,
     return option;
 }
 
+// Adds --name VALUE that may be given more than once; read gets every value given, in order.
+CLI::Option* add_repeated(CLI::App& app, std::string_view name, std::string_view placeholder,
+                          std::string_view help, std::function<void(const CLI::results_t&)> read) {
+    return app
+        .add_option(
+            long_name(name),
+            [read = std::move(read)](const CLI::results_t& texts) {
+                read(texts);
+                return true;
+            },
+            std::string(help))
+        ->type_name(std::string(placeholder))
+        ->expected(1)
+        ->allow_extra_args(false)
+        ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+}
+
+// Returns the values of a repeated list flag as one list: "A=1" and "B=2" are "A=1,B=2".
+std::string joined(const CLI::results_t& texts) {
+    std::string list;
+    for (size_t i = 0; i < texts.size(); ++i) list += (i == 0 ? "" : ",") + texts[i];
+    return list;
+}
+
 // Returns a check that rewrites an integer in our syntax as CLI11 reads it, or throws our
 // message.
 CLI::Validator integer(std::string_view name) {
@@ -221,13 +245,30 @@ CLI::Option* add_flag(CLI::App& app, std::string_view name, std::vector<std::str
 
 CLI::Option* add_flag(CLI::App& app, std::string_view name, std::vector<int64_t>& values,
                       std::string_view placeholder, std::string_view help) {
-    return app.add_option(long_name(name))
-        ->description(std::string(help))
-        ->type_name(std::string(placeholder))
-        ->multi_option_policy(CLI::MultiOptionPolicy::Throw)
-        ->each([&values, name = std::string(name)](const std::string& text) {
-            values = to_int_list(name, text);
-        });
+    return add_repeated(app, name, placeholder, help,
+                        [&values, name = std::string(name)](const CLI::results_t& texts) {
+                            values.clear();
+                            for (const std::string& text : texts)
+                                for (const int64_t value : to_int_list(name, text))
+                                    values.push_back(value);
+                        });
+}
+
+CLI::Option* add_list(CLI::App& app, std::string_view name, std::string& value,
+                      std::string_view placeholder, std::string_view help,
+                      std::string_view fallback) {
+    if (!fallback.empty()) value = std::string(fallback);
+    CLI::Option* option =
+        add_repeated(app, name, placeholder, help,
+                     [&value](const CLI::results_t& texts) { value = joined(texts); });
+    if (!fallback.empty()) option->default_str(std::string(fallback));
+    return option;
+}
+
+CLI::Option* add_list(CLI::App& app, std::string_view name, std::optional<std::string>& value,
+                      std::string_view placeholder, std::string_view help) {
+    return add_repeated(app, name, placeholder, help,
+                        [&value](const CLI::results_t& texts) { value = joined(texts); });
 }
 
 void add_arguments(CLI::App& app, std::vector<std::string>& arguments) {

@@ -61,8 +61,15 @@ CLI::Option* add_flag(CLI::App& app, std::string_view name, std::optional<double
 // Adds --name VALUE that may be given more than once: every value, in order.
 CLI::Option* add_flag(CLI::App& app, std::string_view name, std::vector<std::string>& values,
                       std::string_view placeholder, std::string_view help);
-// Adds --name A,B,... of comma-separated integers.
+// Adds --name A,B,... of comma-separated integers; repeats accumulate (see add_list).
 CLI::Option* add_flag(CLI::App& app, std::string_view name, std::vector<int64_t>& values,
+                      std::string_view placeholder, std::string_view help);
+// Adds --name A,B,... of a comma-separated list into value, the items read by its user. Repeats
+// accumulate: `--set A=1 --set B=2` is `--set A=1,B=2` (a flag of one value refuses a repeat).
+CLI::Option* add_list(CLI::App& app, std::string_view name, std::string& value,
+                      std::string_view placeholder, std::string_view help,
+                      std::string_view fallback = {});
+CLI::Option* add_list(CLI::App& app, std::string_view name, std::optional<std::string>& value,
                       std::string_view placeholder, std::string_view help);
 // Adds the arguments that are not flags, in order, into arguments.
 void add_arguments(CLI::App& app, std::vector<std::string>& arguments);

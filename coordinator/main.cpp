@@ -88,6 +88,7 @@ struct ServeFlags {
 
 ServeFlags::ServeFlags(CLI::App& app) {
     using sparring::add_flag;
+    using sparring::add_list;
     using sparring::add_switch;
     db_option = add_flag(app, "db", db, "FILE", "SQLite database file (created if missing)");
     add_flag(app, "listen", listen, "HOST:PORT", "address to serve on (port 0 picks one)",
@@ -144,7 +145,7 @@ ServeFlags::ServeFlags(CLI::App& app) {
              "serve the web dashboard, /api/v1 and /metrics over HTTP");
     add_flag(app, "notify-url", notify_url, "URL",
              "POST a JSON notice of every run's end to this http(s) URL");
-    add_flag(app, "notify-allow", notify_allow, "HOST:PORT[/PATH],...",
+    add_list(app, "notify-allow", notify_allow, "HOST:PORT[/PATH],...",
              "receivers users may have their runs' ends sent to (sparring notify): HOST:PORT, or "
              "HOST:PORT/PATH for that path and below it; --notify-url's host and port are allowed");
     add_flag(app, "notify-timeout-seconds", notify_timeout_seconds, "N",

@@ -113,6 +113,39 @@ TEST(CliRunKinds, SubmitTrainMakesATrainingRunOrAChain) {
     EXPECT_TRUE(cli_run_kind(chain.kind()).takes_book);
 }
 
+// Issue 50: `versions add x --set A=1 --set B=2` failed with CLI11's "At Most 1 required but
+// received 2"; every flag that takes a list accumulates its repeats.
+TEST(CliFlags, RepeatedListFlagsAccumulate) {
+    SubmitLine training({"train", "--version", "v", "--data", "3", "--data", "4,5", "--select",
+                         "KnightValueMg", "--select", "group:Material"});
+    v1::RunSpec train;
+    cli_run_kind_by_word("train")->read_spec(training.flags, train);
+    EXPECT_EQ(train.train().data_runs_size(), 3);
+    EXPECT_EQ(train.train().select(), "KnightValueMg,group:Material");
+    SubmitLine tune({"tune", "a", "b", "--params", "KnightValueMg", "--params", "BishopPairMg"});
+    EXPECT_EQ(tune.flags.params, "KnightValueMg,BishopPairMg");
+
+    const std::vector<std::pair<std::string_view, std::vector<std::string>>> lines = {
+        {"versions",
+         {"add", "x", "--set", "A=1", "--set", "B=2", "--option", "Hash=16", "--option",
+          "Threads=1"}},
+        {"submit", {"generate", "--version", "v", "--filter", "check", "--filter", "mate"}},
+        {"train",
+         {"--data", "a.epd", "--data", "b.epd", "--select", "all", "--select", "k", "--filter",
+          "check", "--filter", "mate"}},
+        {"positions",
+         {"convert", "--in", "a.epd", "--in", "b.pgn", "--filter", "check", "--filter", "mate"}}};
+    for (const auto& [name, arguments] : lines) {
+        const auto command = std::find_if(commands().begin(), commands().end(),
+                                          [&](const Command& c) { return c.name == name; });
+        ASSERT_NE(command, commands().end()) << name;
+        CLI::App app{"test", std::string(name)};
+        command->declare(app);
+        std::vector<std::string> reversed(arguments.rbegin(), arguments.rend());
+        EXPECT_NO_THROW(app.parse(reversed)) << name;
+    }
+}
+
 TEST(CliRunKinds, RunsAndProgressShowWhatTheKindHas) {
     v1::RunStatus run;
     run.set_id(7);

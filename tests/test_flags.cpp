@@ -243,6 +243,32 @@ TEST_F(FlagsTest, TypedFlagsAreCheckedWithOurMessages) {
     EXPECT_NE(app.help().find("--lease-seconds N=60"), std::string::npos) << app.help();
 }
 
+TEST_F(FlagsTest, RepeatedListFlagsAccumulate) {
+    CLI::App app{"test", "prog"};
+    std::optional<std::string> set;
+    std::string select;
+    std::vector<int64_t> data;
+    std::string db;
+    add_list(app, "set", set, "NAME=V,...", "overrides");
+    add_list(app, "select", select, "LIST", "parameters", "all");
+    add_flag(app, "data", data, "RUN,...", "runs");
+    add_flag(app, "db", db, "FILE", "one value");
+    app.parse(std::vector<std::string>{});
+    EXPECT_FALSE(set);
+    EXPECT_EQ(select, "all");
+    EXPECT_TRUE(data.empty());
+    // CLI11 reads a vector from its end.
+    app.parse(std::vector<std::string>{"5", "--data", "3,4", "--data", "B=2", "--set", "A=1",
+                                       "--set", "Knight*", "--select"});
+    EXPECT_EQ(set, "A=1,B=2");
+    EXPECT_EQ(select, "Knight*");
+    EXPECT_EQ(data, (std::vector<int64_t>{3, 4, 5}));
+    app.parse(std::vector<std::string>{"C=3", "--set"});
+    EXPECT_EQ(set, "C=3");
+    // A flag of one value still refuses a second.
+    EXPECT_THROW(app.parse(std::vector<std::string>{"b", "--db", "a", "--db"}), CLI::ParseError);
+}
+
 TEST_F(FlagsTest, ErrorsAreOneLineWithTheCommandAndAStatus) {
     CLI::App app("Serve things.", "sparring-coordinator");
     CLI::App* serve = app.add_subcommand("serve", "serve");

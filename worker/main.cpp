@@ -42,6 +42,7 @@ struct Flags {
 
 Flags::Flags(CLI::App& app) {
     using sparring::add_flag;
+    using sparring::add_list;
     coordinator_option =
         add_flag(app, "coordinator", coordinator, "HOST:PORT", "coordinator address (required)");
     add_flag(app, "token", token, "TOKEN",
@@ -54,7 +55,7 @@ Flags::Flags(CLI::App& app) {
     add_flag(app, "name", name, "NAME", "name shown by `sparring workers` (default: host name)");
     add_flag(app, "memory-mb", memory_mb, "N",
              "memory the worker may use (default: what the machine has available)");
-    add_flag(app, "uci-engines", uci_engines, "CMD,...",
+    add_list(app, "uci-engines", uci_engines, "CMD,...",
              "external UCI engine commands this worker may run");
     add_flag(app, "report-seconds", report_seconds, "N",
              "report finished pairs at least this often", "2", 1, 3600);
