@@ -7,20 +7,6 @@
 
 namespace sparring::coordinator::testing {
 
-namespace {
-
-// The tests that check storage, conversions or specs without building a Core use the table of
-// run kinds a Core would install (CoreFixture's installs the same).
-class RunKindsEnvironment : public ::testing::Environment {
-  public:
-    void SetUp() override { use_run_kinds(all_run_kinds()); }
-};
-
-const ::testing::Environment* const run_kinds_environment =
-    ::testing::AddGlobalTestEnvironment(new RunKindsEnvironment);
-
-}  // namespace
-
 Core::Options with_run_kinds(Core::Options options) {
     options.kinds = all_run_kinds();
     return options;
