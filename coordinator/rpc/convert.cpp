@@ -27,69 +27,6 @@ absl::StatusOr<TimeControl> time_control_or_error(const v1::TimeControl& in) {
 
 }  // namespace
 
-namespace {
-
-// Returns white's outcome by the Result of a worker's PGN, which must hold exactly one game;
-// INVALID_ARGUMENT otherwise.
-absl::StatusOr<Outcome> pgn_outcome(const std::string& pgn, uint32_t pair) {
-    const std::string where = "pair " + std::to_string(pair) + ": a game's PGN ";
-    std::istringstream in(pgn);
-    match::PgnReader reader(in, "report");
-    match::PgnGame game;
-    std::string error;
-    if (reader.next(&game, &error) != match::PgnReader::Status::Game)
-        return absl::InvalidArgumentError(where + "holds no game: " + excerpt(error, 200));
-    match::PgnGame extra;
-    if (reader.next(&extra, &error) != match::PgnReader::Status::End)
-        return absl::InvalidArgumentError(where + "holds more than one game");
-    const std::string tag = game.tag("Result");
-    const std::optional<Outcome> white = parse_pgn_result(tag.empty() ? game.result : tag);
-    if (!white || (!tag.empty() && tag != game.result && game.result != "*"))
-        return absl::InvalidArgumentError(where + "has no definite Result (1-0, 0-1, 1/2-1/2)");
-    return *white;
-}
-
-// Returns the domain outcome of a message; INVALID_ARGUMENT when unspecified.
-absl::StatusOr<GameRecord> game_from_proto(const v1::Game& in, uint32_t pair) {
-    GameRecord game;
-    switch (in.outcome()) {
-        case v1::GAME_OUTCOME_WIN:
-            game.outcome = Outcome::Win;
-            break;
-        case v1::GAME_OUTCOME_DRAW:
-            game.outcome = Outcome::Draw;
-            break;
-        case v1::GAME_OUTCOME_LOSS:
-            game.outcome = Outcome::Loss;
-            break;
-        default:
-            return absl::InvalidArgumentError("pair " + std::to_string(pair) +
-                                              ": a game has no outcome");
-    }
-    game.test_white = in.test_white();
-    if (!v1::GameEnding_IsValid(in.ending()))
-        return absl::InvalidArgumentError("pair " + std::to_string(pair) +
-                                          ": a game has an unknown ending " +
-                                          std::to_string(int(in.ending())));
-    game.ending = GameEnding(int(in.ending()));
-    if (is_fault(game.ending) && game.outcome == Outcome::Draw)
-        return absl::InvalidArgumentError("pair " + std::to_string(pair) + ": a game lost by " +
-                                          std::string(game_ending_name(game.ending)) +
-                                          " cannot be a draw");
-    game.pgn = valid_utf8(in.pgn());
-    if (!game.pgn.empty()) {
-        absl::StatusOr<Outcome> white = pgn_outcome(game.pgn, pair);
-        if (!white.ok()) return white.status();
-        game.pgn_white_outcome = *white;
-        game.stored_pgn = encode_pgn(game.pgn);
-    }
-    game.positions = in.positions();
-    game.position_count = in.position_count();
-    return game;
-}
-
-}  // namespace
-
 grpc::Status to_grpc(const absl::Status& status) {
     if (status.ok()) return grpc::Status::OK;
     // A message echoing a user's input must stay far below gRPC's metadata limit.
@@ -283,10 +220,10 @@ absl::StatusOr<RunSpec> run_spec_from_proto(const v1::RunSpec& in) {
     return spec;
 }
 
-void run_to_proto(const Run& in, v1::RunStatus* out) {
-    const RunKindModule& kind = run_kind(in.spec.kind);
-    out->set_id(in.id);
-    v1::RunSpec* spec = out->mutable_spec();
+namespace {
+
+// Writes a run's spec as submitted, with its follow-up.
+void run_spec_to_proto(const Run& in, const RunKindModule& kind, v1::RunSpec* spec) {
     spec->set_kind(kind.proto_kind());
     spec->set_test_version(in.spec.test_version);
     spec->set_base_version(in.spec.base_version);
@@ -321,15 +258,10 @@ void run_to_proto(const Run& in, v1::RunStatus* out) {
         }
         follow_up->set_games(f.games);
     }
-    out->set_follow_up_run_id(in.follow_up_run_id);
-    out->set_follows_run_id(in.follows_run_id);
-    out->set_active_cores(uint32_t(std::max(0, in.active_cores)));
-    out->set_state(in.state == RunState::Active     ? v1::RUN_STATE_ACTIVE
-                   : in.state == RunState::Finished ? v1::RUN_STATE_FINISHED
-                                                    : v1::RUN_STATE_STOPPED);
-    out->set_result(in.result);
-    out->set_book_size(in.book_size);
-    for (std::string& warning : run_warnings(in)) out->add_warnings(std::move(warning));
+}
+
+// Writes a run's counts and the statistics of them: Elo, LOS, LLR.
+void run_results_to_proto(const Run& in, v1::RunStatus* out) {
     out->set_games(uint64_t(2 * in.counts.pairs));
     out->set_wins(uint64_t(in.counts.wins));
     out->set_draws(uint64_t(in.counts.draws));
@@ -351,8 +283,11 @@ void run_to_proto(const Run& in, v1::RunStatus* out) {
     out->set_llr(in.sprt.llr);
     out->set_llr_lower(in.sprt.lower);
     out->set_llr_upper(in.sprt.upper);
-    out->set_pairs_leased(in.pairs_leased);
-    out->set_active_workers(uint32_t(in.active_leases));
+}
+
+// Writes what is read of a run only when it is read alone: its workers' bench mismatches,
+// clocks, failures, fits, faults and purges, and its changes.
+void run_records_to_proto(const Run& in, v1::RunStatus* out) {
     for (const BenchMismatch& m : in.bench_mismatches) {
         v1::BenchMismatch* bm = out->add_bench_mismatches();
         bm->set_worker_id(m.worker_id);
@@ -380,10 +315,6 @@ void run_to_proto(const Run& in, v1::RunStatus* out) {
         failure->set_message(f.message);
         failure->set_unix_ms(f.created_ms);
     }
-    out->set_created_unix_ms(in.created_ms);
-    out->set_finished_unix_ms(in.finished_ms);
-    out->set_verifies_run_id(in.verifies_run_id);
-    out->set_chain_run_id(in.chain_run_id);
     for (const WorkerFit& w : in.workers) worker_fit_to_proto(w, out->add_workers());
     for (const FaultCount& f : in.faults) {
         v1::FaultCount* fault = out->add_faults();
@@ -413,28 +344,32 @@ void run_to_proto(const Run& in, v1::RunStatus* out) {
         change->set_old_value(c.old_value);
         change->set_new_value(c.new_value);
     }
-    kind.status_to_proto(in, out);
 }
 
-void worker_fit_to_proto(const WorkerFit& in, v1::WorkerFit* out) {
-    out->set_run_id(in.run_id);
-    out->set_worker_id(in.worker_id);
-    out->set_name(in.name);
-    out->set_games(uint64_t(2 * in.counts.pairs));
-    const auto& p = in.counts.penta.counts;
-    v1::Pentanomial* penta = out->mutable_pentanomial();
-    penta->set_ll(uint64_t(p[0]));
-    penta->set_ld(uint64_t(p[1]));
-    penta->set_dd_wl(uint64_t(p[2]));
-    penta->set_wd(uint64_t(p[3]));
-    penta->set_ww(uint64_t(p[4]));
-    out->set_chi2(in.fit.chi2);
-    out->set_df(uint32_t(in.fit.df));
-    out->set_p_value(in.fit.p_value);
-    out->set_residual(in.fit.residual);
-    out->set_quarantined(in.quarantined);
-    out->set_time_losses(uint64_t(in.time_losses));
-    out->set_time_loss_p(in.time_loss_p);
+}  // namespace
+
+void run_to_proto(const Run& in, v1::RunStatus* out) {
+    const RunKindModule& kind = run_kind(in.spec.kind);
+    out->set_id(in.id);
+    run_spec_to_proto(in, kind, out->mutable_spec());
+    out->set_follow_up_run_id(in.follow_up_run_id);
+    out->set_follows_run_id(in.follows_run_id);
+    out->set_active_cores(uint32_t(std::max(0, in.active_cores)));
+    out->set_state(in.state == RunState::Active     ? v1::RUN_STATE_ACTIVE
+                   : in.state == RunState::Finished ? v1::RUN_STATE_FINISHED
+                                                    : v1::RUN_STATE_STOPPED);
+    out->set_result(in.result);
+    out->set_book_size(in.book_size);
+    for (std::string& warning : run_warnings(in)) out->add_warnings(std::move(warning));
+    out->set_pairs_leased(in.pairs_leased);
+    out->set_active_workers(uint32_t(in.active_leases));
+    out->set_created_unix_ms(in.created_ms);
+    out->set_finished_unix_ms(in.finished_ms);
+    out->set_verifies_run_id(in.verifies_run_id);
+    out->set_chain_run_id(in.chain_run_id);
+    run_results_to_proto(in, out);
+    run_records_to_proto(in, out);
+    kind.status_to_proto(in, out);
 }
 
 std::vector<RunState> run_states_from_proto(const google::protobuf::RepeatedField<int>& states) {
@@ -506,117 +441,6 @@ absl::StatusOr<RunModification> run_modification_from_proto(const v1::ModifyRunR
     if (in.has_time_control()) change.fixed.push_back("time_control");
     if (in.has_book()) change.fixed.push_back("book");
     return change;
-}
-
-Worker worker_from_proto(const v1::RegisterRequest& in) {
-    Worker w;
-    w.name = valid_utf8(in.name());
-    w.cores = int(std::min<uint32_t>(in.cores(), 1'000'000));
-    w.memory_mb = int64_t(std::min<uint64_t>(in.memory_mb(), uint64_t(1) << 40));
-    w.concurrency = int(std::min<uint32_t>(in.concurrency(), 1'000'000));
-    for (const std::string& engine : in.uci_engines()) w.uci_engines.push_back(valid_utf8(engine));
-    w.build = valid_utf8(in.build());
-    w.accept_uploaded_engines = in.accept_uploaded_engines();
-    return w;
-}
-
-void worker_to_proto(const WorkerSummary& in, bool active, v1::WorkerStatus* out) {
-    const Worker& w = in.worker;
-    out->set_id(w.id);
-    out->set_name(w.name);
-    out->set_cores(uint32_t(w.cores));
-    out->set_memory_mb(uint64_t(w.memory_mb));
-    out->set_concurrency(uint32_t(w.concurrency));
-    for (const std::string& e : w.uci_engines) out->add_uci_engines(e);
-    out->set_build(w.build);
-    out->set_accept_uploaded_engines(w.accept_uploaded_engines);
-    out->set_registered_unix_ms(w.registered_ms);
-    out->set_last_seen_unix_ms(w.last_seen_ms);
-    out->set_active(active);
-    if (in.run_id) out->add_run_ids(in.run_id);
-    out->set_games(uint64_t(w.games));
-    if (in.fit) worker_fit_to_proto(*in.fit, out->mutable_fit());
-    for (const WorkerSpeed& speed : in.speeds) {
-        v1::WorkerSpeed* o = out->add_speeds();
-        o->set_version_id(speed.version_id);
-        o->set_version(speed.version);
-        o->set_nps(speed.nps);
-        o->set_games_at_once(uint32_t(speed.games_at_once));
-        o->set_measured_unix_ms(speed.measured_ms);
-    }
-}
-
-void lease_to_proto(const LeaseGrant& in, v1::Lease* out) {
-    out->set_lease_id(in.batch.id);
-    out->set_run_id(in.run.id);
-    version_to_proto(in.test, out->mutable_test());
-    version_to_proto(in.base, out->mutable_base());
-    time_control_to_proto(in.run.spec.time_control, out->mutable_time_control());
-    out->set_first_pair(in.batch.first_pair);
-    out->set_expires_unix_ms(in.batch.expires_ms);
-    const RunKindModule& kind = run_kind(in.run.spec.kind);
-    if (kind.adjudicates())
-        adjudication_to_proto(in.run.spec.adjudication, out->mutable_adjudication());
-    out->set_threads(uint32_t(in.run.spec.threads));
-    if (in.run.spec.reference_nps > 0 &&
-        in.run.spec.time_control.kind == TimeControl::Kind::Clock) {
-        out->set_reference_nps(in.run.spec.reference_nps);
-        out->set_min_clock_factor(in.min_clock_factor);
-        out->set_max_clock_factor(in.max_clock_factor);
-    }
-    kind.lease_to_proto(in, out);
-}
-
-absl::StatusOr<Report> report_from_proto(const v1::ReportResultsRequest& in) {
-    Report report;
-    report.worker_id = in.worker_id();
-    report.lease_id = in.lease_id();
-    report.sequence = in.sequence();
-    report.clock_factor = in.clock_factor();
-    report.nps = in.nps();
-    if (!std::isfinite(report.clock_factor) || report.clock_factor < 0)
-        return absl::InvalidArgumentError("a report's clock factor must be a positive number");
-    for (const v1::GamePair& p : in.pairs()) {
-        PairRecord pair;
-        pair.index = p.index();
-        absl::StatusOr<GameRecord> first = game_from_proto(p.first(), p.index());
-        if (!first.ok()) return first.status();
-        absl::StatusOr<GameRecord> second = game_from_proto(p.second(), p.index());
-        if (!second.ok()) return second.status();
-        pair.games[0] = std::move(*first);
-        pair.games[1] = std::move(*second);
-        report.pairs.push_back(std::move(pair));
-    }
-    // Positions are checked here, on the calling thread, not on the writer.
-    if (absl::Status positions = check_report_positions(report); !positions.ok()) return positions;
-    return report;
-}
-
-absl::StatusOr<Release> release_from_proto(const v1::ReleaseLeaseRequest& in) {
-    Release r;
-    r.worker_id = in.worker_id();
-    r.lease_id = in.lease_id();
-    switch (in.reason()) {
-        case v1::RELEASE_REASON_SHUTDOWN:
-            r.reason = Release::Reason::Shutdown;
-            break;
-        case v1::RELEASE_REASON_BENCH_MISMATCH:
-            r.reason = Release::Reason::BenchMismatch;
-            break;
-        case v1::RELEASE_REASON_ENGINE_FAILURE:
-            r.reason = Release::Reason::EngineFailure;
-            break;
-        case v1::RELEASE_REASON_TOO_SLOW:
-            r.reason = Release::Reason::TooSlow;
-            break;
-        default:
-            return absl::InvalidArgumentError("a release needs a reason");
-    }
-    r.version_id = in.version_id();
-    r.computed_bench = in.computed_bench();
-    r.measured_nps = in.measured_nps();
-    r.message = utf8_prefix(valid_utf8(in.message()), kMaxStatusBytes);
-    return r;
 }
 
 void llr_history_to_proto(const RunHistory& in, v1::LlrHistory* out) {
