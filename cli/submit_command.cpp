@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 #include <climits>
 #include <cstdint>
+#include <functional>
 #include <iostream>
 
 #include "cli/client.h"
@@ -34,37 +35,53 @@ v1::RunStatus send(const SubmitFlags& args, v1::SubmitRunRequest& request) {
     return run;
 }
 
-// Reads --then-tc and its companions into a regression run's follow-up (with --like, those
-// given change the origin's follow-up).
-void read_follow_up(const SubmitFlags& args, v1::RunSpec& spec) {
-    if (!args.then_tc && !given(args.then_on_option) && !args.then_elo0 && !args.then_elo1 &&
-        !args.then_games)
-        return;
-    if (spec.kind() != v1::RUN_KIND_REGRESSION)
-        throw UsageError("--then-tc and the other --then flags go with a regression run");
-    v1::FollowUp& follow_up = *spec.mutable_follow_up();
+// Reads the --then flags given into a follow-up, naming each field it sets.
+void read_then_flags(const SubmitFlags& args, v1::FollowUp& follow_up,
+                     const std::function<void(const char*)>& set) {
     if (args.then_tc) {
         follow_up.clear_time_control();
         read_time_control(*args.then_tc, follow_up.mutable_time_control(), "then-tc");
-    } else if (!follow_up.has_time_control()) {
-        throw UsageError("a follow-up needs --then-tc: the time control of the second run");
+        set("follow_up.time_control");
     }
     if (given(args.then_on_option)) {
         const std::string& on = args.then_on;
         if (on != "H1" && on != "H0" && on != "any")
             throw UsageError("--then-on must be H1, H0 or any, not '" + on + "'");
         follow_up.set_on_result(on);
+        set("follow_up.on_result");
     }
-    if (args.then_elo0 || args.then_elo1) {
-        v1::Sprt sprt = follow_up.has_sprt() ? follow_up.sprt() : spec.sprt();
-        if (args.then_elo0) sprt.set_elo0(*args.then_elo0);
-        if (args.then_elo1) sprt.set_elo1(*args.then_elo1);
-        *follow_up.mutable_sprt() = sprt;
+    if (args.then_elo0) {
+        follow_up.mutable_sprt()->set_elo0(*args.then_elo0);
+        set("follow_up.sprt.elo0");
+    }
+    if (args.then_elo1) {
+        follow_up.mutable_sprt()->set_elo1(*args.then_elo1);
+        set("follow_up.sprt.elo1");
     }
     if (args.then_games) {
         const int64_t games = *args.then_games;
         if (games % 2) throw UsageError("--then-games must be even: every opening is played twice");
         follow_up.set_games(uint64_t(games));
+        set("follow_up.games");
+    }
+}
+
+// Reads --then-tc and its companions into a regression run's follow-up.
+void read_follow_up(const SubmitFlags& args, v1::RunSpec& spec) {
+    if (!args.then_tc && !given(args.then_on_option) && !args.then_elo0 && !args.then_elo1 &&
+        !args.then_games)
+        return;
+    if (spec.kind() != v1::RUN_KIND_REGRESSION)
+        throw UsageError("--then-tc and the other --then flags go with a regression run");
+    if (!args.then_tc)
+        throw UsageError("a follow-up needs --then-tc: the time control of the second run");
+    v1::FollowUp& follow_up = *spec.mutable_follow_up();
+    read_then_flags(args, follow_up, [](const char*) {});
+    if (follow_up.has_sprt()) {  // the bounds given, the others the run's
+        v1::Sprt sprt = spec.sprt();
+        if (args.then_elo0) sprt.set_elo0(*args.then_elo0);
+        if (args.then_elo1) sprt.set_elo1(*args.then_elo1);
+        *follow_up.mutable_sprt() = sprt;
     }
 }
 
@@ -102,8 +119,8 @@ int submit_training(const SubmitFlags& args, const CliRunKind& kind) {
     return submit_kind(args, kind, request);
 }
 
-// Runs `submit --like RUN [TEST BASE] [FLAGS]`: the run's spec (its book included, which the
-// coordinator copies) with the flags given changed, linked to it.
+// Runs `submit --like RUN [TEST BASE] [FLAGS]`: the coordinator submits a run like RUN (its
+// spec, openings and follow-up) with the fields of the flags given changed.
 int submit_like(const SubmitFlags& args) {
     const int64_t like = *args.like;
     if (args.arguments.size() != 0 && args.arguments.size() != 2)
@@ -111,86 +128,85 @@ int submit_like(const SubmitFlags& args) {
     for (const auto* options : {&args.training_options, &args.tune_options})
         for (const CLI::Option* option : *options)
             if (given(option)) throw UsageError(option->get_name() + " does not go with --like");
-    RemoteClient client(args.remote);
-    v1::GetRunRequest get;
-    get.set_run_id(like);
-    v1::RunStatus origin;
-    client.call(&v1::UserService::Stub::GetRun, get, &origin);
-    const v1::RunKind origin_kind = origin.spec().kind();
-    if (origin_kind != v1::RUN_KIND_REGRESSION && origin_kind != v1::RUN_KIND_FIXED_GAMES)
-        throw UsageError("--like copies regression and fixed-games runs; run " +
-                         std::to_string(like) + " is a " +
-                         std::string(cli_run_kind(origin_kind).name) + " run");
     v1::SubmitRunRequest request;
+    request.set_like(like);
     v1::RunSpec& spec = *request.mutable_spec();
-    spec = origin.spec();
-    spec.set_origin_run_id(like);
+    const std::function<void(const char*)> override = [&](const char* field) {
+        request.add_overrides(field);
+    };
     if (args.arguments.size() == 2) {
         spec.set_test_version(args.arguments[0]);
         spec.set_base_version(args.arguments[1]);
+        override("test_version");
+        override("base_version");
     }
     if (args.kind) {
         const CliRunKind* kind = cli_run_kind_by_flag(*args.kind);
         if (!kind) throw UsageError("--kind must be regression or fixed");
         spec.set_kind(kind->proto_kind);
+        override("kind");
+        if (kind->proto_kind == v1::RUN_KIND_FIXED_GAMES && has_sprt_flags(args))
+            throw UsageError("SPRT flags need --kind regression");
     }
-    if (spec.kind() == v1::RUN_KIND_FIXED_GAMES) {
-        if (has_sprt_flags(args)) throw UsageError("SPRT flags need --kind regression");
-        spec.clear_sprt();
-    } else if (!spec.has_sprt() || has_sprt_flags(args)) {
-        // Each SPRT flag given replaces its own bound; the others stay the origin's (or take
-        // their defaults, for a fixed-games run turned into a regression).
-        v1::Sprt sprt;
-        sparring::cli::read_sprt(args, &sprt);  // not stats_command.cpp's, in a unity build
-        v1::Sprt* out = spec.mutable_sprt();
-        const bool had = origin.spec().has_sprt();
-        // The SPRT flags in their order: --elo0, --elo1, --alpha, --beta, --model.
-        const auto changed = [&](size_t flag) { return !had || given(args.sprt_options[flag]); };
-        if (changed(0)) out->set_elo0(sprt.elo0());
-        if (changed(1)) out->set_elo1(sprt.elo1());
-        if (changed(2)) out->set_alpha(sprt.alpha());
-        if (changed(3)) out->set_beta(sprt.beta());
-        if (changed(4)) out->set_model(sprt.model());
+    // All five, defaults included: a fixed-games run made a regression run takes them whole.
+    sparring::cli::read_sprt(args, spec.mutable_sprt());  // not stats_command.cpp's (unity build)
+    // The SPRT flags in their order: --elo0, --elo1, --alpha, --beta, --model.
+    const char* const sprt_fields[] = {"sprt.elo0", "sprt.elo1", "sprt.alpha", "sprt.beta",
+                                       "sprt.model"};
+    for (size_t flag = 0; flag < args.sprt_options.size(); ++flag)
+        if (given(args.sprt_options[flag])) override(sprt_fields[flag]);
+    if (args.games) {
+        spec.set_games(uint64_t(read_games(args, 0)));
+        override("games");
     }
-    if (args.games)
-        spec.set_games(uint64_t(read_games(args, int64_t(spec.games()))));
-    else if (origin_kind != spec.kind())
-        spec.set_games(spec.kind() == v1::RUN_KIND_FIXED_GAMES ? 1000 : 20000);
     if (given(args.tc_option)) {
-        spec.clear_time_control();
         read_time_control(args.tc, spec.mutable_time_control());
+        override("time_control");
     }
     if (args.book || args.book_format || given(args.book_plies_option)) {
-        spec.clear_book();
         read_book(args, spec.mutable_book());
+        override("book");
     } else {
         // The coordinator copies the openings; the order and seed are the origin's unless given.
         if (given(args.book_order_option)) {
             const auto order = parse_book_order(args.book_order);
             if (!order) throw UsageError("--book-order must be random or sequential");
             spec.mutable_book()->set_random_order(*order == BookOrder::Random);
+            override("book.random_order");
         }
-        if (args.seed) spec.mutable_book()->set_seed(uint64_t(*args.seed));
+        if (args.seed) {
+            spec.mutable_book()->set_seed(uint64_t(*args.seed));
+            override("book.seed");
+        }
     }
     v1::Adjudication& rules = *spec.mutable_adjudication();
-    if (args.draw) rules.set_draw(*args.draw);
-    if (args.resign) rules.set_resign(*args.resign);
-    if (given(args.maxplies_option)) rules.set_max_plies(uint32_t(args.maxplies));
-    if (given(args.engine_threads_option)) spec.set_threads(uint32_t(args.engine_threads));
-    // The reference speed goes with the clock and the test version: given, kept, or (for a new
-    // time control or versions) the new test version's or the coordinator's.
-    if (args.reference_nps)
+    if (args.draw) {
+        rules.set_draw(*args.draw);
+        override("adjudication.draw");
+    }
+    if (args.resign) {
+        rules.set_resign(*args.resign);
+        override("adjudication.resign");
+    }
+    if (given(args.maxplies_option)) {
+        rules.set_max_plies(uint32_t(args.maxplies));
+        override("adjudication.max_plies");
+    }
+    if (given(args.engine_threads_option)) {
+        spec.set_threads(uint32_t(args.engine_threads));
+        override("threads");
+    }
+    if (args.reference_nps) {
         spec.set_reference_nps(uint64_t(*args.reference_nps));
-    else if (given(args.tc_option) || args.arguments.size() == 2)
-        spec.clear_reference_nps();
-    if (spec.kind() != v1::RUN_KIND_REGRESSION) spec.clear_follow_up();
-    read_follow_up(args, spec);
+        override("reference_nps");
+    }
+    read_then_flags(args, *spec.mutable_follow_up(), override);
     const v1::RunStatus run = send(args, request);
     print_warnings(run);
     if (!args.json)
         std::cout << "run " << run.id() << " submitted like run " << like << ": "
-                  << cli_run_kind(spec.kind()).submitted(run, spec) << " ('sparring show "
-                  << run.id() << "' follows it)\n";
+                  << cli_run_kind(run.spec().kind()).submitted(run, run.spec())
+                  << " ('sparring show " << run.id() << "' follows it)\n";
     return 0;
 }
 

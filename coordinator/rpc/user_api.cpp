@@ -1,7 +1,12 @@
 #include "coordinator/rpc/user_api.h"
 
+#include <google/protobuf/field_mask.pb.h>
+#include <google/protobuf/util/field_mask_util.h>
+
 #include <algorithm>
+#include <array>
 #include <memory>
+#include <string_view>
 
 #include "common/printable.h"
 #include "coordinator/domain/run_history.h"
@@ -10,6 +15,98 @@
 #include "coordinator/rpc/convert.h"
 
 namespace sparring::coordinator {
+
+namespace {
+
+using google::protobuf::util::FieldMaskUtil;
+
+// The RunSpec fields a run submitted like another may change; the rest are the coordinator's
+// (the owner, the origin) or settings of kinds that are not copied.
+constexpr std::array<std::string_view, 15> kLikeFields = {
+    "kind",        "test_version", "base_version", "time_control",  "book",
+    "sprt",        "games",        "priority",     "throughput",    "pairs_per_thread",
+    "description", "adjudication", "threads",      "reference_nps", "follow_up"};
+
+// Returns whether the request's overrides name a field or one of its parts.
+bool overrides(const v1::SubmitRunRequest& request, std::string_view field) {
+    for (const std::string& path : request.overrides())
+        if (path == field ||
+            (path.size() > field.size() && path.starts_with(field) && path[field.size()] == '.'))
+            return true;
+    return false;
+}
+
+// Returns the spec of a run submitted like `origin` (a regression or fixed-games run): the
+// origin's with the fields the request's overrides name taken from its spec. Another kind
+// takes its default games and drops or gains the SPRT; a new time control or new versions drop
+// the origin's reference speed; the core copies the openings.
+absl::StatusOr<v1::RunSpec> spec_like(const v1::RunStatus& origin,
+                                      const v1::SubmitRunRequest& request) {
+    const v1::RunKind kind = origin.spec().kind();
+    const auto copied = [](v1::RunKind k) {
+        return k == v1::RUN_KIND_REGRESSION || k == v1::RUN_KIND_FIXED_GAMES;
+    };
+    if (!copied(kind)) {
+        const absl::StatusOr<const RunKindModule*> module = run_kind_from_proto(kind);
+        return absl::InvalidArgumentError(
+            "like copies regression and fixed-games runs; run " + std::to_string(origin.id()) +
+            " is a " + std::string(module.ok() ? (*module)->name() : "other") + " run");
+    }
+    google::protobuf::FieldMask mask;
+    for (const std::string& path : request.overrides()) {
+        const std::string_view top = std::string_view(path).substr(0, path.find('.'));
+        if (std::find(kLikeFields.begin(), kLikeFields.end(), top) == kLikeFields.end() ||
+            !FieldMaskUtil::IsValidPath<v1::RunSpec>(path))
+            return absl::InvalidArgumentError(
+                "'" + excerpt(path) +
+                "' is not a RunSpec field a run submitted like another "
+                "may change");
+        mask.add_paths(path);
+    }
+    v1::RunSpec spec = origin.spec();
+    FieldMaskUtil::MergeOptions replace;
+    replace.set_replace_message_fields(true);
+    replace.set_replace_repeated_fields(true);
+    FieldMaskUtil::MergeMessageTo(request.spec(), mask, replace, &spec);
+    spec.set_origin_run_id(origin.id());
+    spec.clear_owner();
+    if (!copied(spec.kind()))
+        return absl::InvalidArgumentError(
+            "a run submitted like another is a regression or fixed-games run");
+    const bool regression = spec.kind() == v1::RUN_KIND_REGRESSION;
+    if (spec.kind() != kind) {
+        if (!overrides(request, "games")) spec.set_games(regression ? 20000 : 1000);
+        if (regression) *spec.mutable_sprt() = request.spec().sprt();
+    }
+    if (!regression) {
+        if (overrides(request, "sprt"))
+            return absl::InvalidArgumentError("SPRT settings need a regression run");
+        if (overrides(request, "follow_up"))
+            return absl::InvalidArgumentError("a follow-up goes with a regression run");
+        spec.clear_sprt();
+        spec.clear_follow_up();
+    }
+    // A follow-up's bounds given, where the origin's follow-up has no SPRT of its own, change
+    // the new run's SPRT.
+    if (regression && overrides(request, "follow_up.sprt") &&
+        !origin.spec().follow_up().has_sprt()) {
+        v1::Sprt sprt = spec.sprt();
+        const v1::Sprt& given = request.spec().follow_up().sprt();
+        if (overrides(request, "follow_up.sprt.elo0")) sprt.set_elo0(given.elo0());
+        if (overrides(request, "follow_up.sprt.elo1")) sprt.set_elo1(given.elo1());
+        *spec.mutable_follow_up()->mutable_sprt() = sprt;
+    }
+    if (overrides(request, "follow_up") && !spec.follow_up().has_time_control())
+        return absl::InvalidArgumentError(
+            "a follow-up needs a time control: the time control of the second run");
+    if (!overrides(request, "reference_nps") &&
+        (overrides(request, "time_control") || overrides(request, "test_version") ||
+         overrides(request, "base_version")))
+        spec.clear_reference_nps();
+    return spec;
+}
+
+}  // namespace
 
 void UserApi::authenticate(const Credential& credential, std::optional<Role> role, Done done) {
     reader_.submit(
@@ -163,8 +260,24 @@ void UserApi::submit_run(const Credential& credential, const v1::SubmitRunReques
                          v1::RunStatus* response, Done done) {
     change(
         credential,
-        [this, &request, response](Storage&) -> absl::StatusOr<Change> {
-            absl::StatusOr<RunSpec> spec = run_spec_from_proto(request.spec());
+        [this, &request, response](Storage& storage) -> absl::StatusOr<Change> {
+            v1::RunSpec submitted;
+            if (request.like() != 0) {
+                absl::StatusOr<Run> origin = core_.get_run(storage, request.like());
+                if (absl::IsNotFound(origin.status()))
+                    return absl::NotFoundError("no run " + std::to_string(request.like()) +
+                                               " to submit like (see `sparring runs`)");
+                if (!origin.ok()) return origin.status();
+                v1::RunStatus status;
+                run_to_proto(*origin, &status);
+                absl::StatusOr<v1::RunSpec> like = spec_like(status, request);
+                if (!like.ok()) return like.status();
+                submitted = std::move(*like);
+            } else if (!request.overrides().empty()) {
+                return absl::InvalidArgumentError("overrides go with like: the run to submit like");
+            }
+            absl::StatusOr<RunSpec> spec =
+                run_spec_from_proto(request.like() != 0 ? submitted : request.spec());
             if (!spec.ok()) return spec.status();
             return Change(
                 // Mutable: the spec (with its book) moves into the run without a copy.

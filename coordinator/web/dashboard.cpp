@@ -345,19 +345,38 @@ void Dashboard::logout(const HttpRequest& request, HttpResponse& response) {
     response.set_header("Location", "/");
 }
 
+absl::StatusOr<Credential> Dashboard::form_credential(
+    const HttpRequest& request, const std::multimap<std::string, std::string>& form) const {
+    // The session and its CSRF secret before anything else of the form is looked at.
+    const std::optional<Session> current = session(request);
+    if (!current) return absl::UnauthenticatedError("log in first, at /login");
+    if (!same_secret(field(form, "csrf").value_or(""), current->csrf))
+        return absl::PermissionDeniedError(
+            "the form's CSRF check failed: reload the run page and try again");
+    return Credential{current->token, false, peer_of(request)};
+}
+
+void Dashboard::run_again(const HttpRequest& request, HttpResponse& response) {
+    const absl::StatusOr<int64_t> id = run_id_of(request);
+    if (!id.ok()) return reply_error_page(response, id.status());
+    const absl::StatusOr<Credential> who = form_credential(request, form_fields(request));
+    if (!who.ok()) return reply_error_page(response, who.status());
+    v1::SubmitRunRequest submit;
+    submit.set_like(*id);
+    v1::RunStatus made;
+    if (absl::Status status = call(api_, &UserApi::submit_run, *who, submit, &made); !status.ok())
+        return reply_error_page(response, status);
+    response.status = 303;
+    response.set_header("Location", "/runs/" + std::to_string(made.id()));
+}
+
 void Dashboard::modify(const HttpRequest& request, HttpResponse& response) {
     const absl::StatusOr<int64_t> id = run_id_of(request);
     if (!id.ok()) return reply_error_page(response, id.status());
-    // The session and its CSRF secret before anything of the form is looked at.
-    const std::optional<Session> current = session(request);
-    if (!current)
-        return reply_error_page(response, absl::UnauthenticatedError("log in first, at /login"));
     const std::multimap<std::string, std::string> form = form_fields(request);
-    if (!same_secret(field(form, "csrf").value_or(""), current->csrf))
-        return reply_error_page(
-            response, absl::PermissionDeniedError(
-                          "the form's CSRF check failed: reload the run page and try again"));
-    const Credential who{current->token, false, peer_of(request)};
+    const absl::StatusOr<Credential> checked = form_credential(request, form);
+    if (!checked.ok()) return reply_error_page(response, checked.status());
+    const Credential& who = *checked;
     v1::GetRunRequest get;
     get.set_run_id(*id);
     v1::RunStatus run;
@@ -385,9 +404,8 @@ void Dashboard::modify(const HttpRequest& request, HttpResponse& response) {
         change.set_priority(int32_t(**priority));
     }
     if (*throughput && **throughput != int64_t(run.spec().throughput())) {
-        if (**throughput < 1 || **throughput > 10000)
-            return reply_error_page(
-                response, absl::InvalidArgumentError("throughput must be in 1..10000 percent"));
+        if (absl::Status status = check_throughput(**throughput); !status.ok())
+            return reply_error_page(response, status);
         change.set_throughput(uint32_t(**throughput));
     }
     if (*games && **games != int64_t(run.spec().games())) {
@@ -452,6 +470,8 @@ void Dashboard::route() {
                   [this](const auto& request, auto& response) { logout(request, response); });
     server_->post(R"(/runs/(\d+)/modify)",
                   [this](const auto& request, auto& response) { modify(request, response); });
+    server_->post(R"(/runs/(\d+)/again)",
+                  [this](const auto& request, auto& response) { run_again(request, response); });
     if (metrics_)
         server_->get("/metrics",
                      [this](const auto& request, auto& response) { metrics(request, response); });

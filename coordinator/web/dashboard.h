@@ -80,6 +80,11 @@ class Dashboard {
     void logout(const HttpRequest& request, HttpResponse& response);
     // The run page's form changing a run (POST, CSRF): only the fields the form changed.
     void modify(const HttpRequest& request, HttpResponse& response);
+    // The run page's "Run again" button (POST, CSRF): submits a run like the page's run.
+    void run_again(const HttpRequest& request, HttpResponse& response);
+    // Returns the credential of a form's session, once the form's CSRF secret is checked.
+    absl::StatusOr<Credential> form_credential(
+        const HttpRequest& request, const std::multimap<std::string, std::string>& form) const;
     // Answers /metrics: under require_token, for a token only, unless metrics_public.
     void metrics(const HttpRequest& request, HttpResponse& response);
     // Counts a live viewer from a client key, unless the key has its maximum; returns whether

@@ -159,6 +159,12 @@ std::string modify_section(const v1::RunStatus& run, const std::optional<Viewer>
         "value=\"" +
         escape_html(run.spec().description()) + "\"></label>";
     out += "<button type=\"submit\">Save</button></form>";
+    const v1::RunKind kind = run.spec().kind();
+    if (kind == v1::RUN_KIND_REGRESSION || kind == v1::RUN_KIND_FIXED_GAMES)
+        out += "<form class=\"again\" method=\"post\" action=\"/runs/" + id +
+               "/again\"><input type=\"hidden\" name=\"csrf\" value=\"" +
+               escape_html(viewer->csrf) +
+               "\"><button type=\"submit\">Run again</button> a new run like this one</form>";
     out += "<p class=\"note\">Logged in as " + escape_html(viewer->user) +
            (viewer->admin ? " (admin)" : "") +
            ". Versions, time control and book cannot change: <code>sparring submit --like " + id +

@@ -455,8 +455,24 @@ def main():
                 shot = os.path.splitext(os.path.abspath(args.screenshot))[0] + "-form.png"
                 form.screenshot(shot)
                 print("screenshot:", shot)
+            # Its "Run again" button (issue 50): a new run like this one, whose page follows.
+            form.open(base + "/runs/" + run)
+            assert form.until("document.querySelector('form.again button') !== null", 10), \
+                "no Run again button on the run page of a logged-in owner"
+            form.evaluate("document.querySelector('form.again button').click()")
+            assert form.until("/^\\/runs\\/\\d+$/.test(location.pathname) && "
+                              "location.pathname !== '/runs/%s' && "
+                              "document.readyState === 'complete'" % run, 20), \
+                "Run again led to no new run's page"
+            again = form.evaluate("location.pathname").rsplit("/", 1)[1]
         finally:
             form.close()
+        with urllib.request.urlopen(base + "/api/v1/runs/" + again) as answer:
+            copy = json.load(answer)
+        assert copy["spec"]["origin_run_id"] == run, copy["spec"]
+        assert copy["spec"]["owner"] == "user", copy["spec"]
+        assert copy["spec"]["description"] == "changed in a browser <b>", copy["spec"]
+        print("run again: run %s, like run %s" % (again, run))
         with urllib.request.urlopen(base + "/api/v1/runs/" + run) as answer:
             changed = json.load(answer)
         assert changed["spec"]["priority"] == 7, changed["spec"]

@@ -407,6 +407,114 @@ TEST_F(OwnersTest, RunsAreFoundByOwnerTimeControlResultAndDate) {
     EXPECT_NE(page->body.find("value=\"2020-01-01\""), std::string::npos);
 }
 
+// Issue 50: the coordinator submits a run like another, so gRPC, REST and the run page's
+// "Run again" button share it: the origin's spec and openings with the overrides given, the
+// caller its owner, the origin recorded.
+TEST_F(OwnersTest, ARunIsSubmittedLikeAnotherOverGrpcRestAndTheRunPagesButton) {
+    const v1::RunStatus first = submit(alice, 100, "the first try");
+    const std::string id = std::to_string(first.id());
+    const auto expect_like_first = [&](const v1::RunStatus& copy) {
+        EXPECT_EQ(copy.spec().origin_run_id(), first.id());
+        EXPECT_EQ(copy.spec().kind(), v1::RUN_KIND_FIXED_GAMES);
+        EXPECT_EQ(copy.spec().test_version(), "a");
+        EXPECT_EQ(copy.spec().base_version(), "b");
+        EXPECT_EQ(copy.spec().time_control().nodes(), 300u);
+        EXPECT_EQ(copy.book_size(), first.book_size());
+    };
+
+    // Over gRPC, with more games.
+    v1::SubmitRunRequest request;
+    request.set_like(first.id());
+    request.add_overrides("games");
+    request.mutable_spec()->set_games(200);
+    v1::RunStatus by_grpc;
+    const grpc::Status status =
+        cluster->users()->SubmitRun(Cluster::context(alice).get(), request, &by_grpc);
+    ASSERT_TRUE(status.ok()) << status.error_message();
+    expect_like_first(get(by_grpc.id()));
+    EXPECT_EQ(by_grpc.spec().games(), 200u);
+    EXPECT_EQ(by_grpc.spec().description(), "the first try");
+    EXPECT_EQ(by_grpc.spec().owner(), "alice");
+
+    // Over REST, by another user, with another description: the run is bob's.
+    const httplib::Result by_rest =
+        post("/api/v1/runs",
+             R"({"like": ")" + id +
+                 R"(", "overrides": ["description"], "spec": {"description": "bob's try"}})",
+             bob);
+    ASSERT_TRUE(by_rest);
+    ASSERT_EQ(by_rest->status, 200) << by_rest->body;
+    v1::RunStatus rest_run;
+    ASSERT_TRUE(coordinator::web::from_json(by_rest->body, &rest_run).ok()) << by_rest->body;
+    const v1::RunStatus bobs = get(rest_run.id());
+    expect_like_first(bobs);
+    EXPECT_EQ(bobs.spec().games(), 100u);
+    EXPECT_EQ(bobs.spec().description(), "bob's try");
+    EXPECT_EQ(bobs.spec().owner(), "bob");
+
+    // Refused: a field no copy may change, overrides without like, an SPRT bound for a
+    // fixed-games copy, and a run that does not exist.
+    const auto refused = [&](v1::SubmitRunRequest bad) {
+        v1::RunStatus ignored;
+        return cluster->users()->SubmitRun(Cluster::context(alice).get(), bad, &ignored);
+    };
+    v1::SubmitRunRequest owner = request;
+    owner.add_overrides("owner");
+    EXPECT_EQ(refused(owner).error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+    v1::SubmitRunRequest unlinked = request;
+    unlinked.clear_like();
+    EXPECT_EQ(refused(unlinked).error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+    v1::SubmitRunRequest sprt = request;
+    sprt.add_overrides("sprt.elo1");
+    EXPECT_EQ(refused(sprt).error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+    v1::SubmitRunRequest missing = request;
+    missing.set_like(99);
+    const grpc::Status gone = refused(missing);
+    EXPECT_EQ(gone.error_code(), grpc::StatusCode::NOT_FOUND);
+    EXPECT_NE(gone.error_message().find("no run 99 to submit like"), std::string::npos);
+
+    // The run page's button, for its owner: a session, the CSRF secret, and a new run.
+    const auto login = [&](const std::string& token) {
+        const httplib::Result in = http->Post("/login", httplib::Params{{"token", token}});
+        EXPECT_TRUE(in);
+        const std::string set = in->get_header_value("Set-Cookie");
+        return set.substr(0, set.find(';'));
+    };
+    const std::string action = "action=\"/runs/" + id + "/again\"";
+    const std::string bob_cookie = login(bob);
+    const httplib::Result bob_page =
+        http->Get(("/runs/" + id).c_str(), httplib::Headers{{"Cookie", bob_cookie}});
+    ASSERT_TRUE(bob_page);
+    EXPECT_EQ(bob_page->body.find(action), std::string::npos) << "bob sees alice's button";
+    const std::string cookie = login(alice);
+    const httplib::Result page =
+        http->Get(("/runs/" + id).c_str(), httplib::Headers{{"Cookie", cookie}});
+    ASSERT_TRUE(page);
+    ASSERT_NE(page->body.find(action), std::string::npos) << page->body;
+    const std::string marker = "name=\"csrf\" value=\"";
+    const size_t at = page->body.find(marker);
+    ASSERT_NE(at, std::string::npos);
+    const std::string csrf = page->body.substr(at + marker.size(), 64);
+    const httplib::Result forged =
+        http->Post(("/runs/" + id + "/again").c_str(), httplib::Headers{{"Cookie", cookie}},
+                   httplib::Params{{"csrf", std::string(64, '0')}});
+    ASSERT_TRUE(forged);
+    EXPECT_EQ(forged->status, 403);
+    const int64_t runs_before = cluster->query("SELECT count(*) FROM runs");
+    const httplib::Result again =
+        http->Post(("/runs/" + id + "/again").c_str(), httplib::Headers{{"Cookie", cookie}},
+                   httplib::Params{{"csrf", csrf}});
+    ASSERT_TRUE(again);
+    ASSERT_EQ(again->status, 303) << again->body;
+    EXPECT_EQ(cluster->query("SELECT count(*) FROM runs"), runs_before + 1);
+    const std::string location = again->get_header_value("Location");
+    ASSERT_EQ(location.rfind("/runs/", 0), 0u) << location;
+    const v1::RunStatus made = get(std::stoll(location.substr(6)));
+    expect_like_first(made);
+    EXPECT_EQ(made.spec().games(), 100u);
+    EXPECT_EQ(made.spec().owner(), "alice");
+}
+
 TEST_F(OwnersTest, TheRunPagesFormNeedsASessionAndItsCsrfSecretAndTheOwner) {
     const v1::RunStatus run = submit(alice, 100, "before");
     const std::string id = std::to_string(run.id());
