@@ -149,7 +149,7 @@ void create_private_file(const std::string& path) {
 }
 
 Database::Database(const std::string& path, Access access) {
-    const bool write = access == Access::ReadWrite;
+    const bool write = access != Access::ReadOnly;
     // SQLite would create the file with the umask's mode (often world-readable) and follow a
     // symbolic link planted in its place; its -wal and -shm files copy the file's mode.
     if (write) create_private_file(path);
@@ -164,7 +164,7 @@ Database::Database(const std::string& path, Access access) {
         throw StorageError("cannot open database " + path + ": " + message, fault);
     }
     sqlite3_busy_timeout(db_, 5000);
-    if (write)
+    if (access == Access::ReadWrite)
         exec(
             "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON; "
             "PRAGMA cache_size = -65536;");
@@ -209,6 +209,26 @@ void Database::checkpoint() {
     if (sqlite3_wal_checkpoint_v2(db_, nullptr, SQLITE_CHECKPOINT_PASSIVE, nullptr, nullptr) !=
         SQLITE_OK)
         fail(db_, "checkpoint");
+}
+
+int64_t Database::copy_to(Database& target) {
+    sqlite3_backup* backup = sqlite3_backup_init(target.db_, "main", db_, "main");
+    if (!backup) fail(target.db_, "backup");
+    int rc = SQLITE_OK;
+    while ((rc = sqlite3_backup_step(backup, -1)) == SQLITE_BUSY || rc == SQLITE_LOCKED)
+        sqlite3_sleep(50);
+    const int64_t pages = sqlite3_backup_pagecount(backup);
+    sqlite3_backup_finish(backup);
+    if (rc != SQLITE_DONE)
+        throw StorageError("sqlite: backup: " + std::string(sqlite3_errstr(rc)), fault_of(db_, rc));
+    // The coordinator turns WAL back on when it opens the copy.
+    target.exec("PRAGMA journal_mode = DELETE");
+    Statement& check = target.prepare("PRAGMA integrity_check");
+    check.bind();
+    const std::string verdict = check.step() ? check.text(0) : std::string();
+    check.reset();
+    if (verdict != "ok") throw StorageError("backup copy fails its integrity check: " + verdict);
+    return pages;
 }
 
 void Database::reset_statements() {

@@ -80,8 +80,9 @@ void create_private_file(const std::string& path);
 
 class Database {
   public:
-    // Whether a connection may write the file.
-    enum class Access { ReadWrite, ReadOnly };
+    // Whether a connection may write the file; Copy writes a backup's new file, which keeps
+    // SQLite's rollback journal: the copy is one self-contained file.
+    enum class Access { ReadWrite, ReadOnly, Copy };
 
     // Opens (creating if needed) the file in WAL mode with foreign keys on; throws on failure.
     // A read-only connection opens an existing file as it is and never writes it.
@@ -102,6 +103,12 @@ class Database {
     // Copies committed WAL pages into the database file without blocking the writer, so the
     // writer's own automatic checkpoint finds little left to copy before the WAL restarts.
     void checkpoint();
+    // Copies every page of this database into target (opened with Access::Copy) with SQLite's
+    // online backup, in one step: in WAL mode its read transaction blocks no writer, whereas a
+    // copy in small steps restarts each time a writer commits and might never end. The copy is
+    // left in rollback-journal mode and must pass PRAGMA integrity_check. Returns the pages
+    // copied; throws StorageError.
+    int64_t copy_to(Database& target);
 
   private:
     struct Finalizer {
