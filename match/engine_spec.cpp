@@ -53,11 +53,87 @@ bool read_builtin(std::string_view value, BuiltinSpec* builtin, std::string* def
     return true;
 }
 
+// What the keys of an engine spec give, before they are checked together.
+struct SpecKeys {
+    PlayerSpec spec;
+    std::optional<BuiltinSpec> builtin;
+    std::optional<UciSpec> uci;
+    std::string default_name;
+    std::vector<std::pair<std::string, int>> param_overrides;
+    std::optional<int> hash;
+    bool has_uci_keys = false;
+};
+
+// Reads one KEY=VALUE into keys; returns why it cannot, or an empty string.
+std::string read_key(const std::string& key, const std::string& value, SpecKeys& keys) {
+    std::string why;
+    if (key == "name") {
+        keys.spec.name = value;
+    } else if (key == "builtin") {
+        if (keys.builtin) return "'builtin' given twice";
+        keys.builtin.emplace();
+        if (!read_builtin(value, &*keys.builtin, &keys.default_name, &why)) return why;
+    } else if (key.rfind("param.", 0) == 0) {
+        auto number = parse_int(value, -1000000, 1000000);
+        if (!number) return "'" + key + "' needs an integer, got '" + value + "'";
+        keys.param_overrides.emplace_back(key.substr(6), *number);
+    } else if (key == "hash") {
+        keys.hash = parse_int(value, 1, 65536);
+        if (!keys.hash) return "hash must be 1 to 65536 MB, got '" + value + "'";
+    } else if (key == "cmd") {
+        if (keys.uci) return "'cmd' given twice";
+        keys.uci.emplace();
+        keys.uci->command = value;
+        keys.default_name = std::filesystem::path(value).filename().string();
+    } else if (key == "arg" || key == "dir" || key.rfind("option.", 0) == 0) {
+        keys.has_uci_keys = true;
+        if (!keys.uci) keys.uci.emplace();
+        if (key == "arg")
+            keys.uci->args.push_back(value);
+        else if (key == "dir")
+            keys.uci->working_dir = value;
+        else
+            keys.uci->options.emplace_back(key.substr(7), value);
+    } else if (key == "margin") {
+        auto margin = parse_int(value, 0, 3600000);
+        if (!margin) return "margin must be 0 to 3600000 ms, got '" + value + "'";
+        keys.spec.time_margin_ms = *margin;
+    } else {
+        return "unknown key '" + key + "'";
+    }
+    return "";
+}
+
+// Checks that the keys fit together and writes the engine into keys.spec; returns why they do
+// not, or an empty string.
+std::string assemble(SpecKeys& keys) {
+    PlayerSpec& spec = keys.spec;
+    if (keys.builtin && keys.uci)
+        return "give either builtin or cmd (with arg, dir, option.*), not both";
+    if (!keys.builtin && (!keys.uci || keys.uci->command.empty()))
+        return keys.has_uci_keys ? "arg, dir and option.* need cmd=COMMAND"
+                                 : "needs builtin or cmd=COMMAND";
+    if (keys.uci && (keys.hash || !keys.param_overrides.empty()))
+        return "hash and param.* belong to the built-in engine; use option.Hash for UCI";
+    std::string why;
+    if (keys.builtin) {
+        for (const auto& [name, value] : keys.param_overrides)
+            if (!keys.builtin->params.set(name, value, &why)) return why;
+        if (keys.hash) keys.builtin->hash_mb = *keys.hash;
+        spec.engine = *keys.builtin;
+    } else {
+        if (std::string why_not = check_uci_options(keys.uci->options); !why_not.empty())
+            return why_not;
+        spec.engine = *keys.uci;
+    }
+    if (spec.name.empty()) spec.name = keys.default_name;
+    return "";
+}
+
 }  // namespace
 
 // Expands a shorthand into keys, reads the keys, then checks they fit together.
 std::optional<PlayerSpec> parse_player_spec(std::string_view text, std::string* error) {
-    std::string why;
     auto fail = [&](const std::string& message) -> std::optional<PlayerSpec> {
         if (error) *error = "engine '" + std::string(text) + "': " + message;
         return std::nullopt;
@@ -74,13 +150,7 @@ std::optional<PlayerSpec> parse_player_spec(std::string_view text, std::string* 
             keyed = "cmd=" + std::string(text);
     }
 
-    PlayerSpec spec;
-    std::optional<BuiltinSpec> builtin;
-    std::optional<UciSpec> uci;
-    std::string default_name;
-    std::vector<std::pair<std::string, int>> param_overrides;
-    std::optional<int> hash;
-    bool has_uci_keys = false;
+    SpecKeys keys;
     std::size_t pos = 0;
     while (pos <= keyed.size()) {
         std::size_t comma = keyed.find(',', pos);
@@ -93,61 +163,11 @@ std::optional<PlayerSpec> parse_player_spec(std::string_view text, std::string* 
         std::string key = item.substr(0, eq);
         std::string value = item.substr(eq + 1);
         if (value.empty()) return fail("'" + key + "' needs a value");
-        if (key == "name") {
-            spec.name = value;
-        } else if (key == "builtin") {
-            if (builtin) return fail("'builtin' given twice");
-            builtin.emplace();
-            if (!read_builtin(value, &*builtin, &default_name, &why)) return fail(why);
-        } else if (key.rfind("param.", 0) == 0) {
-            auto number = parse_int(value, -1000000, 1000000);
-            if (!number) return fail("'" + key + "' needs an integer, got '" + value + "'");
-            param_overrides.emplace_back(key.substr(6), *number);
-        } else if (key == "hash") {
-            hash = parse_int(value, 1, 65536);
-            if (!hash) return fail("hash must be 1 to 65536 MB, got '" + value + "'");
-        } else if (key == "cmd") {
-            if (uci) return fail("'cmd' given twice");
-            uci.emplace();
-            uci->command = value;
-            default_name = std::filesystem::path(value).filename().string();
-        } else if (key == "arg" || key == "dir" || key.rfind("option.", 0) == 0) {
-            has_uci_keys = true;
-            if (!uci) uci.emplace();
-            if (key == "arg")
-                uci->args.push_back(value);
-            else if (key == "dir")
-                uci->working_dir = value;
-            else
-                uci->options.emplace_back(key.substr(7), value);
-        } else if (key == "margin") {
-            auto margin = parse_int(value, 0, 3600000);
-            if (!margin) return fail("margin must be 0 to 3600000 ms, got '" + value + "'");
-            spec.time_margin_ms = *margin;
-        } else {
-            return fail("unknown key '" + key + "'");
-        }
+        if (std::string why = read_key(key, value, keys); !why.empty()) return fail(why);
     }
-
-    if (builtin && uci)
-        return fail("give either builtin or cmd (with arg, dir, option.*), not both");
-    if (!builtin && (!uci || uci->command.empty()))
-        return fail(has_uci_keys ? "arg, dir and option.* need cmd=COMMAND"
-                                 : "needs builtin or cmd=COMMAND");
-    if (uci && (hash || !param_overrides.empty()))
-        return fail("hash and param.* belong to the built-in engine; use option.Hash for UCI");
-    if (builtin) {
-        for (const auto& [name, value] : param_overrides)
-            if (!builtin->params.set(name, value, &why)) return fail(why);
-        if (hash) builtin->hash_mb = *hash;
-        spec.engine = *builtin;
-    } else {
-        if (const std::string why_not = check_uci_options(uci->options); !why_not.empty())
-            return fail(why_not);
-        spec.engine = *uci;
-    }
-    if (spec.name.empty()) spec.name = default_name;
-    return spec;
+    std::string why = assemble(keys);
+    if (!why.empty()) return fail(why);
+    return std::move(keys.spec);
 }
 
 }  // namespace sparring::match

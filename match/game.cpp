@@ -84,6 +84,34 @@ Ending fault_ending(Color c, const MoveReply& reply, bool timed, int timeout_ms)
     return {outcome, Termination::Crash, who + "'s engine failed"};
 }
 
+// Returns the limits of the next move's search under a time control, with the clocks' time left;
+// sets *timeout_ms to how long the move may take when the control bounds it (else it keeps the
+// stall timeout it holds).
+SearchLimits move_limits(const TimeControl& tc, const int time_left[COLOR_NB], Color us, int margin,
+                         int* timeout_ms) {
+    SearchLimits limits;
+    switch (tc.kind) {
+        case TimeControl::Kind::Nodes:
+            limits.nodes = tc.nodes;
+            break;
+        case TimeControl::Kind::Depth:
+            limits.depth = tc.depth;
+            break;
+        case TimeControl::Kind::MoveTime:
+            limits.movetime_ms = tc.movetime_ms;
+            *timeout_ms = tc.movetime_ms + margin;
+            break;
+        case TimeControl::Kind::Clock:
+            for (Color c : {WHITE, BLACK}) {
+                limits.time_ms[c] = std::max(time_left[c], 1);
+                limits.inc_ms[c] = tc.inc_ms;
+            }
+            *timeout_ms = time_left[us] + margin;
+            break;
+    }
+    return limits;
+}
+
 }  // namespace
 
 // Maps each way a game ends to the PGN standard's Termination values.
@@ -161,27 +189,8 @@ std::optional<GameResult> play_game(Player& white, Player& black, const Opening&
         const Color us = board.side();
         Player& player = *players[us];
         const int margin = player.spec().time_margin_ms;
-        SearchLimits limits;
         int timeout_ms = settings.stall_timeout_ms;
-        switch (tc.kind) {
-            case TimeControl::Kind::Nodes:
-                limits.nodes = tc.nodes;
-                break;
-            case TimeControl::Kind::Depth:
-                limits.depth = tc.depth;
-                break;
-            case TimeControl::Kind::MoveTime:
-                limits.movetime_ms = tc.movetime_ms;
-                timeout_ms = tc.movetime_ms + margin;
-                break;
-            case TimeControl::Kind::Clock:
-                for (Color c : {WHITE, BLACK}) {
-                    limits.time_ms[c] = std::max(time_left[c], 1);
-                    limits.inc_ms[c] = tc.inc_ms;
-                }
-                timeout_ms = time_left[us] + margin;
-                break;
-        }
+        const SearchLimits limits = move_limits(tc, time_left, us, margin, &timeout_ms);
 
         auto start = std::chrono::steady_clock::now();
         MoveReply reply =
