@@ -20,30 +20,6 @@ constexpr uint32_t kDefaultExportGames = 1000;
 constexpr uint32_t kMaxExportGames = 10000;
 constexpr size_t kMaxExportBytes = 2 << 20;  // well below gRPC's 4 MiB message limit
 
-// Fills a run read alone with the runs it is linked to.
-void fill_links(Run& run, const std::vector<RunLink>& links) {
-    for (const RunLink& link : links) {
-        const bool parent = link.child == run.id;  // the other run is this one's parent
-        switch (link.reason) {
-            case RunLinkReason::Verifies:
-                if (parent) run.verifies_run_id = link.parent;
-                break;
-            case RunLinkReason::ChainStep:
-                if (parent) run.chain_run_id = link.parent;
-                break;
-            case RunLinkReason::FollowUp:
-                if (parent)
-                    run.follows_run_id = link.parent;
-                else
-                    run.follow_up_run_id = link.child;
-                break;
-            case RunLinkReason::SubmittedLike:
-                if (parent) run.spec.origin_run_id = link.parent;
-                break;
-        }
-    }
-}
-
 }  // namespace
 
 void Counts::add(const Counts& other) {
@@ -219,22 +195,33 @@ std::vector<Version> Core::list_versions(Storage& storage) const {
     return storage.list_versions();
 }
 
-absl::StatusOr<Run> Core::get_run(Storage& storage, int64_t run_id, uint32_t changes_offset) const {
+absl::StatusOr<Run> Core::get_run(Storage& storage, int64_t run_id, RunDetails* details,
+                                  uint32_t changes_offset) const {
     std::optional<Run> run = storage.find_run(run_id);
     if (!run)
         return absl::NotFoundError("no run " + std::to_string(run_id) + " (see `sparring runs`)");
-    run->bench_mismatches = storage.bench_mismatches_of_run(run_id);
-    if (run->spec.reference_nps > 0) run->clocks = storage.worker_clocks_of_run(run_id);
-    run->lease_failures = storage.lease_failures_of_run(run_id);
     run_kind(run->spec.kind).load(storage, *run);
-    fill_links(*run, storage.run_links(run_id));
-    run->workers = worker_fits(storage, *run);
-    run->purges = storage.list_purges(run_id);
-    run->faults = storage.fault_counts(run_id);
-    run->changes =
-        storage.latest_run_changes(run_id, changes_offset, kMaxShownChanges, &run->change_count);
     run->spec.follow_up = storage.find_follow_up(run_id);
+    if (details) *details = run_details(storage, *run, changes_offset);
     return *run;
+}
+
+RunDetails Core::run_details(Storage& storage, const Run& run, uint32_t changes_offset) const {
+    RunDetails details;
+    details.bench_mismatches = storage.bench_mismatches_of_run(run.id);
+    if (run.spec.reference_nps > 0) details.clocks = storage.worker_clocks_of_run(run.id);
+    details.lease_failures = storage.lease_failures_of_run(run.id);
+    for (const RunLink& link : storage.run_links(run.id)) {
+        if (link.child != run.id) continue;
+        if (link.reason == RunLinkReason::Verifies) details.verifies_run_id = link.parent;
+        if (link.reason == RunLinkReason::ChainStep) details.chain_run_id = link.parent;
+    }
+    details.workers = worker_fits(storage, run);
+    details.purges = storage.list_purges(run.id);
+    details.faults = storage.fault_counts(run.id);
+    details.changes =
+        storage.latest_run_changes(run.id, changes_offset, kMaxShownChanges, &details.change_count);
+    return details;
 }
 
 std::vector<Run> Core::list_runs(Storage& storage, const std::vector<RunState>& states,

@@ -171,10 +171,14 @@ class Core {
     // their priority range, active runs and submissions per minute (RESOURCE_EXHAUSTED past
     // them, changing nothing).
     absl::StatusOr<Run> submit_run(Storage& storage, const Caller& caller, RunSpec spec) const;
-    // Returns a run with its bench mismatches and the latest kMaxShownChanges of its changes
-    // before the newest changes_offset.
-    absl::StatusOr<Run> get_run(Storage& storage, int64_t run_id,
+    // Returns a run with its kind's state and follow-up, and fills *details, when given, with
+    // what is shown of it alone (run_details).
+    absl::StatusOr<Run> get_run(Storage& storage, int64_t run_id, RunDetails* details = nullptr,
                                 uint32_t changes_offset = 0) const;
+    // Returns what is shown of a run alone: its bench mismatches, clocks, lease failures, the
+    // run that started it, workers, purges, faults, and the latest kMaxShownChanges of its
+    // changes before the newest changes_offset.
+    RunDetails run_details(Storage& storage, const Run& run, uint32_t changes_offset = 0) const;
     // Returns runs in the given states (all when empty), newest first; limit 0 means 100, and
     // at most kMaxListedRuns are returned.
     std::vector<Run> list_runs(Storage& storage, const std::vector<RunState>& states,

@@ -73,7 +73,8 @@ std::optional<WorkerFit> Core::worker_fit(Storage& storage, const Run& run,
 
 absl::StatusOr<Run> Core::purge_worker(Storage& storage, const Caller& caller, int64_t run_id,
                                        int64_t worker_id) const {
-    absl::StatusOr<Run> found = get_run(storage, run_id);
+    RunDetails details;
+    absl::StatusOr<Run> found = get_run(storage, run_id, &details);
     if (!found.ok()) return found.status();
     if (absl::Status allowed = check_owner(caller, *found); !allowed.ok()) return allowed;
     Run run = std::move(*found);
@@ -88,16 +89,16 @@ absl::StatusOr<Run> Core::purge_worker(Storage& storage, const Caller& caller, i
     if (!worker)
         return absl::NotFoundError("no worker " + std::to_string(worker_id) +
                                    " (see `sparring workers --all`)");
-    for (const Purge& p : run.purges)
+    for (const Purge& p : details.purges)
         if (p.worker_id == worker_id)
             return absl::AlreadyExistsError("worker " + std::to_string(worker_id) +
                                             " was already purged from " + name + " by '" +
                                             p.token_name + "'");
     const bool active = run.state == RunState::Active;
-    if (!active && (run.chain_run_id != 0 || run.verifies_run_id != 0))
+    if (!active && (details.chain_run_id != 0 || details.verifies_run_id != 0))
         return absl::FailedPreconditionError(
             name + " is over and its result was used by run " +
-            std::to_string(run.chain_run_id ? run.chain_run_id : run.verifies_run_id) +
+            std::to_string(details.chain_run_id ? details.chain_run_id : details.verifies_run_id) +
             "; purge a worker while the run is active");
 
     // The worker's lease on the run ends first, so no report of it is counted afterwards.

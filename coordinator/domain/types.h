@@ -423,20 +423,11 @@ struct Run {
     stats::SprtResult sprt;
     int64_t created_ms = 0;
     int64_t finished_ms = 0;
-    std::vector<BenchMismatch> bench_mismatches;  // filled when a single run is read
-    std::vector<WorkerClock> clocks;              // scaled clocks; filled likewise
-    std::vector<LeaseFailure> lease_failures;     // per worker, likewise
-    std::optional<TuneState> tune;                // tuning runs, when a single run is read
-    int64_t verifies_run_id = 0;            // the tuning run a regression run verifies, likewise
-    std::optional<GenerateState> generate;  // generation runs, when a single run is read
-    std::optional<TrainState> train;        // training runs, likewise
-    std::optional<ChainState> chain;        // chains, likewise
-    int64_t chain_run_id = 0;               // the chain that started the run, likewise
-    std::vector<WorkerFit> workers;         // each worker's fit, likewise
-    std::vector<Purge> purges;              // workers purged from the run, likewise
-    std::vector<FaultCount> faults;         // games lost by faults, likewise
-    std::vector<RunChange> changes;         // changes after its submission (a page), likewise
-    int64_t change_count = 0;               // the changes in all, likewise
+    // The kind's state, when a single run is read (its kind's load).
+    std::optional<TuneState> tune;          // tuning runs
+    std::optional<GenerateState> generate;  // generation runs
+    std::optional<TrainState> train;        // training runs
+    std::optional<ChainState> chain;        // chains
     int64_t follow_up_run_id = 0;           // the run its follow-up started; 0: none (yet)
     int64_t follows_run_id = 0;             // the run whose follow-up it is; 0: none
 
@@ -453,6 +444,20 @@ struct Run {
         if (counts.pairs > 0 && sprt.llr < sprt.lower) return SprtOutcome::H0;
         return SprtOutcome::Inconclusive;
     }
+};
+
+// What is read of a run only when it is shown alone (Core::get_run, beside the Run).
+struct RunDetails {
+    std::vector<BenchMismatch> bench_mismatches;
+    std::vector<WorkerClock> clocks;           // scaled clocks
+    std::vector<LeaseFailure> lease_failures;  // per worker
+    int64_t verifies_run_id = 0;               // the tuning run a regression run verifies
+    int64_t chain_run_id = 0;                  // the chain that started the run
+    std::vector<WorkerFit> workers;            // each worker's fit
+    std::vector<Purge> purges;                 // workers purged from the run
+    std::vector<FaultCount> faults;            // games lost by faults
+    std::vector<RunChange> changes;            // changes after its submission (a page)
+    int64_t change_count = 0;                  // the changes in all
 };
 
 struct Worker {

@@ -285,9 +285,32 @@ void run_results_to_proto(const Run& in, v1::RunStatus* out) {
     out->set_llr_upper(in.sprt.upper);
 }
 
-// Writes what is read of a run only when it is read alone: its workers' bench mismatches,
-// clocks, failures, fits, faults and purges, and its changes.
-void run_records_to_proto(const Run& in, v1::RunStatus* out) {
+}  // namespace
+
+void run_to_proto(const Run& in, v1::RunStatus* out) {
+    const RunKindModule& kind = run_kind(in.spec.kind);
+    out->set_id(in.id);
+    run_spec_to_proto(in, kind, out->mutable_spec());
+    out->set_follow_up_run_id(in.follow_up_run_id);
+    out->set_follows_run_id(in.follows_run_id);
+    out->set_active_cores(uint32_t(std::max(0, in.active_cores)));
+    out->set_state(in.state == RunState::Active     ? v1::RUN_STATE_ACTIVE
+                   : in.state == RunState::Finished ? v1::RUN_STATE_FINISHED
+                                                    : v1::RUN_STATE_STOPPED);
+    out->set_result(in.result);
+    out->set_book_size(in.book_size);
+    for (std::string& warning : run_warnings(in)) out->add_warnings(std::move(warning));
+    out->set_pairs_leased(in.pairs_leased);
+    out->set_active_workers(uint32_t(in.active_leases));
+    out->set_created_unix_ms(in.created_ms);
+    out->set_finished_unix_ms(in.finished_ms);
+    run_results_to_proto(in, out);
+    kind.status_to_proto(in, out);
+}
+
+void run_details_to_proto(const Run& run, const RunDetails& in, v1::RunStatus* out) {
+    out->set_verifies_run_id(in.verifies_run_id);
+    out->set_chain_run_id(in.chain_run_id);
     for (const BenchMismatch& m : in.bench_mismatches) {
         v1::BenchMismatch* bm = out->add_bench_mismatches();
         bm->set_worker_id(m.worker_id);
@@ -320,7 +343,7 @@ void run_records_to_proto(const Run& in, v1::RunStatus* out) {
         v1::FaultCount* fault = out->add_faults();
         fault->set_worker_id(f.worker_id);
         fault->set_worker_name(f.worker_name);
-        fault->set_version(f.test_version ? in.spec.test_version : in.spec.base_version);
+        fault->set_version(f.test_version ? run.spec.test_version : run.spec.base_version);
         fault->set_fault(v1::GameEnding(int(f.fault)));
         fault->set_games(uint64_t(f.games));
     }
@@ -344,32 +367,6 @@ void run_records_to_proto(const Run& in, v1::RunStatus* out) {
         change->set_old_value(c.old_value);
         change->set_new_value(c.new_value);
     }
-}
-
-}  // namespace
-
-void run_to_proto(const Run& in, v1::RunStatus* out) {
-    const RunKindModule& kind = run_kind(in.spec.kind);
-    out->set_id(in.id);
-    run_spec_to_proto(in, kind, out->mutable_spec());
-    out->set_follow_up_run_id(in.follow_up_run_id);
-    out->set_follows_run_id(in.follows_run_id);
-    out->set_active_cores(uint32_t(std::max(0, in.active_cores)));
-    out->set_state(in.state == RunState::Active     ? v1::RUN_STATE_ACTIVE
-                   : in.state == RunState::Finished ? v1::RUN_STATE_FINISHED
-                                                    : v1::RUN_STATE_STOPPED);
-    out->set_result(in.result);
-    out->set_book_size(in.book_size);
-    for (std::string& warning : run_warnings(in)) out->add_warnings(std::move(warning));
-    out->set_pairs_leased(in.pairs_leased);
-    out->set_active_workers(uint32_t(in.active_leases));
-    out->set_created_unix_ms(in.created_ms);
-    out->set_finished_unix_ms(in.finished_ms);
-    out->set_verifies_run_id(in.verifies_run_id);
-    out->set_chain_run_id(in.chain_run_id);
-    run_results_to_proto(in, out);
-    run_records_to_proto(in, out);
-    kind.status_to_proto(in, out);
 }
 
 std::vector<RunState> run_states_from_proto(const google::protobuf::RepeatedField<int>& states) {

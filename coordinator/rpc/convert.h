@@ -29,6 +29,8 @@ absl::StatusOr<RunSpec> run_spec_from_proto(const v1::RunSpec& in);
 void adjudication_to_proto(const match::Adjudication& in, v1::Adjudication* out);
 // Writes a run's status; the book's openings are left out.
 void run_to_proto(const Run& in, v1::RunStatus* out);
+// Writes what is shown of a run alone (Core::run_details) into its status.
+void run_details_to_proto(const Run& run, const RunDetails& in, v1::RunStatus* out);
 void llr_history_to_proto(const RunHistory& in, v1::LlrHistory* out);
 std::vector<RunState> run_states_from_proto(const google::protobuf::RepeatedField<int>& states);
 // Returns the selection of a runs listing; INVALID_ARGUMENT for an unknown kind or a limit or

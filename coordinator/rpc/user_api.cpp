@@ -286,6 +286,7 @@ void UserApi::submit_run(const Credential& credential, const v1::SubmitRunReques
                     absl::StatusOr<Run> run = core_.submit_run(storage, caller, std::move(spec));
                     if (!run.ok()) return run.status();
                     run_to_proto(*run, response);
+                    run_details_to_proto(*run, core_.run_details(storage, *run), response);
                     return absl::OkStatus();
                 });
         },
@@ -314,9 +315,11 @@ void UserApi::get_run(const Credential& credential, const v1::GetRunRequest& req
         credential,
         [this, id = request.run_id(), offset = request.changes_offset(),
          response](Storage& storage) {
-            absl::StatusOr<Run> run = core_.get_run(storage, id, offset);
+            RunDetails details;
+            absl::StatusOr<Run> run = core_.get_run(storage, id, &details, offset);
             if (!run.ok()) return run.status();
             run_to_proto(*run, response);
+            run_details_to_proto(*run, details, response);
             return absl::OkStatus();
         },
         std::move(done));
@@ -332,6 +335,7 @@ void UserApi::stop_run(const Credential& credential, const v1::StopRunRequest& r
                     absl::StatusOr<Run> run = core_.stop_run(storage, caller, id);
                     if (!run.ok()) return run.status();
                     run_to_proto(*run, response);
+                    run_details_to_proto(*run, core_.run_details(storage, *run), response);
                     return absl::OkStatus();
                 });
         },
@@ -369,6 +373,7 @@ void UserApi::modify_run(const Credential& credential, const v1::ModifyRunReques
                 absl::StatusOr<Run> run = core_.modify_run(storage, caller, change);
                 if (!run.ok()) return run.status();
                 run_to_proto(*run, response);
+                run_details_to_proto(*run, core_.run_details(storage, *run), response);
                 return absl::OkStatus();
             });
         },
@@ -479,6 +484,7 @@ void UserApi::purge_worker(const Credential& credential, const v1::PurgeWorkerRe
                 absl::StatusOr<Run> run = core_.purge_worker(storage, caller, run_id, worker_id);
                 if (!run.ok()) return run.status();
                 run_to_proto(*run, response);
+                run_details_to_proto(*run, core_.run_details(storage, *run), response);
                 return absl::OkStatus();
             });
         },

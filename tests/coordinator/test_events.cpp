@@ -329,11 +329,12 @@ TEST_F(CoreEventTest, AWorkerLosingFarMoreGamesOnTimeIsQuarantinedAndFaultsAreCo
         transact([&](Storage& s) { return core->release_lease(s, slow_caller, release); }).ok());
 
     storage->begin(false);
-    const absl::StatusOr<coordinator::Run> read = core->get_run(*storage, run.id);
+    RunDetails details;
+    const absl::StatusOr<coordinator::Run> read = core->get_run(*storage, run.id, &details);
     storage->commit();
     ASSERT_TRUE(read.ok()) << read.status();
-    ASSERT_EQ(read->workers.size(), 2u);
-    for (const WorkerFit& w : read->workers) {
+    ASSERT_EQ(details.workers.size(), 2u);
+    for (const WorkerFit& w : details.workers) {
         EXPECT_GT(w.fit.p_value, 0.001) << w.name << ": the results alone fit";
         if (w.worker_id == slow) {
             EXPECT_EQ(w.time_losses, 24);
@@ -347,7 +348,7 @@ TEST_F(CoreEventTest, AWorkerLosingFarMoreGamesOnTimeIsQuarantinedAndFaultsAreCo
     }
     // The slow worker's 24 time losses: 12 of the test version (LL and LD pairs), 12 of the base.
     std::map<std::tuple<int64_t, bool, GameEnding>, int64_t> faults;
-    for (const FaultCount& f : read->faults)
+    for (const FaultCount& f : details.faults)
         faults[{f.worker_id, f.test_version, f.fault}] = f.games;
     EXPECT_EQ(faults, (std::map<std::tuple<int64_t, bool, GameEnding>, int64_t>{
                           {{slow, true, GameEnding::TimeLoss}, 12},

@@ -29,6 +29,12 @@ class LeaseTest : public CoreFixture {
     coordinator::Run run_now(int64_t id) {
         return *transact([&](Storage& s) { return core->get_run(s, id); });
     }
+    // Returns what is shown of a run alone, as GetRun reads it beside the run.
+    RunDetails details_now(int64_t id) {
+        RunDetails details;
+        EXPECT_TRUE(transact([&](Storage& s) { return core->get_run(s, id, &details); }).ok());
+        return details;
+    }
 };
 
 TEST_F(LeaseTest, LeaseCarriesPairsOpeningsAndVersions) {
@@ -100,7 +106,7 @@ TEST_F(LeaseTest, CachedHistoryIsTheHistoryOfEveryReportAndFollowsNewOnes) {
     ASSERT_EQ(end.workers.size(), 2u);
     EXPECT_EQ(end.workers[0].counts.pairs, 12);
     // Each worker's residual is its fit in the run, as GetRun (and `sparring show`) has it.
-    const coordinator::Run shown = run_now(run.id);
+    const RunDetails shown = details_now(run.id);
     ASSERT_EQ(shown.workers.size(), 2u);
     for (size_t i = 0; i < 2; ++i) {
         EXPECT_EQ(end.workers[i].worker_id, shown.workers[i].worker_id);
@@ -303,7 +309,7 @@ TEST_F(LeaseTest, BenchMismatchHandsBackAndExcludesTheWorker) {
     auto returned = transact([&](Storage& s) { return core->release_lease(s, caller, release); });
     ASSERT_TRUE(returned.ok()) << returned.status();
     EXPECT_EQ(*returned, lease.batch.pairs);
-    const coordinator::Run r = run_now(run.id);
+    const RunDetails r = details_now(run.id);
     ASSERT_EQ(r.bench_mismatches.size(), 1u);
     EXPECT_EQ(r.bench_mismatches[0].computed, 777u);
     auto none = transact([&](Storage& s) { return core->request_work(s, caller, worker); });
@@ -393,8 +399,9 @@ TEST_F(LeaseTest, ARunWithoutAnOwnerIsAnAdminsAlone) {
     const auto by_admin = transact([&](Storage& s) { return core->modify_run(s, admin, change); });
     ASSERT_TRUE(by_admin.ok()) << by_admin.status();
     EXPECT_EQ(by_admin->spec.priority, 3);
-    ASSERT_EQ(by_admin->changes.size(), 1u);
-    EXPECT_EQ(by_admin->changes[0].user, "root");
+    const RunDetails changed = details_now(run.id);
+    ASSERT_EQ(changed.changes.size(), 1u);
+    EXPECT_EQ(changed.changes[0].user, "root");
     EXPECT_TRUE(transact([&](Storage& s) { return core->stop_run(s, admin, run.id); }).ok());
 }
 
@@ -466,7 +473,7 @@ TEST_F(LeaseTest, ScaledClockReportsCarryTheirFactorAndATooSlowWorkerIsLeasedNon
     r.clock_factor = 1.25;
     ASSERT_TRUE(send(caller, r).ok());
     EXPECT_EQ(storage->find_worker_speed(worker, run.test_id)->nps, 800'000u);
-    EXPECT_EQ(run_now(run.id).clocks.at(0).last_factor, 1.25);
+    EXPECT_EQ(details_now(run.id).clocks.at(0).last_factor, 1.25);
 
     Release release;
     release.worker_id = worker;
@@ -483,7 +490,7 @@ TEST_F(LeaseTest, ScaledClockReportsCarryTheirFactorAndATooSlowWorkerIsLeasedNon
     auto none = transact([&](Storage& s) { return core->request_work(s, caller, worker); });
     ASSERT_TRUE(none.ok());
     EXPECT_FALSE(none->has_value()) << "too slow for the only run";
-    EXPECT_TRUE(run_now(run.id).lease_failures.empty());
+    EXPECT_TRUE(details_now(run.id).lease_failures.empty());
     now += core->options().speed_max_age_ms;
     EXPECT_EQ(lease_for(caller, worker).run.id, run.id) << "an old speed is measured again";
 }

@@ -215,8 +215,9 @@ TEST_F(TuneRunTest, FinishedTuningChainsItsVerification) {
     const TuneState t = state(run.id);
     EXPECT_EQ(t.tuned_version, "base-tuned-" + std::to_string(run.id));
     ASSERT_GT(t.verify_run_id, 0);
+    RunDetails verify_details;
     const coordinator::Run verify =
-        *transact([&](Storage& st) { return core->get_run(st, t.verify_run_id); });
+        *transact([&](Storage& st) { return core->get_run(st, t.verify_run_id, &verify_details); });
     EXPECT_EQ(verify.spec.kind, RunKind::Regression);
     EXPECT_EQ(verify.spec.test_version, t.tuned_version);
     EXPECT_EQ(verify.spec.base_version, "base");
@@ -228,7 +229,7 @@ TEST_F(TuneRunTest, FinishedTuningChainsItsVerification) {
     EXPECT_EQ(verify.spec.adjudication.resign->score_cp, 500);
     EXPECT_FALSE(verify.spec.adjudication.resign->two_sided);
     EXPECT_EQ(verify.spec.adjudication.max_plies, 300);
-    EXPECT_EQ(verify.verifies_run_id, run.id);
+    EXPECT_EQ(verify_details.verifies_run_id, run.id);
     EXPECT_EQ(verify.state, RunState::Active);
     const Version tuned =
         *transact([&](Storage& st) { return core->get_version(st, t.tuned_version); });
