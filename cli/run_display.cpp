@@ -151,54 +151,34 @@ std::string state_text(const v1::RunStatus& run, std::string_view separator) {
     return says_state ? result : state + std::string(separator) + result;
 }
 
-void print_game_run(const v1::RunStatus& run, const GameRunLayout& layout) {
+namespace {
+
+// Adds a run's Elo, nElo and LOS rows.
+void add_elo_rows(const v1::RunStatus& run, std::vector<std::vector<std::string>>& rows) {
+    rows.push_back({"Elo", with_interval(run.elo(), run.elo_low(), run.elo_high()) + "  (95%)"});
+    if (run.has_elo_unbiased())
+        rows.push_back({"Elo unbiased", with_interval(run.elo_unbiased(), run.elo_unbiased_low(),
+                                                      run.elo_unbiased_high()) +
+                                            "  (median-unbiased at the SPRT's stop, 95%)"});
+    rows.push_back({"nElo", with_interval(run.nelo(), run.nelo_low(), run.nelo_high())});
+    rows.push_back({"LOS", fixed(100 * run.los(), 1) + "%"});
+}
+
+// Adds a run's SPRT settings and its LLR between the bounds.
+void add_sprt_rows(const v1::RunStatus& run, std::vector<std::vector<std::string>>& rows) {
+    const auto& s = run.spec().sprt();
+    rows.push_back(
+        {"SPRT", "elo0=" + fixed(s.elo0(), 2) + " elo1=" + fixed(s.elo1(), 2) +
+                     " alpha=" + fixed(s.alpha(), 3) + " beta=" + fixed(s.beta(), 3) + " model=" +
+                     (s.model() == v1::SPRT_MODEL_LOGISTIC ? "logistic" : "normalized")});
+    rows.push_back({"LLR", fixed(run.llr(), 3) + " (bounds " + fixed(run.llr_lower(), 3) + ", " +
+                               fixed(run.llr_upper(), 3) + ")"});
+}
+
+// Adds the rows of a run's settings beyond its games: adjudication, priority, where it came
+// from and what follows it, threads and a scaled clock.
+void add_setting_rows(const v1::RunStatus& run, std::vector<std::vector<std::string>>& rows) {
     const v1::RunSpec& spec = run.spec();
-    const auto& p = run.pentanomial();
-    std::vector<std::vector<std::string>> rows = {
-        {"run", std::to_string(run.id())},
-        {"kind", std::string(layout.label)},
-        {"state", state_text(run)},
-        {"test", spec.test_version()},
-        {"base", spec.base_version()},
-        {"time control", time_control_text(spec.time_control())},
-        {"book", spec.book().source() + " (" + std::to_string(run.book_size()) + " openings, " +
-                     (spec.book().random_order()
-                          ? "random order, seed " + std::to_string(spec.book().seed())
-                          : std::string("sequential")) +
-                     ")"},
-        {"games", std::to_string(run.games()) + " of " + (layout.games_at_most ? "at most " : "") +
-                      std::to_string(spec.games())},
-        {"W/D/L", std::to_string(run.wins()) + " / " + std::to_string(run.draws()) + " / " +
-                      std::to_string(run.losses())},
-        {"pentanomial", std::to_string(p.ll()) + ", " + std::to_string(p.ld()) + ", " +
-                            std::to_string(p.dd_wl()) + ", " + std::to_string(p.wd()) + ", " +
-                            std::to_string(p.ww()) + "  (LL, LD, DD+WL, WD, WW)"},
-    };
-    if (layout.against_itself) {
-        rows[3] = {"version", spec.base_version()};
-        rows.erase(rows.begin() + 4);
-        rows[rows.size() - 2][0] = "W/D/L (+/-)";
-        rows.back()[0] = "pentanomial (+/-)";
-    } else {
-        rows.push_back(
-            {"Elo", with_interval(run.elo(), run.elo_low(), run.elo_high()) + "  (95%)"});
-        if (run.has_elo_unbiased())
-            rows.push_back(
-                {"Elo unbiased", with_interval(run.elo_unbiased(), run.elo_unbiased_low(),
-                                               run.elo_unbiased_high()) +
-                                     "  (median-unbiased at the SPRT's stop, 95%)"});
-        rows.push_back({"nElo", with_interval(run.nelo(), run.nelo_low(), run.nelo_high())});
-        rows.push_back({"LOS", fixed(100 * run.los(), 1) + "%"});
-    }
-    if (layout.sprt) {
-        const auto& s = spec.sprt();
-        rows.push_back(
-            {"SPRT", "elo0=" + fixed(s.elo0(), 2) + " elo1=" + fixed(s.elo1(), 2) + " alpha=" +
-                         fixed(s.alpha(), 3) + " beta=" + fixed(s.beta(), 3) + " model=" +
-                         (s.model() == v1::SPRT_MODEL_LOGISTIC ? "logistic" : "normalized")});
-        rows.push_back({"LLR", fixed(run.llr(), 3) + " (bounds " + fixed(run.llr_lower(), 3) +
-                                   ", " + fixed(run.llr_upper(), 3) + ")"});
-    }
     if (spec.has_adjudication())
         rows.push_back(
             {"adjudication",
@@ -228,6 +208,43 @@ void print_game_run(const v1::RunStatus& run, const GameRunLayout& layout) {
         rows.push_back({"scaled clock", "defined at " + std::to_string(spec.reference_nps()) +
                                             " nodes per second of " + spec.test_version() +
                                             "; each worker plays it times reference / its speed"});
+}
+
+}  // namespace
+
+void print_game_run(const v1::RunStatus& run, const GameRunLayout& layout) {
+    const v1::RunSpec& spec = run.spec();
+    const auto& p = run.pentanomial();
+    std::vector<std::vector<std::string>> rows = {
+        {"run", std::to_string(run.id())},
+        {"kind", std::string(layout.label)},
+        {"state", state_text(run)},
+        {"test", spec.test_version()},
+        {"base", spec.base_version()},
+        {"time control", time_control_text(spec.time_control())},
+        {"book", spec.book().source() + " (" + std::to_string(run.book_size()) + " openings, " +
+                     (spec.book().random_order()
+                          ? "random order, seed " + std::to_string(spec.book().seed())
+                          : std::string("sequential")) +
+                     ")"},
+        {"games", std::to_string(run.games()) + " of " + (layout.games_at_most ? "at most " : "") +
+                      std::to_string(spec.games())},
+        {"W/D/L", std::to_string(run.wins()) + " / " + std::to_string(run.draws()) + " / " +
+                      std::to_string(run.losses())},
+        {"pentanomial", std::to_string(p.ll()) + ", " + std::to_string(p.ld()) + ", " +
+                            std::to_string(p.dd_wl()) + ", " + std::to_string(p.wd()) + ", " +
+                            std::to_string(p.ww()) + "  (LL, LD, DD+WL, WD, WW)"},
+    };
+    if (layout.against_itself) {
+        rows[3] = {"version", spec.base_version()};
+        rows.erase(rows.begin() + 4);
+        rows[rows.size() - 2][0] = "W/D/L (+/-)";
+        rows.back()[0] = "pentanomial (+/-)";
+    } else {
+        add_elo_rows(run, rows);
+    }
+    if (layout.sprt) add_sprt_rows(run, rows);
+    add_setting_rows(run, rows);
     rows.push_back({"in progress", std::to_string(run.pairs_leased()) + " pairs on " +
                                        std::to_string(run.active_workers()) + " workers, " +
                                        std::to_string(run.active_cores()) + " cores"});

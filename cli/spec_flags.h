@@ -40,6 +40,12 @@ struct SubmitFlags : CommonFlags {
 
     // Declares the flags on app.
     explicit SubmitFlags(CLI::App& app);
+
+  private:
+    void declare_tune_flags(CLI::App& app, CLI::Option* kind_option);
+    void declare_game_flags(CLI::App& app);
+    void declare_training_flags(CLI::App& app);
+    void declare_follow_up_flags(CLI::App& app);
 };
 
 // Writes the time control of text, the value of --flag; throws UsageError when it is invalid.

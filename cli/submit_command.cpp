@@ -241,14 +241,25 @@ int submit(const SubmitFlags& args) {
 
 }  // namespace
 
+// The most games of a run, and of a step of a training run.
+constexpr int64_t kMaxSubmitGames = 1'000'000'000;
+
 SubmitFlags::SubmitFlags(CLI::App& app) {
-    constexpr int64_t kMaxGames = 1'000'000'000;
     CLI::Option* kind_option = add_flag(
         app, "kind", kind, "K", "regression (SPRT, default) or fixed (exactly --games games)");
     in_range(
         add_flag(app, "games", games, "N",
                  "fixed, tune: games to play (default 1000); regression: maximum (default 20000)"),
-        2, kMaxGames);
+        2, kMaxSubmitGames);
+    declare_tune_flags(app, kind_option);
+    declare_game_flags(app);
+    declare_training_flags(app);
+    declare_follow_up_flags(app);
+    declare_common(app, "print the run as JSON");
+}
+
+// Declares the flags of tuning runs and of their verification.
+void SubmitFlags::declare_tune_flags(CLI::App& app, CLI::Option* kind_option) {
     tune_options.push_back(
         add_list(app, "params", params, "NAMES",
                  "tune: parameters or groups to tune, e.g. Material,BishopPairMg"));
@@ -291,6 +302,11 @@ SubmitFlags::SubmitFlags(CLI::App& app) {
         tune_options.push_back(option);
         not_training_options.push_back(option);
     }
+}
+
+// Declares the flags of runs that play games: SPRT, time control, book, adjudication,
+// threads, clock scaling, and the scheduling of every run.
+void SubmitFlags::declare_game_flags(CLI::App& app) {
     sprt_options = {
         add_flag(app, "elo0", elo0, "E", "SPRT H0", "0"),
         add_flag(app, "elo1", elo1, "E", "SPRT H1", "5"),
@@ -347,6 +363,10 @@ SubmitFlags::SubmitFlags(CLI::App& app) {
                       "game pairs per worker thread in a lease (default: server's)"),
              0, 256);
     add_flag(app, "description", description, "TEXT", "free text");
+}
+
+// Declares the flags of generation, training and chain runs.
+void SubmitFlags::declare_training_flags(CLI::App& app) {
     const auto training = [&](CLI::Option* option) {
         training_options.push_back(option);
         return option;
@@ -355,7 +375,7 @@ SubmitFlags::SubmitFlags(CLI::App& app) {
                       "generate, train: the version to play and train from"));
     training(add_flag(app, "nodes", nodes, "N",
                       "generate, train chains: nodes a move of the self-play", "5000", 1,
-                      kMaxGames));
+                      kMaxSubmitGames));
     random_plies_option =
         training(add_flag(app, "random-plies", random_plies, "N",
                           "generate: random moves after the book opening", "2", 0, 200));
@@ -372,14 +392,18 @@ SubmitFlags::SubmitFlags(CLI::App& app) {
     training(
         add_flag(app, "l2", l2, "X", "train: penalty weight on (value - start)^2 (default 1e-7)"));
     training(add_flag(app, "k", k, "K|auto", "train: the sigmoid's scaling constant", "auto"));
-    training(
-        add_flag(app, "batch", batch, "N", "train: positions per step; 0: all", "0", 0, kMaxGames));
+    training(add_flag(app, "batch", batch, "N", "train: positions per step; 0: all", "0", 0,
+                      kMaxSubmitGames));
     training(add_list(app, "select", select, "LIST",
                       "train: parameters to fit, names, group:G, PREFIX* or all", "all"));
     training(add_flag(app, "threads", threads, "N", "train: coordinator threads to fit with", "1",
                       1, 256));
     training(add_flag(app, "name", name, "NAME",
                       "train chains: prefix of the versions made (default chainRUN)"));
+}
+
+// Declares the follow-up of a regression run and --like.
+void SubmitFlags::declare_follow_up_flags(CLI::App& app) {
     add_flag(app, "then-tc", then_tc, "TC",
              "regression: when the run ends with --then-on, start a follow-up run of the same "
              "versions at TC (typically a longer time control)");
@@ -389,12 +413,11 @@ SubmitFlags::SubmitFlags(CLI::App& app) {
     add_flag(app, "then-elo1", then_elo1, "E", "the follow-up's SPRT H1 (default: the run's)");
     in_range(add_flag(app, "then-games", then_games, "N",
                       "the follow-up's maximum games (default: the run's)"),
-             2, kMaxGames);
+             2, kMaxSubmitGames);
     in_range(add_flag(app, "like", like, "RUN",
                       "a regression or fixed-games run like RUN: its spec and openings, with the "
                       "flags (and TEST BASE) given changed"),
              1, INT64_MAX);
-    declare_common(app, "print the run as JSON");
 }
 
 Command submit_command() {
