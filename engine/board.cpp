@@ -167,6 +167,7 @@ void Board::set_psq_table(const PsqTable* table) {
 }
 
 // Plays a legal move; undo_move() takes it back exactly.
+// Longer than 80 lines on purpose: the hot path, every incremental update in one place.
 void Board::do_move(Move m) {
     const Color us = side_, them = ~us;
     const Square from = m.from(), to = m.to();

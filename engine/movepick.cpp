@@ -122,6 +122,9 @@ bool MovePicker::is_valid_quiet(Move m) const {
            board_.is_legal(m);
 }
 
+// Returns the next move by stage (hash move, good captures, killers and counter, quiets, bad
+// captures; evasions in check), or none when done.
+// Longer than 80 lines on purpose: the hot path, one switch over the stages that fall through.
 Move MovePicker::next(bool skip_quiets) {
     while (true) {
         switch (stage_) {

@@ -155,6 +155,7 @@ void Searcher::update_capture_stats(Move best, const Move* captures, int capture
 
 // Searches a node of the main tree to depth with the window (alpha, beta), returning its
 // score from the side to move's point of view (fail-soft).
+// Longer than 80 lines on purpose: the hot path, whose pruning steps share the node's state.
 int Searcher::search(int alpha, int beta, int depth, int ply, bool cut_node) {
     const bool pv_node = beta - alpha > 1;
     const bool root = ply == 0;
