@@ -216,9 +216,9 @@ struct TunePoint {
 };
 enum class RunState { Active, Finished, Stopped };
 
-// How a run decided by an SPRT ended: the hypothesis its LLR accepted, or neither when its
-// games ran out first; None while it is active, and for a stopped run.
-enum class SprtOutcome { None, H0, H1, Inconclusive };
+// What the SPRT of a run has decided: the hypothesis its LLR accepts, or neither yet (for a
+// finished run: its games ran out first).
+enum class SprtOutcome { H0, H1, Inconclusive };
 
 // Why a run leads to another: the parent started the child (a tuning's verification, a
 // chain's step, a regression run's follow-up), or the child was submitted like the parent.
@@ -241,7 +241,6 @@ struct FollowUpSpec {
 
     // Returns whether a run that ended with this outcome starts the follow-up.
     bool starts_on(SprtOutcome outcome) const {
-        if (outcome == SprtOutcome::None) return false;
         if (on_result == "any") return true;
         return on_result == (outcome == SprtOutcome::H1   ? "H1"
                              : outcome == SprtOutcome::H0 ? "H0"
@@ -436,10 +435,9 @@ struct Run {
     uint64_t pairs_total() const;
     // Returns the number of pairs not yet leased to anybody.
     uint64_t pairs_available() const { return pairs_total() - next_pair + free_pairs; }
-    // Returns how the run ended if an SPRT decides it: its LLR past a bound, as stats::sprt
-    // decides (the SPRT's state is not stored, its LLR and bounds are).
+    // Returns what the run's SPRT has decided: its LLR past a bound, as stats::sprt decides
+    // (the SPRT's state is not stored, its LLR and bounds are).
     SprtOutcome sprt_outcome() const {
-        if (state != RunState::Finished) return SprtOutcome::None;
         if (counts.pairs > 0 && sprt.llr > sprt.upper) return SprtOutcome::H1;
         if (counts.pairs > 0 && sprt.llr < sprt.lower) return SprtOutcome::H0;
         return SprtOutcome::Inconclusive;

@@ -41,8 +41,9 @@ class RegressionKind final : public RunKindModule {
     // Ends the run when the SPRT accepts a hypothesis or its games run out: the LLR past a
     // bound, as stats::sprt decides (also for a run read back, whose state is not stored).
     std::optional<std::string> verdict(const Run& run) const override {
-        if (run.counts.pairs > 0 && run.sprt.llr > run.sprt.upper) return "H1 accepted";
-        if (run.counts.pairs > 0 && run.sprt.llr < run.sprt.lower) return "H0 accepted";
+        const SprtOutcome outcome = run.sprt_outcome();
+        if (outcome == SprtOutcome::H1) return "H1 accepted";
+        if (outcome == SprtOutcome::H0) return "H0 accepted";
         if (uint64_t(run.counts.pairs) >= run.pairs_total()) return "maximum games reached";
         return std::nullopt;
     }
@@ -64,9 +65,8 @@ class RegressionKind final : public RunKindModule {
     // Writes the SPRT settings, and for a run that ended by itself the median-unbiased Elo.
     void status_to_proto(const Run& in, v1::RunStatus* out) const override {
         sprt_to_proto(in.spec.sprt, out->mutable_spec()->mutable_sprt());
-        if (in.counts.pairs == 0) return;
+        if (in.state != RunState::Finished || in.counts.pairs == 0) return;
         const SprtOutcome outcome = in.sprt_outcome();
-        if (outcome == SprtOutcome::None) return;
         const stats::SprtEnd end = outcome == SprtOutcome::H1   ? stats::SprtEnd::AcceptH1
                                    : outcome == SprtOutcome::H0 ? stats::SprtEnd::AcceptH0
                                                                 : stats::SprtEnd::Truncated;
