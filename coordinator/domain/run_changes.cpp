@@ -91,18 +91,14 @@ absl::StatusOr<Run> Core::modify_run(Storage& storage, const Caller& caller,
     if (change.priority)
         if (absl::Status status = check_priority(*change.priority, caller.role); !status.ok())
             return status;
-    if (change.throughput && (*change.throughput < 1 || *change.throughput > 10000))
-        return absl::InvalidArgumentError("throughput must be in 1..10000 percent");
+    if (change.throughput)
+        if (absl::Status status = check_throughput(*change.throughput); !status.ok()) return status;
     if (change.games) {
         if (!kind.games_changeable())
             return absl::FailedPreconditionError("the games of " + name + " cannot change: a " +
                                                  std::string(kind.label()) +
                                                  " run's games set more than when it ends");
-        if (*change.games == 0 || *change.games % 2 != 0 || *change.games > kMaxGames)
-            return absl::InvalidArgumentError(
-                "games must be a positive even number up to 1000000000 (games come in pairs), "
-                "not " +
-                std::to_string(*change.games));
+        if (absl::Status status = check_games(*change.games); !status.ok()) return status;
         // Pairs below next_pair are played, out on leases or about to be played again: the run
         // cannot end before them.
         const uint64_t handed_out = 2 * run.next_pair;

@@ -139,10 +139,35 @@ absl::Status check_time_control(const TimeControl& tc) {
 absl::Status check_train_run(RunSpec& spec) {
     if (spec.games != 0 || !spec.book.openings.empty())
         return invalid("a training run plays no games: give it no games and no book");
+    return check_run_settings(spec);
+}
+
+absl::Status check_run_settings(RunSpec& spec) {
     if (absl::Status status = check_priority(spec.priority, Role::Admin); !status.ok())
         return status;
     if (spec.throughput == 0) spec.throughput = 100;
+    if (absl::Status status = check_throughput(spec.throughput); !status.ok()) return status;
     return check_description(spec.description);
+}
+
+absl::Status check_games(uint64_t games) {
+    if (games == 0 || games % 2 != 0 || games > kMaxGames)
+        return invalid(
+            "games must be a positive even number up to 1000000000 (games come in pairs), got " +
+            std::to_string(games));
+    return absl::OkStatus();
+}
+
+absl::Status check_verify_games(uint64_t games) {
+    if (games == 0 || games % 2 != 0 || games > kMaxGames)
+        return invalid("verification games must be a positive even number");
+    return absl::OkStatus();
+}
+
+absl::Status check_throughput(int64_t throughput) {
+    if (throughput < 1 || throughput > 10000)
+        return invalid("throughput must be in 1..10000 percent");
+    return absl::OkStatus();
 }
 
 absl::Status check_priority(int64_t priority, Role role) {
@@ -299,11 +324,7 @@ absl::Status check_run_spec(RunSpec& spec) {
 
 absl::Status check_game_run(RunSpec& spec) {
     if (absl::Status tc = check_time_control(spec.time_control); !tc.ok()) return tc;
-    if (spec.games == 0 || spec.games % 2 != 0 || spec.games > kMaxGames)
-        return invalid(
-            "games must be a positive even number up to 1000000000 (games come in "
-            "pairs), got " +
-            std::to_string(spec.games));
+    if (absl::Status games = check_games(spec.games); !games.ok()) return games;
     if (spec.book.openings.empty())
         return invalid("the run has no openings: give a book (EPD or PGN file)");
     if (spec.book.openings.size() > kMaxOpenings)
@@ -311,14 +332,9 @@ absl::Status check_game_run(RunSpec& spec) {
     for (size_t i = 0; i < spec.book.openings.size(); ++i)
         if (absl::Status status = check_opening(spec.book.openings[i], i + 1); !status.ok())
             return status;
-    if (absl::Status status = check_priority(spec.priority, Role::Admin); !status.ok())
-        return status;
-    if (spec.throughput == 0) spec.throughput = 100;
-    if (spec.throughput < 1 || spec.throughput > 10000)
-        return invalid("throughput must be in 1..10000 percent");
     if (spec.pairs_per_thread < 0 || spec.pairs_per_thread > 256)
         return invalid("pairs per thread must be in 0..256");
-    return check_description(spec.description);
+    return check_run_settings(spec);
 }
 
 absl::Status check_no_tune(const RunSpec& spec) {
@@ -327,10 +343,12 @@ absl::Status check_no_tune(const RunSpec& spec) {
     return absl::OkStatus();
 }
 
-absl::Status check_sprt(const stats::SprtParams& sprt) {
-    if (std::string error = stats::validate(sprt); !error.empty()) return invalid("SPRT: " + error);
+absl::Status check_sprt(const stats::SprtParams& sprt, std::string_view what) {
+    if (std::string error = stats::validate(sprt); !error.empty())
+        return invalid(std::string(what) + ": " + error);
     if (sprt.alpha >= 0.5 || sprt.beta >= 0.5)
-        return invalid("SPRT: alpha and beta are error rates and must be below 0.5");
+        return invalid(std::string(what) +
+                       ": alpha and beta are error rates and must be below 0.5");
     return absl::OkStatus();
 }
 

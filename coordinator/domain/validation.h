@@ -35,8 +35,18 @@ absl::Status check_game_run(RunSpec& spec);
 absl::Status check_train_run(RunSpec& spec);
 // Checks that a spec other than a tuning run's names nothing to tune.
 absl::Status check_no_tune(const RunSpec& spec);
-// Checks the SPRT settings of a run that an SPRT decides.
-absl::Status check_sprt(const stats::SprtParams& sprt);
+// Checks SPRT settings, named `what` in the message ("SPRT", "verification SPRT"): bounds
+// and model as stats::validate has them, and error rates below 0.5.
+absl::Status check_sprt(const stats::SprtParams& sprt, std::string_view what = "SPRT");
+// Checks a run's games: a positive even number (games come in pairs) up to kMaxGames.
+absl::Status check_games(uint64_t games);
+// Checks the games of a run's verification (a tuning's, a chain's): as check_games.
+absl::Status check_verify_games(uint64_t games);
+// Checks a run's throughput: 1..10000 percent.
+absl::Status check_throughput(int64_t throughput);
+// Checks what every run shares, of any kind: priority (the range every stored run holds to),
+// throughput (100 when not given) and description.
+absl::Status check_run_settings(RunSpec& spec);
 // Checks that a time control's limit is set and sensible.
 absl::Status check_time_control(const TimeControl& tc);
 // Checks an opening as the engine reads it: a FEN within the size limit that parses, and

@@ -189,9 +189,7 @@ absl::StatusOr<ChainSetup> resolve_chain(const RunSpec& spec, const Version& ver
     setup.chain.spec = spec.chain;
     if (spec.chain.generations < 1 || spec.chain.generations > kMaxGenerations)
         return invalid("generations must be in 1..100");
-    if (spec.chain.verify_games == 0 || spec.chain.verify_games % 2 != 0 ||
-        spec.chain.verify_games > kMaxVerifyGames)
-        return invalid("verification games must be a positive even number");
+    if (absl::Status games = check_verify_games(spec.chain.verify_games); !games.ok()) return games;
     if (spec.chain.name.size() > kMaxChainName)
         return invalid("the chain's name is over 48 bytes (its versions add -g1, -g2, ...)");
     // Its versions are named after it, so it takes a version name's characters.
@@ -200,10 +198,7 @@ absl::StatusOr<ChainSetup> resolve_chain(const RunSpec& spec, const Version& ver
             c != '+')
             return invalid("the chain's name '" + spec.chain.name +
                            "' may hold only letters, digits and . _ - +");
-    if (const std::string why = stats::validate(spec.sprt); !why.empty())
-        return invalid("verification SPRT: " + why);
-    if (spec.sprt.alpha >= 0.5 || spec.sprt.beta >= 0.5)
-        return invalid("verification SPRT: alpha and beta must be below 0.5");
+    if (absl::Status sprt = check_sprt(spec.sprt, "verification SPRT"); !sprt.ok()) return sprt;
     return setup;
 }
 

@@ -75,14 +75,10 @@ absl::StatusOr<TuneState> resolve_tune(const RunSpec& spec, const Version& base)
     state.average = tune.average;
     state.average_sum.assign(state.params.size(), 0.0);
     if (tune.verify) {
-        if (tune.verify_games == 0 || tune.verify_games % 2 != 0 ||
-            tune.verify_games > kMaxVerifyGames)
-            return invalid("verification games must be a positive even number");
+        if (absl::Status games = check_verify_games(tune.verify_games); !games.ok()) return games;
         if (!tune.verify_fixed) {
-            if (const std::string why = stats::validate(spec.sprt); !why.empty())
-                return invalid("verification SPRT: " + why);
-            if (spec.sprt.alpha >= 0.5 || spec.sprt.beta >= 0.5)
-                return invalid("verification SPRT: alpha and beta must be below 0.5");
+            if (absl::Status sprt = check_sprt(spec.sprt, "verification SPRT"); !sprt.ok())
+                return sprt;
             state.sprt = spec.sprt;
         }
         state.verify = true;

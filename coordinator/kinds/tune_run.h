@@ -19,9 +19,6 @@
 
 namespace sparring::coordinator {
 
-// The most games a chained verification run may play (tuning and training runs).
-inline constexpr uint64_t kMaxVerifyGames = 1'000'000'000;
-
 // Checks a tuning spec against its base version and fills the defaults of its parameters:
 // start from the base version, bounds from the registry, c_end and r_end from the bounds.
 absl::StatusOr<TuneState> resolve_tune(const RunSpec& spec, const Version& base);
