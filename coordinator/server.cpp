@@ -105,7 +105,7 @@ Server::Server(Options options)
         options_.notifier.observe = [this](std::string_view outcome) {
             metrics_.count_notification(outcome);
         };
-        notifier_ = std::make_unique<Notifier>(options_.notifier, *writer_, *reader_);
+        notifier_ = std::make_unique<Notifier>(options_.notifier, *writer_, *reader_, events_);
     }
     gate_ = std::make_unique<Gate>(core_, *reader_);
     engine_store_ = std::make_unique<EngineStore>(options_.db_path);

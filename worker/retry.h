@@ -1,12 +1,13 @@
 // Retrying calls to the coordinator: which failures are worth another attempt, and capped
-// exponential backoff with jitter between attempts, independent of the transport.
+// exponential backoff with jitter (common/backoff.h) between attempts, independent of the
+// transport.
 #pragma once
 
 #include <chrono>
-#include <cstdint>
 #include <functional>
-#include <random>
 #include <string>
+
+#include "common/backoff.h"
 
 namespace sparring::worker {
 
@@ -24,23 +25,6 @@ struct CallOutcome {
     std::chrono::milliseconds retry_after{0};
 
     bool ok() const { return kind == Kind::Ok; }
-};
-
-// Delays between attempts: doubling from a first delay up to a cap, each drawn at random in
-// [d/2, d] so that many workers do not retry in lockstep.
-class Backoff {
-  public:
-    Backoff(std::chrono::milliseconds first, std::chrono::milliseconds cap, uint64_t seed);
-    // Returns the wait before the next attempt and doubles the delay, up to the cap.
-    std::chrono::milliseconds next();
-    // Starts again from the first delay (after a success).
-    void reset();
-
-  private:
-    std::chrono::milliseconds first_;
-    std::chrono::milliseconds cap_;
-    std::chrono::milliseconds delay_;
-    std::mt19937_64 random_;
 };
 
 // Returns the wait before retrying a transient failure: the backoff's next delay, but never

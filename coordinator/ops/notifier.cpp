@@ -9,8 +9,10 @@
 #include <algorithm>
 #include <csignal>
 #include <future>
+#include <limits>
+#include <nlohmann/json.hpp>
 
-#include "common/json_text.h"
+#include "common/backoff.h"
 #include "common/log.h"
 #include "common/printable.h"
 #include "coordinator/domain/notifications.h"
@@ -35,8 +37,8 @@ std::string seconds_text(std::chrono::milliseconds duration) {
 
 }  // namespace
 
-Notifier::Notifier(Options options, Executor& writer, Executor& reader)
-    : options_(std::move(options)), writer_(writer), reader_(reader) {
+Notifier::Notifier(Options options, Executor& writer, Executor& reader, EventBus& events)
+    : options_(std::move(options)), writer_(writer), reader_(reader), events_(events) {
     options_.max_in_flight = std::max(1, options_.max_in_flight);
     options_.max_attempts = std::max(1, options_.max_attempts);
 }
@@ -46,6 +48,14 @@ Notifier::~Notifier() {
 }
 
 void Notifier::start() {
+    // Quick, as a subscriber must be: the dispatcher reads the outbox on its own thread.
+    run_ended_ = events_.subscribe<RunFinished>([this](const RunFinished&) {
+        {
+            std::lock_guard lock(mutex_);
+            woken_ = true;
+        }
+        wake_.notify_all();
+    });
     flights_.assign(size_t(options_.max_in_flight), Flight{});
     for (size_t slot = 0; slot < flights_.size(); ++slot)
         pool_.emplace_back([this, slot] { post_loop(slot); });
@@ -54,6 +64,7 @@ void Notifier::start() {
 }
 
 void Notifier::stop() {
+    run_ended_.reset();
     {
         std::lock_guard lock(mutex_);
         stopping_ = true;
@@ -97,13 +108,17 @@ std::string Notifier::send(const Notification& n, Flight& flight) {
     const httplib::Headers headers = {{"Idempotency-Key", key},
                                       {"User-Agent", "sparring-coordinator"}};
     // The id first, then the run page's link (unless a notice from before carries it), then
-    // the notice's fields.
-    std::string body = "{\"id\":" + key + ",";
-    if (!options_.public_url.empty() && n.body.find("\"link\":") == std::string::npos)
-        body += "\"link\":" + json_text(options_.public_url + "/runs/" + std::to_string(n.run_id)) +
-                ",";
-    body += n.body.size() > 2 && n.body.front() == '{' ? n.body.substr(1) : "}";
-    const httplib::Result answer = client.Post(parsed->target, headers, body, "application/json");
+    // the notice's fields; a stored notice that is not a JSON object adds nothing.
+    nlohmann::ordered_json notice = nlohmann::ordered_json::parse(n.body, nullptr, false);
+    if (!notice.is_object()) notice = nlohmann::ordered_json::object();
+    nlohmann::ordered_json body = {{"id", n.id}};
+    if (!options_.public_url.empty() && !notice.contains("link"))
+        body["link"] = options_.public_url + "/runs/" + std::to_string(n.run_id);
+    for (auto& [name, value] : notice.items()) body[name] = std::move(value);
+    const httplib::Result answer =
+        client.Post(parsed->target, headers,
+                    body.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace),
+                    "application/json");
     {
         std::lock_guard lock(mutex_);
         if (flight.aborted)
@@ -120,9 +135,8 @@ std::string Notifier::send(const Notification& n, Flight& flight) {
 void Notifier::record(const Notification& n, const std::string& error, bool refused) {
     const int attempts = refused ? n.attempts : n.attempts + 1;
     const bool last = attempts >= options_.max_attempts;
-    const int64_t wait_ms = std::min<int64_t>(
-        int64_t(1000) << std::min(attempts - 1, 20),
-        std::chrono::duration_cast<std::chrono::milliseconds>(options_.max_backoff).count());
+    const int64_t wait_ms =
+        exponential_delay(std::chrono::seconds(1), options_.max_backoff, attempts).count();
     std::vector<LogField> fields = {
         {"id", std::to_string(n.id)}, {"run", std::to_string(n.run_id)}, {"url", n.url}};
     if (error.empty()) {
@@ -193,7 +207,7 @@ void Notifier::post_loop(size_t slot) {
         record(n, error, !allowed.ok());
         lock.lock();
         busy_.erase(n.destination);
-        freed_ = true;
+        woken_ = true;
         wake_.notify_all();
     }
 }
@@ -217,29 +231,51 @@ void Notifier::watch_loop() {
     }
 }
 
+std::vector<Notification> Notifier::read_due(int free, const std::vector<std::string>& busy,
+                                             std::optional<int64_t>* next_due) {
+    std::vector<Notification> due;
+    std::promise<void> read;
+    reader_.submit(
+        [&due, &busy, free, next_due](Storage& storage) {
+            const int64_t now = now_ms();
+            due = storage.due_notifications(now, free, busy);
+            // The destinations of those due are taken until they are sent: the earliest of
+            // the others says when to look again.
+            std::vector<std::string> taken = busy;
+            for (const Notification& n : due) taken.push_back(n.destination);
+            const std::vector<Notification> next =
+                storage.due_notifications(std::numeric_limits<int64_t>::max(), 1, taken);
+            *next_due = next.empty() ? std::nullopt : std::optional<int64_t>(next[0].next_ms);
+            return absl::OkStatus();
+        },
+        [&read](const absl::Status&) { read.set_value(); });
+    read.get_future().wait();
+    return due;
+}
+
 void Notifier::dispatch_loop() {
     std::unique_lock lock(mutex_);
     while (!stopping_) {
+        woken_ = false;
         const int free = options_.max_in_flight - int(busy_.size());
+        std::optional<int64_t> next_due;
         if (free > 0) {
             const std::vector<std::string> busy(busy_.begin(), busy_.end());
             lock.unlock();
-            std::vector<Notification> due;
-            std::promise<void> read;
-            reader_.submit(
-                [&due, &busy, free](Storage& storage) {
-                    due = storage.due_notifications(now_ms(), free, busy);
-                    return absl::OkStatus();
-                },
-                [&read](const absl::Status&) { read.set_value(); });
-            read.get_future().wait();
+            std::vector<Notification> due = read_due(free, busy, &next_due);
             lock.lock();
+            // Every place taken: the next look comes when one is freed.
+            if (int(due.size()) == free) next_due.reset();
             for (Notification& n : due)
                 if (busy_.insert(n.destination).second) queue_.push_back(std::move(n));
             if (!due.empty()) work_.notify_all();
         }
-        wake_.wait_for(lock, options_.poll, [this] { return stopping_ || freed_; });
-        freed_ = false;
+        const auto woken = [this] { return stopping_ || woken_; };
+        if (next_due)
+            wake_.wait_for(
+                lock, std::chrono::milliseconds(std::max<int64_t>(0, *next_due - now_ms())), woken);
+        else
+            wake_.wait(lock, woken);
     }
 }
 

@@ -2,8 +2,13 @@
 // on threads of their own: the writer only ever records an outcome, so a slow or dead receiver
 // never holds up a commit. Delivered at least once — a notification stays in the outbox until
 // its URL answers 2xx, and a retry (after a restart, too) carries the same id — with backoff
-// between attempts: 1 s, 2 s, 4 s … up to max_backoff, and max_attempts in all: then it is
-// marked failed. A URL off the operator's list when its turn comes is dropped unsent.
+// between attempts: 1 s, 2 s, 4 s … up to max_backoff (exponential_delay, common/backoff.h),
+// and max_attempts in all: then it is marked failed. A URL off the operator's list when its
+// turn comes is dropped unsent.
+//
+// The outbox is read when the notifier starts, when a run ends (the RunFinished event, after
+// the commit that put the run's notifications there), when a destination is freed, and when
+// the earliest retry it holds falls due: never on a timer of its own.
 //
 // One receiver cannot hold up another: each destination (HOST:PORT) has one POST at a time, on
 // a pool of max_in_flight threads, and each POST has a deadline for the whole of it (connect,
@@ -16,11 +21,13 @@
 #include <deque>
 #include <functional>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "coordinator/domain/events.h"
 #include "coordinator/domain/types.h"
 #include "coordinator/storage/executor.h"
 
@@ -31,7 +38,6 @@ class Notifier {
     struct Options {
         std::vector<std::string> allowed;           // the list's entries, HOST:PORT[/PATH]
         std::string public_url;                     // links: public_url/runs/ID; empty: none
-        std::chrono::milliseconds poll{1000};       // the outbox is read this often at least
         std::chrono::milliseconds timeout{10'000};  // the whole of one POST
         std::chrono::seconds max_backoff{600};      // the longest wait between attempts
         int max_attempts = 20;                      // then the notification is marked failed
@@ -40,7 +46,9 @@ class Notifier {
         std::function<void(std::string_view outcome)> observe;
     };
 
-    Notifier(Options options, Executor& writer, Executor& reader);
+    // Reads the outbox with reader, records outcomes with writer, and hears of runs' ends on
+    // events.
+    Notifier(Options options, Executor& writer, Executor& reader, EventBus& events);
     ~Notifier();
 
     // Sets the base of the links (before start): the dashboard's address once it is bound.
@@ -60,6 +68,10 @@ class Notifier {
     };
 
     void dispatch_loop();
+    // Reads the outbox: the notifications due now of up to free destinations not in busy, and
+    // when the next one of another destination falls due (unix ms; nullopt: none pending).
+    std::vector<Notification> read_due(int free, const std::vector<std::string>& busy,
+                                       std::optional<int64_t>* next_due);
     void post_loop(size_t slot);
     void watch_loop();
     // Sends one notification; returns an empty string on a 2xx answer, else what went wrong.
@@ -72,12 +84,14 @@ class Notifier {
     Options options_;
     Executor& writer_;
     Executor& reader_;
+    EventBus& events_;
+    EventBus::Subscription run_ended_;  // sets woken_
     std::mutex mutex_;
     std::condition_variable wake_;   // the dispatcher's: a destination was freed, or stop
     std::condition_variable work_;   // the pool's: a notification to send, or stop
     std::condition_variable watch_;  // the watchdog's: a POST began, or stop
     bool stopping_ = false;
-    bool freed_ = false;
+    bool woken_ = false;  // the outbox may hold something new: a run ended or a destination freed
     std::deque<Notification> queue_;  // handed out, not yet taken by the pool
     std::set<std::string> busy_;      // destinations with a notification queued or in flight
     std::vector<Flight> flights_;     // one per pool thread

@@ -5,7 +5,7 @@
 // (once) after the coordinator is killed and restarted in between. A receiver that trickles its
 // answer a byte at a time costs only itself: its POSTs are cut at the deadline, its notices end
 // failed, and SIGTERM ends the coordinator at once. A URL cleared, or off the list after a
-// restart, gets nothing more.
+// restart, gets nothing more. The notifier reads its outbox when a run ends, not on a timer.
 #include <arpa/inet.h>
 #include <grpcpp/grpcpp.h>
 #include <gtest/gtest.h>
@@ -17,6 +17,8 @@
 
 #include <atomic>
 #include <csignal>
+#include <filesystem>
+#include <future>
 #include <map>
 #include <mutex>
 #include <nlohmann/json.hpp>
@@ -24,7 +26,12 @@
 #include <thread>
 
 #include "cluster.h"
+#include "coordinator/domain/events.h"
 #include "coordinator/domain/notifications.h"
+#include "coordinator/kinds/registry.h"
+#include "coordinator/ops/notifier.h"
+#include "coordinator/storage/executor.h"
+#include "coordinator/storage/sqlite_storage.h"
 
 namespace sparring::testing {
 namespace {
@@ -491,6 +498,71 @@ TEST_F(NotifyTest, PendingNoticesAreDroppedWhenTheirUrlIsClearedOrOffTheList) {
                              "' AND last_error LIKE '%--notify-allow%'"),
               1);
     EXPECT_EQ(count_in(restarted.log_path(), "event=notification_dropped"), 1u);
+}
+
+// The notifier is woken by a run's end, not by a timer: a notification that reaches the outbox
+// without the RunFinished event that follows a run's end waits (nothing polls for it), and the
+// event sends it at once.
+TEST(NotifierWake, ARunsEndIsPostedAtOnceAndNoTimerReadsTheOutbox) {
+    using coordinator::Executor;
+    using coordinator::SqliteStorage;
+    Receiver receiver;
+    const std::filesystem::path dir =
+        std::filesystem::temp_directory_path() /
+        ("sparring-notifier-" + std::to_string(::getpid()) + "-" + std::to_string(receiver.port()));
+    std::filesystem::create_directories(dir);
+    const std::string db = (dir / "coordinator.db").string();
+    {
+        Executor writer(std::make_unique<SqliteStorage>(db), Executor::Options{.write = true});
+        Executor reader(std::make_unique<SqliteStorage>(db), Executor::Options{});
+        coordinator::EventBus events;
+        const std::string destination = "127.0.0.1:" + std::to_string(receiver.port());
+        coordinator::Notifier::Options options;
+        options.allowed = {destination};
+        coordinator::Notifier notifier(options, writer, reader, events);
+        notifier.start();
+
+        // A run and its notification, committed with no event after them.
+        coordinator::use_run_kinds(coordinator::all_run_kinds());
+        int64_t run_id = 0;
+        std::promise<absl::Status> inserted;
+        writer.submit(
+            [&](coordinator::Storage& storage) {
+                coordinator::Version version;
+                version.name = "v";
+                version.kind = coordinator::Version::Kind::Uci;
+                version.uci_command = "engine";
+                coordinator::Run run;
+                run.test_id = run.base_id = storage.insert_version(version);
+                run.spec.kind = coordinator::RunKind::FixedGames;
+                run.spec.games = 2;
+                coordinator::Notification n;
+                n.run_id = storage.insert_run(run);
+                n.url = "http://" + destination + "/hook";
+                n.destination = destination;
+                n.body = R"({"event":"run_ended","run":)" + std::to_string(n.run_id) + "}";
+                storage.insert_notification(n);
+                run_id = n.run_id;
+                return absl::OkStatus();
+            },
+            [&inserted](absl::Status status) { inserted.set_value(status); });
+        const absl::Status status = inserted.get_future().get();
+        ASSERT_TRUE(status.ok()) << status;
+        std::this_thread::sleep_for(1500ms);  // the notifier that polled read it within 1 s
+        EXPECT_TRUE(receiver.posts().empty());
+
+        const auto ended = std::chrono::steady_clock::now();
+        events.publish(coordinator::RunFinished{run_id});
+        ASSERT_TRUE(receiver.wait_delivered("/hook", run_id, 5s));
+        EXPECT_LT(std::chrono::steady_clock::now() - ended, 500ms);
+        const std::vector<Receiver::Post> posts = receiver.posts();
+        ASSERT_EQ(posts.size(), 1u);
+        EXPECT_EQ(posts[0].body["event"], "run_ended");
+        EXPECT_EQ(posts[0].key, std::to_string(posts[0].body["id"].get<int64_t>()));
+        notifier.stop();
+    }
+    std::error_code ignored;
+    std::filesystem::remove_all(dir, ignored);
 }
 
 }  // namespace
