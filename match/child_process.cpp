@@ -17,6 +17,7 @@
 #include <cstring>
 #include <filesystem>
 #include <mutex>
+#include <optional>
 #include <system_error>
 #include <thread>
 #include <utility>
@@ -68,12 +69,57 @@ std::string executable_of(const std::string& command, bool scratch_dir) {
     }
 }
 
+// The resource limits of a child, each set when its option asks for one.
+struct ChildLimits {
+    std::optional<rlimit> memory, cpu, processes, file_size;
+};
+
+// Returns the resource limits options ask for.
+ChildLimits limits_of(const ChildOptions& options) {
+    ChildLimits limits;
+    if (options.memory_limit_mb > 0)
+        limits.memory =
+            rlimit{rlim_t(options.memory_limit_mb) << 20, rlim_t(options.memory_limit_mb) << 20};
+    // The soft limit sends SIGXCPU; the hard one, a second later, SIGKILL for an engine that
+    // ignores it.
+    if (options.cpu_limit_seconds > 0)
+        limits.cpu =
+            rlimit{rlim_t(options.cpu_limit_seconds), rlim_t(options.cpu_limit_seconds) + 1};
+    if (options.max_processes > 0)
+        limits.processes = rlimit{rlim_t(options.max_processes), rlim_t(options.max_processes)};
+    if (options.max_file_mb > 0)
+        limits.file_size =
+            rlimit{rlim_t(options.max_file_mb) << 20, rlim_t(options.max_file_mb) << 20};
+    return limits;
+}
+
+// Returns pointers to strings' characters, ending in nullptr, as execve takes them.
+std::vector<char*> c_strings(std::vector<std::string>& strings) {
+    std::vector<char*> pointers;
+    for (std::string& text : strings) pointers.push_back(text.data());
+    pointers.push_back(nullptr);
+    return pointers;
+}
+
+// Returns a descriptor holding the sandbox's system-call filter program for bwrap to read, or
+// -1 with errno set.
+int filter_descriptor(const std::string& program) {
+    const int fd = memfd_create("sparring-seccomp", MFD_CLOEXEC);
+    if (fd < 0) return -1;
+    if (pwrite(fd, program.data(), program.size(), 0) != ssize_t(program.size())) {
+        const int error = errno;
+        close(fd);
+        errno = error;
+        return -1;
+    }
+    return fd;
+}
+
 // What the forked child does before exec; only async-signal-safe calls, since the parent
 // may have other threads. Reports a failure's errno on report_fd and exits.
 [[noreturn]] void exec_child(pid_t parent, int socket_fd, int report_fd, int inherited_fd,
                              int cgroup_fd, bool merge_stderr, const char* dir,
-                             const rlimit* memory, const rlimit* cpu, const rlimit* processes,
-                             const rlimit* file_size, const char* file, char* const* argv,
+                             const ChildLimits& limits, const char* file, char* const* argv,
                              char* const* envp) {
     const auto fail = [report_fd] {
         const int code = errno;
@@ -101,10 +147,10 @@ std::string executable_of(const std::string& command, bool scratch_dir) {
         if (null < 0 || dup2(null, STDERR_FILENO) < 0) fail();
     }
     if (chdir(dir) != 0) fail();
-    if (memory && setrlimit(RLIMIT_AS, memory) != 0) fail();
-    if (cpu && setrlimit(RLIMIT_CPU, cpu) != 0) fail();
-    if (processes && setrlimit(RLIMIT_NPROC, processes) != 0) fail();
-    if (file_size && setrlimit(RLIMIT_FSIZE, file_size) != 0) fail();
+    if (limits.memory && setrlimit(RLIMIT_AS, &*limits.memory) != 0) fail();
+    if (limits.cpu && setrlimit(RLIMIT_CPU, &*limits.cpu) != 0) fail();
+    if (limits.processes && setrlimit(RLIMIT_NPROC, &*limits.processes) != 0) fail();
+    if (limits.file_size && setrlimit(RLIMIT_FSIZE, &*limits.file_size) != 0) fail();
     // Descriptors the owner opened without close-on-exec (sockets, databases) stay behind.
     close_range(3, ~0U, CLOSE_RANGE_CLOEXEC);
     // Bar the one the command is given to read (the sandbox's system-call filter).
@@ -112,6 +158,58 @@ std::string executable_of(const std::string& command, bool scratch_dir) {
     execve(file, argv, envp);
     fail();
     _exit(127);
+}
+
+// Forks a child that execs executable with command_line in dir under limits; returns its pid
+// once exec succeeded, with *socket_fd the socket that is the child's stdin and stdout, or -1
+// with *why (the socket's, pipe's, fork's or exec's error). The caller closes its own copies
+// of the filter and cgroup descriptors.
+pid_t spawn(int filter_fd, int cgroup_fd, bool merge_stderr, const std::string& dir,
+            const ChildLimits& limits, const std::string& executable,
+            std::vector<std::string>& command_line, int* socket_fd, std::string* why) {
+    const std::vector<char*> argv = c_strings(command_line);
+    std::vector<std::string> variables = child_environment();
+    const std::vector<char*> envp = c_strings(variables);
+    // One socket serves as the child's stdin and stdout; unlike a pipe it lets us write with
+    // MSG_NOSIGNAL, so an engine that dies cannot kill the runner with SIGPIPE.
+    int fds[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0) {
+        *why = std::string("socketpair: ") + std::strerror(errno);
+        return -1;
+    }
+    // exec closes this pipe; a failure before it writes its errno there instead.
+    int report[2];
+    if (pipe2(report, O_CLOEXEC) != 0) {
+        *why = std::string("pipe: ") + std::strerror(errno);
+        close(fds[0]);
+        close(fds[1]);
+        return -1;
+    }
+    const pid_t parent = getpid();
+    const pid_t pid = fork();
+    if (pid == 0)
+        exec_child(parent, fds[1], report[1], filter_fd, cgroup_fd, merge_stderr, dir.c_str(),
+                   limits, executable.c_str(), argv.data(), envp.data());
+    const int fork_errno = errno;
+    if (pid > 0) setpgid(pid, pid);  // also here, so that stop() never kills a group too early
+    close(fds[1]);
+    close(report[1]);
+    int child_errno = 0;
+    if (pid > 0) {
+        ssize_t n = 0;
+        do n = read(report[0], &child_errno, sizeof child_errno);
+        while (n < 0 && errno == EINTR);
+        if (n != ssize_t(sizeof child_errno)) child_errno = 0;
+    }
+    close(report[0]);
+    if (pid < 0 || child_errno != 0) {
+        if (pid > 0) waitpid(pid, nullptr, 0);
+        close(fds[0]);
+        *why = std::strerror(pid < 0 ? fork_errno : child_errno);
+        return -1;
+    }
+    *socket_fd = fds[0];
+    return pid;
 }
 
 // The directories whose files start only in a sandbox, and whether the operator lifted that.
@@ -180,6 +278,27 @@ std::vector<std::string> child_environment() {
 }
 
 // Kills the child if it still runs.
+namespace {
+
+// Returns whether the operator lets uploaded engines run outside a sandbox.
+bool unconfined_allowed() {
+    UntrustedDirectories& registry = untrusted_directories();
+    std::lock_guard lock(registry.mutex);
+    return registry.allow_unconfined;
+}
+
+// Returns the command line that runs file with args in the sandbox: an installed engine
+// brings its own file only, not whatever lies beside it, unless read_only names what it may read.
+std::vector<std::string> sandboxed_command(const Sandbox& sandbox, const std::string& file,
+                                           const std::vector<std::string>& args,
+                                           std::vector<std::string> read_only, int filter_fd) {
+    const std::string absolute = std::filesystem::absolute(file).lexically_normal().string();
+    if (read_only.empty() && !absolute.starts_with("/usr/")) read_only.push_back(absolute);
+    return sandbox_command(sandbox, absolute, args, read_only, filter_fd);
+}
+
+}  // namespace
+
 ChildProcess::~ChildProcess() {
     if (running()) stop(std::chrono::milliseconds(0));
 }
@@ -197,14 +316,10 @@ bool ChildProcess::start(const std::string& command, const std::vector<std::stri
         return false;
     };
     if (file.empty()) return cannot_start(std::strerror(ENOENT));
-    if (!options.sandbox && is_untrusted_file(file)) {
-        UntrustedDirectories& registry = untrusted_directories();
-        std::lock_guard lock(registry.mutex);
-        if (!registry.allow_unconfined)
-            return cannot_start(
-                "it is an uploaded engine and would run outside the sandbox (a worker runs "
-                "uploaded engines unconfined only with --allow-unconfined-engines)");
-    }
+    if (!options.sandbox && is_untrusted_file(file) && !unconfined_allowed())
+        return cannot_start(
+            "it is an uploaded engine and would run outside the sandbox (a worker runs "
+            "uploaded engines unconfined only with --allow-unconfined-engines)");
     std::string dir = options.working_dir;
     // A sandboxed child works in the sandbox's own directory; bwrap starts here.
     std::vector<std::string> command_line;
@@ -216,21 +331,14 @@ bool ChildProcess::start(const std::string& command, const std::vector<std::stri
         filter_fd = -1;
     };
     if (options.sandbox && !options.sandbox->seccomp_filter.empty()) {
-        const std::string& program = options.sandbox->seccomp_filter;
-        filter_fd = memfd_create("sparring-seccomp", MFD_CLOEXEC);
-        if (filter_fd < 0 ||
-            pwrite(filter_fd, program.data(), program.size(), 0) != ssize_t(program.size())) {
-            const std::string why = std::strerror(errno);
-            close_filter();
-            return cannot_start("cannot pass the sandbox its system-call filter: " + why);
-        }
+        filter_fd = filter_descriptor(options.sandbox->seccomp_filter);
+        if (filter_fd < 0)
+            return cannot_start("cannot pass the sandbox its system-call filter: " +
+                                std::string(std::strerror(errno)));
     }
     if (options.sandbox) {
-        std::vector<std::string> read_only = options.read_only;
-        const std::string absolute = std::filesystem::absolute(file).lexically_normal().string();
-        // An installed engine brings its own file only, not whatever lies beside it.
-        if (read_only.empty() && !absolute.starts_with("/usr/")) read_only.push_back(absolute);
-        command_line = sandbox_command(*options.sandbox, absolute, args, read_only, filter_fd);
+        command_line =
+            sandboxed_command(*options.sandbox, file, args, options.read_only, filter_fd);
         executable = executable_of(options.sandbox->bwrap, false);
         if (executable.empty()) {
             close_filter();
@@ -242,8 +350,8 @@ bool ChildProcess::start(const std::string& command, const std::vector<std::stri
         command_line.push_back(command);
         command_line.insert(command_line.end(), args.begin(), args.end());
     }
+    std::string why;
     if (scratch && !options.sandbox) {
-        std::string why;
         dir = make_scratch_dir("sparring-engine", &why);
         if (dir.empty()) return cannot_start(why);
     }
@@ -253,75 +361,21 @@ bool ChildProcess::start(const std::string& command, const std::vector<std::stri
         close_filter();
         group_.remove();
     };
-    if (options.groups) {
-        std::string why;
-        if (!group_.make(*options.groups, options.group_limits, &why)) {
-            remove_scratch();
-            return cannot_start(why);
-        }
-    }
-
-    std::vector<char*> argv;
-    for (std::string& arg : command_line) argv.push_back(arg.data());
-    argv.push_back(nullptr);
-    std::vector<std::string> variables = child_environment();
-    std::vector<char*> envp;
-    for (std::string& variable : variables) envp.push_back(variable.data());
-    envp.push_back(nullptr);
-    const rlimit memory{rlim_t(options.memory_limit_mb) << 20, rlim_t(options.memory_limit_mb)
-                                                                   << 20};
-    // The soft limit sends SIGXCPU; the hard one, a second later, SIGKILL for an engine that
-    // ignores it.
-    const rlimit cpu{rlim_t(options.cpu_limit_seconds), rlim_t(options.cpu_limit_seconds) + 1};
-    const rlimit processes{rlim_t(options.max_processes), rlim_t(options.max_processes)};
-    const rlimit file_size{rlim_t(options.max_file_mb) << 20, rlim_t(options.max_file_mb) << 20};
-
-    // One socket serves as the child's stdin and stdout; unlike a pipe it lets us write with
-    // MSG_NOSIGNAL, so an engine that dies cannot kill the runner with SIGPIPE.
-    int fds[2];
-    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0) {
+    if (options.groups && !group_.make(*options.groups, options.group_limits, &why)) {
         remove_scratch();
-        return cannot_start(std::string("socketpair: ") + std::strerror(errno));
+        return cannot_start(why);
     }
-    // exec closes this pipe; a failure before it writes its errno there instead.
-    int report[2];
-    if (pipe2(report, O_CLOEXEC) != 0) {
-        close(fds[0]);
-        close(fds[1]);
-        remove_scratch();
-        return cannot_start(std::string("pipe: ") + std::strerror(errno));
-    }
-    const pid_t parent = getpid();
-    const pid_t pid = fork();
-    if (pid == 0)
-        exec_child(parent, fds[1], report[1], filter_fd, group_.procs_fd(), options.merge_stderr,
-                   dir.c_str(), options.memory_limit_mb > 0 ? &memory : nullptr,
-                   options.cpu_limit_seconds > 0 ? &cpu : nullptr,
-                   options.max_processes > 0 ? &processes : nullptr,
-                   options.max_file_mb > 0 ? &file_size : nullptr, executable.c_str(), argv.data(),
-                   envp.data());
-    const int fork_errno = errno;
-    if (pid > 0) setpgid(pid, pid);  // also here, so that stop() never kills a group too early
-    close(fds[1]);
-    close(report[1]);
+    int socket_fd = -1;
+    const pid_t pid = spawn(filter_fd, group_.procs_fd(), options.merge_stderr, dir,
+                            limits_of(options), executable, command_line, &socket_fd, &why);
     close_filter();
     group_.close_procs();
-    int child_errno = 0;
-    if (pid > 0) {
-        ssize_t n = 0;
-        do n = read(report[0], &child_errno, sizeof child_errno);
-        while (n < 0 && errno == EINTR);
-        if (n != ssize_t(sizeof child_errno)) child_errno = 0;
-    }
-    close(report[0]);
-    if (pid < 0 || child_errno != 0) {
-        if (pid > 0) waitpid(pid, nullptr, 0);
-        close(fds[0]);
+    if (pid < 0) {
         remove_scratch();
-        return cannot_start(std::strerror(pid < 0 ? fork_errno : child_errno));
+        return cannot_start(why);
     }
     pid_ = pid;
-    fd_ = fds[0];
+    fd_ = socket_fd;
     buffer_.clear();
     scanned_ = 0;
     dropping_ = false;
