@@ -1,8 +1,15 @@
 #include "common/dates.h"
 
+#include <chrono>
 #include <ctime>
 
 namespace sparring {
+
+int64_t unix_now_ms() {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(
+               std::chrono::system_clock::now().time_since_epoch())
+        .count();
+}
 
 std::optional<int64_t> utc_day_ms(std::string_view text) {
     // YYYY-MM-DD: ten characters, digits but for the two dashes.

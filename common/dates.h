@@ -1,4 +1,5 @@
-// Calendar dates as users type them in filters: "2026-12-04", in UTC.
+// Calendar dates as users type them in filters ("2026-12-04", in UTC), and the time now as the
+// milliseconds since the Unix epoch that dates are compared with.
 #pragma once
 
 #include <cstdint>
@@ -10,5 +11,8 @@ namespace sparring {
 // Returns the milliseconds since the Unix epoch of a UTC date's midnight ("2026-12-04",
 // 1970 to 9999), or nullopt for anything else.
 std::optional<int64_t> utc_day_ms(std::string_view text);
+
+// Returns the milliseconds since the Unix epoch now, by the system clock.
+int64_t unix_now_ms();
 
 }  // namespace sparring

@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "absl/synchronization/mutex.h"
+#include "common/dates.h"
 #include "common/flags.h"
 #include "common/log.h"
 #include "common/signals.h"
@@ -254,13 +255,6 @@ struct TokenFlags {
     }
 };
 
-// Returns milliseconds since the Unix epoch.
-int64_t now_ms() {
-    return std::chrono::duration_cast<std::chrono::milliseconds>(
-               std::chrono::system_clock::now().time_since_epoch())
-        .count();
-}
-
 // Writes the port to a file atomically (a temporary file renamed into place).
 void write_port_file(const std::string& path, int port) {
     const std::string temporary = path + ".tmp";
@@ -416,8 +410,8 @@ int gc_engines(const GcFlags& args) {
     sparring::require(args.db_option);
     if (!std::filesystem::exists(args.db)) throw StorageError("no database " + args.db);
     SqliteStorage storage(args.db);
-    const EngineFilesResult result =
-        collect_engines(storage, EngineStore::directory_of(args.db), min_age_s * 1000, now_ms());
+    const EngineFilesResult result = collect_engines(storage, EngineStore::directory_of(args.db),
+                                                     min_age_s * 1000, sparring::unix_now_ms());
     std::cout << "removed " << result.files << " engine files (" << result.bytes << " bytes)\n";
     return 0;
 }
@@ -444,7 +438,7 @@ int token(const TokenFlags& args) {
                          "may stop and change each other's; give each person their own --name\n";
         Core::Options options;
         options.kinds = all_run_kinds();
-        const Core core(options, now_ms);
+        const Core core(options, sparring::unix_now_ms);
         storage.begin(true);
         const std::string secret = core.create_token(storage, *role, name);
         storage.commit();

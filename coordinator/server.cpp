@@ -12,6 +12,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "common/dates.h"
 #include "common/log.h"
 #include "coordinator/kinds/registry.h"
 #include "coordinator/kinds/training_run.h"
@@ -252,9 +253,7 @@ void Server::maintenance_loop() {
             std::chrono::steady_clock::now() >= next_gc) {
             next_gc = std::chrono::steady_clock::now() + options_.engine_gc_interval;
             try {
-                const int64_t now = std::chrono::duration_cast<std::chrono::milliseconds>(
-                                        std::chrono::system_clock::now().time_since_epoch())
-                                        .count();
+                const int64_t now = unix_now_ms();
                 const std::unique_ptr<Storage> storage = open_storage_();
                 const EngineFilesResult removed =
                     collect_engines(*storage, EngineStore::directory_of(options_.db_path),

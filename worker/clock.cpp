@@ -1,5 +1,7 @@
 #include "worker/clock.h"
 
+#include "common/dates.h"
+
 namespace sparring::worker {
 
 Clock::TimePoint SystemClock::now() const {
@@ -7,9 +9,7 @@ Clock::TimePoint SystemClock::now() const {
 }
 
 int64_t SystemClock::unix_ms() const {
-    return std::chrono::duration_cast<std::chrono::milliseconds>(
-               std::chrono::system_clock::now().time_since_epoch())
-        .count();
+    return unix_now_ms();
 }
 
 bool SystemClock::wait_until(std::unique_lock<std::mutex>& lock, std::condition_variable& cv,

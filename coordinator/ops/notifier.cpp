@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/backoff.h"
+#include "common/dates.h"
 #include "common/log.h"
 #include "common/printable.h"
 #include "coordinator/domain/notifications.h"
@@ -20,12 +21,6 @@
 namespace sparring::coordinator {
 
 namespace {
-
-int64_t now_ms() {
-    return std::chrono::duration_cast<std::chrono::milliseconds>(
-               std::chrono::system_clock::now().time_since_epoch())
-        .count();
-}
 
 // Returns a duration as text for people: "10 s", "1.5 s".
 std::string seconds_text(std::chrono::milliseconds duration) {
@@ -164,13 +159,13 @@ void Notifier::record(const Notification& n, const std::string& error, bool refu
         [&](Storage& storage) {
             const std::string why = printable(error, 500);
             if (error.empty())
-                storage.notification_delivered(n.id, now_ms());
+                storage.notification_delivered(n.id, unix_now_ms());
             else if (refused)
                 storage.notification_given_up(n.id, "dropped", attempts, why);
             else if (last)
                 storage.notification_given_up(n.id, "failed", attempts, why);
             else
-                storage.notification_failed(n.id, attempts, now_ms() + wait_ms, why);
+                storage.notification_failed(n.id, attempts, unix_now_ms() + wait_ms, why);
             return absl::OkStatus();
         },
         [&recorded](const absl::Status&) { recorded.set_value(); });
@@ -237,7 +232,7 @@ std::vector<Notification> Notifier::read_due(int free, const std::vector<std::st
     std::promise<void> read;
     reader_.submit(
         [&due, &busy, free, next_due](Storage& storage) {
-            const int64_t now = now_ms();
+            const int64_t now = unix_now_ms();
             due = storage.due_notifications(now, free, busy);
             // The destinations of those due are taken until they are sent: the earliest of
             // the others says when to look again.
@@ -273,7 +268,8 @@ void Notifier::dispatch_loop() {
         const auto woken = [this] { return stopping_ || woken_; };
         if (next_due)
             wake_.wait_for(
-                lock, std::chrono::milliseconds(std::max<int64_t>(0, *next_due - now_ms())), woken);
+                lock, std::chrono::milliseconds(std::max<int64_t>(0, *next_due - unix_now_ms())),
+                woken);
         else
             wake_.wait(lock, woken);
     }

@@ -6,6 +6,7 @@
 #include <limits>
 #include <memory>
 
+#include "common/dates.h"
 #include "common/engine_archive.h"
 #include "common/log.h"
 #include "common/sha256.h"
@@ -19,13 +20,6 @@ namespace {
 
 constexpr size_t kChunkBytes = 1 << 20;
 constexpr size_t kMaxChunkBytes = 4 << 20;
-
-// Returns milliseconds since the Unix epoch.
-int64_t wall_clock_ms() {
-    return std::chrono::duration_cast<std::chrono::milliseconds>(
-               std::chrono::system_clock::now().time_since_epoch())
-        .count();
-}
 
 // Returns a size in MiB for messages, rounded up (without overflow: 2^64-1 bytes is 2^44 MiB).
 std::string mib(uint64_t bytes) {
@@ -171,7 +165,7 @@ class UploadReactor final : public grpc::ServerReadReactor<v1::UploadEngineReque
                     !quota.ok())
                     return quota;
                 storage.insert_engine(
-                    EngineFile{sha256_, size_, archive_, wall_clock_ms(), caller_.user});
+                    EngineFile{sha256_, size_, archive_, unix_now_ms(), caller_.user});
                 return absl::OkStatus();
             },
             [this](absl::Status status) {
