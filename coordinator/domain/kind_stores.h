@@ -9,20 +9,14 @@
 #include <string_view>
 #include <vector>
 
+#include "coordinator/domain/run_store.h"
 #include "coordinator/domain/types.h"
+#include "coordinator/domain/version_store.h"
 
 namespace sparring::coordinator {
 
 // What every kind may read: runs, versions and a run's book.
-class KindReads {
-  public:
-    virtual ~KindReads() = default;
-
-    virtual std::optional<Run> find_run(int64_t id) = 0;
-    virtual std::optional<Version> find_version(int64_t id) = 0;
-    virtual std::optional<Version> find_version(std::string_view name) = 0;
-    virtual Book load_book(int64_t run_id) = 0;
-};
+class KindReads : public virtual RunReads, public virtual VersionReads {};
 
 // Tuning runs: parameters, values, trajectory and the values each batch drew from.
 class TuneStore : public virtual KindReads {

@@ -25,6 +25,7 @@ class SqliteStorage final : public Storage {
     // a write throws StorageError.
     explicit SqliteStorage(const std::string& path, Access access = Access::ReadWrite);
 
+    // TransactionPort (domain/transaction_port.h)
     void begin(bool write) override;
     void commit() override;
     void rollback() override;
@@ -34,28 +35,93 @@ class SqliteStorage final : public Storage {
     void after_commit(std::function<void()> fn) override;
     std::vector<std::function<void()>> take_committed() override;
 
+    // TokenStore (domain/token_store.h)
     int64_t insert_token(const Token& token, std::string_view hash) override;
     std::optional<Token> find_token(std::string_view hash) override;
     std::vector<Token> list_tokens() override;
     bool revoke_token(int64_t id) override;
 
-    int64_t insert_version(const Version& version) override;
+    // VersionStore (domain/version_store.h)
     std::optional<Version> find_version(int64_t id) override;
     std::optional<Version> find_version(std::string_view name) override;
+    int64_t insert_version(const Version& version) override;
     std::vector<Version> list_versions() override;
-
     bool insert_engine(const EngineFile& engine) override;
     std::optional<EngineFile> find_engine(std::string_view sha256) override;
     std::vector<EngineFile> list_engines() override;
     std::vector<EngineFile> unreferenced_engines(int64_t recorded_before_ms) override;
     void delete_engine(std::string_view sha256) override;
 
-    int64_t insert_run(const Run& run) override;
+    // RunStore (domain/run_store.h)
     std::optional<Run> find_run(int64_t id) override;
+    Book load_book(int64_t run_id) override;
+    int64_t insert_run(const Run& run) override;
     std::vector<Run> list_runs(const std::vector<RunState>& states, int limit) override;
     std::vector<Run> find_runs(const RunQuery& query, int64_t* total) override;
-    Book load_book(int64_t run_id) override;
+    int64_t count_active_runs_of_owner(std::string_view owner) override;
     void update_run_settings(const Run& run) override;
+    void update_run(const Run& run) override;
+    void insert_follow_up(int64_t run_id, const FollowUpSpec& follow_up) override;
+    std::optional<FollowUpSpec> find_follow_up(int64_t run_id) override;
+    void insert_run_link(const RunLink& link) override;
+    std::vector<RunLink> run_links(int64_t run_id) override;
+    void insert_run_change(const RunChange& change) override;
+    std::vector<RunChange> run_changes(int64_t run_id) override;
+    std::vector<RunChange> latest_run_changes(int64_t run_id, uint32_t skip_newest, uint32_t limit,
+                                              int64_t* total) override;
+    void insert_free_pairs(int64_t run_id, PairRange range) override;
+    std::optional<PairRange> take_free_pairs(int64_t run_id, uint64_t max_count) override;
+    void delete_free_pairs(int64_t run_id) override;
+
+    // WorkerStore (domain/work_stores.h)
+    int64_t insert_worker(const Worker& worker) override;
+    std::optional<Worker> find_worker(int64_t id) override;
+    void touch_worker(int64_t id, int64_t now_ms) override;
+    void set_worker_lease(int64_t id, int64_t lease_id, int64_t held) override;
+    void add_worker_games(int64_t id, int64_t games) override;
+    std::vector<WorkerSummary> list_workers(int64_t seen_since_ms) override;
+    int64_t count_workers_of_token(int64_t token_id, int64_t seen_since_ms) override;
+    void upsert_worker_speed(const WorkerSpeed& speed) override;
+    std::optional<WorkerSpeed> find_worker_speed(int64_t worker_id, int64_t version_id) override;
+    std::vector<WorkerSpeed> worker_speeds(int64_t worker_id) override;
+    std::vector<WorkerClock> worker_clocks_of_run(int64_t run_id) override;
+    void insert_bench_mismatch(const BenchMismatch& mismatch) override;
+    std::vector<BenchMismatch> bench_mismatches_of_run(int64_t run_id) override;
+    std::vector<int64_t> refused_versions(int64_t worker_id) override;
+
+    // LeaseStore (domain/work_stores.h)
+    int64_t insert_lease(const Lease& batch) override;
+    std::optional<Lease> find_lease(int64_t id) override;
+    void update_lease(const Lease& batch) override;
+    std::vector<Lease> leases_expiring_before(int64_t time_ms) override;
+    std::vector<Lease> leases_of_run(int64_t run_id) override;
+    void extend_leases(int64_t time_ms) override;
+    int64_t count_leases_of_token(int64_t token_id, int64_t at_most) override;
+    void insert_lease_failure(const LeaseFailure& failure) override;
+    std::vector<LeaseFailure> lease_failures_of_run(int64_t run_id) override;
+    std::vector<int64_t> failed_runs(int64_t worker_id, int min_failures) override;
+    std::vector<FaultCount> fault_counts(int64_t run_id) override;
+
+    // ReportStore (domain/work_stores.h)
+    std::optional<std::string> find_report_digest(int64_t batch_id, uint32_t sequence) override;
+    void insert_report(const ReportRecord& report) override;
+    std::optional<int64_t> last_report_ms(int64_t batch_id) override;
+    std::vector<ReportRecord> list_reports(int64_t run_id, int64_t after_id) override;
+    std::vector<WorkerFit> worker_counts(int64_t run_id) override;
+    Counts worker_counts(int64_t run_id, int64_t worker_id) override;
+    std::optional<int64_t> last_reported_run(int64_t worker_id) override;
+    void insert_game(const StoredGame& game) override;
+    std::vector<StoredGame> list_games(int64_t run_id, uint64_t start_game, int max_games,
+                                       size_t max_bytes = SIZE_MAX) override;
+
+    // PurgeStore (domain/work_stores.h)
+    int64_t insert_purge(const Purge& purge) override;
+    std::vector<Purge> list_purges(int64_t run_id) override;
+    std::vector<int64_t> purged_runs(int64_t worker_id) override;
+    std::vector<uint64_t> purge_worker_games(int64_t run_id, int64_t worker_id,
+                                             int64_t purge_id) override;
+
+    // Outbox (domain/outbox.h)
     int64_t insert_notification(const Notification& notification) override;
     std::vector<Notification> due_notifications(int64_t now_ms, int limit,
                                                 const std::vector<std::string>& busy) override;
@@ -68,65 +134,8 @@ class SqliteStorage final : public Storage {
                                const std::string& reason) override;
     std::string find_notify_url(std::string_view user) override;
     void set_notify_url(std::string_view user, std::string_view url) override;
-    void insert_follow_up(int64_t run_id, const FollowUpSpec& follow_up) override;
-    std::optional<FollowUpSpec> find_follow_up(int64_t run_id) override;
-    void insert_run_link(const RunLink& link) override;
-    std::vector<RunLink> run_links(int64_t run_id) override;
-    void insert_run_change(const RunChange& change) override;
-    std::vector<RunChange> run_changes(int64_t run_id) override;
-    int64_t count_active_runs_of_owner(std::string_view owner) override;
-    std::vector<RunChange> latest_run_changes(int64_t run_id, uint32_t skip_newest, uint32_t limit,
-                                              int64_t* total) override;
-    void update_run(const Run& run) override;
 
-    void insert_free_pairs(int64_t run_id, PairRange range) override;
-    std::optional<PairRange> take_free_pairs(int64_t run_id, uint64_t max_count) override;
-    void delete_free_pairs(int64_t run_id) override;
-
-    int64_t insert_worker(const Worker& worker) override;
-    std::optional<Worker> find_worker(int64_t id) override;
-    void touch_worker(int64_t id, int64_t now_ms) override;
-    void set_worker_lease(int64_t id, int64_t lease_id, int64_t held) override;
-    void add_worker_games(int64_t id, int64_t games) override;
-    std::vector<WorkerSummary> list_workers(int64_t seen_since_ms) override;
-    void upsert_worker_speed(const WorkerSpeed& speed) override;
-    std::optional<WorkerSpeed> find_worker_speed(int64_t worker_id, int64_t version_id) override;
-    std::vector<WorkerSpeed> worker_speeds(int64_t worker_id) override;
-    std::vector<WorkerClock> worker_clocks_of_run(int64_t run_id) override;
-
-    int64_t insert_lease(const Lease& batch) override;
-    std::optional<Lease> find_lease(int64_t id) override;
-    void update_lease(const Lease& batch) override;
-    std::vector<Lease> leases_expiring_before(int64_t time_ms) override;
-    std::vector<Lease> leases_of_run(int64_t run_id) override;
-    void extend_leases(int64_t time_ms) override;
-
-    std::optional<std::string> find_report_digest(int64_t batch_id, uint32_t sequence) override;
-    void insert_report(const ReportRecord& report) override;
-    std::vector<ReportRecord> list_reports(int64_t run_id, int64_t after_id) override;
-    std::vector<WorkerFit> worker_counts(int64_t run_id) override;
-    Counts worker_counts(int64_t run_id, int64_t worker_id) override;
-    std::optional<int64_t> last_reported_run(int64_t worker_id) override;
-    int64_t insert_purge(const Purge& purge) override;
-    std::vector<Purge> list_purges(int64_t run_id) override;
-    std::vector<int64_t> purged_runs(int64_t worker_id) override;
-    std::vector<uint64_t> purge_worker_games(int64_t run_id, int64_t worker_id,
-                                             int64_t purge_id) override;
-    void insert_game(const StoredGame& game) override;
-    std::vector<StoredGame> list_games(int64_t run_id, uint64_t start_game, int max_games,
-                                       size_t max_bytes = SIZE_MAX) override;
-
-    void insert_bench_mismatch(const BenchMismatch& mismatch) override;
-    std::vector<BenchMismatch> bench_mismatches_of_run(int64_t run_id) override;
-    std::vector<int64_t> refused_versions(int64_t worker_id) override;
-    void insert_lease_failure(const LeaseFailure& failure) override;
-    std::vector<LeaseFailure> lease_failures_of_run(int64_t run_id) override;
-    std::vector<FaultCount> fault_counts(int64_t run_id) override;
-    std::vector<int64_t> failed_runs(int64_t worker_id, int min_failures) override;
-    int64_t count_workers_of_token(int64_t token_id, int64_t seen_since_ms) override;
-    int64_t count_leases_of_token(int64_t token_id, int64_t at_most) override;
-    std::optional<int64_t> last_report_ms(int64_t batch_id) override;
-
+    // TuneStore (domain/kind_stores.h)
     void insert_tune(const TuneState& state) override;
     std::optional<TuneState> find_tune(int64_t run_id) override;
     void update_tune(const TuneState& state) override;
@@ -135,6 +144,7 @@ class SqliteStorage final : public Storage {
     void insert_lease_theta(int64_t batch_id, const std::vector<double>& theta) override;
     std::optional<std::vector<double>> find_lease_theta(int64_t batch_id) override;
 
+    // GenerateStore (domain/kind_stores.h)
     void insert_generate(const GenerateState& state) override;
     std::optional<GenerateState> find_generate(int64_t run_id) override;
     void insert_positions(int64_t run_id, const StoredPositions& positions) override;
@@ -144,12 +154,14 @@ class SqliteStorage final : public Storage {
     std::vector<StoredPositions> list_positions(int64_t run_id, uint64_t start_game,
                                                 int max_games) override;
 
+    // TrainStore (domain/kind_stores.h)
     void insert_train(const TrainState& state) override;
     std::optional<TrainState> find_train(int64_t run_id) override;
     void update_train(const TrainState& state) override;
     void insert_train_loss(int64_t run_id, int epoch, double loss) override;
     void delete_train_loss(int64_t run_id) override;
 
+    // ChainStore (domain/kind_stores.h)
     void insert_chain(const ChainState& state) override;
     std::optional<ChainState> find_chain(int64_t run_id) override;
     void save_chain_generation(int64_t run_id, const ChainGeneration& generation) override;
