@@ -36,6 +36,19 @@ std::string why_fixed(const Run& run, const std::string& field) {
 
 }  // namespace
 
+absl::StatusOr<Run> Core::stop_run(Storage& storage, int64_t run_id, std::string_view requested_by,
+                                   std::string_view user) const {
+    absl::StatusOr<Run> run = get_run(storage, run_id);
+    if (!run.ok()) return run;
+    if (run->state != RunState::Active)
+        return absl::FailedPreconditionError(
+            "run " + std::to_string(run_id) + " is already " +
+            (run->state == RunState::Finished ? "finished" : "stopped"));
+    publish(storage, RunStopRequested{run_id, std::string(requested_by), std::string(user)});
+    end_run(storage, *run, RunState::Stopped, "stopped by user");
+    return run;
+}
+
 absl::Status Core::check_owner(const Caller& caller, const Run& run) const {
     if (caller.role == Role::Admin) return absl::OkStatus();
     if (caller.role == Role::User && !run.spec.owner.empty() && run.spec.owner == caller.user)
