@@ -5,6 +5,7 @@
 #include "cli/client.h"
 #include "cli/commands.h"
 #include "cli/run_display.h"
+#include "common/run_limits.h"
 
 namespace sparring::cli {
 
@@ -20,13 +21,13 @@ struct ModifyFlags : CommonFlags {
         in_range(add_flag(app, "priority", priority, "P",
                           "higher priorities are served first (a user: -1000..100; an admin: "
                           "up to 1000)"),
-                 -1000, 1000);
+                 kMinPriority, kMaxPriority);
         in_range(add_flag(app, "throughput", throughput, "T",
                           "share of the workers among equal priorities, percent (1..10000)"),
-                 1, 10000);
+                 kMinThroughput, kMaxThroughput);
         in_range(add_flag(app, "games", games, "N",
                           "games (regression: the maximum); not below those played or leased"),
-                 2, 1'000'000'000);
+                 2, kMaxGames);
         add_flag(app, "description", description, "TEXT",
                  "free text (also of a run that has ended)");
         add_flag(app, "test", test, "VERSION", "cannot change: refused, submit --like RUN instead");

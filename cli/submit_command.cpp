@@ -13,6 +13,7 @@
 #include "cli/spec_flags.h"
 #include "common/opening.h"
 #include "common/printable.h"
+#include "common/run_limits.h"
 
 namespace sparring::cli {
 
@@ -242,7 +243,7 @@ int submit(const SubmitFlags& args) {
 }  // namespace
 
 // The most games of a run, and of a step of a training run.
-constexpr int64_t kMaxSubmitGames = 1'000'000'000;
+constexpr int64_t kMaxSubmitGames = kMaxGames;
 
 SubmitFlags::SubmitFlags(CLI::App& app) {
     CLI::Option* kind_option = add_flag(
@@ -354,11 +355,11 @@ void SubmitFlags::declare_game_flags(CLI::App& app) {
         1, 1'000'000'000'000);
     not_training_options.insert(not_training_options.end(),
                                 {maxplies_option, engine_threads_option, reference_nps_option});
-    priority_option =
-        add_flag(app, "priority", priority, "N", "higher runs first", "0", -1000, 1000);
-    throughput_option =
-        add_flag(app, "throughput", throughput, "P",
-                 "share of workers among equal priorities, percent", "100", 1, 10000);
+    priority_option = add_flag(app, "priority", priority, "N", "higher runs first", "0",
+                               kMinPriority, kMaxPriority);
+    throughput_option = add_flag(app, "throughput", throughput, "P",
+                                 "share of workers among equal priorities, percent", "100",
+                                 kMinThroughput, kMaxThroughput);
     in_range(add_flag(app, "pairs-per-thread", pairs_per_thread, "N",
                       "game pairs per worker thread in a lease (default: server's)"),
              0, 256);

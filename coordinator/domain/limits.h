@@ -1,10 +1,12 @@
 // The coordinator's fixed bounds on what users and workers send (docs/operations.md, Limits).
-// Bounds an operator may want to move are Core::Options, set by flags.
+// Bounds an operator may want to move are Core::Options, set by flags; those of a run's
+// settings, which the CLI checks too, are in common/run_limits.h.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 
+#include "common/run_limits.h"
 #include "match/adjudication.h"
 #include "match/uci_options.h"
 
@@ -21,7 +23,6 @@ inline constexpr int64_t kMaxMemoryMb = int64_t(1) << 24;  // a worker's memory:
 inline constexpr size_t kMaxFenBytes = 128;                // the longest legal FEN is ~90 bytes
 inline constexpr size_t kMaxOpeningMoves = 256;            // plies of one opening
 inline constexpr size_t kMaxStatusBytes = 1024;            // of an error message sent or logged
-inline constexpr uint64_t kMaxGames = 1'000'000'000;       // of a run
 // A listing of runs (ListRuns, GET /api/v1/runs, the runs page, `sparring runs`) answers at
 // most this many runs per page: a larger limit is clamped, and the answer's total says how
 // many pages there are. Its descriptions are cut to kMaxListedDescriptionBytes (the run's
@@ -31,11 +32,6 @@ inline constexpr size_t kMaxListedDescriptionBytes = 200;
 // A run's status (GetRun, and the answers of StopRun and ModifyRun) carries at most this many
 // of its changes, the latest; GetRunRequest.changes_offset pages back through the others.
 inline constexpr uint32_t kMaxShownChanges = 100;
-// A run's priority: users give their runs kMinPriority..kMaxUserPriority, admins (and the runs
-// the coordinator starts, which keep their parent's) anything up to kMaxPriority.
-inline constexpr int kMinPriority = -1000;
-inline constexpr int kMaxUserPriority = 100;
-inline constexpr int kMaxPriority = 1000;
 // The adjudication a run of games gets unless its spec turns it off (fishtest's rules): a
 // draw after 8 moves each within 0.20 pawns from move 34 on; a resignation after 3 moves each
 // at 4 pawns or more, both engines agreeing. No length limit by default.

@@ -151,7 +151,7 @@ absl::Status check_run_settings(RunSpec& spec) {
 }
 
 absl::Status check_games(uint64_t games) {
-    if (games == 0 || games % 2 != 0 || games > kMaxGames)
+    if (games == 0 || games % 2 != 0 || games > uint64_t(kMaxGames))
         return invalid(
             "games must be a positive even number up to 1000000000 (games come in pairs), got " +
             std::to_string(games));
@@ -159,14 +159,15 @@ absl::Status check_games(uint64_t games) {
 }
 
 absl::Status check_verify_games(uint64_t games) {
-    if (games == 0 || games % 2 != 0 || games > kMaxGames)
+    if (games == 0 || games % 2 != 0 || games > uint64_t(kMaxGames))
         return invalid("verification games must be a positive even number");
     return absl::OkStatus();
 }
 
 absl::Status check_throughput(int64_t throughput) {
-    if (throughput < 1 || throughput > 10000)
-        return invalid("throughput must be in 1..10000 percent");
+    if (throughput < kMinThroughput || throughput > kMaxThroughput)
+        return invalid("throughput must be in " + std::to_string(kMinThroughput) + ".." +
+                       std::to_string(kMaxThroughput) + " percent");
     return absl::OkStatus();
 }
 
