@@ -38,12 +38,19 @@ struct RunSubmitted {
     std::string owner;  // the user who submitted it (a started run: its parent's owner)
 };
 
-// A report added games to an active run: its totals and statistics after the report.
+// A report added games to an active run: its totals and statistics after the report (a purge
+// took games away: then no worker and nothing reported).
 struct RunProgressed {
     int64_t run_id = 0;
     Counts counts;
     stats::EloEstimate elo;
     double llr = 0;  // regression runs: the SPRT's log-likelihood ratio
+    // What the live page shows besides (web/live_runs.h): the run's pairs out on lease and its
+    // leases, after the report; the worker that reported and what its report counted.
+    uint64_t pairs_leased = 0;
+    int active_leases = 0;
+    int64_t worker_id = 0;
+    Counts reported;
 };
 
 // A user asked for an active run to stop (a RunFinished with state Stopped follows).

@@ -189,7 +189,8 @@ absl::StatusOr<ReportAck> Core::report_results(Storage& storage, const Caller& c
     }
     publish(storage, ReportCounted{report.worker_id, batch->id, run.id, report.sequence,
                                    games_of(report), false});
-    publish(storage, RunProgressed{run.id, run.counts, run.elo, run.sprt.llr});
+    publish(storage, RunProgressed{run.id, run.counts, run.elo, run.sprt.llr, run.pairs_leased,
+                                   run.active_leases, report.worker_id, record.counts});
 
     if (std::optional<std::string> verdict = kind.verdict(run)) {
         end_run(storage, run, RunState::Finished, std::move(*verdict));

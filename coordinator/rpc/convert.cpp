@@ -260,7 +260,8 @@ void run_spec_to_proto(const Run& in, const RunKindModule& kind, v1::RunSpec* sp
     }
 }
 
-// Writes a run's counts and the statistics of them: Elo, LOS, LLR.
+}  // namespace
+
 void run_results_to_proto(const Run& in, v1::RunStatus* out) {
     out->set_games(uint64_t(2 * in.counts.pairs));
     out->set_wins(uint64_t(in.counts.wins));
@@ -284,8 +285,6 @@ void run_results_to_proto(const Run& in, v1::RunStatus* out) {
     out->set_llr_lower(in.sprt.lower);
     out->set_llr_upper(in.sprt.upper);
 }
-
-}  // namespace
 
 void run_to_proto(const Run& in, v1::RunStatus* out) {
     const RunKindModule& kind = run_kind(in.spec.kind);

@@ -29,6 +29,9 @@ absl::StatusOr<RunSpec> run_spec_from_proto(const v1::RunSpec& in);
 void adjudication_to_proto(const match::Adjudication& in, v1::Adjudication* out);
 // Writes a run's status; the book's openings are left out.
 void run_to_proto(const Run& in, v1::RunStatus* out);
+// Writes a run's counts and the statistics of them: Elo, LOS, LLR (the live page's update
+// writes an event's this way).
+void run_results_to_proto(const Run& in, v1::RunStatus* out);
 // Writes what is shown of a run alone (Core::run_details) into its status.
 void run_details_to_proto(const Run& run, const RunDetails& in, v1::RunStatus* out);
 void llr_history_to_proto(const RunHistory& in, v1::LlrHistory* out);

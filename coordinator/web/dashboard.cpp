@@ -98,7 +98,19 @@ Dashboard::Dashboard(Options options, UserApi& api, std::function<std::string()>
       metrics_(std::move(metrics)),
       failed_logins_(kFailedLoginsPerAddress, kLoginWindow),
       user_logins_(kLoginsPerUser, kLoginWindow),
-      live_([this](int64_t run_id) { return read_update(run_id); }, options_.live_interval) {
+      // What no event carries (the workers' fits, the leases out) is read whole at most once
+      // per five update intervals of a run while it changes; the rest follows the events.
+      runs_([this](int64_t id, v1::RunStatus* run,
+                   std::optional<v1::LlrHistory>* history) { return read_run(id, run, history); },
+            5 * options_.live_interval),
+      live_(
+          [this](int64_t run_id) {
+              bool again = false;
+              std::optional<std::string> update = runs_.update(run_id, &again);
+              if (again) live_.notify(run_id);  // its tables, once they are due
+              return update;
+          },
+          options_.live_interval) {
     HttpServer::Options http;
     http.listen = options_.listen;
     http.flag = "--http-listen";
@@ -134,16 +146,9 @@ void Dashboard::stop() {
 
 EventBus::Subscription Dashboard::follow(EventBus& events) {
     return events.subscribe_all([this](const Event& event) {
-        // Every event about a run names it in run_id; the hub only marks the run, so this
+        // The run's pages keep the event's data and the hub only marks the run, so this
         // returns at once on the bus's thread.
-        const int64_t run_id = std::visit(
-            [](const auto& e) -> int64_t {
-                if constexpr (requires { e.run_id; })
-                    return e.run_id;
-                else
-                    return 0;
-            },
-            static_cast<const Event::variant&>(event));
+        const int64_t run_id = runs_.apply(event);
         if (run_id > 0) live_.notify(run_id);
     });
 }
@@ -366,6 +371,7 @@ void Dashboard::run_events(const HttpRequest& request, HttpResponse& response) {
     push.on_closed = [this, feed, listener, seat, run_id = *id] {
         if (*listener) feed->unsubscribe(*listener);
         live_.leave(run_id);
+        if (live_.viewers_of(run_id) == 0) runs_.forget(run_id);
     };
     push.heartbeat = ": keep-alive\n\n";
     push.heartbeat_interval = kKeepAlive;
@@ -429,22 +435,19 @@ void Dashboard::compare(const HttpRequest& request, HttpResponse& response) {
     response.set_content(compare_page(versions[0], versions[1]), "text/html; charset=utf-8");
 }
 
-std::optional<std::string> Dashboard::read_update(int64_t run_id) {
+bool Dashboard::read_run(int64_t run_id, v1::RunStatus* run,
+                         std::optional<v1::LlrHistory>* history) {
     v1::GetRunRequest get;
     get.set_run_id(run_id);
-    v1::RunStatus run;
     // The viewers were authorised when they joined; the hub reads on their behalf.
     const Credential hub{"", true, "live updates"};
-    if (!call(api_, &UserApi::get_run, hub, get, &run).ok()) return std::nullopt;
+    if (!call(api_, &UserApi::get_run, hub, get, run).ok()) return false;
     // The leases come with the plots' series, read through the same cache as the page's.
     v1::GetLlrHistoryRequest series;
     series.set_run_id(run_id);
-    v1::LlrHistory history;
-    // Formatted as a server-sent event here, once, for every viewer of the run.
-    const std::string json = call(api_, &UserApi::get_llr_history, hub, series, &history).ok()
-                                 ? live_update_json(run, &history)
-                                 : live_update_json(run);
-    return "data: " + json + "\n\n";
+    v1::LlrHistory read;
+    if (call(api_, &UserApi::get_llr_history, hub, series, &read).ok()) *history = std::move(read);
+    return true;
 }
 
 }  // namespace sparring::coordinator::web

@@ -15,6 +15,7 @@
 #include "coordinator/http/http_server.h"
 #include "coordinator/rpc/user_api.h"
 #include "coordinator/web/live.h"
+#include "coordinator/web/live_runs.h"
 #include "coordinator/web/sessions.h"
 
 namespace sparring::coordinator::web {
@@ -51,7 +52,7 @@ class Dashboard {
     // Stops serving: ends live pages, finishes requests in flight.
     void stop();
     // Subscribes the live pages to the events that change a run (progress, end, leases,
-    // epochs); the pages of a run read it again when one comes.
+    // epochs); the pages of a run are updated from the events' data (LiveRuns).
     [[nodiscard]] EventBus::Subscription follow(EventBus& events);
 
   private:
@@ -70,8 +71,9 @@ class Dashboard {
     void versions(const HttpRequest& request, HttpResponse& response);
     void version(const HttpRequest& request, HttpResponse& response);
     void compare(const HttpRequest& request, HttpResponse& response);
-    // Returns the live update of a run, read through the API.
-    std::optional<std::string> read_update(int64_t run_id);
+    // Reads a run whole through the API for its live pages (LiveRuns::Reader): what no
+    // event carries, at a bounded rate.
+    bool read_run(int64_t run_id, v1::RunStatus* run, std::optional<v1::LlrHistory>* history);
     // Returns the browser session of a request's cookie.
     std::optional<Session> session(const HttpRequest& request) const;
     // The login form (GET), a login (POST: the token in the body), a logout (POST, CSRF).
@@ -100,6 +102,7 @@ class Dashboard {
     RateLimit user_logins_;    // per user
     std::mutex viewers_mutex_;
     std::map<std::string, size_t> viewers_by_key_;
+    LiveRuns runs_;  // before live_, whose thread reads it
     LiveHub live_;
     std::unique_ptr<HttpServer> server_;
 };

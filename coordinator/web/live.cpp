@@ -94,6 +94,12 @@ size_t LiveHub::viewers() const {
     return viewers_;
 }
 
+size_t LiveHub::viewers_of(int64_t run_id) const {
+    std::lock_guard lock(mutex_);
+    const auto it = channels_.find(run_id);
+    return it == channels_.end() ? 0 : it->second.viewers;
+}
+
 void LiveHub::close() {
     std::vector<std::shared_ptr<Feed>> feeds;
     {

@@ -1,6 +1,7 @@
 // Live updates of run pages: fans each run's changes out to the viewers of its page. A change
-// is read once, by the hub's own thread, however many viewers wait for it, and at most once
-// per interval per run, however often the run changes; runs nobody views are not read.
+// is read once (the dashboard's reader writes it from the events' data, LiveRuns), by the hub's
+// own thread, however many viewers wait for it, and at most once per interval per run, however
+// often the run changes; runs nobody views are not read.
 //
 // Viewers either wait on a run's feed (a thread each) or subscribe a listener to it, which the
 // hub's thread calls with each update: the dashboard's live pages subscribe, so thousands of
@@ -78,6 +79,8 @@ class LiveHub {
     void leave(int64_t run_id);
     // Returns the viewers of every run together.
     size_t viewers() const;
+    // Returns the viewers of one run.
+    size_t viewers_of(int64_t run_id) const;
     // Wakes every viewer and stops the hub's thread; waits return nullopt and joins fail from
     // then on.
     void close();

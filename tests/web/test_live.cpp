@@ -1,11 +1,13 @@
 // The live hub: each run's viewers get that run's updates, read once per interval however many
 // viewers wait, and nothing for the viewers of other runs; closing wakes them all; a reader that
-// throws does not end it. The HTTP server it serves through answers a throwing handler with 500.
+// throws does not end it. The live runs write updates from the events, not by reading the run.
+// The HTTP server it serves through answers a throwing handler with 500.
 #include <gtest/gtest.h>
 #include <httplib.h>
 
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <nlohmann/json.hpp>
@@ -16,6 +18,7 @@
 
 #include "coordinator/http/http_server.h"
 #include "coordinator/web/live.h"
+#include "coordinator/web/live_runs.h"
 
 namespace sparring::coordinator::web {
 namespace {
@@ -149,6 +152,140 @@ TEST(LiveHub, AReaderThatThrowsCostsItsRunOneRoundNotTheHub) {
     const std::optional<LiveHub::Update> other_update = other->wait(0, 5s);
     ASSERT_TRUE(other_update);
     EXPECT_EQ(*other_update->data, "run 9");
+}
+
+// A report's progress event, as the core publishes it: the run's totals after the report and
+// what the report of `worker` added (one pair, a win and a draw: WD).
+RunProgressed progress_of(int64_t run, int64_t pairs, int64_t worker) {
+    RunProgressed e;
+    e.run_id = run;
+    e.counts.pairs = pairs;
+    e.counts.wins = pairs;
+    e.counts.draws = pairs;
+    e.counts.penta.counts[3] = pairs;
+    e.elo.games = 2 * pairs;
+    e.elo.elo = 191.0;
+    e.elo.elo_low = 100.0;
+    e.elo.elo_high = 300.0;
+    e.llr = 1.25;
+    e.pairs_leased = 4;
+    e.active_leases = 1;
+    e.worker_id = worker;
+    e.reported.pairs = 1;
+    e.reported.wins = 1;
+    e.reported.draws = 1;
+    e.reported.penta.counts[3] = 1;
+    return e;
+}
+
+// Issue 50: the live page's update carries the numbers of the events; the run is read whole
+// (GetRun and GetLlrHistory: 11 storage reads and more) only for a viewer's first update, after
+// the run ended, and for the tables no event carries at most once per tables interval; an
+// event whose report the whole read already counted is not counted twice.
+TEST(LiveRuns, UpdatesCarryTheEventsNumbersWithoutReadingTheRun) {
+    std::atomic<int> reads{0};
+    int64_t stored_pairs = 5;           // what the reader reads
+    std::function<void()> during_read;  // what happens while the reader reads
+    LiveRuns runs(
+        [&](int64_t id, v1::RunStatus* run, std::optional<v1::LlrHistory>*) {
+            ++reads;
+            run->set_id(id);
+            run->mutable_spec()->set_kind(v1::RUN_KIND_REGRESSION);
+            run->mutable_spec()->mutable_sprt()->set_elo1(5);
+            run->set_state(v1::RUN_STATE_ACTIVE);
+            run->set_games(uint64_t(2 * stored_pairs));
+            run->set_llr_lower(-2.94);
+            run->set_llr_upper(2.94);
+            v1::WorkerFit* worker = run->add_workers();
+            worker->set_worker_id(3);
+            worker->set_name("w3");
+            worker->set_games(10);
+            if (during_read) during_read();
+            return true;
+        },
+        std::chrono::hours(1));
+    const auto fields = [](const std::optional<std::string>& update) {
+        EXPECT_TRUE(update && update->rfind("data: ", 0) == 0);
+        return nlohmann::json::parse(update->substr(6));
+    };
+    bool again = false;
+    // A viewer's first update: the run read whole, once.
+    nlohmann::json update = fields(runs.update(7, &again));
+    EXPECT_EQ(reads, 1);
+    EXPECT_EQ(update["fields"]["games"], "10");
+    EXPECT_FALSE(again);
+
+    // A report counted: the update carries the event's counts, Elo, LLR and leases, and the
+    // reporter's games in the workers' table; nothing is read.
+    EXPECT_EQ(runs.apply(progress_of(7, 6, 3)), 7);
+    update = fields(runs.update(7, &again));
+    EXPECT_EQ(reads, 1) << "an update per event read the run";
+    EXPECT_EQ(update["fields"]["games"], "12");
+    EXPECT_EQ(update["fields"]["wins"], "6");
+    EXPECT_EQ(update["fields"]["wd"], "6");
+    EXPECT_EQ(update["fields"]["llr"], "1.25");
+    EXPECT_EQ(update["fields"]["llr_bounds"], "[-2.94, 2.94]");
+    EXPECT_EQ(update["fields"]["elo"], "+191.00");
+    EXPECT_EQ(update["fields"]["pairs_leased"], "4");
+    EXPECT_EQ(update["fields"]["active_workers"], "1");
+    EXPECT_EQ(update["llr"][0], 12);
+    EXPECT_NE(update["workers"].get<std::string>().find("<td class=\"num\">12</td>"),
+              std::string::npos)
+        << update["workers"];
+    EXPECT_TRUE(again) << "the fits and leases wait for their interval";
+
+    // A hundred reports, then one update: their last totals, still no read; a worker new to
+    // the run gets its row.
+    for (int64_t pairs = 7; pairs < 107; ++pairs) runs.apply(progress_of(7, pairs, 4));
+    update = fields(runs.update(7, &again));
+    EXPECT_EQ(reads, 1);
+    EXPECT_EQ(update["fields"]["games"], "212");
+    EXPECT_NE(update["workers"].get<std::string>().find("<td class=\"num\">200</td>"),
+              std::string::npos)
+        << update["workers"];
+    EXPECT_FALSE(runs.update(7, &again)) << "nothing new: no update";
+    // Events of other runs, and of runs nobody views, change nothing here.
+    EXPECT_EQ(runs.apply(progress_of(8, 50, 3)), 8);
+    EXPECT_FALSE(runs.update(7, &again));
+    EXPECT_EQ(runs.apply(VersionAdded{"x", 1}), 0);
+
+    // The run ended: read whole once more.
+    RunFinished finished;
+    finished.run_id = 7;
+    runs.apply(finished);
+    stored_pairs = 106;
+    update = fields(runs.update(7, &again));
+    EXPECT_EQ(reads, 2);
+    EXPECT_EQ(update["fields"]["games"], "212");
+    EXPECT_EQ(runs.whole_reads(), 2u);
+
+    // A report committed while a viewer's first read ran, whose event came during the read,
+    // counts once: on top of the read, not twice; its event again changes nothing.
+    stored_pairs = 5;
+    during_read = [&] { runs.apply(progress_of(11, 6, 3)); };  // 10 games read + 2
+    update = fields(runs.update(11, &again));
+    EXPECT_EQ(reads, 3);
+    EXPECT_EQ(update["fields"]["games"], "12");
+    EXPECT_NE(update["workers"].get<std::string>().find("<td class=\"num\">12</td>"),
+              std::string::npos)
+        << update["workers"];
+    during_read = nullptr;
+    EXPECT_EQ(runs.apply(progress_of(11, 6, 3)), 11);
+    EXPECT_FALSE(runs.update(11, &again));
+
+    // The tables come whole again once their interval passed.
+    LiveRuns quick(
+        [&](int64_t id, v1::RunStatus* run, std::optional<v1::LlrHistory>*) {
+            ++reads;
+            run->set_id(id);
+            return true;
+        },
+        0ms);
+    const int before = reads;
+    ASSERT_TRUE(quick.update(9, &again));
+    quick.apply(progress_of(9, 1, 3));
+    ASSERT_TRUE(quick.update(9, &again));
+    EXPECT_EQ(reads, before + 2);
 }
 
 TEST(HttpServer, AHandlerThatThrowsAnswers500AndTheServerKeepsServing) {
