@@ -1,7 +1,5 @@
 #include "cli/training_remote.h"
 
-#include <openssl/evp.h>
-
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <filesystem>
@@ -9,12 +7,12 @@
 #include <functional>
 #include <iostream>
 #include <limits>
-#include <memory>
 
 #include "cli/run_display.h"
 #include "cli/training_flags.h"
 #include "cli/tune.h"
 #include "common/printable.h"
+#include "common/sha256.h"
 #include "training/param_selection.h"
 #include "training/position_filter.h"
 #include "training/position_io.h"
@@ -31,26 +29,10 @@ constexpr int64_t kMaxSeed = std::numeric_limits<int64_t>::max();
 // continues the import's run instead of starting another.
 std::string import_key(const std::string& version, size_t chunk_size, size_t count,
                        const std::function<std::string(size_t start)>& chunk_of) {
-    std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> context(EVP_MD_CTX_new(),
-                                                                    EVP_MD_CTX_free);
-    const std::string head = version + "\n" + std::to_string(chunk_size) + "\n";
-    bool ok = context && EVP_DigestInit_ex(context.get(), EVP_sha256(), nullptr) == 1 &&
-              EVP_DigestUpdate(context.get(), head.data(), head.size()) == 1;
-    for (size_t start = 0; ok && start < count; start += chunk_size) {
-        const std::string chunk = chunk_of(start);
-        ok = EVP_DigestUpdate(context.get(), chunk.data(), chunk.size()) == 1;
-    }
-    unsigned char digest[EVP_MAX_MD_SIZE];
-    unsigned int size = 0;
-    if (!ok || EVP_DigestFinal_ex(context.get(), digest, &size) != 1)
-        throw std::runtime_error("openssl: SHA-256 failed");
-    static constexpr char kHex[] = "0123456789abcdef";
-    std::string key;
-    for (unsigned int i = 0; i < size; ++i) {
-        key += kHex[digest[i] >> 4];
-        key += kHex[digest[i] & 15];
-    }
-    return key;
+    Sha256 digest;
+    digest.update(version + "\n" + std::to_string(chunk_size) + "\n");
+    for (size_t start = 0; start < count; start += chunk_size) digest.update(chunk_of(start));
+    return digest.hex();
 }
 
 // Returns a number in its shortest form: "1", "1e-07".
