@@ -284,6 +284,10 @@ void run_results_to_proto(const Run& in, v1::RunStatus* out) {
     out->set_llr(in.sprt.llr);
     out->set_llr_lower(in.sprt.lower);
     out->set_llr_upper(in.sprt.upper);
+    const SprtOutcome outcome = in.sprt_outcome();
+    out->set_sprt_outcome(outcome == SprtOutcome::H1   ? v1::SPRT_OUTCOME_H1
+                          : outcome == SprtOutcome::H0 ? v1::SPRT_OUTCOME_H0
+                                                       : v1::SPRT_OUTCOME_UNSPECIFIED);
 }
 
 void run_to_proto(const Run& in, v1::RunStatus* out) {

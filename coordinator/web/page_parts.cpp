@@ -72,11 +72,11 @@ std::string fit_cell(const v1::WorkerFit& fit) {
     return out;
 }
 
-// Returns the CSS class of a run's state and result: active, h1, h0 or neutral.
+// Returns the CSS class of a run's state and SPRT outcome: active, h1, h0 or neutral.
 std::string outcome_class(const v1::RunStatus& run) {
     if (run.state() == v1::RUN_STATE_ACTIVE) return "active";
-    if (run.result().rfind("H1", 0) == 0) return "h1";
-    if (run.result().rfind("H0", 0) == 0) return "h0";
+    if (run.sprt_outcome() == v1::SPRT_OUTCOME_H1) return "h1";
+    if (run.sprt_outcome() == v1::SPRT_OUTCOME_H0) return "h0";
     return "neutral";
 }
 

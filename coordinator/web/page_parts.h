@@ -29,7 +29,7 @@ std::string fault_text(v1::GameEnding fault);
 // residual +1.2", "too few pairs"), quarantine marked.
 std::string fit_cell(const v1::WorkerFit& fit);
 
-// Returns the CSS class of a run's state and result: active, h1, h0 or neutral.
+// Returns the CSS class of a run's state and SPRT outcome: active, h1, h0 or neutral.
 std::string outcome_class(const v1::RunStatus& run);
 
 // Returns whether the run has an SPRT whose LLR means something.

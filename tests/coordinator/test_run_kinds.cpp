@@ -144,6 +144,24 @@ TEST(RunKinds, GamesAreAdjudicatedByDefaultUnlessARuleIsTurnedOff) {
     EXPECT_EQ(status.spec().adjudication().max_plies(), 400u);
 }
 
+TEST(RunKinds, ARunsStatusSaysWhatItsSprtHasDecided) {
+    coordinator::Run run;
+    run.state = RunState::Finished;
+    run.counts.pairs = 100;
+    run.counts.penta.counts = {10, 20, 40, 20, 10};
+    run.sprt.lower = -2.94;
+    run.sprt.upper = 2.94;
+    const auto outcome = [&run](double llr) {
+        run.sprt.llr = llr;
+        v1::RunStatus status;
+        run_to_proto(run, &status);
+        return status.sprt_outcome();
+    };
+    EXPECT_EQ(outcome(3.0), v1::SPRT_OUTCOME_H1);
+    EXPECT_EQ(outcome(-3.0), v1::SPRT_OUTCOME_H0);
+    EXPECT_EQ(outcome(1.5), v1::SPRT_OUTCOME_UNSPECIFIED);
+}
+
 TEST(RunKinds, BadAdjudicationRulesAreRefusedAndGenerationRunsTakeNone) {
     const auto refusal = [](const v1::RunSpec& spec) {
         const absl::Status status = run_spec_from_proto(spec).status();

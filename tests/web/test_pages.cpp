@@ -25,6 +25,7 @@ v1::RunStatus hostile_run(int64_t id) {
     run.set_id(id);
     run.set_state(v1::RUN_STATE_FINISHED);
     run.set_result(std::string("H1 accepted ") + kScript);
+    run.set_sprt_outcome(v1::SPRT_OUTCOME_H1);
     v1::RunSpec* spec = run.mutable_spec();
     spec->set_kind(v1::RUN_KIND_REGRESSION);
     spec->set_test_version(std::string("t\"'") + kScript);
@@ -129,6 +130,20 @@ TEST(Pages, RunPageLeadsWithEloAndTheLlrBetweenItsBounds) {
     EXPECT_NE(page.find("data-field=\"llr_bounds\">[-2.94, 2.94]<"), std::string::npos);
     EXPECT_NE(page.find("± 4.45"), std::string::npos);
     EXPECT_NE(page.find("section class=\"decide h1\""), std::string::npos);
+}
+
+TEST(Pages, ARunsColourIsWhatItsSprtDecidedNotTheTextOfItsResult) {
+    v1::RunStatus run = hostile_run(7);
+    const auto decides = [&run](const std::string& colour) {
+        return run_page(run, {}).find("section class=\"decide " + colour + "\"") !=
+               std::string::npos;
+    };
+    run.set_sprt_outcome(v1::SPRT_OUTCOME_H0);  // the result's text still says H1
+    EXPECT_TRUE(decides("h0"));
+    run.set_sprt_outcome(v1::SPRT_OUTCOME_UNSPECIFIED);
+    EXPECT_TRUE(decides("neutral"));
+    run.set_state(v1::RUN_STATE_ACTIVE);
+    EXPECT_TRUE(decides("active"));
 }
 
 TEST(Pages, AVersionPageListsTheOptionsItsEngineDeclares) {
