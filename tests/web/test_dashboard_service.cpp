@@ -15,6 +15,8 @@
 #include <filesystem>
 #include <fstream>
 #include <future>
+#include <nlohmann/json.hpp>
+#include <regex>
 #include <thread>
 
 #include "cluster.h"
@@ -214,6 +216,86 @@ TEST_F(DashboardTest, ARestartRepairsTextStoredAsInvalidUtf8AndServesIt) {
                              std::to_string(run_id)),
               1);
     expect_run_served(run_id, repaired);
+}
+
+// Issue 50: the live page's updates are written from the events of the reports (not by
+// reading the run each time, which tests/web/test_live.cpp counts): while a worker plays, each
+// update that reaches the page carries a run's counts that add up (W + D + L and twice the
+// pentanomial pairs make its games, its workers' table the same games), and the last, once the
+// run ended, the run's final counts as GetRun reads them.
+TEST_F(DashboardTest, LiveUpdatesCarryTheReportsCountsAsTheyComeAndTheRunsLast) {
+    cluster->add_version("a");
+    cluster->add_version("b");
+    v1::SubmitRunRequest submit;
+    *submit.mutable_spec() = fixed_games_spec(600);  // played over a few seconds' updates
+    v1::RunStatus submitted;
+    ASSERT_TRUE(cluster->users()
+                    ->SubmitRun(Cluster::context(cluster->user_token).get(), submit, &submitted)
+                    .ok());
+    const int64_t run_id = submitted.id();
+    httplib::Client stream("127.0.0.1", port);
+    stream.set_read_timeout(60s);
+    std::vector<nlohmann::json> updates;
+    std::promise<void> joined;
+    std::thread viewer([&] {
+        std::string received;
+        stream.Get(("/runs/" + std::to_string(run_id) + "/events").c_str(),
+                   [&](const char* data, size_t size) {
+                       received.append(data, size);
+                       for (size_t end; (end = received.find("\n\n")) != std::string::npos;) {
+                           const std::string message = received.substr(0, end);
+                           received.erase(0, end + 2);
+                           if (message.rfind("data: ", 0) != 0) continue;
+                           updates.push_back(nlohmann::json::parse(message.substr(6)));
+                           if (updates.size() == 1) joined.set_value();
+                           if (!updates.back()["active"].get<bool>()) return false;
+                       }
+                       return true;
+                   });
+    });
+    joined.get_future().wait_for(10s);
+    Process& worker = cluster->start_worker("w1", 2);
+    const v1::RunStatus finished = cluster->wait_for_run(run_id, 180s);
+    viewer.join();
+    worker.signal(SIGTERM);
+    ASSERT_TRUE(worker.wait_exit(30s));
+    ASSERT_EQ(finished.state(), v1::RUN_STATE_FINISHED);
+    ASSERT_GE(updates.size(), 2u);
+    const auto number = [](const nlohmann::json& text) {
+        return std::stoull("0" +
+                           std::regex_replace(text.get<std::string>(), std::regex("\\D"), ""));
+    };
+    uint64_t last_games = 0;
+    int progressing = 0;
+    for (const nlohmann::json& update : updates) {
+        const nlohmann::json& f = update["fields"];
+        const uint64_t games = number(f["games"]);
+        EXPECT_GE(games, last_games) << update;
+        last_games = games;
+        EXPECT_EQ(number(f["wins"]) + number(f["draws"]) + number(f["losses"]), games) << update;
+        EXPECT_EQ(2 * (number(f["ll"]) + number(f["ld"]) + number(f["dd_wl"]) + number(f["wd"]) +
+                       number(f["ww"])),
+                  games)
+            << update;
+        if (games > 0 && update.contains("workers")) {
+            // The workers' table adds up to the run's games (its games column, the second).
+            uint64_t shown = 0;
+            const std::string table = update["workers"];
+            const std::regex row("<tr[^>]*><td>[^<]*</td><td class=\"num\">([0-9,]+)</td>");
+            for (std::sregex_iterator it(table.begin(), table.end(), row), end; it != end; ++it)
+                shown += number(nlohmann::json((*it)[1].str()));
+            EXPECT_EQ(shown, games) << table;
+        }
+        if (games > 0 && games < finished.games()) ++progressing;
+    }
+    EXPECT_GT(progressing, 0) << "no update while the run was being played";
+    std::printf("%zu live updates, %d while the run was played\n", updates.size(), progressing);
+    const nlohmann::json& last = updates.back();
+    EXPECT_FALSE(last["active"].get<bool>());
+    EXPECT_EQ(number(last["fields"]["games"]), finished.games());
+    EXPECT_EQ(number(last["fields"]["wins"]), finished.wins());
+    EXPECT_EQ(number(last["fields"]["draws"]), finished.draws());
+    EXPECT_EQ(number(last["fields"]["losses"]), finished.losses());
 }
 
 TEST_F(DashboardTest, RestAnswersEqualTheGrpcAnswersOfAPlayedSprtRun) {
