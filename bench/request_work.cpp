@@ -78,7 +78,7 @@ class Setup {
             if (elapsed) *elapsed += std::chrono::steady_clock::now() - start;
             check(grant.status());
             if (!grant->has_value()) throw std::runtime_error("no work leased");
-            lease = (*grant)->batch.id;
+            lease = (*grant)->lease.id;
         });
         return lease;
     }

@@ -26,13 +26,13 @@ struct Event;
 struct KindEffects;
 class RunKindModule;
 
-// A batch leased to a worker, with everything needed to play it.
+// A lease granted to a worker, with everything needed to play it.
 struct LeaseGrant {
-    Lease batch;
+    Lease lease;
     Run run;
     Version test;
     Version base;
-    // openings[i] is pair batch.first_pair + i; generation runs: game 2 * batch.first_pair + i
+    // openings[i] is pair lease.first_pair + i; generation runs: game 2 * lease.first_pair + i
     std::vector<Opening> openings;
     std::vector<std::string> tune_names;    // tuning runs: the parameters
     std::vector<spsa::Step> tune_steps;     // tuning runs: tune_steps[i] is played by pair i
@@ -271,10 +271,10 @@ class Core {
     void enqueue_notifications(Storage& storage, const Run& run) const;
     // Returns the worker if it exists and was registered with the caller's token.
     absl::StatusOr<Worker> holder(Storage& storage, const Caller& caller, int64_t worker_id) const;
-    // Returns a lease's batch if it exists and the worker holds it.
+    // Returns a lease if it exists and the worker holds it.
     absl::StatusOr<Lease> held_lease(Storage& storage, int64_t worker_id, int64_t lease_id) const;
     // Ends an active lease in a final state, returning unreported pairs to an active run.
-    void end_lease(Storage& storage, Run& run, Lease& batch, LeaseState state) const;
+    void end_lease(Storage& storage, Run& run, Lease& lease, LeaseState state) const;
     // Returns the run's openings in play order (cached; a run's book never changes).
     std::shared_ptr<const std::vector<Opening>> openings(Storage& storage, const Run& run);
     // Returns when a lease expires if renewed now: a lease time from now, but no later than
@@ -284,12 +284,12 @@ class Core {
     // Checks a report's clock factor against its run: present, from its speed, within bounds
     // for a run with scaled clocks; absent otherwise.
     absl::Status check_clock(const Run& run, const Report& report, const std::string& name) const;
-    int64_t renewed_expiry(Storage& storage, const Lease& batch, int64_t now) const;
+    int64_t renewed_expiry(Storage& storage, const Lease& lease, int64_t now) const;
     // Records an engine failure of a lease; stops the run once enough workers failed it.
-    void record_failure(Storage& storage, Run& run, const Lease& batch,
+    void record_failure(Storage& storage, Run& run, const Lease& lease,
                         const Release& release) const;
-    // Builds the grant of a leased batch.
-    LeaseGrant grant(Storage& storage, Lease batch, Run run);
+    // Builds the grant of a new lease.
+    LeaseGrant grant(Storage& storage, Lease lease, Run run);
     // Returns what the scheduler knows of an active run (its versions read from storage).
     RunCandidate candidate_of(Storage& storage, const Run& run) const;
     // Reads a run into the candidate pool again: in it while active with pairs to lease.

@@ -10,11 +10,11 @@ void Core::end_run(Storage& storage, Run& run, RunState state, std::string resul
     run.state = state;
     run.result = std::move(result);
     run.finished_ms = now_ms_();
-    for (Lease& batch : storage.leases_of_run(run.id)) {
-        batch.state = LeaseState::Stopped;
-        batch.ended_ms = run.finished_ms;
-        storage.update_lease(batch);
-        storage.set_worker_lease(batch.worker_id, 0, batch.id);
+    for (Lease& lease : storage.leases_of_run(run.id)) {
+        lease.state = LeaseState::Stopped;
+        lease.ended_ms = run.finished_ms;
+        storage.update_lease(lease);
+        storage.set_worker_lease(lease.worker_id, 0, lease.id);
     }
     storage.delete_free_pairs(run.id);
     run.free_pairs = 0;

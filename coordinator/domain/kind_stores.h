@@ -18,7 +18,7 @@ namespace sparring::coordinator {
 // What every kind may read: runs, versions and a run's book.
 class KindReads : public virtual RunReads, public virtual VersionReads {};
 
-// Tuning runs: parameters, values, trajectory and the values each batch drew from.
+// Tuning runs: parameters, values, trajectory and the values each lease drew from.
 class TuneStore : public virtual KindReads {
   public:
     // Records a tuning run's parameters, values and verification settings.
@@ -30,9 +30,9 @@ class TuneStore : public virtual KindReads {
     virtual void insert_tune_point(int64_t run_id, const TunePoint& point) = 0;
     // Returns a tuning run's recorded points, in order of pairs.
     virtual std::vector<TunePoint> list_tune_points(int64_t run_id) = 0;
-    // Records the values a tuning batch draws its perturbations from.
-    virtual void insert_lease_theta(int64_t batch_id, const std::vector<double>& theta) = 0;
-    virtual std::optional<std::vector<double>> find_lease_theta(int64_t batch_id) = 0;
+    // Records the values a tuning lease draws its perturbations from.
+    virtual void insert_lease_theta(int64_t lease_id, const std::vector<double>& theta) = 0;
+    virtual std::optional<std::vector<double>> find_lease_theta(int64_t lease_id) = 0;
 };
 
 // Generation runs: settings and the labelled positions of their games.

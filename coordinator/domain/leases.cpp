@@ -89,37 +89,37 @@ absl::StatusOr<Worker> Core::holder(Storage& storage, const Caller& caller,
 
 absl::StatusOr<Lease> Core::held_lease(Storage& storage, int64_t worker_id,
                                        int64_t lease_id) const {
-    std::optional<Lease> batch = storage.find_lease(lease_id);
-    if (!batch) return absl::NotFoundError("no " + lease_name(lease_id));
-    if (batch->worker_id != worker_id)
+    std::optional<Lease> lease = storage.find_lease(lease_id);
+    if (!lease) return absl::NotFoundError("no " + lease_name(lease_id));
+    if (lease->worker_id != worker_id)
         return absl::PermissionDeniedError(lease_name(lease_id) + " is not held by worker " +
                                            std::to_string(worker_id));
-    return *batch;
+    return *lease;
 }
 
-void Core::end_lease(Storage& storage, Run& run, Lease& batch, LeaseState state) const {
-    const uint32_t unreported = batch.pairs - batch.pairs_reported;
+void Core::end_lease(Storage& storage, Run& run, Lease& lease, LeaseState state) const {
+    const uint32_t unreported = lease.pairs - lease.pairs_reported;
     candidates_->touch(run.id);  // its cores, and the pairs back in its pool
-    batch.state = state;
-    batch.ended_ms = now_ms_();
-    storage.update_lease(batch);
-    storage.set_worker_lease(batch.worker_id, 0, batch.id);
+    lease.state = state;
+    lease.ended_ms = now_ms_();
+    storage.update_lease(lease);
+    storage.set_worker_lease(lease.worker_id, 0, lease.id);
     if (state == LeaseState::Expired)
-        publish(storage, LeaseExpired{batch.id, batch.worker_id, run.id,
+        publish(storage, LeaseExpired{lease.id, lease.worker_id, run.id,
                                       run.state == RunState::Active ? unreported : 0});
     if (run.state != RunState::Active) return;
     run.pairs_leased -= unreported;
     run.active_leases -= 1;
-    run.active_cores -= batch.cores;
+    run.active_cores -= lease.cores;
     // Unreported pairs go back to the pool as maximal contiguous ranges.
-    for (uint32_t i = 0; i < batch.pairs;) {
-        if (batch.is_reported(i)) {
+    for (uint32_t i = 0; i < lease.pairs;) {
+        if (lease.is_reported(i)) {
             ++i;
             continue;
         }
         uint32_t end = i;
-        while (end < batch.pairs && !batch.is_reported(end)) ++end;
-        storage.insert_free_pairs(run.id, {batch.first_pair + i, end - i});
+        while (end < lease.pairs && !lease.is_reported(end)) ++end;
+        storage.insert_free_pairs(run.id, {lease.first_pair + i, end - i});
         run.free_pairs += end - i;
         i = end;
     }
@@ -137,12 +137,12 @@ std::shared_ptr<const std::vector<Opening>> Core::openings(Storage& storage, con
     return books_.insert(key, std::move(ordered));
 }
 
-LeaseGrant Core::grant(Storage& storage, Lease batch, Run run) {
+LeaseGrant Core::grant(Storage& storage, Lease lease, Run run) {
     LeaseGrant g;
     g.test = *storage.find_version(run.test_id);
     g.base = *storage.find_version(run.base_id);
     const auto book = openings(storage, run);
-    g.batch = std::move(batch);
+    g.lease = std::move(lease);
     g.run = std::move(run);
     if (g.run.spec.reference_nps > 0) {
         g.min_clock_factor = options_.min_clock_factor;
@@ -286,24 +286,24 @@ absl::StatusOr<std::optional<LeaseGrant>> Core::request_work(
         range = {run.next_pair, std::min(wanted, run.pairs_total() - run.next_pair)};
         run.next_pair += range.count;
     }
-    Lease batch;
-    batch.run_id = run.id;
-    batch.worker_id = worker_id;
-    batch.first_pair = range.first;
-    batch.pairs = uint32_t(range.count);
-    batch.cores = games * run.spec.threads;
-    batch.reported.assign((batch.pairs + 7) / 8, 0);
-    batch.created_ms = now;
-    batch.expires_ms = now + options_.lease_ms;
-    batch.id = storage.insert_lease(batch);
-    kind.on_leased(storage, batch);
-    storage.set_worker_lease(worker_id, batch.id, 0);
-    run.pairs_leased += batch.pairs;
+    Lease lease;
+    lease.run_id = run.id;
+    lease.worker_id = worker_id;
+    lease.first_pair = range.first;
+    lease.pairs = uint32_t(range.count);
+    lease.cores = games * run.spec.threads;
+    lease.reported.assign((lease.pairs + 7) / 8, 0);
+    lease.created_ms = now;
+    lease.expires_ms = now + options_.lease_ms;
+    lease.id = storage.insert_lease(lease);
+    kind.on_leased(storage, lease);
+    storage.set_worker_lease(worker_id, lease.id, 0);
+    run.pairs_leased += lease.pairs;
     run.active_leases += 1;
-    run.active_cores += batch.cores;
+    run.active_cores += lease.cores;
     storage.update_run(run);
-    publish(storage, LeaseGranted{batch.id, worker_id, run.id, batch.pairs});
-    return std::optional<LeaseGrant>(grant(storage, std::move(batch), std::move(run)));
+    publish(storage, LeaseGranted{lease.id, worker_id, run.id, lease.pairs});
+    return std::optional<LeaseGrant>(grant(storage, std::move(lease), std::move(run)));
 }
 
 absl::StatusOr<HeartbeatAck> Core::heartbeat(Storage& storage, const Caller& caller,
@@ -315,20 +315,20 @@ absl::StatusOr<HeartbeatAck> Core::heartbeat(Storage& storage, const Caller& cal
     HeartbeatAck ack;
     ack.expires_ms = now + options_.lease_ms;
     for (int64_t id : lease_ids) {
-        std::optional<Lease> batch = storage.find_lease(id);
-        if (!batch || batch->worker_id != worker_id || batch->state != LeaseState::Leased) {
+        std::optional<Lease> lease = storage.find_lease(id);
+        if (!lease || lease->worker_id != worker_id || lease->state != LeaseState::Leased) {
             ack.stop_leases.push_back(id);
             continue;
         }
-        const int64_t expiry = renewed_expiry(storage, *batch, now);
-        if (batch->expires_ms < now || expiry < now) {
-            Run run = *storage.find_run(batch->run_id);
-            end_lease(storage, run, *batch, LeaseState::Expired);
+        const int64_t expiry = renewed_expiry(storage, *lease, now);
+        if (lease->expires_ms < now || expiry < now) {
+            Run run = *storage.find_run(lease->run_id);
+            end_lease(storage, run, *lease, LeaseState::Expired);
             ack.stop_leases.push_back(id);
             continue;
         }
-        batch->expires_ms = expiry;
-        storage.update_lease(*batch);
+        lease->expires_ms = expiry;
+        storage.update_lease(*lease);
     }
     return ack;
 }
@@ -339,13 +339,13 @@ absl::StatusOr<uint32_t> Core::release_lease(Storage& storage, const Caller& cal
     if (!worker.ok()) return worker.status();
     // A worker that could not read its grant does not know the lease's id.
     const int64_t lease_id = release.lease_id ? release.lease_id : worker->lease_id;
-    absl::StatusOr<Lease> batch = held_lease(storage, release.worker_id, lease_id);
-    if (!batch.ok()) return batch.status();
-    Run run = *storage.find_run(batch->run_id);
+    absl::StatusOr<Lease> lease = held_lease(storage, release.worker_id, lease_id);
+    if (!lease.ok()) return lease.status();
+    Run run = *storage.find_run(lease->run_id);
     if (release.reason == Release::Reason::BenchMismatch) {
         if (release.version_id != run.test_id && release.version_id != run.base_id)
             return absl::InvalidArgumentError("version " + std::to_string(release.version_id) +
-                                              " is not played in " + lease_name(batch->id));
+                                              " is not played in " + lease_name(lease->id));
         const Version version = *storage.find_version(release.version_id);
         // A version that records its engine's options is also refused for declaring other
         // spin options than those (computed 0, the options in the message).
@@ -382,24 +382,24 @@ absl::StatusOr<uint32_t> Core::release_lease(Storage& storage, const Caller& cal
                 ", which is within its bounds");
         storage.upsert_worker_speed(
             worker_speed(release.worker_id, run.test_id, release.measured_nps,
-                         std::max(1, batch->cores / std::max(1, run.spec.threads)), now_ms_()));
+                         std::max(1, lease->cores / std::max(1, run.spec.threads)), now_ms_()));
     }
     uint32_t returned = 0;
-    if (batch->state == LeaseState::Leased) {
-        if (run.state == RunState::Active) returned = batch->pairs - batch->pairs_reported;
-        end_lease(storage, run, *batch, LeaseState::Released);
+    if (lease->state == LeaseState::Leased) {
+        if (run.state == RunState::Active) returned = lease->pairs - lease->pairs_reported;
+        end_lease(storage, run, *lease, LeaseState::Released);
         if (release.reason == Release::Reason::EngineFailure)
-            record_failure(storage, run, *batch, release);
+            record_failure(storage, run, *lease, release);
     }
-    publish(storage, LeaseReleased{batch->id, release.worker_id, run.id, release.reason, returned,
+    publish(storage, LeaseReleased{lease->id, release.worker_id, run.id, release.reason, returned,
                                    release.message});
     return returned;
 }
 
-void Core::record_failure(Storage& storage, Run& run, const Lease& batch,
+void Core::record_failure(Storage& storage, Run& run, const Lease& lease,
                           const Release& release) const {
     LeaseFailure failure;
-    failure.batch_id = batch.id;
+    failure.lease_id = lease.id;
     failure.run_id = run.id;
     failure.worker_id = release.worker_id;
     failure.message = excerpt(release.message, 512);
@@ -417,18 +417,18 @@ bool Core::factor_allowed(double factor) const {
     return factor >= options_.min_clock_factor && factor <= options_.max_clock_factor;
 }
 
-int64_t Core::renewed_expiry(Storage& storage, const Lease& batch, int64_t now) const {
-    const int64_t last_sign = batch.pairs_reported == 0
-                                  ? batch.created_ms
-                                  : storage.last_report_ms(batch.id).value_or(batch.created_ms);
+int64_t Core::renewed_expiry(Storage& storage, const Lease& lease, int64_t now) const {
+    const int64_t last_sign = lease.pairs_reported == 0
+                                  ? lease.created_ms
+                                  : storage.last_report_ms(lease.id).value_or(lease.created_ms);
     return std::min(now + options_.lease_ms, last_sign + options_.max_lease_silence_ms);
 }
 
 int Core::expire_leases(Storage& storage) const {
     int expired = 0;
-    for (Lease& batch : storage.leases_expiring_before(now_ms_())) {
-        Run run = *storage.find_run(batch.run_id);
-        end_lease(storage, run, batch, LeaseState::Expired);
+    for (Lease& lease : storage.leases_expiring_before(now_ms_())) {
+        Run run = *storage.find_run(lease.run_id);
+        end_lease(storage, run, lease, LeaseState::Expired);
         ++expired;
     }
     return expired;

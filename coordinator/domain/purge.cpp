@@ -103,8 +103,8 @@ absl::StatusOr<Run> Core::purge_worker(Storage& storage, const Caller& caller, i
 
     // The worker's lease on the run ends first, so no report of it is counted afterwards.
     if (active)
-        for (Lease& batch : storage.leases_of_run(run.id))
-            if (batch.worker_id == worker_id) end_lease(storage, run, batch, LeaseState::Stopped);
+        for (Lease& lease : storage.leases_of_run(run.id))
+            if (lease.worker_id == worker_id) end_lease(storage, run, lease, LeaseState::Stopped);
 
     Purge purge;
     purge.run_id = run.id;

@@ -56,10 +56,10 @@ int64_t games_of(const Report& report) {
 }
 
 // Returns why a lease that is no longer leased takes no report.
-std::string why_over(const Lease& batch, const Run& run) {
-    return batch.state == LeaseState::Expired    ? "expired and its pairs went back to the pool"
-           : batch.state == LeaseState::Released ? "was released"
-           : batch.state == LeaseState::Done
+std::string why_over(const Lease& lease, const Run& run) {
+    return lease.state == LeaseState::Expired    ? "expired and its pairs went back to the pool"
+           : lease.state == LeaseState::Released ? "was released"
+           : lease.state == LeaseState::Done
                ? "is complete"
                : "was stopped: run " + std::to_string(run.id) + " is " +
                      (run.result.empty() ? "over" : run.result);
@@ -67,16 +67,16 @@ std::string why_over(const Lease& batch, const Run& run) {
 
 // Checks a report's pairs before any is counted: each inside the lease and reported once, as
 // the run's kind wants it, and no game's PGN over max_pgn_bytes.
-absl::Status check_pairs(const RunKindModule& kind, const Lease& batch, const Report& report,
+absl::Status check_pairs(const RunKindModule& kind, const Lease& lease, const Report& report,
                          size_t max_pgn_bytes) {
-    std::vector<bool> seen(batch.pairs, false);
+    std::vector<bool> seen(lease.pairs, false);
     for (const PairRecord& pair : report.pairs) {
         const std::string pair_name = "pair " + std::to_string(pair.index);
-        if (pair.index >= batch.pairs)
-            return absl::InvalidArgumentError(pair_name + " is outside " + lease_name(batch.id) +
-                                              " (pairs 0-" + std::to_string(batch.pairs - 1) + ")");
-        if (seen[pair.index] || batch.is_reported(pair.index))
-            return absl::InvalidArgumentError(pair_name + " of " + lease_name(batch.id) +
+        if (pair.index >= lease.pairs)
+            return absl::InvalidArgumentError(pair_name + " is outside " + lease_name(lease.id) +
+                                              " (pairs 0-" + std::to_string(lease.pairs - 1) + ")");
+        if (seen[pair.index] || lease.is_reported(pair.index))
+            return absl::InvalidArgumentError(pair_name + " of " + lease_name(lease.id) +
                                               " was already reported");
         seen[pair.index] = true;
         if (absl::Status status = kind.check_pair(pair, pair_name); !status.ok()) return status;
@@ -90,10 +90,10 @@ absl::Status check_pairs(const RunKindModule& kind, const Lease& batch, const Re
 
 // Stores a checked report's games, marks their pairs reported in the lease and lets the run's
 // kind count each pair; returns the report's record with its counts.
-ReportRecord store_pairs(Storage& storage, const RunKindModule& kind, const Run& run, Lease& batch,
+ReportRecord store_pairs(Storage& storage, const RunKindModule& kind, const Run& run, Lease& lease,
                          const Report& report, int64_t now) {
     ReportRecord record;
-    record.batch_id = batch.id;
+    record.lease_id = lease.id;
     record.sequence = report.sequence;
     record.run_id = run.id;
     record.worker_id = report.worker_id;
@@ -103,12 +103,12 @@ ReportRecord store_pairs(Storage& storage, const RunKindModule& kind, const Run&
     record.nps = report.nps;
     for (const PairRecord& pair : report.pairs) {
         count_pair(record.counts, pair);
-        batch.mark_reported(pair.index);
+        lease.mark_reported(pair.index);
         for (int g = 0; g < 2; ++g) {
             StoredGame game;
             game.run_id = run.id;
-            game.game = 2 * (batch.first_pair + pair.index) + uint64_t(g);
-            game.batch_id = batch.id;
+            game.game = 2 * (lease.first_pair + pair.index) + uint64_t(g);
+            game.lease_id = lease.id;
             game.worker_id = report.worker_id;
             game.outcome = pair.games[g].outcome;
             game.test_white = pair.games[g].test_white;
@@ -117,7 +117,7 @@ ReportRecord store_pairs(Storage& storage, const RunKindModule& kind, const Run&
             game.ending = pair.games[g].ending;
             storage.insert_game(game);
         }
-        kind.count_pair(storage, run, batch, pair);
+        kind.count_pair(storage, run, lease, pair);
     }
     return record;
 }
@@ -128,66 +128,66 @@ absl::StatusOr<ReportAck> Core::report_results(Storage& storage, const Caller& c
                                                const Report& report) const {
     if (absl::StatusOr<Worker> worker = holder(storage, caller, report.worker_id); !worker.ok())
         return worker.status();
-    absl::StatusOr<Lease> batch = held_lease(storage, report.worker_id, report.lease_id);
-    if (!batch.ok()) return batch.status();
+    absl::StatusOr<Lease> lease = held_lease(storage, report.worker_id, report.lease_id);
+    if (!lease.ok()) return lease.status();
     const std::string name =
         "report " + std::to_string(report.sequence) + " of " + lease_name(report.lease_id);
     if (report.sequence == 0)
         return absl::InvalidArgumentError("report sequence numbers start at 1");
 
     // A sequence number already used: a retry if the content is the same, else a forgery.
-    if (report.sequence <= batch->last_sequence) {
+    if (report.sequence <= lease->last_sequence) {
         const std::optional<std::string> digest =
-            storage.find_report_digest(batch->id, report.sequence);
+            storage.find_report_digest(lease->id, report.sequence);
         if (!digest || *digest != digest_of(report))
             return absl::AlreadyExistsError(name + " was already recorded with other content");
-        const bool over = batch->state != LeaseState::Leased && batch->state != LeaseState::Done;
-        publish(storage, ReportCounted{report.worker_id, batch->id, batch->run_id, report.sequence,
+        const bool over = lease->state != LeaseState::Leased && lease->state != LeaseState::Done;
+        publish(storage, ReportCounted{report.worker_id, lease->id, lease->run_id, report.sequence,
                                        games_of(report), true});
-        return ReportAck{true, over, batch->expires_ms};
+        return ReportAck{true, over, lease->expires_ms};
     }
 
-    Run run = *storage.find_run(batch->run_id);
+    Run run = *storage.find_run(lease->run_id);
     const int64_t now = now_ms_();
-    if (batch->state == LeaseState::Leased && batch->expires_ms < now)
-        end_lease(storage, run, *batch, LeaseState::Expired);
-    if (batch->state != LeaseState::Leased)
-        return absl::FailedPreconditionError(lease_name(batch->id) + " " + why_over(*batch, run) +
+    if (lease->state == LeaseState::Leased && lease->expires_ms < now)
+        end_lease(storage, run, *lease, LeaseState::Expired);
+    if (lease->state != LeaseState::Leased)
+        return absl::FailedPreconditionError(lease_name(lease->id) + " " + why_over(*lease, run) +
                                              "; discard its results");
-    if (report.sequence != batch->last_sequence + 1)
+    if (report.sequence != lease->last_sequence + 1)
         return absl::FailedPreconditionError(name + " came before report " +
-                                             std::to_string(batch->last_sequence + 1) +
+                                             std::to_string(lease->last_sequence + 1) +
                                              "; send reports in order");
     if (report.pairs.empty()) return absl::InvalidArgumentError(name + " has no game pairs");
     if (absl::Status status = check_clock(run, report, name); !status.ok()) return status;
     const RunKindModule& kind = run_kind(run.spec.kind);
     if (absl::Status status = kind.check_report(report, name); !status.ok()) return status;
-    if (absl::Status status = check_pairs(kind, *batch, report, options_.max_pgn_bytes);
+    if (absl::Status status = check_pairs(kind, *lease, report, options_.max_pgn_bytes);
         !status.ok())
         return status;
 
     if (report.nps > 0)
         storage.upsert_worker_speed(worker_speed(report.worker_id, run.test_id, report.nps,
-                                                 batch->cores / std::max(1, run.spec.threads),
+                                                 lease->cores / std::max(1, run.spec.threads),
                                                  now));
-    const ReportRecord record = store_pairs(storage, kind, run, *batch, report, now);
+    const ReportRecord record = store_pairs(storage, kind, run, *lease, report, now);
     storage.insert_report(record);
     storage.add_worker_games(report.worker_id, 2 * record.counts.pairs);
-    apply(storage, kind.count_report(storage, run, *batch, report, now));
+    apply(storage, kind.count_report(storage, run, *lease, report, now));
 
-    batch->pairs_reported += uint32_t(report.pairs.size());
-    batch->last_sequence = report.sequence;
-    batch->expires_ms = now + options_.lease_ms;
+    lease->pairs_reported += uint32_t(report.pairs.size());
+    lease->last_sequence = report.sequence;
+    lease->expires_ms = now + options_.lease_ms;
     run.counts.add(record.counts);
     run.pairs_leased -= report.pairs.size();
     refresh_statistics(run);
-    if (batch->pairs_reported == batch->pairs) {
-        end_lease(storage, run, *batch, LeaseState::Done);
+    if (lease->pairs_reported == lease->pairs) {
+        end_lease(storage, run, *lease, LeaseState::Done);
     } else {
-        storage.update_lease(*batch);
+        storage.update_lease(*lease);
         storage.update_run(run);
     }
-    publish(storage, ReportCounted{report.worker_id, batch->id, run.id, report.sequence,
+    publish(storage, ReportCounted{report.worker_id, lease->id, run.id, report.sequence,
                                    games_of(report), false});
     publish(storage, RunProgressed{run.id, run.counts, run.elo, run.sprt.llr, run.pairs_leased,
                                    run.active_leases, report.worker_id, record.counts});
@@ -195,8 +195,8 @@ absl::StatusOr<ReportAck> Core::report_results(Storage& storage, const Caller& c
     if (std::optional<std::string> verdict = kind.verdict(run)) {
         end_run(storage, run, RunState::Finished, std::move(*verdict));
     }
-    const bool over = batch->state != LeaseState::Leased && batch->state != LeaseState::Done;
-    return ReportAck{false, over, batch->expires_ms};
+    const bool over = lease->state != LeaseState::Leased && lease->state != LeaseState::Done;
+    return ReportAck{false, over, lease->expires_ms};
 }
 
 absl::Status Core::check_clock(const Run& run, const Report& report,

@@ -73,11 +73,11 @@ absl::StatusOr<RunHistory> RunHistoryCache::history(Storage& storage, int64_t ru
     RunHistory answer = cached->answer;
     lock.unlock();
     resize(run_id, reports);
-    for (const Lease& batch : storage.leases_of_run(run_id)) {
-        const std::optional<Worker> worker = storage.find_worker(batch.worker_id);
-        answer.leases.push_back({batch.id, batch.worker_id, worker ? worker->name : "",
-                                 batch.created_ms, 2 * uint64_t(batch.pairs),
-                                 2 * uint64_t(batch.pairs_reported)});
+    for (const Lease& lease : storage.leases_of_run(run_id)) {
+        const std::optional<Worker> worker = storage.find_worker(lease.worker_id);
+        answer.leases.push_back({lease.id, lease.worker_id, worker ? worker->name : "",
+                                 lease.created_ms, 2 * uint64_t(lease.pairs),
+                                 2 * uint64_t(lease.pairs_reported)});
     }
     std::sort(answer.leases.begin(), answer.leases.end(),
               [](const LeaseShare& a, const LeaseShare& b) { return a.since_ms < b.since_ms; });

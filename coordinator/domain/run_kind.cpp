@@ -46,7 +46,7 @@ void RunKindModule::fill_grant(Storage&, const std::vector<Opening>& book,
 }
 
 void RunKindModule::fill_openings(const std::vector<Opening>& book, LeaseGrant& grant) {
-    for (uint64_t pair = grant.batch.first_pair; pair < grant.batch.first_pair + grant.batch.pairs;
+    for (uint64_t pair = grant.lease.first_pair; pair < grant.lease.first_pair + grant.lease.pairs;
          ++pair)
         grant.openings.push_back(book[pair % book.size()]);
 }

@@ -108,9 +108,9 @@ class RunKindModule {
     virtual bool games_changeable() const { return purgeable(); }
     // Returns the most pairs one lease holds, given the coordinator's own limit.
     virtual uint32_t max_pairs_per_lease(uint32_t limit) const { return limit; }
-    // Records what a new batch needs before it is granted.
-    virtual void on_leased(Storage& storage, const Lease& batch) const;
-    // Fills what a grant carries: by default the opening of each pair of the batch.
+    // Records what a new lease needs before it is granted.
+    virtual void on_leased(Storage& storage, const Lease& lease) const;
+    // Fills what a grant carries: by default the opening of each pair of the lease.
     virtual void fill_grant(Storage& storage, const std::vector<Opening>& book,
                             LeaseGrant& grant) const;
 
@@ -119,11 +119,11 @@ class RunKindModule {
     // Checks one reported pair (name: "pair I").
     virtual absl::Status check_pair(const PairRecord& pair, const std::string& name) const;
     // Accounts a counted pair beyond its result counts.
-    virtual void count_pair(Storage& storage, const Run& run, const Lease& batch,
+    virtual void count_pair(Storage& storage, const Run& run, const Lease& lease,
                             const PairRecord& pair) const;
     // Returns what a counted report changes beyond its result counts (a tuning run's values
     // and trajectory point).
-    virtual KindEffects count_report(Storage& storage, const Run& run, const Lease& batch,
+    virtual KindEffects count_report(Storage& storage, const Run& run, const Lease& lease,
                                      const Report& report, int64_t now_ms) const;
 
     // Returns the games of a run whose pairs differ only by their openings, for
@@ -199,20 +199,20 @@ class KindWithStore : public RunKindModule {
         });
     }
     void load(Storage& storage, Run& run) const final { load(narrow(storage), run); }
-    void on_leased(Storage& storage, const Lease& batch) const final {
-        on_leased(narrow(storage), batch);
+    void on_leased(Storage& storage, const Lease& lease) const final {
+        on_leased(narrow(storage), lease);
     }
     void fill_grant(Storage& storage, const std::vector<Opening>& book,
                     LeaseGrant& grant) const final {
         fill_grant(narrow(storage), book, grant);
     }
-    void count_pair(Storage& storage, const Run& run, const Lease& batch,
+    void count_pair(Storage& storage, const Run& run, const Lease& lease,
                     const PairRecord& pair) const final {
-        count_pair(narrow(storage), run, batch, pair);
+        count_pair(narrow(storage), run, lease, pair);
     }
-    KindEffects count_report(Storage& storage, const Run& run, const Lease& batch,
+    KindEffects count_report(Storage& storage, const Run& run, const Lease& lease,
                              const Report& report, int64_t now_ms) const final {
-        return count_report(narrow(storage), run, batch, report, now_ms);
+        return count_report(narrow(storage), run, lease, report, now_ms);
     }
     KindEffects on_finished(Storage& storage, const Run& run) const final {
         return on_finished(narrow(storage), run);

@@ -22,7 +22,7 @@ std::optional<Enum> parse_enum(std::string_view text,
 
 constexpr std::array<std::string_view, 3> kRoles = {"worker", "user", "admin"};
 constexpr std::array<std::string_view, 3> kRunStates = {"active", "finished", "stopped"};
-constexpr std::array<std::string_view, 5> kBatchStates = {"leased", "done", "expired", "released",
+constexpr std::array<std::string_view, 5> kLeaseStates = {"leased", "done", "expired", "released",
                                                           "stopped"};
 constexpr std::array<std::string_view, 7> kGameEndings = {
     "", "rules", "adjudication", "time_loss", "crash", "stall", "illegal_move"};
@@ -74,10 +74,10 @@ std::optional<RunState> parse_run_state(std::string_view text) {
     return parse_enum<RunState>(text, kRunStates);
 }
 std::string_view lease_state_name(LeaseState state) {
-    return kBatchStates[size_t(state)];
+    return kLeaseStates[size_t(state)];
 }
 std::optional<LeaseState> parse_lease_state(std::string_view text) {
-    return parse_enum<LeaseState>(text, kBatchStates);
+    return parse_enum<LeaseState>(text, kLeaseStates);
 }
 
 std::string_view game_ending_name(GameEnding ending) {

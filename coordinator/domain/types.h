@@ -1,4 +1,4 @@
-// The coordinator's domain records: versions, runs, workers, leased batches and reports.
+// The coordinator's domain records: versions, runs, workers, leases and reports.
 // Plain data shared by the core, the scheduler and storage; no gRPC, no SQL.
 #pragma once
 
@@ -374,7 +374,7 @@ struct Purge {
 
 // A lease a worker handed back because an engine failed; read back per worker of a run.
 struct LeaseFailure {
-    int64_t batch_id = 0;
+    int64_t lease_id = 0;
     int64_t run_id = 0;
     int64_t worker_id = 0;
     std::string message;
@@ -470,7 +470,7 @@ struct Worker {
     bool accept_uploaded_engines = false;
     int64_t registered_ms = 0;
     int64_t last_seen_ms = 0;
-    int64_t lease_id = 0;  // the batch it holds, 0 when none
+    int64_t lease_id = 0;  // the lease it holds, 0 when none
     int64_t games = 0;     // games it has reported
 };
 
@@ -492,9 +492,9 @@ struct Lease {
     int64_t expires_ms = 0;
     int64_t ended_ms = 0;
 
-    // Returns whether pair i of the batch has been reported.
+    // Returns whether pair i of the lease has been reported.
     bool is_reported(uint32_t i) const { return reported[i / 8] >> (i % 8) & 1; }
-    // Records pair i of the batch as reported.
+    // Records pair i of the lease as reported.
     void mark_reported(uint32_t i) { reported[i / 8] |= uint8_t(1u << (i % 8)); }
 };
 
@@ -529,7 +529,7 @@ struct Report {
 // A report as stored: what it counted and a digest of its content for duplicate checks.
 struct ReportRecord {
     int64_t id = 0;  // the storage's, growing with every report counted
-    int64_t batch_id = 0;
+    int64_t lease_id = 0;
     uint32_t sequence = 0;
     int64_t run_id = 0;
     int64_t worker_id = 0;
@@ -544,7 +544,7 @@ struct ReportRecord {
 struct StoredGame {
     int64_t run_id = 0;
     uint64_t game = 0;
-    int64_t batch_id = 0;
+    int64_t lease_id = 0;
     int64_t worker_id = 0;
     Outcome outcome = Outcome::Draw;
     bool test_white = true;

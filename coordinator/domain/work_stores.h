@@ -21,7 +21,7 @@ class WorkerStore {
     virtual int64_t insert_worker(const Worker& worker) = 0;
     virtual std::optional<Worker> find_worker(int64_t id) = 0;
     virtual void touch_worker(int64_t id, int64_t now_ms) = 0;
-    // Records the batch a worker holds; a clear (lease_id 0) applies only if it held `held`.
+    // Records the lease a worker holds; a clear (lease_id 0) applies only if it held `held`.
     virtual void set_worker_lease(int64_t id, int64_t lease_id, int64_t held) = 0;
     virtual void add_worker_games(int64_t id, int64_t games) = 0;
     // Returns workers seen since the given time, with the run each plays now.
@@ -48,12 +48,12 @@ class LeaseStore {
   public:
     virtual ~LeaseStore() = default;
 
-    virtual int64_t insert_lease(const Lease& batch) = 0;
+    virtual int64_t insert_lease(const Lease& lease) = 0;
     virtual std::optional<Lease> find_lease(int64_t id) = 0;
-    virtual void update_lease(const Lease& batch) = 0;
+    virtual void update_lease(const Lease& lease) = 0;
     virtual std::vector<Lease> leases_expiring_before(int64_t time_ms) = 0;
     virtual std::vector<Lease> leases_of_run(int64_t run_id) = 0;
-    // Moves the expiry of every leased batch to at least time_ms.
+    // Moves the expiry of every held lease to at least time_ms.
     virtual void extend_leases(int64_t time_ms) = 0;
     // Returns how many leases the workers of a token hold, or at_most if they hold more.
     virtual int64_t count_leases_of_token(int64_t token_id, int64_t at_most) = 0;
@@ -74,10 +74,10 @@ class ReportStore {
     virtual ~ReportStore() = default;
 
     // Returns the digest of a recorded report, if recorded.
-    virtual std::optional<std::string> find_report_digest(int64_t batch_id, uint32_t sequence) = 0;
+    virtual std::optional<std::string> find_report_digest(int64_t lease_id, uint32_t sequence) = 0;
     virtual void insert_report(const ReportRecord& report) = 0;
-    // Returns when the last report on a batch arrived, if any did.
-    virtual std::optional<int64_t> last_report_ms(int64_t batch_id) = 0;
+    // Returns when the last report on a lease arrived, if any did.
+    virtual std::optional<int64_t> last_report_ms(int64_t lease_id) = 0;
     // Returns a run's counted (unpurged) reports with ids above after_id (0: all), in the
     // order they were counted, without digests.
     virtual std::vector<ReportRecord> list_reports(int64_t run_id, int64_t after_id) = 0;

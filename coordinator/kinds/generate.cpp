@@ -74,9 +74,9 @@ class GenerateKind final : public KindWithStore<GenerateStore> {
     }
 
     // Stores the pair's positions in the transaction that counts it.
-    void count_pair(GenerateStore& storage, const Run& run, const Lease& batch,
+    void count_pair(GenerateStore& storage, const Run& run, const Lease& lease,
                     const PairRecord& pair) const override {
-        store_pair_positions(storage, run, batch, pair);
+        store_pair_positions(storage, run, lease, pair);
     }
 
     // Reads the seed, random plies and filters.

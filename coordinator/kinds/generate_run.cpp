@@ -62,17 +62,17 @@ void fill_generate_lease(const std::vector<Opening>& book, LeaseGrant& grant) {
     options.seed = grant.generate->seed;
     options.random_plies = grant.generate->random_plies;
     grant.openings.clear();
-    for (uint64_t game = 2 * grant.batch.first_pair;
-         game < 2 * (grant.batch.first_pair + grant.batch.pairs); ++game) {
+    for (uint64_t game = 2 * grant.lease.first_pair;
+         game < 2 * (grant.lease.first_pair + grant.lease.pairs); ++game) {
         grant.openings.push_back(training::self_play_opening(options, game));
     }
 }
 
-void store_pair_positions(GenerateStore& storage, const Run& run, const Lease& batch,
+void store_pair_positions(GenerateStore& storage, const Run& run, const Lease& lease,
                           const PairRecord& pair) {
     for (int g = 0; g < 2; ++g) {
         StoredPositions positions;
-        positions.game = 2 * (batch.first_pair + pair.index) + uint64_t(g);
+        positions.game = 2 * (lease.first_pair + pair.index) + uint64_t(g);
         positions.count = pair.games[g].position_count;
         positions.data = pair.games[g].positions;
         storage.insert_positions(run.id, positions);

@@ -26,11 +26,11 @@ absl::StatusOr<GenerateState> resolve_generate(const RunSpec& spec, const Versio
 // Returns the canonical text of a filter list ("check,tactical,mate", ..., or "none").
 std::string filters_text(const std::string& filters);
 
-// Fills a granted batch of a generation run with the opening of each of its games.
+// Fills a granted lease of a generation run with the opening of each of its games.
 void fill_generate_lease(const std::vector<Opening>& book, LeaseGrant& grant);
 
-// Stores the positions of a counted game pair of a generation batch.
-void store_pair_positions(GenerateStore& storage, const Run& run, const Lease& batch,
+// Stores the positions of a counted game pair of a generation lease.
+void store_pair_positions(GenerateStore& storage, const Run& run, const Lease& lease,
                           const PairRecord& pair);
 
 // A page of a generation run's stored positions: up to max_games games from start_game on,

@@ -67,9 +67,9 @@ class TuneKind final : public KindWithStore<TuneStore> {
     // Reads the parameters and current values.
     void load(TuneStore& storage, Run& run) const override { run.tune = storage.find_tune(run.id); }
 
-    // Records the values the batch draws its perturbations from.
-    void on_leased(TuneStore& storage, const Lease& batch) const override {
-        snapshot_tune(storage, batch);
+    // Records the values the lease draws its perturbations from.
+    void on_leased(TuneStore& storage, const Lease& lease) const override {
+        snapshot_tune(storage, lease);
     }
 
     // Gives each pair its opening and its perturbation.
@@ -80,9 +80,9 @@ class TuneKind final : public KindWithStore<TuneStore> {
     }
 
     // Moves the values by the reported pairs and records the trajectory point they reach.
-    KindEffects count_report(TuneStore& storage, const Run& run, const Lease& batch,
+    KindEffects count_report(TuneStore& storage, const Run& run, const Lease& lease,
                              const Report& report, int64_t now_ms) const override {
-        apply_tune_report(storage, run, batch, report, now_ms);
+        apply_tune_report(storage, run, lease, report, now_ms);
         return {};
     }
 

@@ -21,9 +21,9 @@ int pair_result(const PairRecord& pair) {
     return result;
 }
 
-// Returns the SPSA step of pair `index` of a batch: the run's pairs are steps 1, 2, ...
-int64_t step_of(const Lease& batch, uint32_t index) {
-    return int64_t(batch.first_pair + index + 1);
+// Returns the SPSA step of pair `index` of a lease: the run's pairs are steps 1, 2, ...
+int64_t step_of(const Lease& lease, uint32_t index) {
+    return int64_t(lease.first_pair + index + 1);
 }
 
 }  // namespace
@@ -95,24 +95,24 @@ spsa::Schedule tune_schedule(const Run& run) {
     return spsa::make_schedule(int64_t(run.pairs_total()));
 }
 
-void snapshot_tune(TuneStore& storage, const Lease& batch) {
-    storage.insert_lease_theta(batch.id, storage.find_tune(batch.run_id)->theta);
+void snapshot_tune(TuneStore& storage, const Lease& lease) {
+    storage.insert_lease_theta(lease.id, storage.find_tune(lease.run_id)->theta);
 }
 
 void fill_tune_lease(TuneStore& storage, LeaseGrant& grant) {
     const TuneState state = *storage.find_tune(grant.run.id);
     const std::vector<double> theta =
-        storage.find_lease_theta(grant.batch.id).value_or(state.theta);
+        storage.find_lease_theta(grant.lease.id).value_or(state.theta);
     const spsa::Schedule schedule = tune_schedule(grant.run);
     grant.tune_names.clear();
     grant.tune_steps.clear();
     for (const spsa::Param& param : state.params) grant.tune_names.push_back(param.name);
-    for (uint32_t i = 0; i < grant.batch.pairs; ++i)
+    for (uint32_t i = 0; i < grant.lease.pairs; ++i)
         grant.tune_steps.push_back(
-            spsa::make_step(state.params, theta, schedule, step_of(grant.batch, i), state.seed));
+            spsa::make_step(state.params, theta, schedule, step_of(grant.lease, i), state.seed));
 }
 
-void apply_tune_report(TuneStore& storage, const Run& run, const Lease& batch, const Report& report,
+void apply_tune_report(TuneStore& storage, const Run& run, const Lease& lease, const Report& report,
                        int64_t now_ms) {
     TuneState state = *storage.find_tune(run.id);
     const spsa::Schedule schedule = tune_schedule(run);
@@ -121,7 +121,7 @@ void apply_tune_report(TuneStore& storage, const Run& run, const Lease& batch, c
         int64_t(std::ceil(double(run.pairs_total()) * (1.0 - state.average)));
     state.average_sum.resize(state.params.size(), 0.0);
     for (const PairRecord& pair : report.pairs) {
-        const int64_t k = step_of(batch, pair.index);
+        const int64_t k = step_of(lease, pair.index);
         const spsa::Step step = spsa::make_step(state.params, state.theta, schedule, k, state.seed);
         spsa::apply_result(state.params, step, pair_result(pair), state.theta);
         ++state.pairs_applied;

@@ -4,10 +4,10 @@
 //
 // Game pair p of a run (0-based, as leased) is SPSA step k = p + 1. Its signs and gains
 // depend only on (seed, k), so the update of a pair can be applied whenever its report comes
-// in: a pair is counted once (the batch bitmap and report sequence numbers see to that), so
+// in: a pair is counted once (the lease bitmap and report sequence numbers see to that), so
 // no step is applied twice, and a pair whose lease expires goes back to the pool with its k
-// and is played again later, so none is skipped. The perturbed values of a batch are drawn
-// from the values at the moment it was leased (recorded with the batch, so a re-sent lease
+// and is played again later, so none is skipped. The perturbed values of a lease are drawn
+// from the values at the moment it was leased (recorded with the lease, so a re-sent lease
 // is identical), as fishtest does.
 #pragma once
 
@@ -26,15 +26,15 @@ absl::StatusOr<TuneState> resolve_tune(const RunSpec& spec, const Version& base)
 // Returns the gain schedule of a tuning run of the given number of game pairs.
 spsa::Schedule tune_schedule(const Run& run);
 
-// Records the values a new batch of a tuning run draws its perturbations from.
-void snapshot_tune(TuneStore& storage, const Lease& batch);
+// Records the values a new lease of a tuning run draws its perturbations from.
+void snapshot_tune(TuneStore& storage, const Lease& lease);
 
-// Fills a granted batch of a tuning run with the perturbation of each of its pairs.
+// Fills a granted lease of a tuning run with the perturbation of each of its pairs.
 void fill_tune_lease(TuneStore& storage, LeaseGrant& grant);
 
-// Moves a tuning run's values by the reported pairs of a batch and records the trajectory
+// Moves a tuning run's values by the reported pairs of a lease and records the trajectory
 // point they reach.
-void apply_tune_report(TuneStore& storage, const Run& run, const Lease& batch, const Report& report,
+void apply_tune_report(TuneStore& storage, const Run& run, const Lease& lease, const Report& report,
                        int64_t now_ms);
 
 // Returns, for a finished tuning run that asked for a verification, the version its values

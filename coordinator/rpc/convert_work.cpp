@@ -136,13 +136,13 @@ void worker_to_proto(const WorkerSummary& in, bool active, v1::WorkerStatus* out
 }
 
 void lease_to_proto(const LeaseGrant& in, v1::Lease* out) {
-    out->set_lease_id(in.batch.id);
+    out->set_lease_id(in.lease.id);
     out->set_run_id(in.run.id);
     version_to_proto(in.test, out->mutable_test());
     version_to_proto(in.base, out->mutable_base());
     time_control_to_proto(in.run.spec.time_control, out->mutable_time_control());
-    out->set_first_pair(in.batch.first_pair);
-    out->set_expires_unix_ms(in.batch.expires_ms);
+    out->set_first_pair(in.lease.first_pair);
+    out->set_expires_unix_ms(in.lease.expires_ms);
     const RunKindModule& kind = run_kind(in.run.spec.kind);
     if (kind.adjudicates())
         adjudication_to_proto(in.run.spec.adjudication, out->mutable_adjudication());

@@ -90,9 +90,9 @@ class SqliteStorage final : public Storage {
     std::vector<int64_t> refused_versions(int64_t worker_id) override;
 
     // LeaseStore (domain/work_stores.h)
-    int64_t insert_lease(const Lease& batch) override;
+    int64_t insert_lease(const Lease& lease) override;
     std::optional<Lease> find_lease(int64_t id) override;
-    void update_lease(const Lease& batch) override;
+    void update_lease(const Lease& lease) override;
     std::vector<Lease> leases_expiring_before(int64_t time_ms) override;
     std::vector<Lease> leases_of_run(int64_t run_id) override;
     void extend_leases(int64_t time_ms) override;
@@ -103,9 +103,9 @@ class SqliteStorage final : public Storage {
     std::vector<FaultCount> fault_counts(int64_t run_id) override;
 
     // ReportStore (domain/work_stores.h)
-    std::optional<std::string> find_report_digest(int64_t batch_id, uint32_t sequence) override;
+    std::optional<std::string> find_report_digest(int64_t lease_id, uint32_t sequence) override;
     void insert_report(const ReportRecord& report) override;
-    std::optional<int64_t> last_report_ms(int64_t batch_id) override;
+    std::optional<int64_t> last_report_ms(int64_t lease_id) override;
     std::vector<ReportRecord> list_reports(int64_t run_id, int64_t after_id) override;
     std::vector<WorkerFit> worker_counts(int64_t run_id) override;
     Counts worker_counts(int64_t run_id, int64_t worker_id) override;
@@ -141,8 +141,8 @@ class SqliteStorage final : public Storage {
     void update_tune(const TuneState& state) override;
     void insert_tune_point(int64_t run_id, const TunePoint& point) override;
     std::vector<TunePoint> list_tune_points(int64_t run_id) override;
-    void insert_lease_theta(int64_t batch_id, const std::vector<double>& theta) override;
-    std::optional<std::vector<double>> find_lease_theta(int64_t batch_id) override;
+    void insert_lease_theta(int64_t lease_id, const std::vector<double>& theta) override;
+    std::optional<std::vector<double>> find_lease_theta(int64_t lease_id) override;
 
     // GenerateStore (domain/kind_stores.h)
     void insert_generate(const GenerateState& state) override;
@@ -169,8 +169,8 @@ class SqliteStorage final : public Storage {
   private:
     // Reads a version from the current row of a statement selecting the version columns.
     Version read_version(const Statement& s);
-    // Reads the rows of a statement selecting the batch columns.
-    std::vector<Lease> read_batches(Statement& s);
+    // Reads the rows of a statement selecting the lease columns.
+    std::vector<Lease> read_leases(Statement& s);
 
     Database db_;
     std::vector<std::function<void()>> pending_;    // deferred by the open transaction

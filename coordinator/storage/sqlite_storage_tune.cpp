@@ -1,5 +1,5 @@
 // SqliteStorage, SPSA tuning: run parameters and values, the trajectory, and the values each
-// leased batch drew its perturbations from.
+// lease drew its perturbations from.
 #include "coordinator/storage/json_column.h"
 #include "coordinator/storage/sqlite_storage.h"
 
@@ -106,15 +106,15 @@ std::vector<TunePoint> SqliteStorage::list_tune_points(int64_t run_id) {
     return points;
 }
 
-void SqliteStorage::insert_lease_theta(int64_t batch_id, const std::vector<double>& theta) {
+void SqliteStorage::insert_lease_theta(int64_t lease_id, const std::vector<double>& theta) {
     db_.prepare("INSERT INTO spsa_batches (batch_id, theta) VALUES (?, ?)")
-        .bind(batch_id, json_column(theta))
+        .bind(lease_id, json_column(theta))
         .run();
 }
 
-std::optional<std::vector<double>> SqliteStorage::find_lease_theta(int64_t batch_id) {
+std::optional<std::vector<double>> SqliteStorage::find_lease_theta(int64_t lease_id) {
     Statement& s = db_.prepare("SELECT theta FROM spsa_batches WHERE batch_id = ?");
-    s.bind(batch_id);
+    s.bind(lease_id);
     if (!s.step()) return std::nullopt;
     std::vector<double> theta =
         read_json_column<std::vector<double>>(s.text(0), "spsa_batches.theta");

@@ -1,4 +1,4 @@
-// SqliteStorage, second half: workers, leased batches, reports, games and bench mismatches.
+// SqliteStorage, second half: workers, leases, reports, games and bench mismatches.
 #include <algorithm>
 
 #include "coordinator/domain/text.h"
@@ -14,7 +14,7 @@ constexpr std::string_view kWorkerSelect =
     "SELECT id, token_id, name, cores, memory_mb, concurrency, uci_engines, build, "
     "registered_ms, last_seen_ms, lease_id, games, accept_uploaded FROM workers ";
 
-#define BATCH_SELECT                                                                     \
+#define LEASE_SELECT                                                                     \
     "SELECT id, run_id, worker_id, first_pair, pairs, state, pairs_reported, reported, " \
     "last_sequence, created_ms, expires_ms, ended_ms, cores FROM batches "
 
@@ -188,8 +188,8 @@ int64_t SqliteStorage::insert_lease(const Lease& b) {
     return db_.last_insert_rowid();
 }
 
-std::vector<Lease> SqliteStorage::read_batches(Statement& s) {
-    std::vector<Lease> batches;
+std::vector<Lease> SqliteStorage::read_leases(Statement& s) {
+    std::vector<Lease> leases;
     while (s.step()) {
         Lease b;
         b.id = s.int64(0);
@@ -207,17 +207,17 @@ std::vector<Lease> SqliteStorage::read_batches(Statement& s) {
         b.expires_ms = s.int64(10);
         b.ended_ms = s.int64(11);
         b.cores = int(s.int64(12));
-        batches.push_back(std::move(b));
+        leases.push_back(std::move(b));
     }
-    return batches;
+    return leases;
 }
 
 std::optional<Lease> SqliteStorage::find_lease(int64_t id) {
-    Statement& s = db_.prepare(BATCH_SELECT "WHERE id = ?");
+    Statement& s = db_.prepare(LEASE_SELECT "WHERE id = ?");
     s.bind(id);
-    auto batches = read_batches(s);
-    if (batches.empty()) return std::nullopt;
-    return std::move(batches.front());
+    auto leases = read_leases(s);
+    if (leases.empty()) return std::nullopt;
+    return std::move(leases.front());
 }
 
 void SqliteStorage::update_lease(const Lease& b) {
@@ -232,15 +232,15 @@ void SqliteStorage::update_lease(const Lease& b) {
 }
 
 std::vector<Lease> SqliteStorage::leases_expiring_before(int64_t time_ms) {
-    Statement& s = db_.prepare(BATCH_SELECT "WHERE state = 'leased' AND expires_ms < ?");
+    Statement& s = db_.prepare(LEASE_SELECT "WHERE state = 'leased' AND expires_ms < ?");
     s.bind(time_ms);
-    return read_batches(s);
+    return read_leases(s);
 }
 
 std::vector<Lease> SqliteStorage::leases_of_run(int64_t run_id) {
-    Statement& s = db_.prepare(BATCH_SELECT "WHERE run_id = ? AND state = 'leased'");
+    Statement& s = db_.prepare(LEASE_SELECT "WHERE run_id = ? AND state = 'leased'");
     s.bind(run_id);
-    return read_batches(s);
+    return read_leases(s);
 }
 
 void SqliteStorage::extend_leases(int64_t time_ms) {
@@ -249,9 +249,9 @@ void SqliteStorage::extend_leases(int64_t time_ms) {
         .run();
 }
 
-std::optional<std::string> SqliteStorage::find_report_digest(int64_t batch_id, uint32_t sequence) {
+std::optional<std::string> SqliteStorage::find_report_digest(int64_t lease_id, uint32_t sequence) {
     Statement& s = db_.prepare("SELECT digest FROM results WHERE batch_id = ? AND sequence = ?");
-    s.bind(batch_id, sequence);
+    s.bind(lease_id, sequence);
     if (!s.step()) return std::nullopt;
     return s.text(0);
 }
@@ -262,7 +262,7 @@ void SqliteStorage::insert_report(const ReportRecord& r) {
            "INSERT INTO results (batch_id, sequence, run_id, worker_id, pairs, wins, draws, "
            "losses, ll, ld, dd_wl, wd, ww, digest, received_ms, clock_factor, nps) "
            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
-        .bind(r.batch_id, r.sequence, r.run_id, r.worker_id, r.counts.pairs, r.counts.wins,
+        .bind(r.lease_id, r.sequence, r.run_id, r.worker_id, r.counts.pairs, r.counts.wins,
               r.counts.draws, r.counts.losses, p[0], p[1], p[2], p[3], p[4], r.digest,
               r.received_ms, r.clock_factor, r.nps)
         .run();
@@ -277,7 +277,7 @@ std::vector<ReportRecord> SqliteStorage::list_reports(int64_t run_id, int64_t af
     std::vector<ReportRecord> reports;
     while (s.step()) {
         ReportRecord& r = reports.emplace_back();
-        r.batch_id = s.int64(0);
+        r.lease_id = s.int64(0);
         r.sequence = uint32_t(s.int64(1));
         r.run_id = run_id;
         r.worker_id = s.int64(2);
@@ -297,7 +297,7 @@ void SqliteStorage::insert_game(const StoredGame& g) {
     db_.prepare(
            "INSERT INTO games (run_id, game, batch_id, worker_id, outcome, test_white, pgn, "
            "ending) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
-        .bind(g.run_id, g.game, g.batch_id, g.worker_id, outcome_name(g.outcome), g.test_white,
+        .bind(g.run_id, g.game, g.lease_id, g.worker_id, outcome_name(g.outcome), g.test_white,
               Blob{pgn}, std::string(game_ending_name(g.ending)))
         .run();
 }
@@ -314,7 +314,7 @@ std::vector<StoredGame> SqliteStorage::list_games(int64_t run_id, uint64_t start
         StoredGame g;
         g.run_id = run_id;
         g.game = uint64_t(s.int64(0));
-        g.batch_id = s.int64(1);
+        g.lease_id = s.int64(1);
         g.worker_id = s.int64(2);
         g.outcome = parse_outcome(s.text(3)).value_or(Outcome::Draw);
         g.test_white = s.int64(4) != 0;
@@ -372,7 +372,7 @@ void SqliteStorage::insert_lease_failure(const LeaseFailure& f) {
     db_.prepare(
            "INSERT OR IGNORE INTO lease_failures (batch_id, run_id, worker_id, message, "
            "created_ms) VALUES (?, ?, ?, ?, ?)")
-        .bind(f.batch_id, f.run_id, f.worker_id, f.message, f.created_ms)
+        .bind(f.lease_id, f.run_id, f.worker_id, f.message, f.created_ms)
         .run();
 }
 
@@ -385,7 +385,7 @@ std::vector<LeaseFailure> SqliteStorage::lease_failures_of_run(int64_t run_id) {
     std::vector<LeaseFailure> failures;
     while (s.step()) {
         LeaseFailure f;
-        f.batch_id = s.int64(0);
+        f.lease_id = s.int64(0);
         f.run_id = run_id;
         f.worker_id = s.int64(1);
         f.message = s.text(2);
@@ -440,9 +440,9 @@ int64_t SqliteStorage::count_leases_of_token(int64_t token_id, int64_t at_most) 
     return std::min(s.step() ? s.int64(0) : 0, at_most);
 }
 
-std::optional<int64_t> SqliteStorage::last_report_ms(int64_t batch_id) {
+std::optional<int64_t> SqliteStorage::last_report_ms(int64_t lease_id) {
     Statement& s = db_.prepare("SELECT max(received_ms) FROM results WHERE batch_id = ?");
-    s.bind(batch_id);
+    s.bind(lease_id);
     if (!s.step() || s.is_null(0)) return std::nullopt;
     return s.int64(0);
 }

@@ -113,8 +113,8 @@ std::pair<Caller, int64_t> CoreFixture::add_worker(int concurrency) {
 Report CoreFixture::report(const LeaseGrant& lease, uint32_t sequence,
                            std::vector<uint32_t> indices, Outcome first, Outcome second) const {
     Report r;
-    r.worker_id = lease.batch.worker_id;
-    r.lease_id = lease.batch.id;
+    r.worker_id = lease.lease.worker_id;
+    r.lease_id = lease.lease.id;
     r.sequence = sequence;
     for (uint32_t i : indices) {
         PairRecord p;

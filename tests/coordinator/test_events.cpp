@@ -136,7 +136,7 @@ TEST_F(CoreEventTest, CoreReportsWhatARunGoesThrough) {
 
     auto lease = transact([&](Storage& s) { return core->request_work(s, caller, worker); });
     ASSERT_TRUE(lease.ok() && lease->has_value());
-    const std::string l = std::to_string((*lease)->batch.id);
+    const std::string l = std::to_string((*lease)->lease.id);
     EXPECT_EQ(deliver(), (std::vector<std::string>{"seen " + w, "granted " + l + " pairs 2"}));
     // A repeated request re-sends the lease: no new grant.
     ASSERT_TRUE(transact([&](Storage& s) { return core->request_work(s, caller, worker); }).ok());
@@ -174,7 +174,7 @@ TEST_F(CoreEventTest, LeasesExpiredReleasedAndRunsStoppedArePublished) {
         core->expire_leases(s);
         return absl::OkStatus();
     }).IgnoreError();
-    EXPECT_EQ(deliver(), std::vector<std::string>{"expired " + std::to_string((*lease)->batch.id) +
+    EXPECT_EQ(deliver(), std::vector<std::string>{"expired " + std::to_string((*lease)->lease.id) +
                                                   " returned 2"});
 
     lease = transact([&](Storage& s) { return core->request_work(s, caller, worker); });
@@ -182,11 +182,11 @@ TEST_F(CoreEventTest, LeasesExpiredReleasedAndRunsStoppedArePublished) {
     deliver();
     Release release;
     release.worker_id = worker;
-    release.lease_id = (*lease)->batch.id;
+    release.lease_id = (*lease)->lease.id;
     ASSERT_TRUE(transact([&](Storage& s) { return core->release_lease(s, caller, release); }).ok());
     EXPECT_EQ(deliver(), (std::vector<std::string>{
                              "seen " + std::to_string(worker),
-                             "released " + std::to_string((*lease)->batch.id) + " returned 2"}));
+                             "released " + std::to_string((*lease)->lease.id) + " returned 2"}));
 
     ASSERT_TRUE(
         transact([&](Storage& s) { return core->stop_run(s, run.id, "ipv4:127.0.0.1:5"); }).ok());
@@ -242,7 +242,7 @@ TEST_F(CoreEventTest, AQuarantinedWorkerAndAPurgeArePublished) {
         transact([&](Storage& s) { return core->report_results(s, forger_caller, r); }).ok());
     Release release;
     release.worker_id = forger;
-    release.lease_id = forger_lease.batch.id;
+    release.lease_id = forger_lease.lease.id;
     ASSERT_TRUE(
         transact([&](Storage& s) { return core->release_lease(s, forger_caller, release); }).ok());
     deliver();
@@ -324,7 +324,7 @@ TEST_F(CoreEventTest, AWorkerLosingFarMoreGamesOnTimeIsQuarantinedAndFaultsAreCo
     play(slow_caller, slow_lease, 3, GameEnding::TimeLoss, 24);
     Release release;
     release.worker_id = slow;
-    release.lease_id = slow_lease.batch.id;
+    release.lease_id = slow_lease.lease.id;
     ASSERT_TRUE(
         transact([&](Storage& s) { return core->release_lease(s, slow_caller, release); }).ok());
 

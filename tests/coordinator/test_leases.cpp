@@ -42,14 +42,14 @@ TEST_F(LeaseTest, LeaseCarriesPairsOpeningsAndVersions) {
     auto [caller, worker] = add_worker(2);
     const LeaseGrant lease = lease_for(caller, worker);
     EXPECT_EQ(lease.run.id, run.id);
-    EXPECT_EQ(lease.batch.first_pair, 0u);
-    EXPECT_EQ(lease.batch.pairs, 4u);  // 2 pairs per thread x concurrency 2
+    EXPECT_EQ(lease.lease.first_pair, 0u);
+    EXPECT_EQ(lease.lease.pairs, 4u);  // 2 pairs per thread x concurrency 2
     ASSERT_EQ(lease.openings.size(), 4u);
     EXPECT_EQ(lease.openings[1].moves, std::vector<std::string>{"e2e4"});
     EXPECT_EQ(lease.test.name, "test");
     EXPECT_EQ(lease.base.name, "base");
     EXPECT_NE(lease.base.params_json, lease.test.params_json);
-    EXPECT_EQ(lease.batch.expires_ms, now + 10'000);
+    EXPECT_EQ(lease.lease.expires_ms, now + 10'000);
     EXPECT_EQ(run_now(run.id).pairs_leased, 4u);
 }
 
@@ -92,7 +92,7 @@ TEST_F(LeaseTest, CachedHistoryIsTheHistoryOfEveryReportAndFollowsNewOnes) {
         const RunHistory now_out = *cache.history(*storage, run.id, 500);
         storage->commit();
         ASSERT_EQ(now_out.leases.size(), 1u);
-        EXPECT_EQ(now_out.leases[0].lease_id, lease.batch.id);
+        EXPECT_EQ(now_out.leases[0].lease_id, lease.lease.id);
         EXPECT_EQ(now_out.leases[0].games, 8u);
         EXPECT_EQ(now_out.leases[0].games_reported, 4u);
         ASSERT_TRUE(send(first ? caller : other_caller, report(lease, 2, {2, 3})).ok());
@@ -120,8 +120,8 @@ TEST_F(LeaseTest, RepeatedRequestReturnsTheSameLease) {
     const LeaseGrant first = lease_for(caller, worker);
     now += 1000;
     const LeaseGrant again = lease_for(caller, worker);
-    EXPECT_EQ(again.batch.id, first.batch.id);
-    EXPECT_EQ(again.batch.expires_ms, now + 10'000);
+    EXPECT_EQ(again.lease.id, first.lease.id);
+    EXPECT_EQ(again.lease.expires_ms, now + 10'000);
 }
 
 TEST_F(LeaseTest, FixedGamesRunCountsExactlyItsGames) {
@@ -133,8 +133,8 @@ TEST_F(LeaseTest, FixedGamesRunCountsExactlyItsGames) {
     const LeaseGrant a = lease_for(caller, worker);
     ASSERT_TRUE(send(caller, report(a, 1, {0, 1, 2, 3})).ok());
     const LeaseGrant b = lease_for(caller, worker);
-    EXPECT_EQ(b.batch.first_pair, 4u);
-    EXPECT_EQ(b.batch.pairs, 1u);
+    EXPECT_EQ(b.lease.first_pair, 4u);
+    EXPECT_EQ(b.lease.pairs, 1u);
     auto ack = send(caller, report(b, 1, {0}));
     ASSERT_TRUE(ack.ok()) << ack.status();
     EXPECT_FALSE(ack->stop);  // the lease is complete, nothing left to stop
@@ -176,7 +176,7 @@ TEST_F(LeaseTest, PairsOutsideTheLeaseOrReportedTwiceAreRefused) {
     const coordinator::Run run = submit(spec(RunKind::FixedGames, 20));
     auto [caller, worker] = add_worker();
     const LeaseGrant lease = lease_for(caller, worker);
-    EXPECT_EQ(send(caller, report(lease, 1, {lease.batch.pairs})).status().code(),
+    EXPECT_EQ(send(caller, report(lease, 1, {lease.lease.pairs})).status().code(),
               absl::StatusCode::kInvalidArgument);
     EXPECT_EQ(send(caller, report(lease, 1, {0, 0})).status().code(),
               absl::StatusCode::kInvalidArgument);
@@ -205,7 +205,7 @@ TEST_F(LeaseTest, ExpiredLeaseReturnsItsUnreportedPairs) {
     const coordinator::Run run = submit(spec(RunKind::FixedGames, 8));  // 4 pairs
     auto [caller, worker] = add_worker(2);
     const LeaseGrant lease = lease_for(caller, worker);
-    ASSERT_EQ(lease.batch.pairs, 4u);
+    ASSERT_EQ(lease.lease.pairs, 4u);
     ASSERT_TRUE(send(caller, report(lease, 1, {1, 3})).ok());
     now += 10'001;
     EXPECT_EQ(
@@ -219,11 +219,11 @@ TEST_F(LeaseTest, ExpiredLeaseReturnsItsUnreportedPairs) {
 
     auto [other, other_worker] = add_worker(1);
     const LeaseGrant first = lease_for(other, other_worker);
-    EXPECT_EQ(first.batch.first_pair, 0u);
-    EXPECT_EQ(first.batch.pairs, 1u);
+    EXPECT_EQ(first.lease.first_pair, 0u);
+    EXPECT_EQ(first.lease.pairs, 1u);
     ASSERT_TRUE(send(other, report(first, 1, {0})).ok());
     const LeaseGrant second = lease_for(other, other_worker);
-    EXPECT_EQ(second.batch.first_pair, 2u);
+    EXPECT_EQ(second.lease.first_pair, 2u);
     ASSERT_TRUE(send(other, report(second, 1, {0})).ok());
     r = run_now(run.id);
     EXPECT_EQ(r.state, RunState::Finished);
@@ -256,7 +256,7 @@ TEST_F(LeaseTest, HeartbeatExtendsLeasesAndNamesStoppedOnes) {
     const LeaseGrant lease = lease_for(caller, worker);
     now += 9'000;
     auto ack = transact([&](Storage& s) {
-        return core->heartbeat(s, caller, worker, {lease.batch.id, 999});
+        return core->heartbeat(s, caller, worker, {lease.lease.id, 999});
     });
     ASSERT_TRUE(ack.ok());
     EXPECT_EQ(ack->stop_leases, std::vector<int64_t>{999});
@@ -266,8 +266,8 @@ TEST_F(LeaseTest, HeartbeatExtendsLeasesAndNamesStoppedOnes) {
         0);
     ASSERT_TRUE(transact([&](Storage& s) { return core->stop_run(s, run.id); }).ok());
     ack =
-        transact([&](Storage& s) { return core->heartbeat(s, caller, worker, {lease.batch.id}); });
-    EXPECT_EQ(ack->stop_leases, std::vector<int64_t>{lease.batch.id});
+        transact([&](Storage& s) { return core->heartbeat(s, caller, worker, {lease.lease.id}); });
+    EXPECT_EQ(ack->stop_leases, std::vector<int64_t>{lease.lease.id});
     EXPECT_EQ(send(caller, report(lease, 1, {0})).status().code(),
               absl::StatusCode::kFailedPrecondition);
 }
@@ -278,7 +278,7 @@ TEST_F(LeaseTest, RegressionRunStopsWhenSprtAcceptsH1) {
     for (uint32_t n = 0; n < 100 && run_now(run.id).state == RunState::Active; ++n) {
         const LeaseGrant lease = lease_for(caller, worker);
         std::vector<uint32_t> all;
-        for (uint32_t i = 0; i < lease.batch.pairs; ++i) all.push_back(i);
+        for (uint32_t i = 0; i < lease.lease.pairs; ++i) all.push_back(i);
         ASSERT_TRUE(send(caller, report(lease, 1, all, Outcome::Win, Outcome::Win)).ok());
     }
     const coordinator::Run done = run_now(run.id);
@@ -297,7 +297,7 @@ TEST_F(LeaseTest, BenchMismatchHandsBackAndExcludesTheWorker) {
     const LeaseGrant lease = lease_for(caller, worker);
     Release release;
     release.worker_id = worker;
-    release.lease_id = lease.batch.id;
+    release.lease_id = lease.lease.id;
     release.reason = Release::Reason::BenchMismatch;
     release.version_id = lease.base.id;
     release.computed_bench = lease.base.bench;
@@ -308,7 +308,7 @@ TEST_F(LeaseTest, BenchMismatchHandsBackAndExcludesTheWorker) {
     release.computed_bench = 777;
     auto returned = transact([&](Storage& s) { return core->release_lease(s, caller, release); });
     ASSERT_TRUE(returned.ok()) << returned.status();
-    EXPECT_EQ(*returned, lease.batch.pairs);
+    EXPECT_EQ(*returned, lease.lease.pairs);
     const RunDetails r = details_now(run.id);
     ASSERT_EQ(r.bench_mismatches.size(), 1u);
     EXPECT_EQ(r.bench_mismatches[0].computed, 777u);
@@ -316,7 +316,7 @@ TEST_F(LeaseTest, BenchMismatchHandsBackAndExcludesTheWorker) {
     ASSERT_TRUE(none.ok());
     EXPECT_FALSE(none->has_value());
     auto [other, other_worker] = add_worker();
-    EXPECT_EQ(lease_for(other, other_worker).batch.first_pair, 0u);
+    EXPECT_EQ(lease_for(other, other_worker).lease.first_pair, 0u);
 }
 
 TEST_F(LeaseTest, HigherPriorityRunIsServedFirst) {
@@ -340,8 +340,8 @@ TEST_F(LeaseTest, LeasesFollowRunsSubmittedChangedAndEndedAfterTheFirstRequest) 
     auto [other, other_worker] = add_worker();
     const auto hand_back = [&](const Caller& c, const LeaseGrant& lease) {
         Release release;
-        release.worker_id = lease.batch.worker_id;
-        release.lease_id = lease.batch.id;
+        release.worker_id = lease.lease.worker_id;
+        release.lease_id = lease.lease.id;
         ASSERT_TRUE(transact([&](Storage& s) { return core->release_lease(s, c, release); }).ok());
     };
     hand_back(caller, lease_for(caller, worker));  // the pool is read in full
@@ -477,7 +477,7 @@ TEST_F(LeaseTest, ScaledClockReportsCarryTheirFactorAndATooSlowWorkerIsLeasedNon
 
     Release release;
     release.worker_id = worker;
-    release.lease_id = lease.batch.id;
+    release.lease_id = lease.lease.id;
     release.reason = Release::Reason::TooSlow;
     release.measured_nps = 800'000;  // factor 1.25: within the bounds
     EXPECT_EQ(transact([&](Storage& s) { return core->release_lease(s, caller, release); })

@@ -266,7 +266,7 @@ TEST_F(LimitsTest, ALeaseThatEndsGivesItsPlaceUnderTheCapBack) {
     EXPECT_FALSE(refused->has_value());
     Release shutdown;
     shutdown.worker_id = workers[0];
-    shutdown.lease_id = (*first)->batch.id;
+    shutdown.lease_id = (*first)->lease.id;
     ASSERT_TRUE(
         transact([&](Storage& s) { return core->release_lease(s, caller, shutdown); }).ok());
     const auto granted = work(caller, workers[2]);
@@ -286,7 +286,7 @@ TEST_F(LimitsTest, HeartbeatsAloneCannotKeepALeaseForever) {
     const int64_t worker = register_as(caller)->id;
     const auto lease = work(caller, worker);
     ASSERT_TRUE(lease.ok() && lease->has_value());
-    const int64_t id = (*lease)->batch.id;
+    const int64_t id = (*lease)->lease.id;
     bool stopped = false;
     for (int beat = 1; beat <= 10 && !stopped; ++beat) {
         now += 5'000;
@@ -297,7 +297,7 @@ TEST_F(LimitsTest, HeartbeatsAloneCannotKeepALeaseForever) {
     }
     EXPECT_TRUE(stopped);
     EXPECT_EQ(run_now(run.id).pairs_leased, 0u);
-    EXPECT_EQ(run_now(run.id).free_pairs, (*lease)->batch.pairs);
+    EXPECT_EQ(run_now(run.id).free_pairs, (*lease)->lease.pairs);
 }
 
 TEST_F(LimitsTest, AWorkerBacksOffARunItKeepsFailingAndTheRunStopsAfterSeveralWorkers) {
@@ -313,7 +313,7 @@ TEST_F(LimitsTest, AWorkerBacksOffARunItKeepsFailingAndTheRunStopsAfterSeveralWo
     for (int i = 0; i < 2; ++i) {
         const auto lease = work(caller, a);
         ASSERT_TRUE(lease.ok() && lease->has_value());
-        ASSERT_TRUE(fail(caller, a, (*lease)->batch.id).ok());
+        ASSERT_TRUE(fail(caller, a, (*lease)->lease.id).ok());
     }
     const auto backed_off = work(caller, a);
     ASSERT_TRUE(backed_off.ok());
@@ -329,7 +329,7 @@ TEST_F(LimitsTest, AWorkerBacksOffARunItKeepsFailingAndTheRunStopsAfterSeveralWo
     const int64_t b = register_as(caller)->id;
     const auto lease = work(caller, b);
     ASSERT_TRUE(lease.ok() && lease->has_value());
-    ASSERT_TRUE(fail(caller, b, (*lease)->batch.id).ok());
+    ASSERT_TRUE(fail(caller, b, (*lease)->lease.id).ok());
     shown = run_now(run.id);
     EXPECT_EQ(shown.state, RunState::Stopped);
     EXPECT_NE(shown.result.find("failed on 2 workers"), std::string::npos) << shown.result;

@@ -101,7 +101,7 @@ TEST(Storage, MigrationRepairsInvalidUtf8InEveryTextColumn) {
         const Lease batch = insert_leased_worker(s, token, run_id, 4);
         worker_id = batch.worker_id;
         LeaseFailure failure;
-        failure.batch_id = batch.id;
+        failure.lease_id = batch.id;
         failure.run_id = run_id;
         failure.worker_id = worker_id;
         failure.message = "ok";
@@ -329,7 +329,7 @@ TEST(Storage, BooksGamesAndBatchesRoundTrip) {
     StoredGame g;
     g.run_id = run_id;
     g.game = 7;
-    g.batch_id = batch.id;
+    g.lease_id = batch.id;
     g.worker_id = worker_id;
     g.outcome = Outcome::Loss;
     g.test_white = false;
@@ -668,7 +668,7 @@ TEST(Storage, WorkerTotalsFollowReportsAndPurgesAndSurviveTheMigration) {
             worker = batch.worker_id;
             for (uint32_t sequence = 1; sequence <= 10; ++sequence) {
                 ReportRecord r;
-                r.batch_id = batch.id;
+                r.lease_id = batch.id;
                 r.sequence = sequence;
                 r.run_id = run_id;
                 r.worker_id = worker;
@@ -794,7 +794,7 @@ TEST(Storage, GameEndingsAreStoredAndOnlyFaultsAreCounted) {
         StoredGame g;
         g.run_id = run_id;
         g.game = i;
-        g.batch_id = batch_id;
+        g.lease_id = batch_id;
         g.worker_id = worker_id;
         g.outcome = games[i].first;
         g.pgn = "1-0";
@@ -929,7 +929,7 @@ TEST(Storage, ReportsAfterAnIdAreThoseCountedSince) {
     batch.id = s.insert_lease(batch);
     for (uint32_t sequence = 1; sequence <= 3; ++sequence) {
         ReportRecord report;
-        report.batch_id = batch.id;
+        report.lease_id = batch.id;
         report.sequence = sequence;
         report.run_id = run_id;
         report.worker_id = worker_id;

@@ -54,7 +54,7 @@ class TuneRunTest : public CoreFixture {
 void apply_by_hand(const TuneState& t, const coordinator::Run& run, const LeaseGrant& lease,
                    const std::vector<uint32_t>& indices, std::vector<double>& theta) {
     for (uint32_t i : indices) {
-        const int64_t k = int64_t(lease.batch.first_pair + i + 1);
+        const int64_t k = int64_t(lease.lease.first_pair + i + 1);
         const spsa::Step step = spsa::make_step(t.params, theta, tune_schedule(run), k, t.seed);
         spsa::apply_result(t.params, step, 1, theta);
     }
@@ -133,7 +133,7 @@ TEST_F(TuneRunTest, LeasesCarryThePerturbationOfEachPair) {
     ASSERT_TRUE(send(other_caller, report(second, 1, {0, 1, 2, 3})).ok());
     ASSERT_NE(state(run.id).theta, start.theta);
     const LeaseGrant again = lease_for(caller, worker);
-    ASSERT_EQ(again.batch.id, lease.batch.id);
+    ASSERT_EQ(again.lease.id, lease.lease.id);
     for (uint32_t i = 0; i < 4; ++i) EXPECT_EQ(again.tune_steps[i].plus, lease.tune_steps[i].plus);
 }
 
@@ -148,7 +148,7 @@ TEST_F(TuneRunTest, DuplicatedOutOfOrderAndExpiredReportsNeitherSkipNorRepeatSte
     const LeaseGrant la = lease_for(ca, a);  // pairs 0-3: steps 1-4
     const LeaseGrant lb = lease_for(cb, b);  // pairs 4-7: steps 5-8
     const LeaseGrant lc = lease_for(cc, c);  // pairs 8-11: steps 9-12
-    ASSERT_EQ(lb.batch.first_pair, 4u);
+    ASSERT_EQ(lb.lease.first_pair, 4u);
     std::vector<double> theta = start.theta;
 
     // b reports before a, and its report arrives twice.
@@ -175,12 +175,12 @@ TEST_F(TuneRunTest, DuplicatedOutOfOrderAndExpiredReportsNeitherSkipNorRepeatSte
     EXPECT_FALSE(send(cc, report(lc, 2, {0})).ok());  // too late: not counted
     auto [cd, d] = add_worker(2);
     const LeaseGrant ld = lease_for(cd, d);
-    EXPECT_EQ(ld.batch.first_pair, 8u);  // pair 8, then 10-11 in the next lease
+    EXPECT_EQ(ld.lease.first_pair, 8u);  // pair 8, then 10-11 in the next lease
     ASSERT_EQ(ld.tune_steps.front().k, 9);
     ASSERT_TRUE(send(cd, report(ld, 1, {0})).ok());
     apply_by_hand(start, run, ld, {0}, theta);
     const LeaseGrant le = lease_for(cd, d);
-    EXPECT_EQ(le.batch.first_pair, 10u);
+    EXPECT_EQ(le.lease.first_pair, 10u);
     ASSERT_TRUE(send(cd, report(le, 1, {0, 1})).ok());
     apply_by_hand(start, run, le, {0, 1}, theta);
 
