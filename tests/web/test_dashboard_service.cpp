@@ -60,11 +60,11 @@ class DashboardTest : public ::testing::Test {
 
     // Adds the versions a and b and submits a fixed-games run of a against b; returns its id, or
     // 0 if refused.
-    int64_t submit_fixed_run() {
+    int64_t submit_fixed_run(uint64_t games = 100) {
         cluster->add_version("a");
         cluster->add_version("b");
         v1::SubmitRunRequest submit;
-        *submit.mutable_spec() = fixed_games_spec(100);
+        *submit.mutable_spec() = fixed_games_spec(games);
         v1::RunStatus run;
         const grpc::Status status =
             cluster->users()->SubmitRun(Cluster::context(cluster->user_token).get(), submit, &run);
@@ -224,15 +224,8 @@ TEST_F(DashboardTest, ARestartRepairsTextStoredAsInvalidUtf8AndServesIt) {
 // pentanomial pairs make its games, its workers' table the same games), and the last, once the
 // run ended, the run's final counts as GetRun reads them.
 TEST_F(DashboardTest, LiveUpdatesCarryTheReportsCountsAsTheyComeAndTheRunsLast) {
-    cluster->add_version("a");
-    cluster->add_version("b");
-    v1::SubmitRunRequest submit;
-    *submit.mutable_spec() = fixed_games_spec(600);  // played over a few seconds' updates
-    v1::RunStatus submitted;
-    ASSERT_TRUE(cluster->users()
-                    ->SubmitRun(Cluster::context(cluster->user_token).get(), submit, &submitted)
-                    .ok());
-    const int64_t run_id = submitted.id();
+    const int64_t run_id = submit_fixed_run(600);  // played over a few seconds' updates
+    ASSERT_GT(run_id, 0);
     httplib::Client stream("127.0.0.1", port);
     stream.set_read_timeout(60s);
     std::vector<nlohmann::json> updates;
