@@ -2,6 +2,7 @@
 // Plain data shared by the core, the scheduler and storage; no gRPC, no SQL.
 #pragma once
 
+#include <any>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -422,19 +423,23 @@ struct Run {
     stats::SprtResult sprt;
     int64_t created_ms = 0;
     int64_t finished_ms = 0;
-    // The kind's state, when a single run is read (its kind's load).
-    std::optional<TuneState> tune;          // tuning runs
-    std::optional<GenerateState> generate;  // generation runs
-    std::optional<TrainState> train;        // training runs
-    std::optional<ChainState> chain;        // chains
-    int64_t follow_up_run_id = 0;           // the run its follow-up started; 0: none (yet)
-    int64_t follows_run_id = 0;             // the run whose follow-up it is; 0: none
+    // The kind's state, when a single run is read: its kind's load writes it and only the kind
+    // reads it (state_of_kind), so the run names no kind's state (a tuning run's TuneState, a
+    // generation run's GenerateState, a training run's TrainState, a chain's own).
+    std::any kind_state;
+    int64_t follow_up_run_id = 0;  // the run its follow-up started; 0: none (yet)
+    int64_t follows_run_id = 0;    // the run whose follow-up it is; 0: none
 
     // Returns the number of game pairs workers play for the run at most (none for the kinds
     // the coordinator runs itself); defined with the run kinds (coordinator/kinds/).
     uint64_t pairs_total() const;
     // Returns the number of pairs not yet leased to anybody.
     uint64_t pairs_available() const { return pairs_total() - next_pair + free_pairs; }
+    // Returns the kind's state of a run read alone, when it is a State (else nullptr).
+    template <class State>
+    const State* state_of_kind() const {
+        return std::any_cast<State>(&kind_state);
+    }
     // Returns what the run's SPRT has decided: its LLR past a bound, as stats::sprt decides
     // (the SPRT's state is not stored, its LLR and bounds are).
     SprtOutcome sprt_outcome() const {

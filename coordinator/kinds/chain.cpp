@@ -10,6 +10,13 @@ namespace sparring::coordinator {
 
 namespace {
 
+// What the chain kind reads of a chain shown alone (its Run::kind_state): the generations with
+// what their runs gave, and the settings of its generation steps.
+struct ChainRead {
+    std::optional<ChainState> chain;
+    std::optional<GenerateState> generate;
+};
+
 // Writes one generation of a chain.
 void generation_to_proto(const ChainGeneration& in, v1::ChainGeneration* out) {
     out->set_generation(uint32_t(in.generation));
@@ -51,14 +58,16 @@ class ChainKind final : public KindWithStore<ChainStore> {
 
     // Reads the generations with what their runs gave, and the settings of its steps.
     void load(ChainStore& storage, Run& run) const override {
-        run.chain = storage.find_chain(run.id);
-        if (run.chain) fill_chain_generations(storage, *run.chain);
+        ChainRead read;
+        read.chain = storage.find_chain(run.id);
+        if (read.chain) fill_chain_generations(storage, *read.chain);
         if (std::optional<TrainState> settings = storage.find_train(run.id))
             run.spec.train = settings->spec;
         if (std::optional<GenerateState> settings = storage.find_generate(run.id)) {
-            run.generate = std::move(settings);
-            run.generate->positions = 0;
+            read.generate = std::move(settings);
+            read.generate->positions = 0;
         }
+        run.kind_state = std::move(read);
     }
 
     // Stops the active child of a stopped chain.
@@ -83,14 +92,17 @@ class ChainKind final : public KindWithStore<ChainStore> {
     // Writes the settings of the chain and its steps, and its generations.
     void status_to_proto(const Run& in, v1::RunStatus* out) const override {
         sprt_to_proto(in.spec.sprt, out->mutable_spec()->mutable_sprt());
-        if (in.generate) generate_status_to_proto(*in.generate, out);
-        if (!in.chain) return;
+        const ChainRead* read = in.state_of_kind<ChainRead>();
+        if (!read) return;
+        if (read->generate) generate_status_to_proto(*read->generate, out);
+        if (!read->chain) return;
+        const ChainState& chain = *read->chain;
         train_spec_to_proto(in.spec.train, out->mutable_spec()->mutable_train());
         v1::ChainSpec* spec = out->mutable_spec()->mutable_chain();
-        spec->set_generations(uint32_t(in.chain->spec.generations));
-        spec->set_verify_games(in.chain->spec.verify_games);
-        spec->set_name(in.chain->spec.name);
-        for (const ChainGeneration& g : in.chain->generations)
+        spec->set_generations(uint32_t(chain.spec.generations));
+        spec->set_verify_games(chain.spec.verify_games);
+        spec->set_name(chain.spec.name);
+        for (const ChainGeneration& g : chain.generations)
             generation_to_proto(g, out->mutable_chain()->add_generations());
     }
 };

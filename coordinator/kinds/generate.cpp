@@ -47,7 +47,8 @@ class GenerateKind final : public KindWithStore<GenerateStore> {
 
     // Reads the settings and the positions stored.
     void load(GenerateStore& storage, Run& run) const override {
-        run.generate = storage.find_generate(run.id);
+        if (std::optional<GenerateState> generate = storage.find_generate(run.id))
+            run.kind_state = std::move(*generate);
     }
 
     // Keeps a report of a whole lease under gRPC's message limit.
@@ -86,7 +87,8 @@ class GenerateKind final : public KindWithStore<GenerateStore> {
 
     // Writes the resolved settings and the positions stored.
     void status_to_proto(const Run& in, v1::RunStatus* out) const override {
-        if (in.generate) generate_status_to_proto(*in.generate, out);
+        if (const auto* generate = in.state_of_kind<GenerateState>())
+            generate_status_to_proto(*generate, out);
     }
 
     // Writes a page of the run's stored positions.

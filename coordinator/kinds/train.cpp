@@ -62,7 +62,8 @@ class TrainKind final : public KindWithStore<TrainStore> {
 
     // Reads the settings, progress and result.
     void load(TrainStore& storage, Run& run) const override {
-        run.train = storage.find_train(run.id);
+        if (std::optional<TrainState> train = storage.find_train(run.id))
+            run.kind_state = std::move(*train);
     }
 
     // Reads the data runs and the fit's settings.
@@ -72,9 +73,10 @@ class TrainKind final : public KindWithStore<TrainStore> {
 
     // Writes the resolved settings, progress and result.
     void status_to_proto(const Run& in, v1::RunStatus* out) const override {
-        if (!in.train) return;
-        train_status_to_proto(*in.train, out->mutable_train());
-        train_spec_to_proto(in.train->spec, out->mutable_spec()->mutable_train());
+        const TrainState* train = in.state_of_kind<TrainState>();
+        if (!train) return;
+        train_status_to_proto(*train, out->mutable_train());
+        train_spec_to_proto(train->spec, out->mutable_spec()->mutable_train());
     }
 };
 

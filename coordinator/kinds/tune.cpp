@@ -35,10 +35,10 @@ class TuneKind final : public KindWithStore<TuneStore> {
     // Its verification's games (from the run's book): its own pairs play perturbed values.
     // Known of a run read alone (SubmitRun's answer, GetRun), whose tuning state is loaded.
     std::optional<BookGames> book_games(const Run& run) const override {
-        if (!run.tune || !run.tune->verify) return std::nullopt;
-        const uint64_t games = run.tune->verify_games;
-        return BookGames{"the verification's " +
-                             std::string(run.tune->verify_fixed ? "" : "up to ") +
+        const TuneState* tune = run.state_of_kind<TuneState>();
+        if (!tune || !tune->verify) return std::nullopt;
+        const uint64_t games = tune->verify_games;
+        return BookGames{"the verification's " + std::string(tune->verify_fixed ? "" : "up to ") +
                              std::to_string(games) + " games",
                          games / 2};
     }
@@ -65,7 +65,10 @@ class TuneKind final : public KindWithStore<TuneStore> {
     }
 
     // Reads the parameters and current values.
-    void load(TuneStore& storage, Run& run) const override { run.tune = storage.find_tune(run.id); }
+    void load(TuneStore& storage, Run& run) const override {
+        if (std::optional<TuneState> tune = storage.find_tune(run.id))
+            run.kind_state = std::move(*tune);
+    }
 
     // Records the values the lease draws its perturbations from.
     void on_leased(TuneStore& storage, const Lease& lease) const override {
@@ -112,8 +115,9 @@ class TuneKind final : public KindWithStore<TuneStore> {
 
     // Writes the resolved parameters, the values and the verification.
     void status_to_proto(const Run& in, v1::RunStatus* out) const override {
-        if (!in.tune) return;
-        const TuneState& state = *in.tune;
+        const TuneState* read = in.state_of_kind<TuneState>();
+        if (!read) return;
+        const TuneState& state = *read;
         v1::RunSpec* spec = out->mutable_spec();
         spec->mutable_tune()->set_verify(state.verify);
         spec->mutable_tune()->set_verify_games(state.verify_games);
