@@ -199,7 +199,7 @@ class Core {
     absl::StatusOr<Run> stop_run(Storage& storage, const Caller& caller, int64_t run_id) const;
     // Sets (url given; empty clears) and returns the caller's notification URL, whose host
     // must be on the operator's list; PERMISSION_DENIED names the hosts allowed.
-    absl::StatusOr<std::string> set_notify_url(Storage& storage, const Caller& caller,
+    absl::StatusOr<std::string> set_notify_url(Outbox& outbox, const Caller& caller,
                                                std::optional<std::string> url) const;
     // Changes what may change of a run after its submission, for its owner or an admin:
     // priority, throughput and games of an active run, the description of any. Records each
@@ -268,7 +268,7 @@ class Core {
 
   private:
     // Puts the notifications of a run's end in the outbox, in the transaction that ends it.
-    void enqueue_notifications(Storage& storage, const Run& run) const;
+    void enqueue_notifications(Outbox& outbox, const Run& run) const;
     // Returns the worker if it exists and was registered with the caller's token.
     absl::StatusOr<Worker> holder(Storage& storage, const Caller& caller, int64_t worker_id) const;
     // Returns a lease if it exists and the worker holds it.

@@ -224,11 +224,11 @@ std::string run_end_notice(const Run& run) {
     return json_text(notice);
 }
 
-void Core::enqueue_notifications(Storage& storage, const Run& run) const {
+void Core::enqueue_notifications(Outbox& outbox, const Run& run) const {
     std::vector<std::string> urls;
     if (!options_.notify_url.empty()) urls.push_back(options_.notify_url);
     if (!run.spec.owner.empty())
-        if (std::string mine = storage.find_notify_url(run.spec.owner);
+        if (std::string mine = outbox.find_notify_url(run.spec.owner);
             !mine.empty() && std::find(urls.begin(), urls.end(), mine) == urls.end())
             urls.push_back(std::move(mine));
     if (urls.empty()) return;
@@ -242,11 +242,11 @@ void Core::enqueue_notifications(Storage& storage, const Run& run) const {
         n.destination = parsed.ok() ? destination_of(*parsed) : url;
         n.body = body;
         n.next_ms = run.finished_ms;
-        storage.insert_notification(n);
+        outbox.insert_notification(n);
     }
 }
 
-absl::StatusOr<std::string> Core::set_notify_url(Storage& storage, const Caller& caller,
+absl::StatusOr<std::string> Core::set_notify_url(Outbox& outbox, const Caller& caller,
                                                  std::optional<std::string> url) const {
     if (url) {
         if (!url->empty())
@@ -254,12 +254,12 @@ absl::StatusOr<std::string> Core::set_notify_url(Storage& storage, const Caller&
                 return allowed;
         // The notices still waiting for the URL given up go nowhere: the user no longer wants
         // them there (unless it is the operator's URL too, whose notices they are as well).
-        if (const std::string before = storage.find_notify_url(caller.user);
+        if (const std::string before = outbox.find_notify_url(caller.user);
             !before.empty() && before != *url && before != options_.notify_url)
-            storage.drop_notifications(before, caller.user, "the user's URL was changed");
-        storage.set_notify_url(caller.user, *url);
+            outbox.drop_notifications(before, caller.user, "the user's URL was changed");
+        outbox.set_notify_url(caller.user, *url);
     }
-    return storage.find_notify_url(caller.user);
+    return outbox.find_notify_url(caller.user);
 }
 
 }  // namespace sparring::coordinator

@@ -330,9 +330,10 @@ absl::Status EngineTransfers::reserve_bytes(const void* upload, uint64_t bytes, 
     return absl::OkStatus();
 }
 
-uint64_t EngineTransfers::unreferenced_bytes(Storage& storage, std::string_view user) {
+uint64_t EngineTransfers::unreferenced_bytes(VersionStore& versions, std::string_view user) {
     uint64_t bytes = 0;
-    for (const EngineFile& file : storage.unreferenced_engines(std::numeric_limits<int64_t>::max()))
+    for (const EngineFile& file :
+         versions.unreferenced_engines(std::numeric_limits<int64_t>::max()))
         if (file.uploader == user) bytes += file.size;
     return bytes;
 }

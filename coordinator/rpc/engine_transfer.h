@@ -56,7 +56,7 @@ class EngineTransfers {
     // user's other uploads in progress and this one would pass it.
     absl::Status reserve_bytes(const void* upload, uint64_t bytes, uint64_t held);
     // Returns the bytes of a user's stored engine files that no version refers to.
-    static uint64_t unreferenced_bytes(Storage& storage, std::string_view user);
+    static uint64_t unreferenced_bytes(VersionStore& versions, std::string_view user);
     // Checks that a user holding `held` unreferenced bytes may store `bytes` more: the quota's
     // RESOURCE_EXHAUSTED message otherwise (admins: always OK).
     absl::Status check_quota(const Caller& caller, uint64_t held, uint64_t bytes) const;
