@@ -34,6 +34,67 @@ std::string why_fixed(const Run& run, const std::string& field) {
            " cannot change: only priority, throughput, games and description can";
 }
 
+// Returns why a value a modification gives is refused (a priority out of the caller's range,
+// games a run cannot end at, ...), or OK.
+absl::Status check_new_values(const Run& run, const RunKindModule& kind,
+                              const RunModification& change, Role role) {
+    const std::string name = "run " + std::to_string(run.id);
+    if (change.priority)
+        if (absl::Status status = check_priority(*change.priority, role); !status.ok())
+            return status;
+    if (change.throughput)
+        if (absl::Status status = check_throughput(*change.throughput); !status.ok()) return status;
+    if (change.games) {
+        if (!kind.games_changeable())
+            return absl::FailedPreconditionError("the games of " + name + " cannot change: a " +
+                                                 std::string(kind.label()) +
+                                                 " run's games set more than when it ends");
+        if (absl::Status status = check_games(*change.games); !status.ok()) return status;
+        // Pairs below next_pair are played, out on leases or about to be played again: the run
+        // cannot end before them.
+        const uint64_t handed_out = 2 * run.next_pair;
+        if (*change.games < handed_out)
+            return absl::FailedPreconditionError(
+                name + " has " + std::to_string(handed_out) +
+                " games played or out on leases: its games can go down to " +
+                std::to_string(handed_out) + ", not to " + std::to_string(*change.games));
+    }
+    if (change.description)
+        if (absl::Status status = check_description(*change.description); !status.ok())
+            return status;
+    return absl::OkStatus();
+}
+
+// Sets the run's settings a modification gives and returns the changes, the values that differ
+// from the run's (each with who made it and when).
+std::vector<RunChange> change_settings(Run& run, const RunModification& change,
+                                       const std::string& user, int64_t now) {
+    std::vector<RunChange> changes;
+    const auto record = [&](const char* field, std::string old_value, std::string new_value) {
+        if (old_value != new_value)
+            changes.push_back(
+                {run.id, now, user, field, std::move(old_value), std::move(new_value)});
+    };
+    if (change.priority) {
+        record("priority", std::to_string(run.spec.priority), std::to_string(*change.priority));
+        run.spec.priority = *change.priority;
+    }
+    if (change.throughput) {
+        record("throughput", std::to_string(run.spec.throughput),
+               std::to_string(*change.throughput));
+        run.spec.throughput = *change.throughput;
+    }
+    if (change.games) {
+        record("games", std::to_string(run.spec.games), std::to_string(*change.games));
+        run.spec.games = *change.games;
+    }
+    if (change.description) {
+        record("description", run.spec.description, *change.description);
+        run.spec.description = *change.description;
+    }
+    return changes;
+}
+
 }  // namespace
 
 absl::StatusOr<Run> Core::stop_run(Storage& storage, int64_t run_id, std::string_view requested_by,
@@ -101,55 +162,9 @@ absl::StatusOr<Run> Core::modify_run(Storage& storage, const Caller& caller,
             std::to_string(options_.max_modifications_per_minute) +
             " times in the last minute, the most the coordinator allows "
             "(--max-modifications-per-minute): try again in a minute");
-    if (change.priority)
-        if (absl::Status status = check_priority(*change.priority, caller.role); !status.ok())
-            return status;
-    if (change.throughput)
-        if (absl::Status status = check_throughput(*change.throughput); !status.ok()) return status;
-    if (change.games) {
-        if (!kind.games_changeable())
-            return absl::FailedPreconditionError("the games of " + name + " cannot change: a " +
-                                                 std::string(kind.label()) +
-                                                 " run's games set more than when it ends");
-        if (absl::Status status = check_games(*change.games); !status.ok()) return status;
-        // Pairs below next_pair are played, out on leases or about to be played again: the run
-        // cannot end before them.
-        const uint64_t handed_out = 2 * run.next_pair;
-        if (*change.games < handed_out)
-            return absl::FailedPreconditionError(
-                name + " has " + std::to_string(handed_out) +
-                " games played or out on leases: its games can go down to " +
-                std::to_string(handed_out) + ", not to " + std::to_string(*change.games));
-    }
-    if (change.description) {
-        if (absl::Status status = check_description(*change.description); !status.ok())
-            return status;
-    }
-
-    std::vector<RunChange> changes;
-    const int64_t now = now_ms_();
-    const auto record = [&](const char* field, std::string old_value, std::string new_value) {
-        if (old_value != new_value)
-            changes.push_back(
-                {run.id, now, caller.user, field, std::move(old_value), std::move(new_value)});
-    };
-    if (change.priority) {
-        record("priority", std::to_string(run.spec.priority), std::to_string(*change.priority));
-        run.spec.priority = *change.priority;
-    }
-    if (change.throughput) {
-        record("throughput", std::to_string(run.spec.throughput),
-               std::to_string(*change.throughput));
-        run.spec.throughput = *change.throughput;
-    }
-    if (change.games) {
-        record("games", std::to_string(run.spec.games), std::to_string(*change.games));
-        run.spec.games = *change.games;
-    }
-    if (change.description) {
-        record("description", run.spec.description, *change.description);
-        run.spec.description = *change.description;
-    }
+    if (absl::Status status = check_new_values(run, kind, change, caller.role); !status.ok())
+        return status;
+    const std::vector<RunChange> changes = change_settings(run, change, caller.user, now_ms_());
     if (changes.empty()) return get_run(storage, run.id);
     storage.update_run_settings(run);
     for (const RunChange& c : changes) storage.insert_run_change(c);
