@@ -99,8 +99,7 @@ Server::Server(Options options)
                 metrics_.observe_transaction(write, jobs,
                                              std::chrono::duration<double>(elapsed).count());
             });
-    trainer_ =
-        std::make_unique<Trainer>(open_storage_, core_, training_steps(), *writer_, events_);
+    trainer_ = std::make_unique<Trainer>(open_storage_, core_, training_steps(), *writer_, events_);
     if (!options_.core.notify_url.empty() || !options_.core.notify_hosts.empty()) {
         options_.notifier.allowed = options_.core.notify_hosts;
         options_.notifier.observe = [this](std::string_view outcome) {

@@ -262,18 +262,21 @@ void run_spec_to_proto(const Run& in, const RunKindModule& kind, v1::RunSpec* sp
 
 }  // namespace
 
+void pentanomial_to_proto(const stats::Pentanomial& in, v1::Pentanomial* out) {
+    const auto& p = in.counts;
+    out->set_ll(uint64_t(p[0]));
+    out->set_ld(uint64_t(p[1]));
+    out->set_dd_wl(uint64_t(p[2]));
+    out->set_wd(uint64_t(p[3]));
+    out->set_ww(uint64_t(p[4]));
+}
+
 void run_results_to_proto(const Run& in, v1::RunStatus* out) {
     out->set_games(uint64_t(2 * in.counts.pairs));
     out->set_wins(uint64_t(in.counts.wins));
     out->set_draws(uint64_t(in.counts.draws));
     out->set_losses(uint64_t(in.counts.losses));
-    const auto& p = in.counts.penta.counts;
-    v1::Pentanomial* penta = out->mutable_pentanomial();
-    penta->set_ll(uint64_t(p[0]));
-    penta->set_ld(uint64_t(p[1]));
-    penta->set_dd_wl(uint64_t(p[2]));
-    penta->set_wd(uint64_t(p[3]));
-    penta->set_ww(uint64_t(p[4]));
+    pentanomial_to_proto(in.counts.penta, out->mutable_pentanomial());
     out->set_elo(in.elo.elo);
     out->set_elo_low(in.elo.elo_low);
     out->set_elo_high(in.elo.elo_high);

@@ -28,6 +28,8 @@ absl::StatusOr<RunSpec> run_spec_from_proto(const v1::RunSpec& in);
 // Writes the adjudication rules in force ("" for a rule that is off).
 void adjudication_to_proto(const match::Adjudication& in, v1::Adjudication* out);
 // Writes a run's status; the book's openings are left out.
+// A pair count of the five outcomes (LL, LD, DD or WL, WD, WW).
+void pentanomial_to_proto(const stats::Pentanomial& in, v1::Pentanomial* out);
 void run_to_proto(const Run& in, v1::RunStatus* out);
 // Writes a run's counts and the statistics of them: Elo, LOS, LLR (the live page's update
 // writes an event's this way).

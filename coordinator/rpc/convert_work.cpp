@@ -82,13 +82,7 @@ void worker_fit_to_proto(const WorkerFit& in, v1::WorkerFit* out) {
     out->set_worker_id(in.worker_id);
     out->set_name(in.name);
     out->set_games(uint64_t(2 * in.counts.pairs));
-    const auto& p = in.counts.penta.counts;
-    v1::Pentanomial* penta = out->mutable_pentanomial();
-    penta->set_ll(uint64_t(p[0]));
-    penta->set_ld(uint64_t(p[1]));
-    penta->set_dd_wl(uint64_t(p[2]));
-    penta->set_wd(uint64_t(p[3]));
-    penta->set_ww(uint64_t(p[4]));
+    pentanomial_to_proto(in.counts.penta, out->mutable_pentanomial());
     out->set_chi2(in.fit.chi2);
     out->set_df(uint32_t(in.fit.df));
     out->set_p_value(in.fit.p_value);
