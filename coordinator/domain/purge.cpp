@@ -142,7 +142,9 @@ absl::StatusOr<Run> Core::purge_worker(Storage& storage, const Caller& caller, i
     for (const Token& token : storage.list_tokens())
         if (token.id == caller.token_id) purged_by = token.name;
     publish(storage, WorkerPurged{run.id, worker_id, 2 * purge.counts.pairs, purged_by});
-    publish(storage, RunProgressed{run.id, run.counts, run.elo, run.sprt.llr});
+    // No worker reported (worker_id 0): the live page reads the purged run again.
+    publish(storage, RunProgressed{run.id, run.counts, run.elo, run.sprt.llr, run.pairs_leased,
+                                   run.active_leases, 0, Counts{}});
     if (active && verdict) {
         end_run(storage, run, RunState::Finished, std::move(*verdict));
     }

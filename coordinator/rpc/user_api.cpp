@@ -281,12 +281,12 @@ void UserApi::submit_run(const Credential& credential, const v1::SubmitRunReques
             if (!spec.ok()) return spec.status();
             return Change(
                 // Mutable: the spec (with its book) moves into the run without a copy.
-                [this, spec = std::move(*spec), response](Storage& storage,
+                [this, spec = std::move(*spec), response](Storage& writer,
                                                           const Caller& caller) mutable {
-                    absl::StatusOr<Run> run = core_.submit_run(storage, caller, std::move(spec));
+                    absl::StatusOr<Run> run = core_.submit_run(writer, caller, std::move(spec));
                     if (!run.ok()) return run.status();
                     run_to_proto(*run, response);
-                    run_details_to_proto(*run, core_.run_details(storage, *run), response);
+                    run_details_to_proto(*run, core_.run_details(writer, *run), response);
                     return absl::OkStatus();
                 });
         },

@@ -82,9 +82,9 @@ int64_t LiveRuns::apply(const Event& event) {
             progress(page, *e);
         }
         page.tables_changed = true;  // the fits and the leases' reported games
-    } else if (const auto* e = std::get_if<TrainingEpochDone>(&event)) {
+    } else if (const auto* epoch = std::get_if<TrainingEpochDone>(&event)) {
         if (page.run.has_train()) {
-            page.run.mutable_train()->set_epoch(e->epoch);
+            page.run.mutable_train()->set_epoch(epoch->epoch);
             page.changed = true;
         }
     } else if (std::holds_alternative<RunFinished>(event) ||
