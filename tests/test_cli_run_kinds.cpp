@@ -136,8 +136,9 @@ TEST(CliFlags, RepeatedListFlagsAccumulate) {
         {"positions",
          {"convert", "--in", "a.epd", "--in", "b.pgn", "--filter", "check", "--filter", "mate"}}};
     for (const auto& [name, arguments] : lines) {
-        const auto command = std::find_if(commands().begin(), commands().end(),
-                                          [&](const Command& c) { return c.name == name; });
+        const auto command =
+            std::find_if(commands().begin(), commands().end(),
+                         [name = name](const Command& c) { return c.name == name; });
         ASSERT_NE(command, commands().end()) << name;
         CLI::App app{"test", std::string(name)};
         command->declare(app);

@@ -3,6 +3,7 @@
 #include "common/sha256.h"
 #include "coordinator/domain/auth.h"
 #include "coordinator/domain/core.h"
+#include "coordinator/domain/text.h"
 
 namespace sparring::coordinator {
 

@@ -9,6 +9,7 @@
 #include "coordinator/domain/run_kind.h"
 #include "coordinator/domain/text.h"
 #include "coordinator/rpc/convert.h"
+#include "coordinator/storage/compression.h"
 #include "match/pgn.h"
 #include "proto/time_control.h"
 

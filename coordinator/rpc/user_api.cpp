@@ -11,6 +11,7 @@
 #include "common/printable.h"
 #include "coordinator/domain/run_history.h"
 #include "coordinator/domain/run_kind.h"
+#include "coordinator/domain/text.h"
 #include "coordinator/domain/version_options.h"
 #include "coordinator/rpc/convert.h"
 
