@@ -141,7 +141,8 @@ TEST(CliFlags, RepeatedListFlagsAccumulate) {
                          [name = name](const Command& c) { return c.name == name; });
         ASSERT_NE(command, commands().end()) << name;
         CLI::App app{"test", std::string(name)};
-        command->declare(app);
+        // The command it returns owns the flags the parse writes: it must outlive the parse.
+        const std::function<int()> run = command->declare(app);
         std::vector<std::string> reversed(arguments.rbegin(), arguments.rend());
         EXPECT_NO_THROW(app.parse(reversed)) << name;
     }
