@@ -89,16 +89,15 @@ class AbsorbedMotion {
 
 }  // namespace
 
-UnbiasedElo median_unbiased_elo(const Pentanomial& results, const SprtParams& params, SprtEnd end) {
-    const SprtResult sprt_result = sprt(results, params);  // validates counts and parameters
-    double n = 0, total = 0;
+PairScores pair_scores(const Pentanomial& results, const SprtParams& params) {
+    PairScores s;
+    double total = 0;
     std::array<double, 5> counts{};
     for (size_t i = 0; i < 5; ++i) {
-        n += double(results.counts[i]);
+        s.pairs += double(results.counts[i]);
         counts[i] = results.counts[i] == 0 ? kRegularizer : double(results.counts[i]);
         total += counts[i];
     }
-    if (n < 1) throw std::invalid_argument("no game pairs to estimate from");
     // The per-pair mean score and its standard deviation.
     double mean = 0, second = 0;
     for (size_t i = 0; i < 5; ++i) {
@@ -106,17 +105,26 @@ UnbiasedElo median_unbiased_elo(const Pentanomial& results, const SprtParams& pa
         mean += counts[i] / total * score;
         second += counts[i] / total * score * score;
     }
-    const double sigma = std::sqrt(std::max(1e-12, second - mean * mean));
-    // The hypotheses' mean scores; their LLR is about n (theta1 - theta0) / sigma^2 (mean - m).
-    double theta0, theta1;
+    s.mean = mean;
+    s.sigma = std::sqrt(std::max(1e-12, second - mean * mean));
+    // The hypotheses' mean scores.
     if (params.model == Model::Logistic) {
-        theta0 = score_of_elo(params.elo0);
-        theta1 = score_of_elo(params.elo1);
+        s.theta0 = score_of_elo(params.elo0);
+        s.theta1 = score_of_elo(params.elo1);
     } else {
         const double t_per_nelo = std::numbers::sqrt2 / kNeloPerT;  // a pair's t-value per nElo
-        theta0 = 0.5 + params.elo0 * t_per_nelo * sigma;
-        theta1 = 0.5 + params.elo1 * t_per_nelo * sigma;
+        s.theta0 = 0.5 + params.elo0 * t_per_nelo * s.sigma;
+        s.theta1 = 0.5 + params.elo1 * t_per_nelo * s.sigma;
     }
+    return s;
+}
+
+UnbiasedElo median_unbiased_elo(const Pentanomial& results, const SprtParams& params, SprtEnd end) {
+    const SprtResult sprt_result = sprt(results, params);  // validates counts and parameters
+    const PairScores scores = pair_scores(results, params);
+    const double n = scores.pairs, mean = scores.mean, sigma = scores.sigma;
+    const double theta0 = scores.theta0, theta1 = scores.theta1;
+    if (n < 1) throw std::invalid_argument("no game pairs to estimate from");
     const double middle = (theta0 + theta1) / 2;
     const double per_llr = sigma * sigma / (theta1 - theta0);  // score sum per unit of LLR
     // In units of sigma: the bounds, the observed sum and the drift of a mean score.

@@ -31,4 +31,19 @@ struct UnbiasedElo {
 // ignored. Throws std::invalid_argument as sprt() does, or for no pairs.
 UnbiasedElo median_unbiased_elo(const Pentanomial& results, const SprtParams& params, SprtEnd end);
 
+// The pair scores of a test as its Brownian approximation sees them: the pairs, their mean
+// score and standard deviation (zero counts replaced by 1e-3, as the estimates do), and the
+// mean pair scores of H0 and H1 under the test's model. The LLR is then about
+// n (theta1 - theta0) / sigma^2 (mean - (theta0 + theta1) / 2).
+struct PairScores {
+    double pairs = 0;
+    double mean = 0.5;
+    double sigma = 0;
+    double theta0 = 0.5;
+    double theta1 = 0.5;
+};
+
+// Returns the pair scores of counted pairs under the test's hypotheses.
+PairScores pair_scores(const Pentanomial& results, const SprtParams& params);
+
 }  // namespace sparring::stats
