@@ -6,6 +6,7 @@
 #include <ctime>
 #include <iostream>
 
+#include "cli/waiting_display.h"
 #include "common/printable.h"
 #include "match/adjudication.h"
 
@@ -248,6 +249,7 @@ void print_game_run(const v1::RunStatus& run, const GameRunLayout& layout) {
     rows.push_back({"in progress", std::to_string(run.pairs_leased()) + " pairs on " +
                                        std::to_string(run.active_workers()) + " workers, " +
                                        std::to_string(run.active_cores()) + " cores"});
+    add_waiting_rows(run, rows);
     rows.push_back({"created", utc(run.created_unix_ms()) +
                                    (spec.owner().empty() ? "" : " by " + spec.owner())});
     rows.push_back({"finished", utc(run.finished_unix_ms())});

@@ -8,6 +8,7 @@
 #include "cli/commands.h"
 #include "cli/run_display.h"
 #include "cli/run_kinds.h"
+#include "cli/waiting_display.h"
 #include "common/dates.h"
 #include "common/opening.h"
 #include "common/printable.h"
@@ -86,7 +87,7 @@ int runs(const RunsFlags& args) {
     for (const v1::RunStatus& r : response.runs()) {
         const CliRunKind& kind = cli_run_kind(r.spec().kind());
         RunsCells cells = kind.runs_cells(r);
-        rows.push_back({std::to_string(r.id()), state_name(r.state()), std::string(kind.name),
+        rows.push_back({std::to_string(r.id()), listed_state(r), std::string(kind.name),
                         r.spec().test_version(), r.spec().base_version(),
                         std::move(cells.time_control),
                         std::to_string(r.games()) + "/" + std::to_string(r.spec().games()),
@@ -104,6 +105,10 @@ int runs(const RunsFlags& args) {
         for (const std::string& warning : r.warnings())
             std::cout << "warning: run " << r.id() << ": " << first_sentence(warning)
                       << " (sparring show " << r.id() << ")\n";
+    // Why a waiting run waits: its first reason (`sparring show RUN` prints them all).
+    for (const v1::RunStatus& r : response.runs())
+        if (is_waiting(r))
+            std::cout << "waiting: run " << r.id() << ": " << r.waiting(0).line() << "\n";
     return 0;
 }
 

@@ -11,6 +11,7 @@
 #include "cli/commands.h"
 #include "cli/run_kinds.h"
 #include "cli/spec_flags.h"
+#include "cli/waiting_display.h"
 #include "common/opening.h"
 #include "common/printable.h"
 #include "common/run_limits.h"
@@ -33,6 +34,7 @@ v1::RunStatus send(const SubmitFlags& args, v1::SubmitRunRequest& request) {
     v1::RunStatus run;
     client.call(&v1::UserService::Stub::SubmitRun, request, &run);
     if (args.json) std::cout << to_json(run) << "\n";
+    warn_unplayable(run);  // on stderr: the run is submitted all the same
     return run;
 }
 

@@ -54,6 +54,16 @@ int workers(const WorkersFlags& args) {
         std::cout << "\nspeeds (scaled clocks):\n";
         print_table(speeds);
     }
+    // The active runs each connected worker cannot play, and why.
+    std::vector<std::vector<std::string>> declined = {{"WORKER", "DECLINES", "WHY"}};
+    for (const v1::WorkerStatus& w : response.workers())
+        for (const v1::DeclinedRun& d : w.declined())
+            declined.push_back({w.name() + " (" + std::to_string(w.id()) + ")",
+                                "run " + std::to_string(d.run_id()), d.text()});
+    if (declined.size() > 1) {
+        std::cout << "\ndeclined runs:\n";
+        print_table(declined);
+    }
     return 0;
 }
 

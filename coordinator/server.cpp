@@ -14,6 +14,7 @@
 
 #include "common/dates.h"
 #include "common/log.h"
+#include "coordinator/domain/waiting.h"
 #include "coordinator/kinds/registry.h"
 #include "coordinator/kinds/training_run.h"
 #include "coordinator/ops/engine_gc.h"
@@ -223,6 +224,14 @@ std::string Server::render_metrics() {
         [this, &snapshot](Storage& storage) {
             snapshot.workers_connected = core_.count_active_workers(storage);
             snapshot.active_runs = core_.list_runs(storage, {RunState::Active}, 0);
+            // Every reason at 0 first, so that an alert's series exists before a run waits.
+            for (int r = 0; r <= int(WaitReason::NoWorkers); ++r)
+                snapshot.runs_waiting[wait_reason_name(WaitReason(r))] = 0;
+            const WaitingBoard board = core_.waiting_board(storage, &snapshot.active_runs);
+            for (const Run& run : snapshot.active_runs)
+                if (run.active_leases == 0)
+                    for (const WaitingReason& reason : board.of(run.id).reasons)
+                        ++snapshot.runs_waiting[wait_reason_name(reason.reason)];
             return absl::OkStatus();
         },
         [&done](absl::Status status) { done.set_value(std::move(status)); });

@@ -18,6 +18,7 @@
 #include "coordinator/domain/rate_limit.h"
 #include "coordinator/domain/scheduler.h"
 #include "coordinator/domain/storage.h"
+#include "coordinator/domain/waiting.h"
 
 namespace sparring::coordinator {
 
@@ -256,6 +257,10 @@ class Core {
     int64_t count_active_workers(Storage& storage) const;
     // Returns whether a worker last seen at that time counts as active.
     bool is_active(int64_t last_seen_ms) const;
+    // Reads what tells why runs wait (waiting.h): the connected workers, and the active runs
+    // with pairs left to lease (all of them, or those of `runs` when given). O(workers) reads:
+    // for the reads of runs and workers, never a worker's call for work.
+    WaitingBoard waiting_board(Storage& storage, const std::vector<Run>* runs = nullptr) const;
     // Stores a chunk of imported positions in a generation run without games (made by the
     // first chunk, finished by the last); a retried chunk stores nothing twice, and a first
     // chunk whose key an active import run holds continues that run.
@@ -290,6 +295,9 @@ class Core {
                         const Release& release) const;
     // Builds the grant of a new lease.
     LeaseGrant grant(Storage& storage, Lease lease, Run run);
+    // Returns what the scheduler knows of a worker: its registration, and the versions it
+    // refused, the runs it is barred from and the runs it failed.
+    WorkerProfile profile_of(Storage& storage, const Worker& worker) const;
     // Returns what the scheduler knows of an active run (its versions read from storage).
     RunCandidate candidate_of(Storage& storage, const Run& run) const;
     // Reads a run into the candidate pool again: in it while active with pairs to lease.

@@ -152,6 +152,18 @@ LeaseGrant Core::grant(Storage& storage, Lease lease, Run run) {
     return g;
 }
 
+WorkerProfile Core::profile_of(Storage& storage, const Worker& worker) const {
+    WorkerProfile profile;
+    profile.concurrency = worker.concurrency;
+    profile.memory_mb = worker.memory_mb;
+    profile.uci_engines = worker.uci_engines;
+    profile.accepts_uploaded_engines = worker.accept_uploaded_engines;
+    profile.refused_versions = storage.refused_versions(worker.id);
+    profile.barred_runs = storage.purged_runs(worker.id);
+    profile.failed_runs = storage.failed_runs(worker.id, options_.lease_failures_per_worker);
+    return profile;
+}
+
 RunCandidate Core::candidate_of(Storage& storage, const Run& run) const {
     RunCandidate c;
     c.run_id = run.id;
@@ -257,14 +269,7 @@ absl::StatusOr<std::optional<LeaseGrant>> Core::request_work(
         options_.max_leases_per_token)
         return std::optional<LeaseGrant>();
 
-    WorkerProfile profile;
-    profile.concurrency = worker->concurrency;
-    profile.memory_mb = worker->memory_mb;
-    profile.uci_engines = worker->uci_engines;
-    profile.accepts_uploaded_engines = worker->accept_uploaded_engines;
-    profile.refused_versions = storage.refused_versions(worker_id);
-    profile.barred_runs = storage.purged_runs(worker_id);
-    profile.failed_runs = storage.failed_runs(worker_id, options_.lease_failures_per_worker);
+    const WorkerProfile profile = profile_of(storage, *worker);
     std::optional<Run> chosen = choose_for(storage, worker_id, profile, avoid_runs, now);
     if (!chosen) return std::optional<LeaseGrant>();
 

@@ -8,36 +8,83 @@ int games_at_once(int concurrency, int threads) {
     return concurrency / std::max(threads, 1);
 }
 
-std::string incapability(const RunCandidate& run, const WorkerProfile& worker) {
-    if (std::find(worker.barred_runs.begin(), worker.barred_runs.end(), run.run_id) !=
-        worker.barred_runs.end())
-        return "barred from the run (its results were implausible, or purged)";
+const char* wait_reason_name(WaitReason reason) {
+    switch (reason) {
+        case WaitReason::Barred:
+            return "barred";
+        case WaitReason::NoUploads:
+            return "no_uploads";
+        case WaitReason::Failed:
+            return "failed";
+        case WaitReason::NoEngine:
+            return "no_engine";
+        case WaitReason::RefusedVersion:
+            return "refused_version";
+        case WaitReason::FewCores:
+            return "cores";
+        case WaitReason::Memory:
+            return "memory";
+        case WaitReason::Quarantined:
+            return "quarantined";
+        case WaitReason::TooSlow:
+            return "too_slow";
+        case WaitReason::Outranked:
+            return "outranked";
+        case WaitReason::Busy:
+            return "busy";
+        case WaitReason::NoWorkers:
+            return "no_workers";
+    }
+    return "unknown";
+}
+
+std::optional<Decline> decline(const RunCandidate& run, const WorkerProfile& worker) {
+    const auto has = [](const auto& list, const auto& item) {
+        return std::find(list.begin(), list.end(), item) != list.end();
+    };
+    if (has(worker.barred_runs, run.run_id))
+        return Decline{WaitReason::Barred,
+                       "barred from the run (its results were implausible, or purged)",
+                       "barred from the run (purged, or its results were implausible)"};
     if (run.uploaded_engines && !worker.accepts_uploaded_engines)
-        return "does not accept uploaded engines";
-    if (std::find(worker.failed_runs.begin(), worker.failed_runs.end(), run.run_id) !=
-        worker.failed_runs.end())
-        return "failed the run's leases too often (engine failures)";
+        return Decline{WaitReason::NoUploads, "does not accept uploaded engines",
+                       "no uploaded engines (not accepted, or no sandbox)"};
+    if (has(worker.failed_runs, run.run_id))
+        return Decline{WaitReason::Failed, "failed the run's leases too often (engine failures)",
+                       "failed the run's leases too often"};
     for (const std::string& command : run.uci_commands)
-        if (std::find(worker.uci_engines.begin(), worker.uci_engines.end(), command) ==
-            worker.uci_engines.end())
-            return "lacks the UCI engine '" + command + "'";
+        if (!has(worker.uci_engines, command))
+            return Decline{WaitReason::NoEngine, "lacks the UCI engine '" + command + "'",
+                           "no " + command};
     for (int64_t version : run.version_ids)
-        if (std::find(worker.refused_versions.begin(), worker.refused_versions.end(), version) !=
-            worker.refused_versions.end())
-            return "refused version " + std::to_string(version) + " (bench mismatch)";
+        if (has(worker.refused_versions, version))
+            return Decline{WaitReason::RefusedVersion,
+                           "refused version " + std::to_string(version) + " (bench mismatch)",
+                           "refused version " + std::to_string(version) + " (bench mismatch)"};
     const int games = games_at_once(worker.concurrency, run.threads);
     if (games == 0)
-        return "has " + std::to_string(worker.concurrency) + " cores, a game of the run needs " +
-               std::to_string(run.threads);
+        return Decline{WaitReason::FewCores,
+                       "has " + std::to_string(worker.concurrency) +
+                           " cores, a game of the run needs " + std::to_string(run.threads),
+                       "fewer than " + std::to_string(run.threads) + " cores"};
     // Checked: stored figures predate their bounds, and an overflow must not wrap to "fits".
     int64_t needed = 0;
     if (run.memory_mb_per_game < 0 ||
         __builtin_mul_overflow(run.memory_mb_per_game, int64_t(games), &needed))
-        return "needs more memory than can be counted";
+        return Decline{WaitReason::Memory, "needs more memory than can be counted",
+                       "not enough memory"};
     if (needed > worker.memory_mb)
-        return "has " + std::to_string(worker.memory_mb) + " MiB, needs " + std::to_string(needed) +
-               " MiB";
-    return {};
+        return Decline{
+            WaitReason::Memory,
+            "has " + std::to_string(worker.memory_mb) + " MiB, needs " + std::to_string(needed) +
+                " MiB",
+            "less than " + std::to_string(run.memory_mb_per_game) + " MiB of memory a game"};
+    return std::nullopt;
+}
+
+std::string incapability(const RunCandidate& run, const WorkerProfile& worker) {
+    std::optional<Decline> d = decline(run, worker);
+    return d ? std::move(d->text) : std::string();
 }
 
 bool served_before(const RunCandidate& a, const RunCandidate& b) {

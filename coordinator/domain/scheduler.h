@@ -43,6 +43,40 @@ struct WorkerProfile {
 // one game holds, 0 when it has too few for one.
 int games_at_once(int concurrency, int threads);
 
+// Why a worker does not play a run (a run waits for these, waiting.h): what the profile tells
+// (incapability), then what the coordinator learnt of the worker in the run (quarantined, too
+// slow), then the runs it plays instead (outranked: of higher priority; busy: shared by
+// throughput); no worker connected at all.
+enum class WaitReason {
+    Barred,
+    NoUploads,
+    Failed,
+    NoEngine,
+    RefusedVersion,
+    FewCores,
+    Memory,
+    Quarantined,
+    TooSlow,
+    Outranked,
+    Busy,
+    NoWorkers,
+};
+
+// Returns a reason's name in metrics and the API: "no_engine", "cores", ...
+const char* wait_reason_name(WaitReason reason);
+
+// Why one worker declines one run: the reason, what the worker lacks said of it ("lacks the UCI
+// engine '/usr/games/glaurung'"), and what the run needs said of any worker declining it so
+// ("no /usr/games/glaurung"), which counts the workers per reason.
+struct Decline {
+    WaitReason reason = WaitReason::Barred;
+    std::string text;
+    std::string need;
+};
+
+// Returns why the worker cannot play the run, or nullopt when it can.
+std::optional<Decline> decline(const RunCandidate& run, const WorkerProfile& worker);
+
 // Returns why the worker cannot play the run, or an empty string when it can.
 std::string incapability(const RunCandidate& run, const WorkerProfile& worker);
 

@@ -565,12 +565,20 @@ struct StoredPositions {
     std::string data;  // count records (training/position_record.h)
 };
 
+// An active run a connected worker does not play, and why (waiting.h).
+struct DeclinedRun {
+    int64_t run_id = 0;
+    std::string reason;  // wait_reason_name: "no_engine", "cores", ...
+    std::string text;    // the worker's side: "lacks the UCI engine '/usr/games/glaurung'"
+};
+
 // What the user sees of a worker: its record and the run it plays now (0: none).
 struct WorkerSummary {
     Worker worker;
     int64_t run_id = 0;
-    std::optional<WorkerFit> fit;     // in that run, else the run it reported to last
-    std::vector<WorkerSpeed> speeds;  // measured for scaled clocks, newest first
+    std::optional<WorkerFit> fit;       // in that run, else the run it reported to last
+    std::vector<WorkerSpeed> speeds;    // measured for scaled clocks, newest first
+    std::vector<DeclinedRun> declined;  // connected: the active runs it cannot play
 };
 
 // A contiguous range of a run's game pairs.

@@ -1,4 +1,5 @@
 // Core: the workers seen lately, each with the run it plays and its fit in that run.
+#include <algorithm>
 #include <map>
 
 #include "coordinator/domain/core.h"
@@ -26,6 +27,13 @@ std::vector<WorkerSummary> Core::list_workers(Storage& storage, bool include_ina
         }
         if (auto fit = fits->second.find(w.worker.id); fit != fits->second.end())
             w.fit = fit->second;
+    }
+    // The active runs each connected worker cannot play, and why.
+    if (std::any_of(workers.begin(), workers.end(),
+                    [this](const WorkerSummary& w) { return is_active(w.worker.last_seen_ms); })) {
+        const WaitingBoard board = waiting_board(storage);
+        for (WorkerSummary& w : workers)
+            if (is_active(w.worker.last_seen_ms)) w.declined = board.declined_by(w.worker.id);
     }
     return workers;
 }

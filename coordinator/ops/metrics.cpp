@@ -54,6 +54,12 @@ std::vector<prometheus::MetricFamily> database_gauges(const MetricsSnapshot& sna
         .Add({})
         .Set(double(snapshot.engine_uploads));
 
+    auto& waiting = gauge(registry, "sparring_runs_waiting",
+                          "Active runs without a lease out, by why the connected workers do not "
+                          "play them (a run waiting for several reasons counts under each).");
+    for (const auto& [reason, runs] : snapshot.runs_waiting)
+        waiting.Add({{"reason", reason}}).Set(double(runs));
+
     auto& games = gauge(registry, "sparring_run_games", "Games counted in an active run.");
     auto& games_max =
         gauge(registry, "sparring_run_games_max", "Games an active run plays at most.");

@@ -9,6 +9,7 @@
 #include <prometheus/registry.h>
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -23,6 +24,9 @@ struct MetricsSnapshot {
     int64_t workers_connected = 0;
     std::vector<Run> active_runs;
     int64_t engine_uploads = 0;  // engine uploads in progress
+    // Active runs without a lease out that wait, by reason (wait_reason_name; a run waiting
+    // for several reasons counts under each).
+    std::map<std::string, int64_t> runs_waiting;
 };
 
 class Metrics {

@@ -37,6 +37,8 @@ void run_results_to_proto(const Run& in, v1::RunStatus* out);
 // Writes what is shown of a run alone (Core::run_details) into its status.
 void run_details_to_proto(const Run& run, const RunDetails& in, v1::RunStatus* out);
 void llr_history_to_proto(const RunHistory& in, v1::LlrHistory* out);
+// Writes why a run waits (waiting.h) into its status (convert_work.cpp).
+void waiting_to_proto(const RunWaiting& in, v1::RunStatus* out);
 std::vector<RunState> run_states_from_proto(const google::protobuf::RepeatedField<int>& states);
 // Returns the selection of a runs listing; INVALID_ARGUMENT for an unknown kind or a limit or
 // offset out of range.

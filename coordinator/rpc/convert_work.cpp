@@ -128,6 +128,25 @@ void worker_to_proto(const WorkerSummary& in, bool active, v1::WorkerStatus* out
         o->set_games_at_once(uint32_t(speed.games_at_once));
         o->set_measured_unix_ms(speed.measured_ms);
     }
+    for (const DeclinedRun& d : in.declined) {
+        v1::DeclinedRun* o = out->add_declined();
+        o->set_run_id(d.run_id);
+        o->set_reason(d.reason);
+        o->set_text(d.text);
+    }
+}
+
+void waiting_to_proto(const RunWaiting& in, v1::RunStatus* out) {
+    for (const WaitingReason& r : in.reasons) {
+        v1::WaitingReason* o = out->add_waiting();
+        o->set_reason(wait_reason_name(r.reason));
+        o->set_text(r.text);
+        o->set_workers(r.workers);
+        o->set_fix(r.fix);
+        o->set_line(waiting_line(r, in.connected));
+    }
+    out->set_connected_workers(in.connected);
+    out->set_unplayable(in.unplayable);
 }
 
 void lease_to_proto(const LeaseGrant& in, v1::Lease* out) {

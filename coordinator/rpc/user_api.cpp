@@ -288,6 +288,9 @@ void UserApi::submit_run(const Credential& credential, const v1::SubmitRunReques
                     if (!run.ok()) return run.status();
                     run_to_proto(*run, response);
                     run_details_to_proto(*run, core_.run_details(writer, *run), response);
+                    // Whether a connected worker can play it: submit warns at once if none.
+                    const std::vector<Run> submitted = {*run};
+                    waiting_to_proto(core_.waiting_board(writer, &submitted).of(run->id), response);
                     return absl::OkStatus();
                 });
         },
@@ -302,8 +305,13 @@ void UserApi::list_runs(const Credential& credential, const v1::ListRunsRequest&
             absl::StatusOr<RunQuery> selection = run_query_from_proto(request);
             if (!selection.ok()) return selection.status();
             int64_t total = 0;
-            for (const Run& run : core_.find_runs(storage, *selection, &total))
-                run_to_proto(run, response->add_runs());
+            const std::vector<Run> runs = core_.find_runs(storage, *selection, &total);
+            const WaitingBoard waiting = core_.waiting_board(storage, &runs);
+            for (const Run& run : runs) {
+                v1::RunStatus* status = response->add_runs();
+                run_to_proto(run, status);
+                waiting_to_proto(waiting.of(run.id), status);
+            }
             response->set_total(uint64_t(total));
             return absl::OkStatus();
         },
@@ -321,6 +329,8 @@ void UserApi::get_run(const Credential& credential, const v1::GetRunRequest& req
             if (!run.ok()) return run.status();
             run_to_proto(*run, response);
             run_details_to_proto(*run, details, response);
+            const std::vector<Run> shown = {*run};
+            waiting_to_proto(core_.waiting_board(storage, &shown).of(id), response);
             return absl::OkStatus();
         },
         std::move(done));

@@ -13,6 +13,7 @@
 #include "common/json_text.h"
 #include "coordinator/web/html.h"
 #include "coordinator/web/page_parts.h"
+#include "coordinator/web/run_waiting.h"
 #include "match/adjudication.h"
 
 namespace sparring::coordinator::web {
@@ -87,8 +88,8 @@ std::string workers_page(const v1::ListWorkersResponse& workers) {
                 " MB</td><td class=\"num\">" + std::to_string(w->concurrency()) + "</td><td>" +
                 engines + "</td><td><span class=\"badge " + (w->active() ? "active" : "neutral") +
                 "\">" + (w->active() ? "active" : "inactive") + "</span></td><td>" +
-                (runs.empty() ? "idle" : runs) + "</td><td class=\"num\">" + grouped(w->games()) +
-                "</td><td>" +
+                (runs.empty() ? "idle" : runs) + declined_html(*w) + "</td><td class=\"num\">" +
+                grouped(w->games()) + "</td><td>" +
                 (w->has_fit() ? fit_cell(w->fit()) + " (<a href=\"/runs/" +
                                     std::to_string(w->fit().run_id()) + "\">" +
                                     std::to_string(w->fit().run_id()) + "</a>)"

@@ -14,6 +14,7 @@
 #include "coordinator/web/page_parts.h"
 #include "coordinator/web/pages.h"
 #include "coordinator/web/run_kinds.h"
+#include "coordinator/web/run_waiting.h"
 #include "match/adjudication.h"
 
 namespace sparring::coordinator::web {
@@ -190,7 +191,8 @@ std::map<std::string, std::string> run_fields(const v1::RunStatus& run) {
         {"los", fixed(100 * run.los(), 1) + "%"},
         {"llr", fixed(run.llr(), 2)},
         {"llr_bounds", "[" + fixed(run.llr_lower(), 2) + ", " + fixed(run.llr_upper(), 2) + "]"},
-        {"state", run.result().empty() ? state_name(run.state()) : run.result()},
+        {"state", shown_state(run)},
+        {"waiting", waiting_text(run)},
         {"pairs_leased", grouped(run.pairs_leased())},
         {"active_workers", std::to_string(run.active_workers())},
         {"ll", grouped(p.ll())},
@@ -378,6 +380,9 @@ std::string run_page(const v1::RunStatus& run, const RunExtras& extras) {
     body += "<div class=\"big\"><div class=\"label\">State</div><div class=\"value state\">" +
             live(fields, "state") + "</div><div class=\"note\">" + live(fields, "active_workers") +
             " workers, " + live(fields, "pairs_leased") + " pairs leased</div></div></section>";
+    // Why it waits (live: empty once a worker plays it).
+    if (!run.waiting().empty())
+        body += "<p class=\"warning\" id=\"waiting\">" + live(fields, "waiting") + "</p>";
 
     body += "<section class=\"numbers\"><table class=\"kv\">";
     body += row("W / D / L", live(fields, "wins") + " / " + live(fields, "draws") + " / " +

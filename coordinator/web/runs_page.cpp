@@ -14,6 +14,7 @@
 #include "coordinator/web/html.h"
 #include "coordinator/web/page_parts.h"
 #include "coordinator/web/pages.h"
+#include "coordinator/web/run_waiting.h"
 #include "match/adjudication.h"
 
 namespace sparring::coordinator::web {
@@ -51,8 +52,10 @@ std::string run_row(const v1::RunStatus& run) {
     out += "<td class=\"num\">";
     if (has_sprt(run)) out += fixed(run.llr(), 2) + " " + llr_bar(run);
     out += "</td>";
-    out += "<td><span class=\"badge " + outcome_class(run) + "\">" +
-           escape_html(run.result().empty() ? state_name(run.state()) : run.result()) + "</span>";
+    out += "<td><span class=\"badge " + outcome_class(run) + "\">" + escape_html(shown_state(run)) +
+           "</span>";
+    if (run_waits(run))  // its first reason; the run's page gives them all
+        out += "<div class=\"desc warn\">" + escape_html(run.waiting(0).line()) + "</div>";
     // A test of two stages on one line: the first run's result, then its follow-up.
     if (run.follow_up_run_id() > 0)
         out += " → <a href=\"/runs/" + std::to_string(run.follow_up_run_id()) + "\">run " +

@@ -274,6 +274,14 @@ std::unique_ptr<grpc::ClientContext> Cluster::context(const std::string& token,
     return context;
 }
 
+v1::RunStatus Cluster::get_run(int64_t run_id) const {
+    v1::GetRunRequest request;
+    request.set_run_id(run_id);
+    v1::RunStatus run;
+    if (!users()->GetRun(context(user_token).get(), request, &run).ok()) run.Clear();
+    return run;
+}
+
 v1::RunStatus Cluster::wait_for_run(int64_t run_id, std::chrono::seconds timeout) const {
     auto stub = users();
     v1::GetRunRequest request;

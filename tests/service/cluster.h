@@ -89,6 +89,8 @@ class Cluster {
     static std::unique_ptr<grpc::ClientContext> context(
         const std::string& token, std::chrono::seconds deadline = std::chrono::seconds(10));
 
+    // Returns a run as GetRun answers it (cleared when the call fails).
+    v1::RunStatus get_run(int64_t run_id) const;
     // Waits until a run's state differs from active, up to timeout; returns the run.
     v1::RunStatus wait_for_run(int64_t run_id, std::chrono::seconds timeout) const;
     // Adds a built-in version through the CLI (bench computed by the CLI).

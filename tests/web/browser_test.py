@@ -162,6 +162,7 @@ class Browser:
 
 
 STOCKFISH = "/usr/games/stockfish"
+GLAURUNG = "/usr/games/glaurung"
 
 # What Runtime.evaluate answers while the page navigates away.
 NAVIGATING = ("Inspected target navigated or closed", "Execution context was destroyed",
@@ -347,6 +348,27 @@ def main():
         finally:
             page.close()
 
+        # A run of an engine no worker offers waits, and its page says why, counted over the
+        # workers, with the fix; the runs list calls it waiting (issue 51, item 1).
+        if os.path.exists(GLAURUNG):
+            sparring("versions", "add", "glaurung", "--uci", GLAURUNG)
+            waiting = submit("glaurung", "base", "--kind", "fixed", "--games", "2", "--tc",
+                             "10+0.1")
+            dom = browse(browser, os.path.join(work, "profile-waiting"),
+                         base + "/runs/" + waiting, "--dump-dom", wait_ms=2000)
+            reason = re.search(r'<p class="warning" id="waiting"><span data-field="waiting">'
+                               r'([^<]*)</span></p>', dom)
+            assert reason, dom[:3000]
+            assert html.unescape(reason.group(1)).startswith(
+                "Waiting: no connected worker offers /usr/games/glaurung (2 workers; start one "
+                "with `--uci-engines /usr/games/glaurung`)"), reason.group(1)
+            assert '<span data-field="state">waiting</span>' in dom, "the state is not waiting"
+            listing = browse(browser, os.path.join(work, "profile-waiting"), base + "/",
+                             "--dump-dom", wait_ms=2000)
+            assert '<span class="badge active">waiting</span>' in listing, listing[:3000]
+            sparring("stop", waiting)
+            print("waiting: %s" % html.unescape(reason.group(1)))
+
         # A run whose UCI engine crashes at every move: its page counts the games lost by
         # that fault, per version and worker (issue 30, item 5).
         crasher = os.path.join(work, "crasher.sh")
@@ -371,6 +393,52 @@ def main():
         lost = sum(int(r[3]) for r in rows)
         assert lost == 4, "the faults table counts %d crashes of 4 games: %s" % (lost, rows)
         print("faults table: %s" % rows)
+
+        # A run whose engine crashes at its third move is paused by the fault storm (issue 51,
+        # item 2); its page lists the faulty games, each linked to its evidence: the engine's
+        # UCI exchange up to the fatal go and its stderr, hostile text escaped (item 3).
+        if os.path.exists(STOCKFISH):
+            evidence_engine = os.path.join(work, "crash-after-2.sh")
+            with open(evidence_engine, "w") as script:
+                script.write("#!/bin/sh\necho '<img src=x onerror=alert(1)>' >&2\n"
+                             "exec bash %s crash-after-2\n" % os.path.join(
+                                 os.path.dirname(os.path.abspath(__file__)), "..", "match",
+                                 "fake_uci_engine.sh"))
+            os.chmod(evidence_engine, 0o755)
+            sparring("versions", "add", "crash-after-2", "--uci", evidence_engine)
+            storm = submit("crash-after-2", "base", "--kind", "fixed", "--games", "40", "--tc",
+                           "nodes=300", "--priority", "1")
+            start_worker("evidence-worker", "--uci-engines", evidence_engine)
+            if not wait_until(lambda: run_field(storm, "state") != "RUN_STATE_ACTIVE", 120, 0.5):
+                raise AssertionError("the crashing run was not paused in 120 s")
+            assert run_field(storm, "state") == "RUN_STATE_PAUSED", run_field(storm, "state")
+            dom = browse(browser, os.path.join(work, "profile-evidence"), base + "/runs/" + storm,
+                         "--dump-dom", wait_ms=2000)
+            section = re.search(r'<h2 id="faulty-games">Faulty games</h2>(.*?)</table>'
+                                r'<table class="grid" id="faulty-games-list">(.*?)</table>',
+                                dom, re.S)
+            assert section, dom[:3000]
+            counts = re.findall(r"<tr><td>([^<]*)</td><td>([^<]*)</td><td[^>]*>(\d+)</td>"
+                                r"<td[^>]*>(\d+)</td></tr>", section.group(1))
+            assert counts and counts[0][0] == "crash-after-2" and counts[0][1] == "crash", counts
+            assert int(counts[0][2]) >= 20 and int(counts[0][3]) == 10, counts
+            links = re.findall(r'<a href="(/runs/%s/faults/(\d+))">transcript and stderr</a>'
+                               % storm, section.group(2))
+            assert len(links) == 10, section.group(2)[:2000]
+            page = browse(browser, os.path.join(work, "profile-evidence"), base + links[0][0],
+                          "--dump-dom", wait_ms=2000)
+            transcript = re.search(r'<details open="" id="transcript">.*?<pre>(.*?)</pre>', page,
+                                   re.S)
+            stderr = re.search(r'<details open="" id="stderr">.*?<pre>(.*?)</pre>', page, re.S)
+            assert transcript and stderr, page[:3000]
+            assert transcript.group(1).rstrip().endswith("&gt; go nodes 300"), transcript.group(1)
+            assert "fake-engine: assertion failed: move 3 after" in stderr.group(1), stderr.group(1)
+            assert "&lt;img src=x onerror=alert(1)&gt;" in stderr.group(1), stderr.group(1)
+            assert "<img src=x" not in page, "the engine's stderr reached the page unescaped"
+            print("paused run %s: %s faulty games, evidence of game %s" %
+                  (storm, counts[0][2], links[0][1]))
+        elif os.environ.get("CI") == "true":
+            raise AssertionError("no %s (CI=true: `deploy/setup.sh test` installs it)" % STOCKFISH)
 
         # Tuning runs' pages (issue 29): every parameter against games, each line named in the
         # legend under the plot, and the toggle to the change as a fraction of c -- for the
