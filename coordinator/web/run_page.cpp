@@ -382,7 +382,7 @@ std::string run_page(const v1::RunStatus& run, const RunExtras& extras) {
             " workers, " + live(fields, "pairs_leased") + " pairs leased</div></div></section>";
     // Why it waits (live: empty once a worker plays it).
     if (!run.waiting().empty())
-        body += "<p class=\"warning\" id=\"waiting\">" + live(fields, "waiting") + "</p>";
+        body += "<p class=\"waiting\" id=\"waiting\">" + live(fields, "waiting") + "</p>";
 
     body += "<section class=\"numbers\"><table class=\"kv\">";
     body += row("W / D / L", live(fields, "wins") + " / " + live(fields, "draws") + " / " +

@@ -55,7 +55,7 @@ std::string run_row(const v1::RunStatus& run) {
     out += "<td><span class=\"badge " + outcome_class(run) + "\">" + escape_html(shown_state(run)) +
            "</span>";
     if (run_waits(run))  // its first reason; the run's page gives them all
-        out += "<div class=\"desc warn\">" + escape_html(run.waiting(0).line()) + "</div>";
+        out += "<div class=\"desc waiting\">" + escape_html(run.waiting(0).line()) + "</div>";
     // A test of two stages on one line: the first run's result, then its follow-up.
     if (run.follow_up_run_id() > 0)
         out += " → <a href=\"/runs/" + std::to_string(run.follow_up_run_id()) + "\">run " +

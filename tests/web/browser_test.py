@@ -356,7 +356,7 @@ def main():
                              "10+0.1")
             dom = browse(browser, os.path.join(work, "profile-waiting"),
                          base + "/runs/" + waiting, "--dump-dom", wait_ms=2000)
-            reason = re.search(r'<p class="warning" id="waiting"><span data-field="waiting">'
+            reason = re.search(r'<p class="waiting" id="waiting"><span data-field="waiting">'
                                r'([^<]*)</span></p>', dom)
             assert reason, dom[:3000]
             assert html.unescape(reason.group(1)).startswith(
