@@ -9,6 +9,7 @@
 #include "cli/waiting_display.h"
 #include "common/printable.h"
 #include "match/adjudication.h"
+#include "proto/forecast_text.h"
 
 namespace sparring::cli {
 
@@ -245,6 +246,8 @@ void print_game_run(const v1::RunStatus& run, const GameRunLayout& layout) {
         add_elo_rows(run, rows);
     }
     if (layout.sprt) add_sprt_rows(run, rows);
+    for (ForecastRow& row : forecast_rows(run))  // when it ends (docs/statistics.md)
+        rows.push_back({std::move(row.label), std::move(row.text)});
     add_setting_rows(run, rows);
     rows.push_back({"in progress", std::to_string(run.pairs_leased()) + " pairs on " +
                                        std::to_string(run.active_workers()) + " workers, " +

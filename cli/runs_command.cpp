@@ -12,6 +12,7 @@
 #include "common/dates.h"
 #include "common/opening.h"
 #include "common/printable.h"
+#include "proto/forecast_text.h"
 
 namespace sparring::cli {
 
@@ -83,7 +84,8 @@ int runs(const RunsFlags& args) {
     client.call(&v1::UserService::Stub::ListRuns, request, &response);
     if (print_if_json(args.json, response)) return 0;
     std::vector<std::vector<std::string>> rows = {
-        {"ID", "STATE", "KIND", "TEST", "BASE", "TC", "GAMES", "ELO", "LLR", "OWNER", "RESULT"}};
+        {"ID", "STATE", "KIND", "TEST", "BASE", "TC", "GAMES", "ELO", "LLR", "ETA", "OWNER",
+         "RESULT"}};
     for (const v1::RunStatus& r : response.runs()) {
         const CliRunKind& kind = cli_run_kind(r.spec().kind());
         RunsCells cells = kind.runs_cells(r);
@@ -91,7 +93,7 @@ int runs(const RunsFlags& args) {
                         r.spec().test_version(), r.spec().base_version(),
                         std::move(cells.time_control),
                         std::to_string(r.games()) + "/" + std::to_string(r.spec().games()),
-                        std::move(cells.elo), std::move(cells.llr),
+                        std::move(cells.elo), std::move(cells.llr), eta_text(r),
                         r.spec().owner().empty() ? "-" : r.spec().owner(), stages(r)});
     }
     print_table(rows);

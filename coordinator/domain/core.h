@@ -106,6 +106,8 @@ struct ImportAck {
     uint32_t next_chunk = 0;  // chunks the run holds
 };
 
+struct ForecastInput;  // coordinator/domain/forecast.h
+
 class Core {
   public:
     struct Options {
@@ -172,6 +174,10 @@ class Core {
     // their priority range, active runs and submissions per minute (RESOURCE_EXHAUSTED past
     // them, changing nothing).
     absl::StatusOr<Run> submit_run(Storage& storage, const Caller& caller, RunSpec spec) const;
+    // Returns what a run's forecast is made of (coordinator/domain/forecast.h): an active
+    // regression, fixed-games or tuning run's totals with its throughput over its latest
+    // reports; nothing for another run.
+    std::optional<ForecastInput> forecast(Storage& storage, const Run& run) const;
     // Returns a run with its kind's state and follow-up, and fills *details, when given, with
     // what is shown of it alone (run_details).
     absl::StatusOr<Run> get_run(Storage& storage, int64_t run_id, RunDetails* details = nullptr,

@@ -81,6 +81,9 @@ class ReportStore {
     // Returns a run's counted (unpurged) reports with ids above after_id (0: all), in the
     // order they were counted, without digests.
     virtual std::vector<ReportRecord> list_reports(int64_t run_id, int64_t after_id) = 0;
+    // Returns a run's latest counted (unpurged) reports, newest first, at most `limit`, with
+    // their counts and times (a run's throughput; no digests).
+    virtual std::vector<ReportRecord> recent_reports(int64_t run_id, int limit) = 0;
     // Returns each worker's counted (unpurged) pairs in a run, by worker id, with its name.
     virtual std::vector<WorkerFit> worker_counts(int64_t run_id) = 0;
     // Returns one worker's counted (unpurged) pairs in a run.

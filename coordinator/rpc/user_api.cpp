@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "common/printable.h"
+#include "coordinator/domain/forecast.h"
 #include "coordinator/domain/run_history.h"
 #include "coordinator/domain/run_kind.h"
 #include "coordinator/domain/text.h"
@@ -311,6 +312,7 @@ void UserApi::list_runs(const Credential& credential, const v1::ListRunsRequest&
                 v1::RunStatus* status = response->add_runs();
                 run_to_proto(run, status);
                 waiting_to_proto(waiting.of(run.id), status);
+                run_forecast_to_proto(core_, storage, run, status);
             }
             response->set_total(uint64_t(total));
             return absl::OkStatus();
@@ -331,6 +333,7 @@ void UserApi::get_run(const Credential& credential, const v1::GetRunRequest& req
             run_details_to_proto(*run, details, response);
             const std::vector<Run> shown = {*run};
             waiting_to_proto(core_.waiting_board(storage, &shown).of(id), response);
+            run_forecast_to_proto(core_, storage, *run, response);
             return absl::OkStatus();
         },
         std::move(done));

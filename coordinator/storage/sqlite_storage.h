@@ -107,6 +107,7 @@ class SqliteStorage final : public Storage {
     void insert_report(const ReportRecord& report) override;
     std::optional<int64_t> last_report_ms(int64_t lease_id) override;
     std::vector<ReportRecord> list_reports(int64_t run_id, int64_t after_id) override;
+    std::vector<ReportRecord> recent_reports(int64_t run_id, int limit) override;
     std::vector<WorkerFit> worker_counts(int64_t run_id) override;
     Counts worker_counts(int64_t run_id, int64_t worker_id) override;
     std::optional<int64_t> last_reported_run(int64_t worker_id) override;

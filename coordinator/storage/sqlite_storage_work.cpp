@@ -292,6 +292,24 @@ std::vector<ReportRecord> SqliteStorage::list_reports(int64_t run_id, int64_t af
     return reports;
 }
 
+std::vector<ReportRecord> SqliteStorage::recent_reports(int64_t run_id, int limit) {
+    // results_by_run holds (run_id, id): the latest reports are read off its end.
+    Statement& s = db_.prepare(
+        "SELECT id, worker_id, pairs, received_ms FROM results WHERE run_id = ? AND purge_id = 0 "
+        "ORDER BY id DESC LIMIT ?");
+    s.bind(run_id, int64_t(limit));
+    std::vector<ReportRecord> reports;
+    while (s.step()) {
+        ReportRecord& r = reports.emplace_back();
+        r.id = s.int64(0);
+        r.run_id = run_id;
+        r.worker_id = s.int64(1);
+        r.counts.pairs = s.int64(2);
+        r.received_ms = s.int64(3);
+    }
+    return reports;
+}
+
 void SqliteStorage::insert_game(const StoredGame& g) {
     const std::string pgn = g.stored_pgn.empty() ? encode_pgn(g.pgn) : g.stored_pgn;
     db_.prepare(

@@ -4,6 +4,7 @@
 #include <utility>
 #include <variant>
 
+#include "coordinator/domain/forecast.h"
 #include "coordinator/rpc/convert.h"
 #include "coordinator/web/pages.h"
 
@@ -34,6 +35,7 @@ void LiveRuns::progress(Page& page, const RunProgressed& event) {
     run.sprt.lower = page.run.llr_lower();  // the bounds do not change while the run is active
     run.sprt.upper = page.run.llr_upper();
     run_results_to_proto(run, &page.run);
+    refresh_forecast(&page.run);  // its probabilities, games left and time from the new counts
     page.run.set_pairs_leased(event.pairs_leased);
     page.run.set_active_workers(uint32_t(std::max(0, event.active_leases)));
     // The workers' table: the reporter's games and pentanomial grow with the run's (its fit

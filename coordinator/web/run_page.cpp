@@ -16,6 +16,7 @@
 #include "coordinator/web/run_kinds.h"
 #include "coordinator/web/run_waiting.h"
 #include "match/adjudication.h"
+#include "proto/forecast_text.h"
 
 namespace sparring::coordinator::web {
 
@@ -201,6 +202,7 @@ std::map<std::string, std::string> run_fields(const v1::RunStatus& run) {
         {"wd", grouped(p.wd())},
         {"ww", grouped(p.ww())},
     };
+    for (ForecastRow& row : forecast_rows(run)) fields[row.key] = std::move(row.text);
     if (const auto live_fields = web_run_kind(run.spec().kind()).live_fields)
         live_fields(run, fields);
     return fields;
@@ -395,6 +397,9 @@ std::string run_page(const v1::RunStatus& run, const RunExtras& extras) {
                         signed_fixed(run.elo_unbiased_high(), 2) +
                         "] <small>(free of the SPRT's early-stop bias)</small>");
     body += row("LOS", live(fields, "los"));
+    // When it ends (live: each report's counts recompute it).
+    for (const ForecastRow& forecast : forecast_rows(run))
+        body += row(forecast.label, live(fields, forecast.key));
     body +=
         "</table><table class=\"grid penta\"><tr><th>LL</th><th>LD</th><th>DD+WL</th>"
         "<th>WD</th><th>WW</th></tr><tr>";

@@ -16,6 +16,7 @@
 #include "coordinator/web/pages.h"
 #include "coordinator/web/run_waiting.h"
 #include "match/adjudication.h"
+#include "proto/forecast_text.h"
 
 namespace sparring::coordinator::web {
 
@@ -60,6 +61,11 @@ std::string run_row(const v1::RunStatus& run) {
     if (run.follow_up_run_id() > 0)
         out += " → <a href=\"/runs/" + std::to_string(run.follow_up_run_id()) + "\">run " +
                std::to_string(run.follow_up_run_id()) + "</a>";
+    out += "</td>";
+    // When it ends at its throughput, and what its SPRT will likely decide.
+    out += "<td class=\"num eta\">" + escape_html(eta_text(run));
+    if (run.has_forecast() && !run.forecast().stop_accepts().empty())
+        out += "<div class=\"desc\">H1 " + fixed(100 * run.forecast().p_h1(), 0) + "%</div>";
     out += "</td></tr>";
     return out;
 }
@@ -203,10 +209,11 @@ std::string runs_page(const v1::ListRunsResponse& runs, const RunsQuery& query) 
                       false);
     body +=
         "<table class=\"grid runs\"><thead><tr><th>id</th><th>kind</th><th>test vs base</th>"
-        "<th>tc</th><th>owner</th><th>games</th><th>Elo ± 95%</th><th>LLR</th><th>state</th></tr>"
+        "<th>tc</th><th>owner</th><th>games</th><th>Elo ± 95%</th><th>LLR</th><th>state</th>"
+        "<th>ETA</th></tr>"
         "</thead><tbody>";
     for (const v1::RunStatus& run : runs.runs()) body += run_row(run);
-    if (runs.runs().empty()) body += "<tr><td colspan=\"9\">No runs match.</td></tr>";
+    if (runs.runs().empty()) body += "<tr><td colspan=\"10\">No runs match.</td></tr>";
     body += "</tbody></table>";
     const uint64_t pages = (matching + uint64_t(query.per_page) - 1) / uint64_t(query.per_page);
     body += "<p class=\"paging\">" + std::to_string(matching) + (matching == 1 ? " run" : " runs");
