@@ -64,6 +64,15 @@ void print_workers(const v1::RunStatus& run) {
         }
         print_table(rows);
     }
+    if (run.output_warnings_size() > 0) {
+        // Each line the engine wrote is the engine's text: printable, and cut.
+        std::cout << "\nengine-output warnings (they decide no game; docs/engines.md):\n";
+        for (const v1::OutputWarningCount& w : run.output_warnings())
+            std::cout << "  " << printable(w.line()) << " (" << w.count()
+                      << (w.count() == 1 ? " line; game " : " lines; game ") << w.example_game()
+                      << ": '" << printable(w.example(), 120) << "' after '"
+                      << printable(w.go(), 60) << "')\n";
+    }
     for (const v1::Purge& p : run.purges())
         std::cout << "purged: worker " << p.worker_id() << " (" << p.worker_name() << "), "
                   << p.games() << " games (W/D/L " << p.wins() << "/" << p.draws() << "/"

@@ -33,9 +33,10 @@ packages=(cmake g++ make pkg-config lld
 # (prometheus brings promtool; on a machine running systemd it also starts a server on :9090.)
 # clang, libFuzzer and the sanitizer runtimes build the sanitizer stage and the fuzz targets;
 # faketime moves the coordinator's wall clock in the fault tests; curl fetches over HTTPS in
-# the HTTP server's test.
+# the HTTP server's test; glaurung is a real engine with a real fault (it answers `bestmove
+# (none)` under `go nodes`) for the fault and engine-output tests.
 test_packages=(python3-yaml docker-compose prometheus clang-format chromium faketime curl
-               clang-14 libfuzzer-14-dev libclang-rt-14-dev)
+               clang-14 libfuzzer-14-dev libclang-rt-14-dev glaurung)
 # The deploy checks run these tools; each package is installed unless the tool is already on
 # the PATH (from whatever package): kubectl renders the Kubernetes manifests, systemd-analyze
 # verifies the units.

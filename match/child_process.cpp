@@ -447,6 +447,16 @@ ChildProcess::ReadStatus ChildProcess::read_line(std::string* line, Clock::time_
     }
 }
 
+// Takes a whole line from the buffer, or reads the pipe when poll says it has something.
+bool ChildProcess::read_ready_line(std::string* line) {
+    if (!running()) return false;
+    if (buffer_.find('\n', scanned_) == std::string::npos) {
+        pollfd poll_fd{fd_, POLLIN, 0};
+        if (poll(&poll_fd, 1, 0) <= 0) return false;
+    }
+    return read_line(line, Clock::now()) == ReadStatus::Line;
+}
+
 // Closes our end, waits for the exit, kills the group, reaps the child and removes its
 // scratch directory.
 std::string ChildProcess::stop(std::chrono::milliseconds grace) {

@@ -79,6 +79,9 @@ class ChildProcess {
     // engine's output can be stored and sent) unless the deadline passes or output ends. A line
     // over kMaxLineBytes comes out cut there, and the rest of it is dropped unread into memory.
     ReadStatus read_line(std::string* line, Clock::time_point deadline);
+    // Returns in *line a line that has already arrived (output after an engine's answer, say),
+    // without waiting for more; false when none has.
+    bool read_ready_line(std::string* line);
 
     // The longest line read_line returns: an engine flooding its output without a newline
     // costs the worker this much memory, not more.

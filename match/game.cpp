@@ -159,6 +159,7 @@ std::optional<GameResult> play_game(Player& white, Player& black, const Opening&
         game.moves.push_back(PlayedMove{m, true, std::nullopt, 0, 0});
     }
     auto finish = [&](Ending ending) {
+        game.output_warnings = {white.take_output_warnings(), black.take_output_warnings()};
         game.outcome = ending.outcome;
         game.termination = ending.termination;
         game.reason = std::move(ending.reason);

@@ -1,6 +1,7 @@
 // One game between two players: the rules of chess, clocks, adjudication and engine faults.
 #pragma once
 
+#include <array>
 #include <atomic>
 #include <optional>
 #include <string>
@@ -12,6 +13,7 @@
 #include "common/time_control.h"
 #include "engine/types.h"
 #include "match/adjudication.h"
+#include "match/output_checks.h"
 #include "match/player.h"
 
 namespace sparring::match {
@@ -51,6 +53,8 @@ struct GameResult {
     Termination termination = Termination::MaxPlies;
     std::string reason;  // one line, e.g. "Black's engine crashed (exit status 1)"
     std::string pgn;     // filled by the runner when PGN recording is on
+    // Each engine's output warnings in the game, by colour (match/output_checks.h).
+    std::array<std::vector<OutputWarning>, COLOR_NB> output_warnings;
 };
 
 struct GameSettings {

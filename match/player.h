@@ -15,6 +15,7 @@
 #include "engine/params.h"
 #include "match/adjudication.h"
 #include "match/child_process.h"
+#include "match/output_checks.h"
 
 namespace sparring::match {
 
@@ -77,6 +78,9 @@ class Player {
     // an option value setoption cannot carry (*error says which); the caller then makes a
     // new player.
     virtual bool reconfigure(const PlayerSpec& spec, std::string* error) = 0;
+    // Returns the current game's engine-output warnings (match/output_checks.h) and forgets
+    // them; none for the built-in engine.
+    virtual std::vector<OutputWarning> take_output_warnings() { return {}; }
 };
 
 // Creates the player a spec describes; external engines start on first use.

@@ -135,6 +135,7 @@ bool UciPlayer::wait_for(std::string_view token, std::string* error) {
 
 // Sends ucinewgame and waits until ready, restarting the engine if that fails.
 bool UciPlayer::new_game(std::string* error) {
+    checks_.start_game(&process_);  // output after the last game's last bestmove counts here
     if (!ready_ && !start(error)) return false;
     if (process_.write_line("ucinewgame") && process_.write_line("isready") &&
         wait_for("readyok", error))
@@ -187,7 +188,9 @@ MoveReply UciPlayer::fail(MoveReply::Status status, std::string error) {
 MoveReply UciPlayer::play(const GamePosition& position, const SearchLimits& limits,
                           int timeout_ms) {
     if (!ready_) return fail(MoveReply::Status::Crashed, "not running");
-    if (!process_.write_line(position_command(position) + "\n" + go_command(limits))) {
+    const std::string go = go_command(limits);
+    checks_.go(&process_, go);  // counts output after the last bestmove, then checks this search
+    if (!process_.write_line(position_command(position) + "\n" + go)) {
         ready_ = false;
         return fail(MoveReply::Status::Crashed, "exited (" + process_.stop(StopGrace) + ")");
     }
@@ -216,7 +219,9 @@ MoveReply UciPlayer::play(const GamePosition& position, const SearchLimits& limi
         }
         if (line.rfind("info ", 0) == 0) {
             read_info(line, &reply);
+            checks_.info(position.board, line);
         } else if (line.rfind("bestmove", 0) == 0) {
+            checks_.bestmove(line);
             if (late) break;
             std::istringstream in(line);
             std::string keyword;

@@ -27,6 +27,8 @@ class UciPlayer : public Player {
                    int timeout_ms) override;
     // Takes another spec of the same command's option values, sending those that changed.
     bool reconfigure(const PlayerSpec& spec, std::string* error) override;
+    // Returns the game's engine-output warnings and forgets them.
+    std::vector<OutputWarning> take_output_warnings() override { return checks_.take(); }
 
   private:
     // Starts the engine and runs the handshake.
@@ -39,6 +41,8 @@ class UciPlayer : public Player {
     PlayerSpec spec_;
     const UciSpec& uci_;
     ChildProcess process_;
+    // This game's engine-output checks (match/output_checks.h).
+    OutputChecks checks_;
     bool ready_ = false;  // started, handshake done, not known to be broken
 };
 

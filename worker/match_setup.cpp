@@ -257,6 +257,20 @@ v1::GameEnding game_ending(match::Termination termination) {
     return v1::GAME_ENDING_UNSPECIFIED;
 }
 
+// Adds a game's engine-output warnings to its message; game g of a pair has the test version
+// white when g is 0.
+void output_warnings_to_proto(const match::GameResult& game, int g, v1::Game* out) {
+    for (Color c : {WHITE, BLACK})
+        for (const match::OutputWarning& w : game.output_warnings[c]) {
+            v1::OutputWarning* o = out->add_output_warnings();
+            o->set_check(v1::OutputCheck(int(w.check) + 1));
+            o->set_test_version((c == WHITE) == (g == 0));
+            o->set_count(uint32_t(w.count));
+            o->set_example(w.example);
+            o->set_go(w.go);
+        }
+}
+
 void pair_to_proto(const match::PairResult& pair, uint64_t first_pair, v1::GamePair* out) {
     out->set_index(uint32_t(pair.index - first_pair));
     v1::Game* games[2] = {out->mutable_first(), out->mutable_second()};
@@ -265,6 +279,7 @@ void pair_to_proto(const match::PairResult& pair, uint64_t first_pair, v1::GameP
         games[g]->set_test_white(g == 0);
         games[g]->set_pgn(valid_utf8(pair.games[size_t(g)].pgn));
         games[g]->set_ending(game_ending(pair.games[size_t(g)].termination));
+        output_warnings_to_proto(pair.games[size_t(g)], g, games[g]);
     }
 }
 

@@ -116,6 +116,7 @@ ReportRecord store_pairs(Storage& storage, const RunKindModule& kind, const Run&
             game.stored_pgn = pair.games[g].stored_pgn;
             game.ending = pair.games[g].ending;
             storage.insert_game(game);
+            storage.add_output_warnings(run.id, game.game, pair.games[g].output_warnings);
         }
         kind.count_pair(storage, run, lease, pair);
     }

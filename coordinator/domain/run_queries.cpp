@@ -41,6 +41,7 @@ RunDetails Core::run_details(Storage& storage, const Run& run, uint32_t changes_
     details.workers = worker_fits(storage, run);
     details.purges = storage.list_purges(run.id);
     details.faults = storage.fault_counts(run.id);
+    details.output_warnings = storage.output_warnings(run.id);
     details.changes =
         storage.latest_run_changes(run.id, changes_offset, kMaxShownChanges, &details.change_count);
     return details;

@@ -15,6 +15,7 @@
 #include "common/time_control.h"
 #include "match/adjudication.h"
 #include "match/engine_options.h"
+#include "match/output_checks.h"
 #include "stats/homogeneity.h"
 #include "stats/spsa.h"
 #include "stats/stats.h"
@@ -348,6 +349,28 @@ struct FaultCount {
     int64_t games = 0;
 };
 
+// One engine-output check failed by one version's engine in one game, as its worker reported
+// it (match/output_checks.h; checked by the rpc layer: a count of 1 to kMaxOutputCount, an
+// example and go command of at most kMaxOutputExampleBytes).
+struct GameOutputWarning {
+    bool test_version = false;
+    match::OutputCheck check = match::OutputCheck::InfoUnparsable;
+    int64_t count = 0;    // the lines that failed it in the game
+    std::string example;  // the first of them
+    std::string go;       // the go command that line answered
+};
+
+// One check failed by one version's engine over a run's games (the table output_warnings).
+struct OutputWarningCount {
+    bool test_version = false;
+    match::OutputCheck check = match::OutputCheck::InfoUnparsable;
+    int64_t games = 0;          // the games with such lines
+    int64_t count = 0;          // the lines in all
+    uint64_t example_game = 0;  // the first game reported with it (2 * pair + 0/1)
+    std::string example;        // its first such line
+    std::string go;             // the go command that line answered
+};
+
 // One worker's counted pairs in a run, tested against the rest of the run's.
 struct WorkerFit {
     int64_t run_id = 0;
@@ -461,6 +484,8 @@ struct RunDetails {
     std::vector<FaultCount> faults;            // games lost by faults
     std::vector<RunChange> changes;            // changes after its submission (a page)
     int64_t change_count = 0;                  // the changes in all
+    // Engine-output warnings, per version and check, most games first.
+    std::vector<OutputWarningCount> output_warnings;
 };
 
 struct Worker {
@@ -514,6 +539,7 @@ struct GameRecord {
     std::string positions;  // generation runs: the kept labelled positions' records
     uint32_t position_count = 0;
     GameEnding ending = GameEnding::Unknown;
+    std::vector<GameOutputWarning> output_warnings;  // its engines' output warnings
 };
 
 struct PairRecord {

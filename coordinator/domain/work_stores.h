@@ -66,6 +66,13 @@ class LeaseStore {
     // Returns a run's games lost by faults, per worker, version at fault and fault (the
     // games of purged workers included: the faults happened).
     virtual std::vector<FaultCount> fault_counts(int64_t run_id) = 0;
+    // Counts a stored game's engine-output warnings into its run's, per version and check
+    // (the first game of each keeps its example).
+    virtual void add_output_warnings(int64_t run_id, uint64_t game,
+                                     const std::vector<GameOutputWarning>& warnings) = 0;
+    // Returns a run's engine-output warnings per version and check, most games first (the
+    // games of purged workers included: their engines wrote those lines).
+    virtual std::vector<OutputWarningCount> output_warnings(int64_t run_id) = 0;
 };
 
 // Reports: what the workers report on their leases, the pairs each counted and the games.

@@ -9,6 +9,7 @@
 #include "coordinator/domain/positions.h"
 #include "coordinator/domain/run_kind.h"
 #include "coordinator/domain/text.h"
+#include "coordinator/rpc/convert_warnings.h"
 #include "coordinator/storage/compression.h"
 #include "match/pgn.h"
 #include "proto/opening.h"
@@ -353,6 +354,7 @@ void run_details_to_proto(const Run& run, const RunDetails& in, v1::RunStatus* o
         fault->set_fault(v1::GameEnding(int(f.fault)));
         fault->set_games(uint64_t(f.games));
     }
+    output_warnings_to_proto(run, in.output_warnings, out);
     for (const Purge& taken : in.purges) {
         v1::Purge* purge = out->add_purges();
         purge->set_worker_id(taken.worker_id);

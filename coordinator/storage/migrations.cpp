@@ -331,9 +331,21 @@ void add_fault_evidence(Database& db) {
     (void)db;
 }
 
-// The engine-output warnings counted per run and version, with example lines.
+// The engine-output warnings counted per run and version, with example lines: one row per
+// run, version side and check (match/output_checks.h), its first game keeping the example.
 void add_output_warnings(Database& db) {
-    (void)db;
+    db.exec(R"(
+CREATE TABLE IF NOT EXISTS output_warnings (
+  run_id       INTEGER NOT NULL REFERENCES runs(id),
+  test_version INTEGER NOT NULL,  -- 1: the run's test version's engine, 0: the base's
+  output_check TEXT NOT NULL,     -- bestmove_none, pv_illegal, ... (docs/engines.md)
+  games        INTEGER NOT NULL,  -- games with such lines
+  lines        INTEGER NOT NULL,  -- such lines in all
+  example_game INTEGER NOT NULL,  -- the first game reported with it (games.game)
+  example      TEXT NOT NULL,     -- its first such line (at most 200 bytes)
+  go           TEXT NOT NULL,     -- the go command that line answered
+  PRIMARY KEY (run_id, test_version, output_check)
+))");
 }
 
 void add_diagnostics(Database& db) {

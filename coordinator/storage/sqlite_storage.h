@@ -101,6 +101,9 @@ class SqliteStorage final : public Storage {
     std::vector<LeaseFailure> lease_failures_of_run(int64_t run_id) override;
     std::vector<int64_t> failed_runs(int64_t worker_id, int min_failures) override;
     std::vector<FaultCount> fault_counts(int64_t run_id) override;
+    void add_output_warnings(int64_t run_id, uint64_t game,
+                             const std::vector<GameOutputWarning>& warnings) override;
+    std::vector<OutputWarningCount> output_warnings(int64_t run_id) override;
 
     // ReportStore (domain/work_stores.h)
     std::optional<std::string> find_report_digest(int64_t lease_id, uint32_t sequence) override;

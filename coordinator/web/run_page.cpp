@@ -331,6 +331,20 @@ std::string workers_table(const v1::RunStatus& run) {
                    "</td></tr>";
         out += "</tbody></table>";
     }
+    if (!run.output_warnings().empty()) {
+        // The example lines are the engines' own text: escaped like every other name here.
+        out +=
+            "<h2 id=\"output-warnings\">Engine-output warnings</h2><p class=\"note\">They "
+            "decide no game (docs/engines.md, \"Engine-output checks\").</p><table "
+            "class=\"grid\"><thead><tr><th>warning</th><th>lines</th><th>example</th></tr>"
+            "</thead><tbody>";
+        for (const v1::OutputWarningCount& w : run.output_warnings())
+            out += "<tr><td>" + escape_html(w.line()) + "</td><td class=\"num\">" +
+                   grouped(w.count()) + "</td><td>game " + std::to_string(w.example_game()) +
+                   ": <code>" + escape_html(w.example()) + "</code> after <code>" +
+                   escape_html(w.go()) + "</code></td></tr>";
+        out += "</tbody></table>";
+    }
     for (const v1::Purge& p : run.purges())
         out += "<p class=\"note\">Purged: worker " + std::to_string(p.worker_id()) + " " +
                escape_html(p.worker_name()) + ", " + grouped(p.games()) + " games (W / D / L " +

@@ -55,6 +55,10 @@ v1::RunStatus hostile_run(int64_t id) {
     purge->set_worker_id(5);
     purge->set_worker_name(kScript);
     purge->set_purged_by(kScript);
+    v1::OutputWarningCount* warning = run.add_output_warnings();
+    warning->set_line(kScript);
+    warning->set_example(kScript);
+    warning->set_go(kScript);
     return run;
 }
 
