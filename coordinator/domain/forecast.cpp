@@ -1,6 +1,7 @@
 #include "coordinator/domain/forecast.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <map>
 #include <mutex>
@@ -14,13 +15,16 @@ namespace sparring::coordinator {
 
 namespace {
 
-// Returns the SPRT's forecast, computed once per run, count, pairs left and report size.
+// Returns the SPRT's forecast, computed once per run, counts, pairs left and report size.
 stats::SprtForecast sprt_forecast(const ForecastInput& in, int64_t pairs_left) {
-    using Key = std::tuple<int64_t, int64_t, double>;
+    // The counts themselves, not only their sum: two coordinators of one process (the tests')
+    // may have runs of one id.
+    using Key = std::tuple<std::array<int64_t, 5>, int64_t, double>;
     static std::mutex mutex;
     static std::map<int64_t, std::pair<Key, stats::SprtForecast>> computed;
     // The report size, to a tenth of a pair: its overshoot barely moves with it.
-    const Key key{in.pairs, pairs_left, std::round(in.throughput.pairs_per_report * 10) / 10};
+    const Key key{in.penta.counts, pairs_left,
+                  std::round(in.throughput.pairs_per_report * 10) / 10};
     {
         const std::lock_guard lock(mutex);
         const auto it = computed.find(in.run_id);

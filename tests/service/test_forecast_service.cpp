@@ -78,9 +78,9 @@ TEST_F(ForecastServiceTest, AnSprtRunInProgressSaysHowAndWhenItWillEnd) {
     sprt.set_beta(0.05);
     sprt.set_model(v1::SPRT_MODEL_LOGISTIC);
     v1::RunStatus run;
-    ASSERT_TRUE(cluster->users()
-                    ->SubmitRun(Cluster::context(cluster->user_token).get(), submit, &run)
-                    .ok());
+    const grpc::Status submitted =
+        cluster->users()->SubmitRun(Cluster::context(cluster->user_token).get(), submit, &run);
+    ASSERT_TRUE(submitted.ok()) << submitted.error_message();
     // No games yet: the run's total and no time.
     v1::RunStatus shown = cluster->get_run(run.id());
     ASSERT_TRUE(shown.has_forecast()) << shown.DebugString();
