@@ -62,7 +62,7 @@ struct Motion {
     double upper_by(double t) const {
         if (t <= 0) return 0;
         const double w = b - a, root = std::sqrt(t);
-        const int k_max = std::min(100, 1 + int(std::ceil(4 * root / w)));
+        const int k_max = 1 + int(std::min(99.0, std::ceil(4 * root / w)));
         double sum = 0;
         for (int k = -k_max; k <= k_max; ++k) {
             const double c = 2 * k * w * mu;

@@ -124,6 +124,15 @@ void forecast_to_proto(const ForecastInput& in, v1::Forecast* out) {
         out->clear_stop_alpha();
         out->clear_stop_beta();
     }
+    // Nothing past the games left at most, and no NaN of a degenerate forecast on a page.
+    const double most = double(2 * pairs_left);
+    const auto bounded = [most](double games) {
+        return std::isfinite(games) ? std::clamp(games, 0.0, most) : most;
+    };
+    left = bounded(left);
+    low = bounded(low);
+    median = bounded(median);
+    high = bounded(high);
     out->set_games_left(left);
     out->set_games_left_low(uint64_t(low));
     out->set_games_left_median(uint64_t(median));
