@@ -55,5 +55,8 @@ Command workers_command();
 Command purge_command();
 Command export_command();
 Command tune_history_command();
+// The evidence of faulty games (cli/faults_command.cpp).
+Command faults_command();
+Command repro_command();
 
 }  // namespace sparring::cli

@@ -118,7 +118,7 @@ int filter_descriptor(const std::string& program) {
 // What the forked child does before exec; only async-signal-safe calls, since the parent
 // may have other threads. Reports a failure's errno on report_fd and exits.
 [[noreturn]] void exec_child(pid_t parent, int socket_fd, int report_fd, int inherited_fd,
-                             int cgroup_fd, bool merge_stderr, const char* dir,
+                             int cgroup_fd, bool merge_stderr, int stderr_fd, const char* dir,
                              const ChildLimits& limits, const char* file, char* const* argv,
                              char* const* envp) {
     const auto fail = [report_fd] {
@@ -142,6 +142,8 @@ int filter_descriptor(const std::string& program) {
     if (dup2(socket_fd, STDIN_FILENO) < 0 || dup2(socket_fd, STDOUT_FILENO) < 0) fail();
     if (merge_stderr) {
         if (dup2(socket_fd, STDERR_FILENO) < 0) fail();
+    } else if (stderr_fd >= 0) {
+        if (dup2(stderr_fd, STDERR_FILENO) < 0) fail();
     } else {
         const int null = open("/dev/null", O_WRONLY);
         if (null < 0 || dup2(null, STDERR_FILENO) < 0) fail();
@@ -164,7 +166,7 @@ int filter_descriptor(const std::string& program) {
 // once exec succeeded, with *socket_fd the socket that is the child's stdin and stdout, or -1
 // with *why (the socket's, pipe's, fork's or exec's error). The caller closes its own copies
 // of the filter and cgroup descriptors.
-pid_t spawn(int filter_fd, int cgroup_fd, bool merge_stderr, const std::string& dir,
+pid_t spawn(int filter_fd, int cgroup_fd, bool merge_stderr, int stderr_fd, const std::string& dir,
             const ChildLimits& limits, const std::string& executable,
             std::vector<std::string>& command_line, int* socket_fd, std::string* why) {
     const std::vector<char*> argv = c_strings(command_line);
@@ -188,8 +190,8 @@ pid_t spawn(int filter_fd, int cgroup_fd, bool merge_stderr, const std::string& 
     const pid_t parent = getpid();
     const pid_t pid = fork();
     if (pid == 0)
-        exec_child(parent, fds[1], report[1], filter_fd, cgroup_fd, merge_stderr, dir.c_str(),
-                   limits, executable.c_str(), argv.data(), envp.data());
+        exec_child(parent, fds[1], report[1], filter_fd, cgroup_fd, merge_stderr, stderr_fd,
+                   dir.c_str(), limits, executable.c_str(), argv.data(), envp.data());
     const int fork_errno = errno;
     if (pid > 0) setpgid(pid, pid);  // also here, so that stop() never kills a group too early
     close(fds[1]);
@@ -366,14 +368,24 @@ bool ChildProcess::start(const std::string& command, const std::vector<std::stri
         return cannot_start(why);
     }
     int socket_fd = -1;
-    const pid_t pid = spawn(filter_fd, group_.procs_fd(), options.merge_stderr, dir,
+    // The captured stderr's pipe: the child gets the write end (dup2 clears close-on-exec).
+    int stderr_pipe[2] = {-1, -1};
+    stderr_.clear();
+    if (options.capture_stderr && !options.merge_stderr && pipe2(stderr_pipe, O_CLOEXEC) != 0) {
+        remove_scratch();
+        return cannot_start(std::string("pipe: ") + std::strerror(errno));
+    }
+    const pid_t pid = spawn(filter_fd, group_.procs_fd(), options.merge_stderr, stderr_pipe[1], dir,
                             limits_of(options), executable, command_line, &socket_fd, &why);
     close_filter();
     group_.close_procs();
+    if (stderr_pipe[1] >= 0) close(stderr_pipe[1]);
     if (pid < 0) {
+        if (stderr_pipe[0] >= 0) close(stderr_pipe[0]);
         remove_scratch();
         return cannot_start(why);
     }
+    if (stderr_pipe[0] >= 0) start_stderr_reader(stderr_pipe[0]);
     pid_ = pid;
     fd_ = socket_fd;
     buffer_.clear();
@@ -386,6 +398,7 @@ bool ChildProcess::start(const std::string& command, const std::vector<std::stri
 // Sends the whole line, retrying short writes.
 bool ChildProcess::write_line(std::string_view line) {
     if (!running()) return false;
+    if (transcript_) transcript_->sent(line);
     std::string data(line);
     data += '\n';
     std::size_t sent = 0;
@@ -410,6 +423,7 @@ ChildProcess::ReadStatus ChildProcess::read_line(std::string* line, Clock::time_
             if (dropped) continue;
             if (!line->empty() && line->back() == '\r') line->pop_back();
             if (!is_valid_utf8(*line)) *line = valid_utf8(*line);
+            if (transcript_) transcript_->received(*line);
             return ReadStatus::Line;
         }
         scanned_ = buffer_.size();
@@ -418,6 +432,7 @@ ChildProcess::ReadStatus ChildProcess::read_line(std::string* line, Clock::time_
             if (!dropped) *line = valid_utf8(utf8_prefix(buffer_, kMaxLineBytes));
             buffer_.clear();
             scanned_ = 0;
+            if (!dropped && transcript_) transcript_->received(*line);
             if (!dropped) return ReadStatus::Line;
         }
         if (!running()) return ReadStatus::Closed;
@@ -439,6 +454,7 @@ ChildProcess::ReadStatus ChildProcess::read_line(std::string* line, Clock::time_
                 *line = valid_utf8(buffer_);
                 buffer_.clear();
                 scanned_ = 0;
+                if (transcript_) transcript_->received(*line);
                 return ReadStatus::Line;
             }
             return ReadStatus::Closed;
@@ -455,6 +471,49 @@ bool ChildProcess::read_ready_line(std::string* line) {
         if (poll(&poll_fd, 1, 0) <= 0) return false;
     }
     return read_line(line, Clock::now()) == ReadStatus::Line;
+}
+
+void ChildProcess::start_stderr_reader(int fd) {
+    stderr_fd_ = fd;
+    if (pipe2(stderr_wake_, O_CLOEXEC) != 0) {
+        // No way to stop a reader: read nothing rather than risk a reader never joined.
+        close(stderr_fd_);
+        stderr_fd_ = -1;
+        return;
+    }
+    fcntl(stderr_fd_, F_SETFL, O_NONBLOCK);
+    stderr_reader_ = std::thread([this] {
+        char chunk[4096];
+        pollfd fds[2] = {{stderr_fd_, POLLIN, 0}, {stderr_wake_[0], POLLIN, 0}};
+        while (true) {
+            const int ready = poll(fds, 2, -1);
+            if (ready < 0 && errno == EINTR) continue;
+            if (ready < 0) return;
+            // Woken: the process is gone; take what is left in the pipe and end.
+            const bool last = fds[1].revents != 0;
+            while (true) {
+                const ssize_t n = read(stderr_fd_, chunk, sizeof chunk);
+                if (n < 0 && errno == EINTR) continue;
+                if (n <= 0) {
+                    if (n == 0) fds[0].fd = -1;  // every writer closed it: wait for the wake
+                    break;
+                }
+                stderr_.append(std::string_view(chunk, std::size_t(n)));
+            }
+            if (last) return;
+        }
+    });
+}
+
+void ChildProcess::stop_stderr_reader() {
+    if (stderr_reader_.joinable()) {
+        [[maybe_unused]] ssize_t written = write(stderr_wake_[1], "x", 1);
+        stderr_reader_.join();
+    }
+    for (int* fd : {&stderr_fd_, &stderr_wake_[0], &stderr_wake_[1]}) {
+        if (*fd >= 0) close(*fd);
+        *fd = -1;
+    }
 }
 
 // Closes our end, waits for the exit, kills the group, reaps the child and removes its
@@ -478,6 +537,7 @@ std::string ChildProcess::stop(std::chrono::milliseconds grace) {
     pid_t done = waitpid(pid_, &status, 0);
     pid_ = -1;
     group_.remove();
+    stop_stderr_reader();
     buffer_.clear();
     if (!scratch_dir_.empty()) {
         std::error_code ignored;

@@ -7,12 +7,15 @@
 
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <vector>
 
 #include "match/engine_group.h"
 #include "match/sandbox.h"
+#include "match/transcript.h"
 
 namespace sparring::match {
 
@@ -20,7 +23,10 @@ namespace sparring::match {
 struct ChildOptions {
     // Where it runs; empty: a fresh directory under $TMPDIR (or /tmp), removed when it stops.
     std::string working_dir;
-    bool merge_stderr = false;      // its stderr joins stdout (bench output); else /dev/null
+    bool merge_stderr = false;  // its stderr joins stdout (bench output); else /dev/null
+    // Unless merged, its stderr is read by a thread of ours as it comes (a chatty engine never
+    // blocks on it) and its last FaultEvidence::kStderrBytes kept (stderr_tail()).
+    bool capture_stderr = false;
     int64_t memory_limit_mb = 0;    // address space (RLIMIT_AS); 0: unlimited
     int64_t cpu_limit_seconds = 0;  // CPU time (RLIMIT_CPU); 0: unlimited
     // Processes and threads of the user it runs as (RLIMIT_NPROC; root is exempt); 0: unlimited.
@@ -86,6 +92,14 @@ class ChildProcess {
     // The longest line read_line returns: an engine flooding its output without a newline
     // costs the worker this much memory, not more.
     static constexpr std::size_t kMaxLineBytes = 64 * 1024;
+    // Records every line written and read from now on in transcript (nullptr: none); the
+    // transcript must outlive the process's use.
+    void set_transcript(Transcript* transcript) { transcript_ = transcript; }
+    // Returns the last bytes of its stderr (ChildOptions::capture_stderr), complete once the
+    // process was stopped; kept until the next start.
+    std::string stderr_tail() const { return stderr_.text(); }
+    // Returns how many bytes its stderr had in all.
+    std::uint64_t stderr_bytes() const { return stderr_.total(); }
     // Waits up to grace for the process to exit by itself, then kills its process group (and
     // its cgroup, where it has one: a child in a session of its own too); returns how it ended
     // ("exit status 1", "killed by signal 11 (Segmentation fault)").
@@ -99,6 +113,15 @@ class ChildProcess {
     bool dropping_ = false;    // the rest of an overlong line is being read and dropped
     std::string scratch_dir_;  // the fresh working directory to remove, if one was made
     EngineGroup group_;        // its cgroup, where it has one
+    Transcript* transcript_ = nullptr;
+    // The captured stderr: the pipe's read end, a pipe to wake its reader and the reader.
+    ByteRing stderr_{FaultEvidence::kStderrBytes};
+    int stderr_fd_ = -1;
+    int stderr_wake_[2] = {-1, -1};
+    std::thread stderr_reader_;
+    // Starts reading the stderr pipe; stops the reader after a last read of what is left.
+    void start_stderr_reader(int fd);
+    void stop_stderr_reader();
 };
 
 }  // namespace sparring::match

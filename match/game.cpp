@@ -158,7 +158,9 @@ std::optional<GameResult> play_game(Player& white, Player& black, const Opening&
         moves.push_back(m);
         game.moves.push_back(PlayedMove{m, true, std::nullopt, 0, 0});
     }
-    auto finish = [&](Ending ending) {
+    // A fault's ending takes the faulty player's evidence.
+    auto finish = [&](Ending ending, const Player* at_fault = nullptr) {
+        if (at_fault) game.evidence = at_fault->fault_evidence();
         game.output_warnings = {white.take_output_warnings(), black.take_output_warnings()};
         game.outcome = ending.outcome;
         game.termination = ending.termination;
@@ -170,7 +172,8 @@ std::optional<GameResult> play_game(Player& white, Player& black, const Opening&
     for (Color c : {WHITE, BLACK}) {
         if (!players[c]->new_game(&why))
             return finish({win_for(~c), Termination::Crash,
-                           color_name(c) + "'s engine failed to start: " + why});
+                           color_name(c) + "'s engine failed to start: " + why},
+                          players[c]);
     }
 
     const TimeControl& tc = settings.time_control;
@@ -200,11 +203,12 @@ std::optional<GameResult> play_game(Player& white, Player& black, const Opening&
                                            std::chrono::steady_clock::now() - start)
                                            .count());
         if (reply.status != MoveReply::Status::Ok)
-            return finish(fault_ending(us, reply, timed, timeout_ms));
+            return finish(fault_ending(us, reply, timed, timeout_ms), &player);
         if (timed && elapsed > timeout_ms)
             return finish({win_for(~us), Termination::TimeForfeit,
                            color_name(us) + " loses on time (" + std::to_string(elapsed) +
-                               " ms, allowed " + std::to_string(timeout_ms) + " ms)"});
+                               " ms, allowed " + std::to_string(timeout_ms) + " ms)"},
+                          &player);
         if (clock) time_left[us] = std::max(time_left[us] - elapsed, 0) + tc.inc_ms;
 
         game.moves.push_back(PlayedMove{reply.move, false, reply.score, reply.depth, elapsed});

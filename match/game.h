@@ -53,6 +53,8 @@ struct GameResult {
     Termination termination = Termination::MaxPlies;
     std::string reason;  // one line, e.g. "Black's engine crashed (exit status 1)"
     std::string pgn;     // filled by the runner when PGN recording is on
+    // A game lost by a fault of a UCI engine: that engine's evidence (match/transcript.h).
+    std::optional<FaultEvidence> evidence;
     // Each engine's output warnings in the game, by colour (match/output_checks.h).
     std::array<std::vector<OutputWarning>, COLOR_NB> output_warnings;
 };

@@ -16,6 +16,7 @@
 #include "match/adjudication.h"
 #include "match/child_process.h"
 #include "match/output_checks.h"
+#include "match/transcript.h"
 
 namespace sparring::match {
 
@@ -78,6 +79,9 @@ class Player {
     // an option value setoption cannot carry (*error says which); the caller then makes a
     // new player.
     virtual bool reconfigure(const PlayerSpec& spec, std::string* error) = 0;
+    // Returns what an external engine leaves behind when it loses the current game by a fault
+    // (match/transcript.h); nullopt for the built-in engine.
+    virtual std::optional<FaultEvidence> fault_evidence() const { return std::nullopt; }
     // Returns the current game's engine-output warnings (match/output_checks.h) and forgets
     // them; none for the built-in engine.
     virtual std::vector<OutputWarning> take_output_warnings() { return {}; }

@@ -74,12 +74,15 @@ void read_info(const std::string& line, MoveReply* reply) {
 ChildOptions child_options_of(const UciSpec& engine) {
     ChildOptions options = engine.confinement;
     options.working_dir = engine.working_dir;
+    options.capture_stderr = true;  // the evidence of a faulty game (match/transcript.h)
     return options;
 }
 
 // Keeps the spec; the engine starts with the first game.
 UciPlayer::UciPlayer(PlayerSpec spec)
-    : spec_(std::move(spec)), uci_(std::get<UciSpec>(spec_.engine)) {}
+    : spec_(std::move(spec)), uci_(std::get<UciSpec>(spec_.engine)) {
+    process_.set_transcript(&transcript_);
+}
 
 // Asks the engine to quit, and kills it if it does not.
 UciPlayer::~UciPlayer() {
@@ -135,6 +138,7 @@ bool UciPlayer::wait_for(std::string_view token, std::string* error) {
 
 // Sends ucinewgame and waits until ready, restarting the engine if that fails.
 bool UciPlayer::new_game(std::string* error) {
+    transcript_.begin();
     checks_.start_game(&process_);  // output after the last game's last bestmove counts here
     if (!ready_ && !start(error)) return false;
     if (process_.write_line("ucinewgame") && process_.write_line("isready") &&
@@ -174,6 +178,10 @@ bool UciPlayer::reconfigure(const PlayerSpec& spec, std::string* error) {
         for (const auto& [name, value] : changed)
             if (!process_.write_line("setoption name " + name + " value " + value)) ready_ = false;
     return true;
+}
+
+std::optional<FaultEvidence> UciPlayer::fault_evidence() const {
+    return uci_fault_evidence(uci_, transcript_, process_);
 }
 
 // Returns a failed reply.

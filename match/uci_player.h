@@ -27,6 +27,8 @@ class UciPlayer : public Player {
                    int timeout_ms) override;
     // Takes another spec of the same command's option values, sending those that changed.
     bool reconfigure(const PlayerSpec& spec, std::string* error) override;
+    // Returns the game's UCI exchange, the engine's stderr tail and what it was last asked.
+    std::optional<FaultEvidence> fault_evidence() const override;
     // Returns the game's engine-output warnings and forgets them.
     std::vector<OutputWarning> take_output_warnings() override { return checks_.take(); }
 
@@ -41,6 +43,7 @@ class UciPlayer : public Player {
     PlayerSpec spec_;
     const UciSpec& uci_;
     ChildProcess process_;
+    Transcript transcript_;  // this game's exchange (match/transcript.h)
     // This game's engine-output checks (match/output_checks.h).
     OutputChecks checks_;
     bool ready_ = false;  // started, handshake done, not known to be broken

@@ -10,6 +10,7 @@
 #include "match/uci_options.h"
 #include "proto/opening.h"
 #include "proto/time_control.h"
+#include "worker/fault_evidence.h"
 
 namespace sparring::worker {
 
@@ -279,6 +280,7 @@ void pair_to_proto(const match::PairResult& pair, uint64_t first_pair, v1::GameP
         games[g]->set_test_white(g == 0);
         games[g]->set_pgn(valid_utf8(pair.games[size_t(g)].pgn));
         games[g]->set_ending(game_ending(pair.games[size_t(g)].termination));
+        fault_evidence_to_proto(pair.games[size_t(g)], games[g]);
         output_warnings_to_proto(pair.games[size_t(g)], g, games[g]);
     }
 }

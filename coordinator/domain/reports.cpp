@@ -9,6 +9,7 @@
 #include "coordinator/domain/auth.h"
 #include "coordinator/domain/core.h"
 #include "coordinator/domain/events.h"
+#include "coordinator/domain/evidence.h"
 #include "coordinator/domain/lease_parts.h"
 #include "coordinator/domain/run_kind.h"
 #include "coordinator/domain/text.h"
@@ -116,6 +117,7 @@ ReportRecord store_pairs(Storage& storage, const RunKindModule& kind, const Run&
             game.stored_pgn = pair.games[g].stored_pgn;
             game.ending = pair.games[g].ending;
             storage.insert_game(game);
+            keep_evidence(storage, run, game.game, pair.games[g]);
             storage.add_output_warnings(run.id, game.game, pair.games[g].output_warnings);
         }
         kind.count_pair(storage, run, lease, pair);

@@ -6,6 +6,7 @@
 #include <functional>
 #include <memory>
 
+#include "coordinator/domain/evidence.h"
 #include "coordinator/domain/kind_stores.h"
 #include "coordinator/domain/outbox.h"
 #include "coordinator/domain/run_store.h"
@@ -30,7 +31,8 @@ class Storage : public TransactionPort,
                 public PurgeStore,
                 public Outbox,
                 public TuneStore,
-                public ChainStore {};
+                public ChainStore,
+                public EvidenceStore {};
 
 // Opens a new connection to the storage: one per thread that uses it. The composition root
 // (coordinator/server.cpp, main.cpp) makes the one factory and hands it to whoever needs storage.

@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "common/opening.h"
@@ -528,6 +529,21 @@ struct Lease {
     void mark_reported(uint32_t i) { reported[i / 8] |= uint8_t(1u << (i % 8)); }
 };
 
+// What a worker sends of a game lost by a UCI engine's fault (proto FaultEvidence), checked
+// and inflated (coordinator/domain/evidence.h).
+struct GameEvidence {
+    std::string reason;
+    std::string command;
+    std::vector<std::string> args;
+    std::vector<std::pair<std::string, std::string>> options;
+    std::string position;
+    std::string go;
+    std::string transcript;
+    bool transcript_complete = true;
+    std::string stderr_tail;
+    uint64_t stderr_bytes = 0;
+};
+
 struct GameRecord {
     Outcome outcome = Outcome::Draw;  // generation runs: white's
     bool test_white = true;
@@ -540,6 +556,7 @@ struct GameRecord {
     uint32_t position_count = 0;
     GameEnding ending = GameEnding::Unknown;
     std::vector<GameOutputWarning> output_warnings;  // its engines' output warnings
+    std::optional<GameEvidence> evidence;  // a fault of a UCI engine, when the worker sent it
 };
 
 struct PairRecord {

@@ -9,6 +9,7 @@
 #include "coordinator/domain/run_kind.h"
 #include "coordinator/domain/text.h"
 #include "coordinator/rpc/convert.h"
+#include "coordinator/rpc/convert_evidence.h"
 #include "coordinator/rpc/convert_warnings.h"
 #include "coordinator/storage/compression.h"
 #include "match/pgn.h"
@@ -74,6 +75,12 @@ absl::StatusOr<GameRecord> game_from_proto(const v1::Game& in, uint32_t pair) {
     }
     game.positions = in.positions();
     game.position_count = in.position_count();
+    if (in.has_evidence()) {
+        absl::StatusOr<GameEvidence> evidence =
+            evidence_from_proto(in.evidence(), game.ending, pair);
+        if (!evidence.ok()) return evidence.status();
+        game.evidence = std::move(*evidence);
+    }
     if (absl::Status s = output_warnings_from_proto(in, pair, &game.output_warnings); !s.ok())
         return s;
     return game;

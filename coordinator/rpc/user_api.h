@@ -75,6 +75,11 @@ class UserApi {
                          v1::LlrHistory* response, Done done);
     void purge_worker(const Credential& credential, const v1::PurgeWorkerRequest& request,
                       v1::RunStatus* response, Done done);
+    // The evidence of faulty games (user_api_evidence.cpp).
+    void list_faults(const Credential& credential, const v1::ListFaultsRequest& request,
+                     v1::ListFaultsResponse* response, Done done);
+    void get_fault(const Credential& credential, const v1::GetFaultRequest& request,
+                   v1::FaultyGame* response, Done done);
 
   private:
     // A change, given the caller (with the peer of its credential).

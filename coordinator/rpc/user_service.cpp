@@ -41,6 +41,8 @@ UserServiceImpl::UserServiceImpl(UserApi& api, Gate& gate, EngineTransfers& engi
         {"ImportPositions", forward(api_, &UserApi::import_positions, true)},
         {"GetLlrHistory", forward(api_, &UserApi::get_llr_history, false)},
         {"PurgeWorker", forward(api_, &UserApi::purge_worker, true)},
+        {"ListFaults", forward(api_, &UserApi::list_faults, false)},
+        {"GetFault", forward(api_, &UserApi::get_fault, false)},
     };
     gate.install(v1::UserService::service_full_name(), methods,
                  [this](int index, grpc::internal::MethodHandler* handler) {

@@ -326,9 +326,30 @@ void add_fault_pauses(Database& db) {
     (void)db;
 }
 
-// The evidence of faulty games: each game's UCI exchange and the engine's stderr.
+// The evidence of faulty games: each game's UCI exchange and the engine's stderr. A row for
+// every faulty game a worker sent evidence of; transcript and stderr (zlib streams) only for
+// the first games of each version and fault of a run (domain/evidence.h), NULL for the rest.
 void add_fault_evidence(Database& db) {
-    (void)db;
+    db.exec(R"(
+CREATE TABLE IF NOT EXISTS fault_evidence (
+  run_id       INTEGER NOT NULL REFERENCES runs(id),
+  game         INTEGER NOT NULL,          -- games.game
+  version_id   INTEGER NOT NULL,          -- the version at fault
+  fault        TEXT NOT NULL,             -- a games.ending
+  reason       TEXT NOT NULL DEFAULT '',
+  command      TEXT NOT NULL DEFAULT '',  -- as the worker ran it
+  args         TEXT NOT NULL DEFAULT '',  -- JSON list
+  options      TEXT NOT NULL DEFAULT '',  -- JSON list of [name, value]
+  position     TEXT NOT NULL DEFAULT '',  -- the last position command
+  go           TEXT NOT NULL DEFAULT '',  -- the go command that led to the fault
+  transcript   BLOB,                      -- zlib; NULL beyond the bound
+  transcript_complete INTEGER NOT NULL DEFAULT 1,
+  stderr       BLOB,                      -- zlib; NULL beyond the bound
+  stderr_bytes INTEGER NOT NULL DEFAULT 0,
+  PRIMARY KEY (run_id, game)
+);
+CREATE INDEX IF NOT EXISTS fault_evidence_kinds ON fault_evidence (run_id, version_id, fault);
+)");
 }
 
 // The engine-output warnings counted per run and version, with example lines: one row per

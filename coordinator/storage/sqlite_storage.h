@@ -165,6 +165,14 @@ class SqliteStorage final : public Storage {
     void insert_train_loss(int64_t run_id, int epoch, double loss) override;
     void delete_train_loss(int64_t run_id) override;
 
+    // EvidenceStore (domain/evidence.h, sqlite_storage_evidence.cpp)
+    int64_t count_full_evidence(int64_t run_id, int64_t version_id, GameEnding fault) override;
+    void insert_evidence(int64_t run_id, uint64_t game, int64_t version_id, GameEnding fault,
+                         const GameEvidence& evidence, bool full) override;
+    std::vector<FaultyGame> list_faulty_games(int64_t run_id, int max_games) override;
+    std::vector<FaultKindCount> faulty_game_counts(int64_t run_id) override;
+    std::optional<FaultyGame> find_faulty_game(int64_t run_id, uint64_t game) override;
+
     // ChainStore (domain/kind_stores.h)
     void insert_chain(const ChainState& state) override;
     std::optional<ChainState> find_chain(int64_t run_id) override;

@@ -12,6 +12,7 @@
 #include "coordinator/web/handlers.h"
 #include "coordinator/web/json.h"
 #include "coordinator/web/pages.h"
+#include "coordinator/web/run_faults.h"
 #include "coordinator/web/run_kinds.h"
 
 namespace sparring::coordinator::web {
@@ -40,9 +41,10 @@ using RestHandler =
 // Returns the handler of a REST route: the request comes from the URL parameters (GET) or
 // the JSON body (POST), plus the path capture; the response is the message as JSON.
 template <typename Request, typename Response>
-RestHandler rest(UserApi::Call<Request, Response> method, const char* path_field) {
-    return [method, path_field](UserApi& api, const Credential& credential, const HttpRequest& http,
-                                HttpResponse& reply) {
+RestHandler rest(UserApi::Call<Request, Response> method, const char* path_field,
+                 const char* second_field = nullptr) {
+    return [method, path_field, second_field](UserApi& api, const Credential& credential,
+                                              const HttpRequest& http, HttpResponse& reply) {
         // The caller first: a request is parsed only for a token that may make it.
         std::promise<absl::Status> known;
         api.authenticate(credential,
@@ -56,6 +58,8 @@ RestHandler rest(UserApi::Call<Request, Response> method, const char* path_field
                          : from_json(http.body.empty() ? "{}" : http.body, &request);
         if (status.ok() && path_field)
             status = set_field(path_field, http.matches[1].str(), &request);
+        if (status.ok() && second_field)
+            status = set_field(second_field, http.matches[2].str(), &request);
         Response response;
         if (status.ok()) status = call(api, method, credential, request, &response);
         if (!status.ok()) return reply_error(reply, status);
@@ -82,6 +86,8 @@ const std::vector<RestRoute>& rest_routes() {
         {"GET", R"(/api/v1/runs/(\d+)/pgn)", rest(&UserApi::export_games, "run_id")},
         {"GET", R"(/api/v1/runs/(\d+)/llr)", rest(&UserApi::get_llr_history, "run_id")},
         {"GET", R"(/api/v1/runs/(\d+)/tune-history)", rest(&UserApi::get_tune_history, "run_id")},
+        {"GET", R"(/api/v1/runs/(\d+)/faults)", rest(&UserApi::list_faults, "run_id")},
+        {"GET", R"(/api/v1/runs/(\d+)/faults/(\d+))", rest(&UserApi::get_fault, "run_id", "game")},
         {"GET", R"(/api/v1/workers)", rest(&UserApi::list_workers, nullptr)},
         {"GET", R"(/api/v1/versions)", rest(&UserApi::list_versions, nullptr)},
         {"POST", R"(/api/v1/versions)", rest(&UserApi::add_version, nullptr)},
@@ -191,6 +197,8 @@ void Dashboard::route() {
                  [this](const auto& request, auto& response) { run(request, response); });
     server_->get(R"(/runs/(\d+)/pgn)",
                  [this](const auto& request, auto& response) { run_pgn(request, response); });
+    server_->get(R"(/runs/(\d+)/faults/(\d+))",
+                 [this](const auto& request, auto& response) { run_fault(request, response); });
     server_->get(R"(/runs/(\d+)/events)",
                  [this](const auto& request, auto& response) { run_events(request, response); });
     server_->get("/workers",
@@ -287,6 +295,10 @@ void Dashboard::run(const HttpRequest& request, HttpResponse& response) {
     if (const std::optional<Session> viewer = session(request))
         extras.viewer = Viewer{viewer->user, viewer->role == Role::Admin, viewer->csrf};
     if (status.ok()) status = call(api_, &UserApi::get_llr_history, who, series, &extras.history);
+    v1::ListFaultsRequest faults;  // the faulty games (run_faults.h)
+    faults.set_run_id(*id);
+    faults.set_max_games(kFaultyGamesOnRunPage);
+    if (status.ok()) status = call(api_, &UserApi::list_faults, who, faults, &extras.faults);
     const WebRunKind::Extra extra = web_run_kind(run.spec().kind()).extra;
     if (status.ok() && extra == WebRunKind::Extra::TuneHistory && run.tune().params_size() > 0) {
         v1::GetTuneHistoryRequest tune;

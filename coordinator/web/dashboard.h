@@ -66,6 +66,8 @@ class Dashboard {
     void run(const HttpRequest& request, HttpResponse& response);
     void run_pgn(const HttpRequest& request, HttpResponse& response);
     void run_events(const HttpRequest& request, HttpResponse& response);
+    // Answers a faulty game's evidence page (run_faults.cpp).
+    void run_fault(const HttpRequest& request, HttpResponse& response);
     // Answers the workers list, the versions list, a version and a comparison of two.
     void workers(const HttpRequest& request, HttpResponse& response);
     void versions(const HttpRequest& request, HttpResponse& response);

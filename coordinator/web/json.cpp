@@ -82,6 +82,12 @@ absl::Status set_field(std::string_view name, const std::string& text, pb::Messa
     }
     try {
         size_t end = 0;
+        if (field->cpp_type() == pb::FieldDescriptor::CPPTYPE_UINT64) {  // a game number
+            const unsigned long long value = std::stoull(text, &end);
+            if (end != text.size()) throw std::invalid_argument(text);
+            reflection->SetUInt64(message, field, value);
+            return absl::OkStatus();
+        }
         const long long value = std::stoll(text, &end);
         if (end != text.size()) throw std::invalid_argument(text);
         reflection->SetInt64(message, field, value);

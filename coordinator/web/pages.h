@@ -65,10 +65,11 @@ struct Viewer {
 };
 
 struct RunExtras {
-    v1::LlrHistory history;        // every run: the plots' series, its workers and leases
-    v1::TuneHistory tune;          // tuning runs
-    v1::Version start;             // training runs: the version they start from
-    std::optional<Viewer> viewer;  // a logged-in browser: the run's form, if it may change it
+    v1::LlrHistory history;         // every run: the plots' series, its workers and leases
+    v1::TuneHistory tune;           // tuning runs
+    v1::Version start;              // training runs: the version they start from
+    std::optional<Viewer> viewer;   // a logged-in browser: the run's form, if it may change it
+    v1::ListFaultsResponse faults;  // its faulty games (run_faults.h)
 };
 
 // Returns the login page: a form that posts a token (never in a URL), a note above it, and,

@@ -13,6 +13,7 @@
 #include "coordinator/web/html.h"
 #include "coordinator/web/page_parts.h"
 #include "coordinator/web/pages.h"
+#include "coordinator/web/run_faults.h"
 #include "coordinator/web/run_kinds.h"
 #include "coordinator/web/run_waiting.h"
 #include "match/adjudication.h"
@@ -439,6 +440,7 @@ std::string run_page(const v1::RunStatus& run, const RunExtras& extras) {
     // report.
     body += "<div id=\"workers\">" + workers_table(run) + "</div>";
     body += "<div id=\"leases\">" + leases_table(history) + "</div>";
+    body += faulty_games_section(run.id(), extras.faults);
     body += "<h2>Specification</h2>" + spec_table(run);
     body += changes_table(run);
     body += modify_section(run, extras.viewer);

@@ -341,6 +341,33 @@ v1::RunSpec fixed_games_spec(uint64_t games) {
     return s;
 }
 
+HeldLease hold_lease(Cluster& cluster, v1::WorkerService::Stub& workers, uint64_t games) {
+    HeldLease held;
+    for (const char* name : {"a", "b"}) {
+        const CommandResult added = cluster.cli({"versions", "add", name, "--bench", "1"});
+        if (added.status != 0) {
+            std::cerr << "hold_lease: versions add " << name << ": " << added.err << "\n";
+            return held;
+        }
+    }
+    v1::SubmitRunRequest submit;
+    *submit.mutable_spec() = fixed_games_spec(games);
+    v1::RunStatus run;
+    const grpc::Status submitted =
+        cluster.users()->SubmitRun(Cluster::context(cluster.user_token).get(), submit, &run);
+    held.worker_id = register_worker(workers, cluster.worker_token);
+    v1::RequestWorkResponse work;
+    const grpc::Status leased = request_work(workers, cluster.worker_token, held.worker_id, &work);
+    if (!submitted.ok() || !leased.ok() || !work.has_lease()) {
+        std::cerr << "hold_lease: " << submitted.error_message() << " " << leased.error_message()
+                  << "\n";
+        return held;
+    }
+    held.run_id = run.id();
+    held.lease_id = work.lease().lease_id();
+    return held;
+}
+
 v1::ReportResultsRequest report(int64_t worker, int64_t lease, uint32_t sequence,
                                 std::vector<uint32_t> indices) {
     v1::ReportResultsRequest r;

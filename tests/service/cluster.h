@@ -118,6 +118,15 @@ int64_t register_worker(v1::WorkerService::Stub& stub, const std::string& token)
 // Asks for work as that worker with a token; the answer (a lease or a retry time) is in *work.
 grpc::Status request_work(v1::WorkerService::Stub& stub, const std::string& token, int64_t worker,
                           v1::RequestWorkResponse* work);
+// A worker registered over gRPC holding a lease of a fixed-games run (fixed_games_spec).
+struct HeldLease {
+    int64_t run_id = 0;
+    int64_t worker_id = 0;
+    int64_t lease_id = 0;
+};
+// Adds the built-in versions a and b, submits a fixed-games run of `games` games, registers a
+// worker and leases it pairs of the run; run_id 0 (and why on stderr) when a step fails.
+HeldLease hold_lease(Cluster& cluster, v1::WorkerService::Stub& workers, uint64_t games);
 // Returns a report of pairs of a lease: a win for the test version as white, a draw as black.
 v1::ReportResultsRequest report(int64_t worker, int64_t lease, uint32_t sequence,
                                 std::vector<uint32_t> indices);

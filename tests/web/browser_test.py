@@ -409,8 +409,12 @@ def main():
             storm = submit("crash-after-2", "base", "--kind", "fixed", "--games", "40", "--tc",
                            "nodes=300", "--priority", "1")
             start_worker("evidence-worker", "--uci-engines", evidence_engine)
+            evidence_worker = processes[-1]
             if not wait_until(lambda: run_field(storm, "state") != "RUN_STATE_ACTIVE", 120, 0.5):
                 raise AssertionError("the crashing run was not paused in 120 s")
+            # Its worker leaves: the live SPRT run the form below changes keeps its pace.
+            evidence_worker.terminate()
+            evidence_worker.wait(timeout=30)
             assert run_field(storm, "state") == "RUN_STATE_PAUSED", run_field(storm, "state")
             dom = browse(browser, os.path.join(work, "profile-evidence"), base + "/runs/" + storm,
                          "--dump-dom", wait_ms=2000)
