@@ -10,7 +10,7 @@ std::span<const Command> commands() {
         positions_command(), versions_command(),     submit_command(), runs_command(),
         show_command(),      stop_command(),         modify_command(), workers_command(),
         export_command(),    tune_history_command(), purge_command(),  notify_command(),
-        faults_command(),    repro_command(),
+        faults_command(),    repro_command(),        resume_command(),
     };
     return table;
 }

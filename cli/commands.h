@@ -50,6 +50,7 @@ Command runs_command();
 Command show_command();
 Command stop_command();
 Command modify_command();
+Command resume_command();
 Command notify_command();
 Command workers_command();
 Command purge_command();

@@ -4,6 +4,7 @@
 
 #include "cli/client.h"
 #include "cli/commands.h"
+#include "cli/fault_display.h"
 #include "cli/run_display.h"
 #include "common/run_limits.h"
 
@@ -14,7 +15,7 @@ namespace {
 // The flags of `sparring modify`.
 struct ModifyFlags : CommonFlags {
     std::optional<int64_t> priority, throughput, games;
-    std::optional<std::string> description, test, base, tc, book;
+    std::optional<std::string> description, test, base, tc, book, fault_bound;
 
     // Declares the flags on app.
     explicit ModifyFlags(CLI::App& app) {
@@ -30,6 +31,9 @@ struct ModifyFlags : CommonFlags {
                  2, kMaxGames);
         add_flag(app, "description", description, "TEXT",
                  "free text (also of a run that has ended)");
+        add_flag(app, "fault-bound", fault_bound, "BOUND",
+                 "pause past PERCENT% faulty games once MIN_GAMES are counted: "
+                 "PERCENT%[/MIN_GAMES] (e.g. 25%/40) or off");
         add_flag(app, "test", test, "VERSION", "cannot change: refused, submit --like RUN instead");
         add_flag(app, "base", base, "VERSION", "cannot change: refused, submit --like RUN instead");
         add_flag(app, "tc", tc, "TC", "cannot change: refused, submit --like RUN instead");
@@ -46,15 +50,20 @@ int modify(const ModifyFlags& args) {
     if (args.throughput) request.set_throughput(uint32_t(*args.throughput));
     if (args.games) request.set_games(uint64_t(*args.games));
     if (args.description) request.set_description(*args.description);
+    if (args.fault_bound)
+        fault_bound_to_proto(parse_fault_bound_flag(*args.fault_bound),
+                             request.mutable_fault_bound());
     // What cannot change goes to the coordinator all the same, which says why and what to do.
     if (args.test) request.set_test_version(*args.test);
     if (args.base) request.set_base_version(*args.base);
     if (args.tc) request.mutable_time_control();
     if (args.book) request.mutable_book()->set_source(*args.book);
     if (!request.has_priority() && !request.has_throughput() && !request.has_games() &&
-        !request.has_description() && !args.test && !args.base && !args.tc && !args.book)
+        !request.has_description() && !request.has_fault_bound() && !args.test && !args.base &&
+        !args.tc && !args.book)
         throw UsageError(
-            "nothing to change: give --priority, --throughput, --games or --description");
+            "nothing to change: give --priority, --throughput, --games, --description or "
+            "--fault-bound");
     RemoteClient client(args.remote);
     v1::RunStatus run;
     client.call(&v1::UserService::Stub::ModifyRun, request, &run);
@@ -71,7 +80,8 @@ Command modify_command() {
     return {"modify",
             "change a run after submit (yours; an admin token: anybody's); the run's history "
             "shows who changed what",
-            "RUN [--priority P] [--throughput T] [--games N] [--description TEXT]",
+            "RUN [--priority P] [--throughput T] [--games N] [--description TEXT] "
+            "[--fault-bound PERCENT%[/MIN_GAMES]|off]",
             declare_flags<ModifyFlags, modify>};
 }
 

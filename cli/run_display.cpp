@@ -6,6 +6,7 @@
 #include <ctime>
 #include <iostream>
 
+#include "cli/fault_display.h"
 #include "cli/waiting_display.h"
 #include "common/printable.h"
 #include "match/adjudication.h"
@@ -25,8 +26,9 @@ void print_workers(const v1::RunStatus& run) {
     if (run.workers_size() > 0) {
         std::cout << "\nworkers (each against the rest of the run; chi-squared test of the "
                      "pentanomial counts):\n";
-        std::vector<std::vector<std::string>> rows = {
-            {"WORKER", "NAME", "GAMES", "PENTANOMIAL", "CHI2", "DF", "FIT", "TIME LOSSES"}};
+        std::vector<std::vector<std::string>> rows = {{"WORKER", "NAME", "GAMES", "PENTANOMIAL",
+                                                       "CHI2", "DF", "FIT", "TIME LOSSES",
+                                                       "FAULTS"}};
         for (const v1::WorkerFit& w : run.workers()) {
             const auto& p = w.pentanomial();
             rows.push_back(
@@ -36,7 +38,9 @@ void print_workers(const v1::RunStatus& run) {
                      std::to_string(p.ww()),
                  fixed(w.chi2(), 1), std::to_string(w.df()), fit_text(w),
                  std::to_string(w.time_losses()) +
-                     (w.time_losses() > 0 ? " (p " + p_value_text(w.time_loss_p()) + ")" : "")});
+                     (w.time_losses() > 0 ? " (p " + p_value_text(w.time_loss_p()) + ")" : ""),
+                 std::to_string(w.faults()) +
+                     (w.faults() > 0 ? " (p " + p_value_text(w.fault_p()) + ")" : "")});
         }
         print_table(rows);
     }
@@ -147,6 +151,8 @@ std::string state_name(v1::RunState state) {
             return "finished";
         case v1::RUN_STATE_STOPPED:
             return "stopped";
+        case v1::RUN_STATE_PAUSED:
+            return "paused";
         default:
             return "?";
     }
@@ -262,6 +268,7 @@ void print_game_run(const v1::RunStatus& run, const GameRunLayout& layout) {
                                        std::to_string(run.active_workers()) + " workers, " +
                                        std::to_string(run.active_cores()) + " cores"});
     add_waiting_rows(run, rows);
+    add_fault_rows(run, rows);
     rows.push_back({"created", utc(run.created_unix_ms()) +
                                    (spec.owner().empty() ? "" : " by " + spec.owner())});
     rows.push_back({"finished", utc(run.finished_unix_ms())});

@@ -21,6 +21,7 @@ namespace {
 // The flags of `sparring runs`.
 struct RunsFlags : CommonFlags {
     bool active = false;
+    bool paused = false;
     std::optional<std::string> owner, tc, result, since, until;
     int64_t limit = 0;
     int64_t offset = 0;
@@ -28,6 +29,8 @@ struct RunsFlags : CommonFlags {
     // Declares the flags on app.
     explicit RunsFlags(CLI::App& app) {
         add_switch(app, "active", active, "only active runs");
+        add_switch(app, "paused", paused,
+                   "only runs paused for faults (with --active: active and paused runs)");
         add_flag(app, "owner", owner, "USER",
                  "only runs this user submitted (the name of their token)");
         add_flag(app, "tc", tc, "TC", "only runs at this time control (10+0.1, nodes=1000)");
@@ -71,6 +74,7 @@ int runs(const RunsFlags& args) {
     if (!args.arguments.empty()) throw UsageError("runs takes no arguments");
     v1::ListRunsRequest request;
     if (args.active) request.add_states(v1::RUN_STATE_ACTIVE);
+    if (args.paused) request.add_states(v1::RUN_STATE_PAUSED);
     request.set_limit(uint32_t(std::clamp<int64_t>(args.limit, 1, 100000)));
     request.set_offset(uint32_t(args.offset));
     if (args.owner) request.set_owner(*args.owner);
@@ -83,9 +87,9 @@ int runs(const RunsFlags& args) {
     v1::ListRunsResponse response;
     client.call(&v1::UserService::Stub::ListRuns, request, &response);
     if (print_if_json(args.json, response)) return 0;
-    std::vector<std::vector<std::string>> rows = {
-        {"ID", "STATE", "KIND", "TEST", "BASE", "TC", "GAMES", "ELO", "LLR", "ETA", "OWNER",
-         "RESULT"}};
+    std::vector<std::vector<std::string>> rows = {{"ID", "STATE", "KIND", "TEST", "BASE", "TC",
+                                                   "GAMES", "ELO", "LLR", "ETA", "OWNER",
+                                                   "RESULT"}};
     for (const v1::RunStatus& r : response.runs()) {
         const CliRunKind& kind = cli_run_kind(r.spec().kind());
         RunsCells cells = kind.runs_cells(r);

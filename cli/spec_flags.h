@@ -16,7 +16,7 @@ namespace sparring::cli {
 // The flags of `sparring submit`, and its arguments.
 struct SubmitFlags : CommonFlags {
     std::optional<std::string> kind, params, params_file, book, book_format, draw, resign,
-        description, version, name, then_tc;
+        description, version, name, then_tc, fault_bound;
     std::optional<int64_t> games, verify_games, verify_seed, seed, reference_nps, pairs_per_thread,
         then_games, like;
     std::optional<double> c_end, r_end, average, lr, l2, then_elo0, then_elo1;

@@ -9,6 +9,7 @@
 
 #include "cli/client.h"
 #include "cli/commands.h"
+#include "cli/fault_display.h"
 #include "cli/run_kinds.h"
 #include "cli/spec_flags.h"
 #include "cli/waiting_display.h"
@@ -102,6 +103,8 @@ int submit_kind(const SubmitFlags& args, const CliRunKind& kind, v1::SubmitRunRe
     rules.set_max_plies(uint32_t(args.maxplies));
     spec.set_threads(uint32_t(args.engine_threads));
     if (args.reference_nps) spec.set_reference_nps(uint64_t(*args.reference_nps));
+    if (args.fault_bound)
+        fault_bound_to_proto(parse_fault_bound_flag(*args.fault_bound), spec.mutable_fault_bound());
     read_follow_up(args, spec);
     const v1::RunStatus run = send(args, request);
     print_warnings(run);
@@ -202,6 +205,10 @@ int submit_like(const SubmitFlags& args) {
     if (args.reference_nps) {
         spec.set_reference_nps(uint64_t(*args.reference_nps));
         override("reference_nps");
+    }
+    if (args.fault_bound) {
+        fault_bound_to_proto(parse_fault_bound_flag(*args.fault_bound), spec.mutable_fault_bound());
+        override("fault_bound");
     }
     read_then_flags(args, *spec.mutable_follow_up(), override);
     const v1::RunStatus run = send(args, request);
@@ -355,8 +362,14 @@ void SubmitFlags::declare_game_flags(CLI::App& app) {
                  "engine (default: the test version's, else the coordinator's; workers scale the "
                  "clock by it)"),
         1, 1'000'000'000'000);
-    not_training_options.insert(not_training_options.end(),
-                                {maxplies_option, engine_threads_option, reference_nps_option});
+    CLI::Option* fault_bound_option =
+        add_flag(app, "fault-bound", fault_bound, "BOUND",
+                 "pause the run once more than PERCENT% of its games are faulty (time loss, "
+                 "crash, stall, illegal move), after MIN_GAMES: PERCENT%[/MIN_GAMES] (e.g. "
+                 "25%/40) or off (default: the coordinator's --fault-bound, 10%/20)");
+    not_training_options.insert(
+        not_training_options.end(),
+        {maxplies_option, engine_threads_option, reference_nps_option, fault_bound_option});
     priority_option = add_flag(app, "priority", priority, "N", "higher runs first", "0",
                                kMinPriority, kMaxPriority);
     throughput_option = add_flag(app, "throughput", throughput, "P",

@@ -162,8 +162,11 @@ void print_tune(const v1::RunStatus& run, RemoteClient& client) {
         std::cout << "verifies:     tuning run " << run.verifies_run_id() << "\n";
     if (!run.has_tune()) return;
     const v1::TuneStatus& tune = run.tune();
-    std::cout << "pairs applied: " << tune.pairs_applied() << " of " << run.spec().games() / 2
-              << "\n\n";
+    std::cout << "pairs applied: " << tune.pairs_applied() << " of " << run.spec().games() / 2;
+    // A pair with a faulty game (time loss, crash, stall, illegal move) moves no value.
+    if (tune.pairs_faulty() > 0)
+        std::cout << " (" << tune.pairs_faulty() << " left out: a game of theirs was faulty)";
+    std::cout << "\n\n";
     // A run that averages shows the average it reports beside the current values.
     const bool averages = run.spec().tune().average() > 0;
     if (averages)

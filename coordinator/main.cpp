@@ -9,6 +9,7 @@
 
 #include "absl/synchronization/mutex.h"
 #include "common/dates.h"
+#include "common/fault_bound.h"
 #include "common/flags.h"
 #include "common/log.h"
 #include "common/signals.h"
@@ -44,6 +45,7 @@ struct ServeFlags {
     int64_t pairs_per_thread = 0;
     int64_t max_queued_calls = 0;
     double quarantine_p = 0;
+    std::string fault_bound;
     int64_t max_workers_per_token = 0;
     int64_t max_leases_per_token = 0;
     int64_t max_active_runs_per_user = 0;
@@ -111,6 +113,10 @@ ServeFlags::ServeFlags(CLI::App& app) {
     add_flag(app, "quarantine-p", quarantine_p, "P",
              "lease no more of a run to a worker whose results fit the rest at p < P (0: off)",
              "0");
+    add_flag(app, "fault-bound", fault_bound, "BOUND",
+             "pause a run submitted without a bound of its own once more than PERCENT% of its "
+             "games are faulty, after MIN_GAMES (PERCENT%/MIN_GAMES, or off)",
+             "10%/20");
     add_flag(app, "max-workers-per-token", max_workers_per_token, "N",
              "active workers one worker token may register", "1000");
     add_flag(app, "max-leases-per-token", max_leases_per_token, "N",
@@ -322,6 +328,11 @@ int serve(const ServeFlags& args) {
     options.core.quarantine_p = args.quarantine_p;
     if (!(options.core.quarantine_p >= 0 && options.core.quarantine_p < 1))
         throw UsageError("--quarantine-p must be in [0, 1): 0 turns quarantine off");
+    std::string bound_error;
+    const std::optional<sparring::FaultBound> bound =
+        sparring::parse_fault_bound(args.fault_bound, &bound_error);
+    if (!bound) throw UsageError("--fault-bound: " + bound_error);
+    options.core.fault_bound = *bound;
     options.engines.max_bytes = uint64_t(args.max_engine_mb) << 20;
     options.engines.max_uploads = int(args.max_uploads);
     options.engines.max_uploads_per_user = int(args.max_uploads_per_user);

@@ -93,6 +93,7 @@ struct RunModification {
     std::optional<int> throughput;
     std::optional<uint64_t> games;
     std::optional<std::string> description;
+    std::optional<FaultBound> fault_bound;  // an active or paused run's
     // What cannot change, because the games played so far would no longer count together with
     // those to come, named in the request only to be refused: "test_version", "base_version",
     // "time_control", "book".
@@ -144,6 +145,9 @@ class Core {
         double min_clock_factor = 0.25;
         double max_clock_factor = 4.0;
         int64_t speed_max_age_ms = 3'600'000;
+        // The fault bound of a run submitted without one (--fault-bound): more faulty games
+        // than this pause it.
+        FaultBound fault_bound;
         // The table of run kinds (run_kind.h), built by the composition root
         // (kinds/registry.h); the constructor makes it the one the look-ups use.
         std::vector<const RunKindModule*> kinds;
@@ -213,6 +217,11 @@ class Core {
     // change with who and when; a run whose games drop to those it has counted ends.
     absl::StatusOr<Run> modify_run(Storage& storage, const Caller& caller,
                                    const RunModification& change) const;
+    // Makes a run paused for faults active again for its owner or an admin, with a new fault
+    // bound when given; its faulty games are counted afresh. Records the change; a run whose
+    // pairs were all played ends as after its last report.
+    absl::StatusOr<Run> resume_run(Storage& storage, const Caller& caller, int64_t run_id,
+                                   std::optional<FaultBound> bound) const;
     // Ends a run: records why and stops its leases; a chain's children stop with it, and
     // the chain a run belongs to moves on.
     void end_run(Storage& storage, Run& run, RunState state, std::string result) const;
@@ -278,8 +287,15 @@ class Core {
     void publish(Storage& storage, Event event) const;
 
   private:
-    // Puts the notifications of a run's end in the outbox, in the transaction that ends it.
-    void enqueue_notifications(Outbox& outbox, const Run& run) const;
+    // Puts the notifications of a run's end in the outbox, in the transaction that ends it
+    // (body: another notice than the end's, such as a pause's).
+    void enqueue_notifications(Outbox& outbox, const Run& run, std::string body = {}) const;
+    // Counts a report's faulty games against the run's fault bound (the run's counts already
+    // hold the report's) and pauses the run when they pass it: its leases stop, their pairs
+    // go back to its pool. Returns whether it paused.
+    bool count_faults(Storage& storage, Run& run, const Report& report) const;
+    // Starts a new run's count against its bound (the coordinator's when it has none).
+    void start_fault_count(Storage& storage, const Run& run) const;
     // Returns the worker if it exists and was registered with the caller's token.
     absl::StatusOr<Worker> holder(Storage& storage, const Caller& caller, int64_t worker_id) const;
     // Returns a lease if it exists and the worker holds it.

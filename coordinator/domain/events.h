@@ -79,6 +79,19 @@ struct RunFinished {
     double llr = 0;
 };
 
+// The coordinator paused a run: its faulty games passed its fault bound (see FaultPause).
+struct RunPaused {
+    int64_t run_id = 0;
+    FaultPause pause;
+};
+
+// A paused run was made active again (sparring resume), by its owner or an admin.
+struct RunResumed {
+    int64_t run_id = 0;
+    std::string user;
+    std::string peer;
+};
+
 // A worker process registered.
 struct WorkerRegistered {
     Worker worker;
@@ -157,7 +170,7 @@ struct WorkerQuarantined {
 struct Event : std::variant<VersionAdded, RunSubmitted, RunProgressed, RunStopRequested,
                             RunModified, RunFinished, WorkerRegistered, WorkerSeen, LeaseGranted,
                             LeaseExpired, LeaseReleased, ReportCounted, TrainingEpochDone,
-                            WorkerPurged, WorkerQuarantined> {
+                            WorkerPurged, WorkerQuarantined, RunPaused, RunResumed> {
     using variant::variant;
 };
 

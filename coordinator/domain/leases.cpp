@@ -223,10 +223,10 @@ std::optional<Run> Core::choose_for(Storage& storage, int64_t worker_id,
             if (options_.quarantine_p > 0)
                 if (std::optional<WorkerFit> fit = worker_fit(storage, *run, worker_id);
                     fit && fit->quarantined) {
-                    // The smaller p of its two tests: its results' fit, its time losses.
-                    publish(storage,
-                            WorkerQuarantined{run->id, worker_id,
-                                              std::min(fit->fit.p_value, fit->time_loss_p)});
+                    // The smallest p of its tests: its results' fit, its time losses, its faults.
+                    publish(storage, WorkerQuarantined{run->id, worker_id,
+                                                       std::min({fit->fit.p_value, fit->time_loss_p,
+                                                                 fit->fault_p})});
                     return false;
                 }
             // A worker whose recent speed with the run's engine puts its clock factor out of

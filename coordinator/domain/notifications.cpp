@@ -224,7 +224,7 @@ std::string run_end_notice(const Run& run) {
     return json_text(notice);
 }
 
-void Core::enqueue_notifications(Outbox& outbox, const Run& run) const {
+void Core::enqueue_notifications(Outbox& outbox, const Run& run, std::string body) const {
     std::vector<std::string> urls;
     if (!options_.notify_url.empty()) urls.push_back(options_.notify_url);
     if (!run.spec.owner.empty())
@@ -232,7 +232,7 @@ void Core::enqueue_notifications(Outbox& outbox, const Run& run) const {
             !mine.empty() && std::find(urls.begin(), urls.end(), mine) == urls.end())
             urls.push_back(std::move(mine));
     if (urls.empty()) return;
-    const std::string body = run_end_notice(run);
+    if (body.empty()) body = run_end_notice(run);
     for (const std::string& url : urls) {
         Notification n;
         n.run_id = run.id;
@@ -241,7 +241,7 @@ void Core::enqueue_notifications(Outbox& outbox, const Run& run) const {
         const absl::StatusOr<NotifyUrl> parsed = parse_notify_url(url);
         n.destination = parsed.ok() ? destination_of(*parsed) : url;
         n.body = body;
-        n.next_ms = run.finished_ms;
+        n.next_ms = run.finished_ms;  // 0 for a pause: at once
         outbox.insert_notification(n);
     }
 }

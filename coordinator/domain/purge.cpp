@@ -22,10 +22,14 @@ stats::Pentanomial rest_of(const Counts& run, const Counts& worker) {
 // Returns whether a worker is quarantined in a run: its fit below the threshold (0: off), and
 // its pairs fewer than half the run's. The test is symmetric, so with two workers both look
 // implausible: the one that disagrees with the majority of the run's pairs is the suspect.
-// Its time losses count the same way: far more of them than the rest of the run's rate gives
-// (an overloaded machine) make its games suspect.
+// Its time losses and all its faults count the same way: far more of them than the rest of
+// the run's rate gives (an overloaded machine, a broken installation) make its games suspect.
+// A faulty engine faults on every worker alike (the run's fault bound pauses the run); a
+// faulty machine faults where the others do not.
 bool quarantined(const WorkerFit& worker, const Run& run, double threshold) {
-    return threshold > 0 && (worker.fit.p_value < threshold || worker.time_loss_p < threshold) &&
+    return threshold > 0 &&
+           (worker.fit.p_value < threshold || worker.time_loss_p < threshold ||
+            worker.fault_p < threshold) &&
            2 * worker.counts.pairs < run.counts.pairs;
 }
 
@@ -47,11 +51,16 @@ std::vector<WorkerFit> Core::worker_fits(Storage& storage, const Run& run) const
     std::vector<WorkerFit> fits = storage.worker_counts(run.id);
     int64_t time_losses = 0;
     std::map<int64_t, int64_t> time_losses_of;  // by worker
-    for (const FaultCount& f : storage.fault_counts(run.id))
+    int64_t faults = 0;
+    std::map<int64_t, int64_t> faults_of;  // by worker
+    for (const FaultCount& f : storage.fault_counts(run.id)) {
+        faults += f.games;
+        faults_of[f.worker_id] += f.games;
         if (f.fault == GameEnding::TimeLoss) {
             time_losses += f.games;
             time_losses_of[f.worker_id] += f.games;
         }
+    }
     for (WorkerFit& w : fits) {
         w.run_id = run.id;
         w.fit = worker_homogeneity(w.counts, run.counts);
@@ -59,6 +68,9 @@ std::vector<WorkerFit> Core::worker_fits(Storage& storage, const Run& run) const
         w.time_loss_p =
             stats::excess_loss_p(w.time_losses, 2 * w.counts.pairs, time_losses - w.time_losses,
                                  2 * (run.counts.pairs - w.counts.pairs));
+        w.faults = faults_of[w.worker_id];
+        w.fault_p = stats::excess_loss_p(w.faults, 2 * w.counts.pairs, faults - w.faults,
+                                         2 * (run.counts.pairs - w.counts.pairs));
         w.quarantined = quarantined(w, run, options_.quarantine_p);
     }
     return fits;

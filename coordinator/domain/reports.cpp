@@ -60,8 +60,9 @@ int64_t games_of(const Report& report) {
 std::string why_over(const Lease& lease, const Run& run) {
     return lease.state == LeaseState::Expired    ? "expired and its pairs went back to the pool"
            : lease.state == LeaseState::Released ? "was released"
-           : lease.state == LeaseState::Done
-               ? "is complete"
+           : lease.state == LeaseState::Done     ? "is complete"
+           : run.state == RunState::Paused
+               ? "was stopped: run " + std::to_string(run.id) + " is " + run.result
                : "was stopped: run " + std::to_string(run.id) + " is " +
                      (run.result.empty() ? "over" : run.result);
 }
@@ -195,6 +196,8 @@ absl::StatusOr<ReportAck> Core::report_results(Storage& storage, const Caller& c
     publish(storage, RunProgressed{run.id, run.counts, run.elo, run.sprt.llr, run.pairs_leased,
                                    run.active_leases, report.worker_id, record.counts});
 
+    // A run its faults paused ends with no verdict: its result would be the faults'.
+    if (count_faults(storage, run, report)) return ReportAck{false, true, lease->expires_ms};
     if (std::optional<std::string> verdict = kind.verdict(run)) {
         end_run(storage, run, RunState::Finished, std::move(*verdict));
     }

@@ -31,7 +31,8 @@ std::string why_fixed(const Run& run, const std::string& field) {
                                              : excerpt(run.spec.book.source)) +
                again;
     return "'" + excerpt(field) + "' of " + name +
-           " cannot change: only priority, throughput, games and description can";
+           " cannot change: only priority, throughput, games, description and the fault bound "
+           "can";
 }
 
 // Returns why a value a modification gives is refused (a priority out of the caller's range,
@@ -62,6 +63,9 @@ absl::Status check_new_values(const Run& run, const RunKindModule& kind,
     if (change.description)
         if (absl::Status status = check_description(*change.description); !status.ok())
             return status;
+    if (change.fault_bound)
+        if (std::string why = fault_bound_problem(*change.fault_bound); !why.empty())
+            return absl::InvalidArgumentError(why);
     return absl::OkStatus();
 }
 
@@ -101,7 +105,7 @@ absl::StatusOr<Run> Core::stop_run(Storage& storage, int64_t run_id, std::string
                                    std::string_view user) const {
     absl::StatusOr<Run> run = get_run(storage, run_id);
     if (!run.ok()) return run;
-    if (run->state != RunState::Active)
+    if (run->state != RunState::Active && run->state != RunState::Paused)
         return absl::FailedPreconditionError(
             "run " + std::to_string(run_id) + " is already " +
             (run->state == RunState::Finished ? "finished" : "stopped"));
@@ -131,7 +135,8 @@ absl::StatusOr<Run> Core::stop_run(Storage& storage, const Caller& caller, int64
     if (absl::Status allowed = check_owner(caller, *found); !allowed.ok()) return allowed;
     absl::StatusOr<Run> stopped = stop_run(storage, run_id, caller.peer, caller.user);
     if (!stopped.ok()) return stopped;
-    storage.insert_run_change({run_id, now_ms_(), caller.user, "state", "active", "stopped"});
+    storage.insert_run_change({run_id, now_ms_(), caller.user, "state",
+                               std::string(run_state_name(found->state)), "stopped"});
     return get_run(storage, run_id);
 }
 
@@ -145,15 +150,18 @@ absl::StatusOr<Run> Core::modify_run(Storage& storage, const Caller& caller,
     if (absl::Status allowed = check_owner(caller, run); !allowed.ok()) return allowed;
     const std::string name = "run " + std::to_string(run.id);
     if (!change.fixed.empty()) return absl::InvalidArgumentError(why_fixed(run, change.fixed[0]));
-    if (!change.priority && !change.throughput && !change.games && !change.description)
+    if (!change.priority && !change.throughput && !change.games && !change.description &&
+        !change.fault_bound)
         return absl::InvalidArgumentError(
-            "nothing to change: give a priority, throughput, games or description");
+            "nothing to change: give a priority, throughput, games, description or fault bound");
     const bool active = run.state == RunState::Active;
-    if (!active && (change.priority || change.throughput || change.games))
+    // A paused run is still to be played: its settings change as an active run's.
+    const bool live = active || run.state == RunState::Paused;
+    if (!live && (change.priority || change.throughput || change.games || change.fault_bound))
         return absl::FailedPreconditionError(
             name + " is " + std::string(run_state_name(run.state)) +
-            ": only its description can change (priority, throughput and games apply to an "
-            "active run)");
+            ": only its description can change (priority, throughput, games and the fault bound "
+            "apply to an active or paused run)");
     const RunKindModule& kind = run_kind(run.spec.kind);
     // Counted once the call is one that may change something: a refusal changes nothing.
     if (caller.role != Role::Admin && !modifications_.admit(caller.user))
@@ -164,7 +172,19 @@ absl::StatusOr<Run> Core::modify_run(Storage& storage, const Caller& caller,
             "(--max-modifications-per-minute): try again in a minute");
     if (absl::Status status = check_new_values(run, kind, change, caller.role); !status.ok())
         return status;
-    const std::vector<RunChange> changes = change_settings(run, change, caller.user, now_ms_());
+    std::vector<RunChange> changes = change_settings(run, change, caller.user, now_ms_());
+    if (change.fault_bound) {
+        // Kept with the run's count: the faults counted so far are held to the new bound.
+        RunFaults count = storage.find_run_faults(run.id).value_or(
+            RunFaults{run.id, options_.fault_bound, 0, 2 * run.counts.pairs, {}});
+        if (count.bound != *change.fault_bound) {
+            changes.push_back({run.id, now_ms_(), caller.user, "fault_bound",
+                               fault_bound_text(count.bound),
+                               fault_bound_text(*change.fault_bound)});
+            count.bound = *change.fault_bound;
+            storage.put_run_faults(count);
+        }
+    }
     if (changes.empty()) return get_run(storage, run.id);
     storage.update_run_settings(run);
     for (const RunChange& c : changes) storage.insert_run_change(c);

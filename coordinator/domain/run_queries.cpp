@@ -24,6 +24,10 @@ absl::StatusOr<Run> Core::get_run(Storage& storage, int64_t run_id, RunDetails* 
         return absl::NotFoundError("no run " + std::to_string(run_id) + " (see `sparring runs`)");
     run_kind(run->spec.kind).load(storage, *run);
     run->spec.follow_up = storage.find_follow_up(run_id);
+    if (std::optional<RunFaults> faults = storage.find_run_faults(run_id))
+        run->spec.fault_bound = faults->bound;
+    else
+        run->spec.fault_bound = options_.fault_bound;
     if (details) *details = run_details(storage, *run, changes_offset);
     return *run;
 }
@@ -42,6 +46,7 @@ RunDetails Core::run_details(Storage& storage, const Run& run, uint32_t changes_
     details.purges = storage.list_purges(run.id);
     details.faults = storage.fault_counts(run.id);
     details.output_warnings = storage.output_warnings(run.id);
+    details.fault_state = storage.find_run_faults(run.id);
     details.changes =
         storage.latest_run_changes(run.id, changes_offset, kMaxShownChanges, &details.change_count);
     return details;

@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "coordinator/domain/evidence.h"
+#include "coordinator/domain/fault_store.h"
 #include "coordinator/domain/kind_stores.h"
 #include "coordinator/domain/outbox.h"
 #include "coordinator/domain/run_store.h"
@@ -32,6 +33,7 @@ class Storage : public TransactionPort,
                 public Outbox,
                 public TuneStore,
                 public ChainStore,
+                public FaultStore,
                 public EvidenceStore {};
 
 // Opens a new connection to the storage: one per thread that uses it. The composition root

@@ -23,6 +23,9 @@ absl::StatusOr<Run> Core::submit_run(Storage& storage, RunSpec spec) const {
         }
     }
     if (absl::Status status = check_run_spec(spec); !status.ok()) return status;
+    if (spec.fault_bound)
+        if (std::string why = fault_bound_problem(*spec.fault_bound); !why.empty())
+            return absl::InvalidArgumentError(why);
     const std::optional<Version> test = storage.find_version(spec.test_version);
     if (!test)
         return absl::NotFoundError("unknown test version '" + excerpt(spec.test_version) +
@@ -51,6 +54,7 @@ absl::StatusOr<Run> Core::submit_run(Storage& storage, RunSpec spec) const {
     run.created_ms = now_ms_();
     refresh_statistics(run);
     run.id = storage.insert_run(run);
+    start_fault_count(storage, run);
     if (run.spec.follow_up) storage.insert_follow_up(run.id, *run.spec.follow_up);
     if (run.spec.origin_run_id != 0)
         storage.insert_run_link({run.spec.origin_run_id, run.id, RunLinkReason::SubmittedLike});

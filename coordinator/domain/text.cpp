@@ -21,7 +21,7 @@ std::optional<Enum> parse_enum(std::string_view text,
 }
 
 constexpr std::array<std::string_view, 3> kRoles = {"worker", "user", "admin"};
-constexpr std::array<std::string_view, 3> kRunStates = {"active", "finished", "stopped"};
+constexpr std::array<std::string_view, 4> kRunStates = {"active", "finished", "stopped", "paused"};
 constexpr std::array<std::string_view, 5> kLeaseStates = {"leased", "done", "expired", "released",
                                                           "stopped"};
 constexpr std::array<std::string_view, 7> kGameEndings = {

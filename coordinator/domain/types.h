@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/fault_bound.h"
 #include "common/opening.h"
 #include "common/outcome.h"
 #include "common/time_control.h"
@@ -128,6 +129,7 @@ struct TuneState {
     std::vector<double> average_sum;      // per parameter: the values after each averaged pair
     bool verify_fixed = false;            // the verification plays exactly verify_games games
     std::optional<uint64_t> verify_seed;  // its book seed; unset: the run's
+    int64_t pairs_faulty = 0;             // pairs left out of theta: a game of theirs was faulty
 
     // Returns the values the run reports: the average of the values after each averaged pair,
     // or the current values before the first.
@@ -217,7 +219,8 @@ struct TunePoint {
     int64_t recorded_ms = 0;
     std::vector<double> values;
 };
-enum class RunState { Active, Finished, Stopped };
+// Paused: its faulty games passed its fault bound; it waits for its owner to resume it.
+enum class RunState { Active, Finished, Stopped, Paused };
 
 // What the SPRT of a run has decided: the hypothesis its LLR accepts, or neither yet (for a
 // finished run: its games ran out first).
@@ -282,6 +285,9 @@ struct RunSpec {
     // Whether its SPRT settings are stored with it (regression runs, and tuning runs for their
     // verification): set by the core from the run's kind, read back from the stored settings.
     bool sprt_stored = false;
+    // Runs that play games: the fault bound that pauses it (unset when submitted: the
+    // coordinator's); filled when a single run is read.
+    std::optional<FaultBound> fault_bound;
 };
 
 // Result counts of a run, a report or a worker, from the test version's point of view.
@@ -350,6 +356,37 @@ struct FaultCount {
     int64_t games = 0;
 };
 
+// Why the coordinator paused a run: the engine whose faults passed the run's fault bound.
+struct FaultPause {
+    std::string version;  // the version at fault
+    std::string engine;   // its engine: the UCI command, the uploaded file, or "built-in"
+    GameEnding fault = GameEnding::IllegalMove;  // its most frequent fault in the run
+    int64_t fault_games = 0;                     // the run's games it lost by that fault
+    int64_t faulty_games = 0;                    // faulty games counted against the bound
+    int64_t games = 0;                           // games counted against the bound
+    uint64_t example_game = 0;                   // a game lost by that fault (2 * pair + 0/1)
+    int64_t paused_ms = 0;
+    std::string reason;  // the whole reason in one sentence
+};
+
+// A run's count against its fault bound (the table run_faults): faulty games among the games
+// counted since from_games (its submission: 0; its latest resume), and why it is paused.
+struct RunFaults {
+    int64_t run_id = 0;
+    FaultBound bound;
+    int64_t faults = 0;
+    int64_t from_games = 0;
+    std::optional<FaultPause> pause;  // while paused
+};
+
+// One version's games lost by one fault in a run, with the first of them.
+struct FaultTally {
+    bool test_version = false;
+    GameEnding fault = GameEnding::IllegalMove;
+    int64_t games = 0;
+    uint64_t example_game = 0;
+};
+
 // One engine-output check failed by one version's engine in one game, as its worker reported
 // it (match/output_checks.h; checked by the rpc layer: a count of 1 to kMaxOutputCount, an
 // example and go command of at most kMaxOutputExampleBytes).
@@ -382,6 +419,8 @@ struct WorkerFit {
     bool quarantined = false;  // p below the coordinator's quarantine threshold
     int64_t time_losses = 0;   // its games lost on time, by either version
     double time_loss_p = 1;    // stats::excess_loss_p against the rest of the run
+    int64_t faults = 0;        // its faulty games (time losses, crashes, stalls, illegal moves)
+    double fault_p = 1;        // stats::excess_loss_p of faults against the rest of the run
 };
 
 // A worker's games removed from a run's totals: by whom, when, and what they counted.
@@ -483,6 +522,7 @@ struct RunDetails {
     std::vector<WorkerFit> workers;            // each worker's fit
     std::vector<Purge> purges;                 // workers purged from the run
     std::vector<FaultCount> faults;            // games lost by faults
+    std::optional<RunFaults> fault_state;      // its count against its fault bound
     std::vector<RunChange> changes;            // changes after its submission (a page)
     int64_t change_count = 0;                  // the changes in all
     // Engine-output warnings, per version and check, most games first.
@@ -555,8 +595,8 @@ struct GameRecord {
     std::string positions;  // generation runs: the kept labelled positions' records
     uint32_t position_count = 0;
     GameEnding ending = GameEnding::Unknown;
-    std::vector<GameOutputWarning> output_warnings;  // its engines' output warnings
     std::optional<GameEvidence> evidence;  // a fault of a UCI engine, when the worker sent it
+    std::vector<GameOutputWarning> output_warnings;  // its engines' output warnings
 };
 
 struct PairRecord {

@@ -36,6 +36,14 @@ absl::StatusOr<Version> Core::version_of_run(Storage& storage, int64_t run_id) c
     const std::optional<Run> run = storage.find_run(run_id);
     if (!run)
         return absl::NotFoundError("no run " + std::to_string(run_id) + " (see `sparring runs`)");
+    // A run its faults paused (and not resumed: paused still, or stopped since) has values
+    // made of faulty games: no version comes of it.
+    if (const std::optional<RunFaults> faults = storage.find_run_faults(run_id);
+        faults && faults->pause)
+        return absl::FailedPreconditionError(
+            "run " + std::to_string(run_id) + " was paused for faults (" + faults->pause->reason +
+            "): its result makes no version; fix the engine and resume it (`sparring resume " +
+            std::to_string(run_id) + "`) or submit it again");
     return run_kind(run->spec.kind).made_version(storage, *run);
 }
 

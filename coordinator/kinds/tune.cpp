@@ -134,6 +134,7 @@ class TuneKind final : public KindWithStore<TuneStore> {
         for (double value : state.result()) tune->add_result(value);
         tune->set_averaged_pairs(uint64_t(state.averaged_pairs));
         tune->set_pairs_applied(uint64_t(state.pairs_applied));
+        tune->set_pairs_faulty(uint64_t(state.pairs_faulty));
         tune->set_tuned_version(state.tuned_version);
         tune->set_verify_run_id(state.verify_run_id);
     }

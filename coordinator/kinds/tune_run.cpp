@@ -21,6 +21,13 @@ int pair_result(const PairRecord& pair) {
     return result;
 }
 
+// Returns whether a game of the pair was lost by a fault: its result says nothing of the
+// parameters (an engine that crashed or played `(none)` did not lose by its values).
+bool faulty(const PairRecord& pair) {
+    return std::any_of(std::begin(pair.games), std::end(pair.games),
+                       [](const GameRecord& game) { return is_fault(game.ending); });
+}
+
 // Returns the SPSA step of pair `index` of a lease: the run's pairs are steps 1, 2, ...
 int64_t step_of(const Lease& lease, uint32_t index) {
     return int64_t(lease.first_pair + index + 1);
@@ -120,7 +127,14 @@ void apply_tune_report(TuneStore& storage, const Run& run, const Lease& lease, c
     const int64_t last_unaveraged =
         int64_t(std::ceil(double(run.pairs_total()) * (1.0 - state.average)));
     state.average_sum.resize(state.params.size(), 0.0);
+    const int64_t applied_before = state.pairs_applied;
     for (const PairRecord& pair : report.pairs) {
+        // Left out, and counted: its step's perturbation is not applied (the steps after it
+        // keep their own numbers and gains).
+        if (faulty(pair)) {
+            ++state.pairs_faulty;
+            continue;
+        }
         const int64_t k = step_of(lease, pair.index);
         const spsa::Step step = spsa::make_step(state.params, state.theta, schedule, k, state.seed);
         spsa::apply_result(state.params, step, pair_result(pair), state.theta);
@@ -131,7 +145,9 @@ void apply_tune_report(TuneStore& storage, const Run& run, const Lease& lease, c
         }
     }
     storage.update_tune(state);
-    storage.insert_tune_point(run.id, TunePoint{state.pairs_applied, now_ms, state.theta});
+    // A report of faulty pairs alone moved no value: the trajectory has its point already.
+    if (state.pairs_applied > applied_before)
+        storage.insert_tune_point(run.id, TunePoint{state.pairs_applied, now_ms, state.theta});
 }
 
 Version tuned_version(const Version& base, const TuneState& state) {

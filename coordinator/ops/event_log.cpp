@@ -66,6 +66,19 @@ struct LogLine {
                    {"elo", fixed(e.elo.elo, 2)},
                    {"llr", fixed(e.llr, 2)}});
     }
+    void operator()(const RunPaused& e) const {
+        log_event(LogLevel::Warn, "run_paused",
+                  {{"run", std::to_string(e.run_id)},
+                   {"version", e.pause.version},
+                   {"fault", std::string(game_ending_name(e.pause.fault))},
+                   {"faulty_games", std::to_string(e.pause.faulty_games)},
+                   {"games", std::to_string(e.pause.games)},
+                   {"example_game", std::to_string(e.pause.example_game)}});
+    }
+    void operator()(const RunResumed& e) const {
+        log_event(LogLevel::Info, "run_resumed",
+                  {{"run", std::to_string(e.run_id)}, {"user", e.user}, {"peer", e.peer}});
+    }
     void operator()(const WorkerRegistered& e) const {
         log_event(LogLevel::Info, "worker_registered",
                   {{"worker", std::to_string(e.worker.id)},

@@ -11,6 +11,7 @@
 #include <future>
 #include <limits>
 #include <nlohmann/json.hpp>
+#include <variant>
 
 #include "common/backoff.h"
 #include "common/dates.h"
@@ -44,7 +45,11 @@ Notifier::~Notifier() {
 
 void Notifier::start() {
     // Quick, as a subscriber must be: the dispatcher reads the outbox on its own thread.
-    run_ended_ = events_.subscribe<RunFinished>([this](const RunFinished&) {
+    run_ended_ = events_.subscribe_all([this](const Event& event) {
+        // A run's end or pause put notices in the outbox.
+        if (!std::holds_alternative<RunFinished>(event) &&
+            !std::holds_alternative<RunPaused>(event))
+            return;
         {
             std::lock_guard lock(mutex_);
             woken_ = true;

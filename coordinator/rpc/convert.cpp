@@ -192,6 +192,7 @@ absl::StatusOr<RunSpec> run_spec_from_proto(const v1::RunSpec& in) {
         return absl::InvalidArgumentError("origin_run_id must be a run's id, or 0 for none");
     spec.origin_run_id = in.origin_run_id();
     spec.reference_nps = in.reference_nps();
+    if (in.has_fault_bound()) spec.fault_bound = fault_bound_from_proto(in.fault_bound());
     if (in.has_follow_up()) {
         FollowUpSpec follow_up;
         if (!in.follow_up().on_result().empty()) follow_up.on_result = in.follow_up().on_result();
@@ -243,6 +244,8 @@ void run_spec_to_proto(const Run& in, const RunKindModule& kind, v1::RunSpec* sp
     spec->set_origin_run_id(in.spec.origin_run_id);
     spec->set_owner(in.spec.owner);
     spec->set_reference_nps(in.spec.reference_nps);
+    if (in.spec.fault_bound && kind.plays_games())
+        fault_bound_to_proto(*in.spec.fault_bound, spec->mutable_fault_bound());
     if (in.spec.follow_up) {
         const FollowUpSpec& f = *in.spec.follow_up;
         v1::FollowUp* follow_up = spec->mutable_follow_up();
@@ -303,6 +306,7 @@ void run_to_proto(const Run& in, v1::RunStatus* out) {
     out->set_active_cores(uint32_t(std::max(0, in.active_cores)));
     out->set_state(in.state == RunState::Active     ? v1::RUN_STATE_ACTIVE
                    : in.state == RunState::Finished ? v1::RUN_STATE_FINISHED
+                   : in.state == RunState::Paused   ? v1::RUN_STATE_PAUSED
                                                     : v1::RUN_STATE_STOPPED);
     out->set_result(in.result);
     out->set_book_size(in.book_size);
@@ -366,6 +370,7 @@ void run_details_to_proto(const Run& run, const RunDetails& in, v1::RunStatus* o
         purge->set_purged_by(taken.token_name);
         purge->set_unix_ms(taken.purged_ms);
     }
+    if (in.fault_state) fault_state_to_proto(run, *in.fault_state, out);
     out->set_change_count(uint64_t(in.change_count));
     for (const RunChange& c : in.changes) {
         v1::RunChange* change = out->add_changes();
@@ -383,6 +388,7 @@ std::vector<RunState> run_states_from_proto(const google::protobuf::RepeatedFiel
         if (s == v1::RUN_STATE_ACTIVE) out.push_back(RunState::Active);
         if (s == v1::RUN_STATE_FINISHED) out.push_back(RunState::Finished);
         if (s == v1::RUN_STATE_STOPPED) out.push_back(RunState::Stopped);
+        if (s == v1::RUN_STATE_PAUSED) out.push_back(RunState::Paused);
     }
     return out;
 }
@@ -441,6 +447,7 @@ absl::StatusOr<RunModification> run_modification_from_proto(const v1::ModifyRunR
         change.throughput = int(std::min<uint32_t>(in.throughput(), 1'000'000));
     if (in.has_games()) change.games = in.games();
     if (in.has_description()) change.description = valid_utf8(in.description());
+    if (in.has_fault_bound()) change.fault_bound = fault_bound_from_proto(in.fault_bound());
     if (!in.test_version().empty()) change.fixed.push_back("test_version");
     if (!in.base_version().empty()) change.fixed.push_back("base_version");
     if (in.has_time_control()) change.fixed.push_back("time_control");

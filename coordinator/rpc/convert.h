@@ -45,6 +45,10 @@ std::vector<RunState> run_states_from_proto(const google::protobuf::RepeatedFiel
 absl::StatusOr<RunQuery> run_query_from_proto(const v1::ListRunsRequest& in);
 // Returns what a ModifyRunRequest asks to change (checked by Core::modify_run).
 absl::StatusOr<RunModification> run_modification_from_proto(const v1::ModifyRunRequest& in);
+// Fault pauses (convert_faults.cpp): a run's fault bound both ways, and why a run is paused.
+FaultBound fault_bound_from_proto(const v1::FaultBound& in);
+void fault_bound_to_proto(const FaultBound& in, v1::FaultBound* out);
+void fault_state_to_proto(const Run& run, const RunFaults& in, v1::RunStatus* out);
 
 Worker worker_from_proto(const v1::RegisterRequest& in);
 void worker_to_proto(const WorkerSummary& in, bool active, v1::WorkerStatus* out);

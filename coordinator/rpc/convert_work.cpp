@@ -101,6 +101,8 @@ void worker_fit_to_proto(const WorkerFit& in, v1::WorkerFit* out) {
     out->set_quarantined(in.quarantined);
     out->set_time_losses(uint64_t(in.time_losses));
     out->set_time_loss_p(in.time_loss_p);
+    out->set_faults(uint64_t(in.faults));
+    out->set_fault_p(in.fault_p);
 }
 Worker worker_from_proto(const v1::RegisterRequest& in) {
     Worker w;

@@ -394,6 +394,25 @@ void UserApi::modify_run(const Credential& credential, const v1::ModifyRunReques
         std::move(done));
 }
 
+void UserApi::resume_run(const Credential& credential, const v1::ResumeRunRequest& request,
+                         v1::RunStatus* response, Done done) {
+    change(
+        credential,
+        [&request, response, this](Storage&) -> absl::StatusOr<Change> {
+            std::optional<FaultBound> bound;
+            if (request.has_fault_bound()) bound = fault_bound_from_proto(request.fault_bound());
+            return Change([this, id = request.run_id(), bound, response](Storage& storage,
+                                                                         const Caller& caller) {
+                absl::StatusOr<Run> run = core_.resume_run(storage, caller, id, bound);
+                if (!run.ok()) return run.status();
+                run_to_proto(*run, response);
+                run_details_to_proto(*run, core_.run_details(storage, *run), response);
+                return absl::OkStatus();
+            });
+        },
+        std::move(done));
+}
+
 void UserApi::list_workers(const Credential& credential, const v1::ListWorkersRequest& request,
                            v1::ListWorkersResponse* response, Done done) {
     query(

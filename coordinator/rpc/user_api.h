@@ -59,6 +59,8 @@ class UserApi {
                   v1::RunStatus* response, Done done);
     void modify_run(const Credential& credential, const v1::ModifyRunRequest& request,
                     v1::RunStatus* response, Done done);
+    void resume_run(const Credential& credential, const v1::ResumeRunRequest& request,
+                    v1::RunStatus* response, Done done);
     void set_notify_url(const Credential& credential, const v1::SetNotifyUrlRequest& request,
                         v1::SetNotifyUrlResponse* response, Done done);
     void list_workers(const Credential& credential, const v1::ListWorkersRequest& request,

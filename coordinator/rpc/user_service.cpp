@@ -43,6 +43,7 @@ UserServiceImpl::UserServiceImpl(UserApi& api, Gate& gate, EngineTransfers& engi
         {"PurgeWorker", forward(api_, &UserApi::purge_worker, true)},
         {"ListFaults", forward(api_, &UserApi::list_faults, false)},
         {"GetFault", forward(api_, &UserApi::get_fault, false)},
+        {"ResumeRun", forward(api_, &UserApi::resume_run, true)},
     };
     gate.install(v1::UserService::service_full_name(), methods,
                  [this](int index, grpc::internal::MethodHandler* handler) {

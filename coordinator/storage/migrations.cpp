@@ -321,9 +321,29 @@ void move_run_links(Database& db) {
 // Migration 25 (issue 51): what the service says when its numbers mean nothing. Each part
 // below adds its own tables and columns, idempotently (a database migrated again keeps them).
 
-// Runs paused by a fault storm, and each run's own fault bound.
+// Runs paused by a fault storm, and each run's own fault bound: run_faults holds each run's
+// bound and its count against it (runs stored before have none: they take the coordinator's
+// bound and count from their next report); a tuning run counts the pairs it left out.
 void add_fault_pauses(Database& db) {
-    (void)db;
+    db.exec(R"(
+CREATE TABLE IF NOT EXISTS run_faults (
+  run_id        INTEGER PRIMARY KEY REFERENCES runs(id),
+  percent       INTEGER NOT NULL,            -- pauses past this percentage of faulty games
+  min_games     INTEGER NOT NULL,            -- once this many games are counted
+  off           INTEGER NOT NULL DEFAULT 0,  -- 1: never pauses
+  faults        INTEGER NOT NULL DEFAULT 0,  -- faulty games counted since from_games
+  from_games    INTEGER NOT NULL DEFAULT 0,  -- the run's games at its latest resume (0: none)
+  paused_ms     INTEGER,                     -- the pause, NULL while not paused for faults
+  pause_version TEXT NOT NULL DEFAULT '',
+  pause_engine  TEXT NOT NULL DEFAULT '',
+  pause_fault   TEXT NOT NULL DEFAULT '',    -- a games.ending
+  pause_fault_games   INTEGER NOT NULL DEFAULT 0,
+  pause_faulty_games  INTEGER NOT NULL DEFAULT 0,
+  pause_games         INTEGER NOT NULL DEFAULT 0,
+  pause_example_game  INTEGER NOT NULL DEFAULT 0,
+  pause_reason  TEXT NOT NULL DEFAULT ''
+))");
+    add_column(db, "spsa_runs", "pairs_faulty", "INTEGER NOT NULL DEFAULT 0");
 }
 
 // The evidence of faulty games: each game's UCI exchange and the engine's stderr. A row for

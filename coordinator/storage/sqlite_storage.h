@@ -173,6 +173,11 @@ class SqliteStorage final : public Storage {
     std::vector<FaultKindCount> faulty_game_counts(int64_t run_id) override;
     std::optional<FaultyGame> find_faulty_game(int64_t run_id, uint64_t game) override;
 
+    // FaultStore (domain/fault_store.h, sqlite_storage_faults.cpp)
+    std::optional<RunFaults> find_run_faults(int64_t run_id) override;
+    void put_run_faults(const RunFaults& faults) override;
+    std::vector<FaultTally> fault_tallies(int64_t run_id) override;
+
     // ChainStore (domain/kind_stores.h)
     void insert_chain(const ChainState& state) override;
     std::optional<ChainState> find_chain(int64_t run_id) override;

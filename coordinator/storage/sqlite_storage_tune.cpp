@@ -33,8 +33,8 @@ void SqliteStorage::insert_tune(const TuneState& t) {
 std::optional<TuneState> SqliteStorage::find_tune(int64_t run_id) {
     Statement& s = db_.prepare(
         "SELECT seed, pairs_applied, verify, verify_games, elo0, elo1, alpha, beta, model, "
-        "tuned_version, verify_run_id, average, averaged_pairs, verify_fixed, verify_seed "
-        "FROM spsa_runs WHERE run_id = ?");
+        "tuned_version, verify_run_id, average, averaged_pairs, verify_fixed, verify_seed, "
+        "pairs_faulty FROM spsa_runs WHERE run_id = ?");
     s.bind(run_id);
     if (!s.step()) return std::nullopt;
     TuneState t;
@@ -56,6 +56,7 @@ std::optional<TuneState> SqliteStorage::find_tune(int64_t run_id) {
     t.averaged_pairs = s.int64(12);
     t.verify_fixed = s.int64(13) != 0;
     if (!s.is_null(14)) t.verify_seed = uint64_t(s.int64(14));
+    t.pairs_faulty = s.int64(15);
     s.reset();
     Statement& p = db_.prepare(
         "SELECT name, start, min, max, c_end, r_end, value, average_sum FROM spsa_params "
@@ -72,8 +73,9 @@ std::optional<TuneState> SqliteStorage::find_tune(int64_t run_id) {
 void SqliteStorage::update_tune(const TuneState& t) {
     db_.prepare(
            "UPDATE spsa_runs SET pairs_applied = ?, tuned_version = ?, verify_run_id = ?, "
-           "averaged_pairs = ? WHERE run_id = ?")
-        .bind(t.pairs_applied, t.tuned_version, t.verify_run_id, t.averaged_pairs, t.run_id)
+           "averaged_pairs = ?, pairs_faulty = ? WHERE run_id = ?")
+        .bind(t.pairs_applied, t.tuned_version, t.verify_run_id, t.averaged_pairs, t.pairs_faulty,
+              t.run_id)
         .run();
     for (size_t i = 0; i < t.theta.size(); ++i)
         db_.prepare(

@@ -81,6 +81,7 @@ const std::vector<RestRoute>& rest_routes() {
         {"GET", R"(/api/v1/runs/(\d+))", rest(&UserApi::get_run, "run_id")},
         {"POST", R"(/api/v1/runs/(\d+):stop)", rest(&UserApi::stop_run, "run_id")},
         {"POST", R"(/api/v1/runs/(\d+):modify)", rest(&UserApi::modify_run, "run_id")},
+        {"POST", R"(/api/v1/runs/(\d+):resume)", rest(&UserApi::resume_run, "run_id")},
         {"POST", R"(/api/v1/notify)", rest(&UserApi::set_notify_url, nullptr)},
         {"POST", R"(/api/v1/runs/(\d+):purge)", rest(&UserApi::purge_worker, "run_id")},
         {"GET", R"(/api/v1/runs/(\d+)/pgn)", rest(&UserApi::export_games, "run_id")},

@@ -91,7 +91,9 @@ int64_t LiveRuns::apply(const Event& event) {
         }
     } else if (std::holds_alternative<RunFinished>(event) ||
                std::holds_alternative<WorkerPurged>(event) ||
-               std::holds_alternative<RunModified>(event)) {
+               std::holds_alternative<RunModified>(event) ||
+               std::holds_alternative<RunPaused>(event) ||
+               std::holds_alternative<RunResumed>(event)) {
         page.stale = true;  // once per run's end, purge or change: its state, result, tables
     } else if (!std::holds_alternative<ReportCounted>(event)) {
         page.tables_changed = true;  // leases granted, expired or released; quarantines

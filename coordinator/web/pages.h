@@ -15,7 +15,7 @@ namespace sparring::coordinator::web {
 
 // What the runs list shows, as the URL's query gives it, so that a view can be shared.
 struct RunsQuery {
-    std::string state;                 // "", "active", "finished" or "stopped"
+    std::string state;                 // "", "active", "finished", "stopped" or "paused"
     std::string kind;                  // "" or a kind name ("regression", "tune", ...)
     std::string version;               // "" or the name of the test or base version
     std::string text;                  // "" or text found in the description or a version name

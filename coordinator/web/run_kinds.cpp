@@ -46,6 +46,9 @@ std::string tune_section(const v1::RunStatus& run, const RunExtras& extras) {
     }
     out += "</tbody></table><p>" + live_text("pairs_applied", grouped(tune.pairs_applied())) +
            " game pairs applied";
+    if (tune.pairs_faulty() > 0)
+        out += " · " + grouped(tune.pairs_faulty()) +
+               " left out: a game of theirs was faulty (time loss, crash, stall, illegal move)";
     if (averages)
         out += " · the result averages the values after each of the last " +
                grouped(tune.averaged_pairs()) + " pairs";

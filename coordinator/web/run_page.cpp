@@ -15,6 +15,7 @@
 #include "coordinator/web/pages.h"
 #include "coordinator/web/run_faults.h"
 #include "coordinator/web/run_kinds.h"
+#include "coordinator/web/run_pause.h"
 #include "coordinator/web/run_waiting.h"
 #include "match/adjudication.h"
 #include "proto/forecast_text.h"
@@ -400,6 +401,7 @@ std::string run_page(const v1::RunStatus& run, const RunExtras& extras) {
     // Why it waits (live: empty once a worker plays it).
     if (!run.waiting().empty())
         body += "<p class=\"waiting\" id=\"waiting\">" + live(fields, "waiting") + "</p>";
+    body += pause_html(run);  // why the coordinator paused it, and how to resume it
 
     body += "<section class=\"numbers\"><table class=\"kv\">";
     body += row("W / D / L", live(fields, "wins") + " / " + live(fields, "draws") + " / " +

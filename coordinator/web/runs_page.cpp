@@ -80,7 +80,7 @@ std::string option(std::string_view value, std::string_view label, std::string_v
 std::string filter_form(const RunsQuery& query) {
     std::string out = "<form class=\"filters\" method=\"get\" action=\"/\">";
     out += "<label>State <select name=\"state\">";
-    for (const char* s : {"", "active", "finished", "stopped"})
+    for (const char* s : {"", "active", "finished", "stopped", "paused"})
         out += option(s, *s ? s : "any", query.state);
     out += "</select></label><label>Kind <select name=\"kind\">";
     out += option("", "any", query.kind);
@@ -118,7 +118,8 @@ RunsQuery parse_runs_query(const std::multimap<std::string, std::string>& params
         return it == params.end() ? std::string() : it->second;
     };
     query.state = get("state");
-    if (query.state != "active" && query.state != "finished" && query.state != "stopped")
+    if (query.state != "active" && query.state != "finished" && query.state != "stopped" &&
+        query.state != "paused")
         query.state.clear();
     query.kind = get("kind");
     query.version = get("version");

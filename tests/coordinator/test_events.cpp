@@ -43,6 +43,12 @@ struct Label {
     std::string operator()(const RunFinished& e) const {
         return "finished " + std::to_string(e.run_id) + " " + e.result;
     }
+    std::string operator()(const RunPaused& e) const {
+        return "run " + std::to_string(e.run_id) + " paused";
+    }
+    std::string operator()(const RunResumed& e) const {
+        return "run " + std::to_string(e.run_id) + " resumed";
+    }
     std::string operator()(const WorkerRegistered& e) const {
         return "registered " + std::to_string(e.worker.id);
     }
