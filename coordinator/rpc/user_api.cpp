@@ -290,8 +290,8 @@ void UserApi::submit_run(const Credential& credential, const v1::SubmitRunReques
                     run_to_proto(*run, response);
                     run_details_to_proto(*run, core_.run_details(writer, *run), response);
                     // Whether a connected worker can play it: submit warns at once if none.
-                    const std::vector<Run> submitted = {*run};
-                    waiting_to_proto(core_.waiting_board(writer, &submitted).of(run->id), response);
+                    const std::vector<Run> new_runs = {*run};
+                    waiting_to_proto(core_.waiting_board(writer, &new_runs).of(run->id), response);
                     return absl::OkStatus();
                 });
         },
