@@ -107,7 +107,9 @@ struct ReproFlags : CommonFlags {
                    "replay the game's UCI exchange against the engine here and say whether the "
                    "fault comes again (exit status 0: it does, 1: it does not)");
         add_flag(app, "engine", engine, "PATH",
-                 "the engine to replay with (default: the command the worker ran)");
+                 "the engine to replay with (default: the UCI version's own command, as "
+                 "the coordinator records it; needed for an uploaded build or the built-in "
+                 "engine)");
         in_range(add_flag(app, "lines", lines, "N",
                           "show the last N lines of the transcript and stderr (0: all; "
                           "default 40)"),
@@ -187,14 +189,24 @@ int repro(const ReproFlags& args) {
     if (args.json && !args.run) return print_if_json(true, game) ? 0 : 1;
     if (!args.json) print_evidence(game, size_t(args.lines));
     if (!args.run) return 0;
+    // The program started here is the user's --engine or the UCI version's own command from
+    // the coordinator's record; never the command in the worker's evidence, which anyone holding
+    // a worker token could have written.
     ReplaySettings settings;
-    settings.command = args.engine ? *args.engine : game.command();
-    if (!args.engine) settings.args.assign(game.args().begin(), game.args().end());
+    settings.command = args.engine ? *args.engine : game.replay_command();
     settings.stall_timeout = std::chrono::seconds(args.stall_seconds);
     if (settings.command.empty())
-        throw UsageError("the game has no engine command stored; give --engine PATH");
-    if (!args.json)
+        throw UsageError(
+            "version '" + printable(game.version()) + "' is " +
+            (game.engine().empty() ? std::string("not a UCI engine") : printable(game.engine())) +
+            ": `repro --run` starts only a UCI version's own command, never a file "
+            "a worker ran; give --engine PATH (a build of it you trust)");
+    if (!args.json) {
+        if (!args.engine && !game.command().empty() && game.command() != settings.command)
+            std::cout << "\nnote: the worker reported running " << printable(game.command())
+                      << "; the version's command is started instead\n";
         std::cout << "\nreplaying on this machine with " << printable(settings.command) << " ...\n";
+    }
     const ReplayOutcome outcome = replay_fault(game, settings);
     const bool reproduced = outcome.fault == game.fault();
     if (args.json) {

@@ -84,7 +84,7 @@ ReplayOutcome replay_fault(const v1::FaultyGame& game, const ReplaySettings& set
     match::ChildOptions options;
     options.capture_stderr = true;
     std::string error;
-    if (!process.start(settings.command, settings.args, options, &error)) {
+    if (!process.start(settings.command, {}, options, &error)) {
         outcome.fault = v1::GAME_ENDING_CRASH;
         outcome.what = "could not be started: " + error;
         return outcome;

@@ -4,17 +4,16 @@
 
 #include <chrono>
 #include <string>
-#include <vector>
 
 #include "sparring/v1/user.pb.h"
 
 namespace sparring::cli {
 
-// How a replay is run: the engine to start (the worker's command, or --engine) and how long a
-// search of a node- or depth-limited `go` may take before it counts as a stall.
+// How a replay is run: the engine to start (--engine, or the UCI version's own command from
+// the coordinator's record; never a command from the worker's evidence) and how long a search
+// of a node- or depth-limited `go` may take before it counts as a stall.
 struct ReplaySettings {
     std::string command;
-    std::vector<std::string> args;
     std::chrono::milliseconds stall_timeout{30000};
     std::chrono::milliseconds margin{100};  // past a clock's or movetime's time
 };

@@ -135,8 +135,11 @@ absl::Status fault_to_proto(Storage& storage, int64_t run_id, uint64_t game, v1:
                                    " was not lost by a fault (`sparring faults " +
                                    std::to_string(run_id) + "` lists those that were)");
     listed_to_proto(run_id, *f, out);
-    if (const std::optional<Version> version = storage.find_version(f->version_id))
+    if (const std::optional<Version> version = storage.find_version(f->version_id)) {
         out->set_engine(engine_of(*version));
+        // What a replay may start comes from the version, never from the worker's evidence.
+        if (version->kind == Version::Kind::Uci) out->set_replay_command(version->uci_command);
+    }
     out->set_threads(uint32_t(std::max(1, run->spec.threads)));
     time_control_to_proto(run->spec.time_control, out->mutable_time_control());
     if (!f->evidence) return absl::OkStatus();

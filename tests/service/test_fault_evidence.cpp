@@ -224,5 +224,105 @@ TEST_F(FaultEvidenceTest, MalformedEvidenceAndDecompressionBombsAreRefusedWhole)
     EXPECT_NE(r.out.find("  boom"), std::string::npos) << r.out;
 }
 
+// Evidence comes from a worker, and anyone holding a worker token can write it: `repro --run`
+// starts the UCI version's own command from the coordinator's record, never the command a
+// report names, and refuses a built-in (or uploaded) version without --engine.
+TEST_F(FaultEvidenceTest, ReproRunNeverStartsTheCommandAReportNames) {
+    if (!std::filesystem::exists(kStockfish)) SPARRING_SKIP_WITHOUT("no " + kStockfish);
+    cluster = std::make_unique<Cluster>();
+    for (const std::vector<std::string>& add :
+         {std::vector<std::string>{"versions", "add", "a", "--bench", "1"},
+          std::vector<std::string>{"versions", "add", "sf", "--uci", kStockfish}}) {
+        const CommandResult added = cluster->cli(add);
+        ASSERT_EQ(added.status, 0) << added.err;
+    }
+    const std::string marker = cluster->dir + "/forged-command-ran";
+    const std::string forged = cluster->dir + "/forged.sh";
+    std::ofstream(forged) << "#!/bin/sh\ntouch " << marker << "\nexec " << kStockfish << "\n";
+    std::filesystem::permissions(forged, std::filesystem::perms::owner_all);
+
+    v1::SubmitRunRequest submit;
+    *submit.mutable_spec() = fixed_games_spec(2);
+    submit.mutable_spec()->set_test_version("sf");
+    submit.mutable_spec()->set_base_version("a");
+    v1::RunStatus run;
+    ASSERT_TRUE(cluster->users()
+                    ->SubmitRun(Cluster::context(cluster->user_token).get(), submit, &run)
+                    .ok());
+    auto workers = cluster->workers();
+    v1::RegisterRequest hello;
+    hello.set_name("forger");
+    hello.set_cores(1);
+    hello.set_memory_mb(1024);
+    hello.set_concurrency(1);
+    hello.add_uci_engines(kStockfish);
+    v1::RegisterResponse registered;
+    ASSERT_TRUE(
+        workers->Register(Cluster::context(cluster->worker_token).get(), hello, &registered).ok());
+    v1::RequestWorkResponse work;
+    ASSERT_TRUE(request_work(*workers, cluster->worker_token, registered.worker_id(), &work).ok());
+    ASSERT_TRUE(work.has_lease());
+
+    // Game 0: sf (white) crashed; game 1: the built-in base (white) crashed, sf won. Both reports
+    // name the forged script, with an argument, as the command the worker ran.
+    v1::ReportResultsRequest request =
+        report(registered.worker_id(), work.lease().lease_id(), 1, {0});
+    const auto forge = [&](v1::Game* game, v1::GameOutcome outcome, const std::string& result) {
+        game->set_outcome(outcome);
+        game->set_pgn("[Result \"" + result + "\"]\n\n" + result + "\n");
+        game->set_ending(v1::GAME_ENDING_CRASH);
+        v1::FaultEvidence* e = game->mutable_evidence();
+        e->set_reason("White's engine crashed: exited (exit status 3)");
+        e->set_command(forged);
+        e->add_args("--evil");
+        e->set_position("position startpos");
+        e->set_go("go nodes 300");
+        e->set_transcript_z(match::compress_evidence(
+            "     0 > uci\n     3 < uciok\n     4 > position startpos\n     4 > go nodes 300\n"));
+        e->set_transcript_complete(true);
+    };
+    forge(request.mutable_pairs(0)->mutable_first(), v1::GAME_OUTCOME_LOSS, "0-1");
+    request.mutable_pairs(0)->mutable_second()->set_test_white(false);
+    forge(request.mutable_pairs(0)->mutable_second(), v1::GAME_OUTCOME_WIN, "0-1");
+    v1::ReportResultsResponse response;
+    const grpc::Status accepted =
+        workers->ReportResults(Cluster::context(cluster->worker_token).get(), request, &response);
+    ASSERT_TRUE(accepted.ok()) << accepted.error_message();
+    const std::string id = std::to_string(run.id());
+
+    // The UCI version: its own command is replayed (Stockfish does not crash), the forged one
+    // is shown as reported and never run.
+    CommandResult r = cluster->cli({"repro", id, "0", "--run"});
+    EXPECT_EQ(r.status, 1) << r.out << r.err;
+    EXPECT_NE(r.out.find("command:      " + forged + " --evil"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("note: the worker reported running " + forged +
+                         "; the version's command is started instead"),
+              std::string::npos)
+        << r.out;
+    EXPECT_NE(r.out.find("replaying on this machine with " + kStockfish + " ..."),
+              std::string::npos)
+        << r.out;
+    EXPECT_NE(r.out.find("not reproduced: the game was lost by crash, the replay had no fault"),
+              std::string::npos)
+        << r.out;
+    r = cluster->cli({"repro", id, "0"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(r.out.find("replaying"), std::string::npos) << r.out;
+
+    // The built-in version: nothing to start without --engine.
+    r = cluster->cli({"repro", id, "1", "--run"});
+    EXPECT_EQ(r.status, 2) << r.out << r.err;
+    EXPECT_NE(r.err.find("version 'a' is built-in: `repro --run` starts only a UCI version's own "
+                         "command, never a file a worker ran; give --engine PATH"),
+              std::string::npos)
+        << r.err;
+    EXPECT_FALSE(std::filesystem::exists(marker)) << "repro started the command a report named";
+
+    // With --engine the user chooses the program, and it is the one started.
+    r = cluster->cli({"repro", id, "1", "--run", "--engine", forged});
+    EXPECT_EQ(r.status, 1) << r.out << r.err;
+    EXPECT_TRUE(std::filesystem::exists(marker)) << r.out;
+}
+
 }  // namespace
 }  // namespace sparring::testing
