@@ -395,13 +395,38 @@ void add_diagnostics(Database& db) {
     add_output_warnings(db);
 }
 
+// Workers' identity (issue 52, part A): the machine each worker process runs on (JSON of its
+// WorkerIdentity) and its CPU class, also recorded with each report (a batch's class is its
+// worker's when it reported).
+void add_worker_identity(Database& db) {
+    add_column(db, "workers", "identity", "TEXT NOT NULL DEFAULT '{}'");
+    add_column(db, "workers", "cpu_class", "TEXT NOT NULL DEFAULT ''");
+    add_column(db, "batches", "cpu_class", "TEXT NOT NULL DEFAULT ''");
+}
+
+// Builds per instruction set (issue 52, part C).
+void add_version_builds(Database&) {}
+
+// Fleet controls of the worker (issue 52, part D).
+void add_fleet_controls(Database&) {}
+
+// Fair share between users (issue 52, part E).
+void add_fair_share(Database&) {}
+
+void add_fleet_identity(Database& db) {
+    add_worker_identity(db);
+    add_version_builds(db);
+    add_fleet_controls(db);
+    add_fair_share(db);
+}
+
 // A migration: SQL, or a step in C++ where SQL alone cannot do it.
 struct Migration {
     std::string_view sql;
     void (*step)(Database& db) = nullptr;
 };
 
-constexpr std::array<Migration, 25> kMigrations = {{{kSchema1},
+constexpr std::array<Migration, 26> kMigrations = {{{kSchema1},
                                                     {kSchema2},
                                                     {kSchema3},
                                                     {kSchema4},
@@ -425,7 +450,8 @@ constexpr std::array<Migration, 25> kMigrations = {{{kSchema1},
                                                     {{}, add_notification_states},
                                                     {{}, add_engine_uploaders},
                                                     {{}, move_run_links},
-                                                    {{}, add_diagnostics}}};
+                                                    {{}, add_diagnostics},
+                                                    {{}, add_fleet_identity}}};
 
 }  // namespace
 
