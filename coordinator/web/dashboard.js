@@ -97,6 +97,11 @@
         if (leases && typeof update.leases === "string") leases.innerHTML = update.leases;
         if (!update.active) {
             run.dataset.active = "false";
+            // An ended test has no forecast: its rows go with it.
+            document.querySelectorAll('[data-field^="forecast_"]').forEach(function (node) {
+                const tr = node.closest("tr");
+                if (tr) tr.remove();
+            });
             source.close();
         }
     };
