@@ -56,7 +56,7 @@ std::string fault_page(const v1::FaultyGame& g) {
     const std::string game = std::to_string(g.game());
     std::string body = "<p><a href=\"/runs/" + run + "#faulty-games\">Run " + run +
                        "</a></p><h1>Game " + game + ": " + escape_html(g.version()) + " lost by " +
-                       fault_text(g.fault()) + "</h1><table class=\"spec\">";
+                       fault_text(g.fault()) + "</h1><table class=\"kv\">";
     body += row("reason", escape_html(g.reason()));
     body += row("worker", std::to_string(g.worker_id()) + " " + escape_html(g.worker_name()));
     body += row("engine", escape_html(g.engine()));

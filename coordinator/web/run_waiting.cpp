@@ -10,6 +10,8 @@ bool run_waits(const v1::RunStatus& run) {
 }
 
 std::string shown_state(const v1::RunStatus& run) {
+    // The pause's sentence has a banner of its own on the run's page, a line in the list.
+    if (run.state() == v1::RUN_STATE_PAUSED) return "paused for faults";
     if (!run.result().empty()) return run.result();
     return run_waits(run) ? "waiting" : state_name(run.state());
 }

@@ -57,6 +57,8 @@ std::string run_row(const v1::RunStatus& run) {
            "</span>";
     if (run_waits(run))  // its first reason; the run's page gives them all
         out += "<div class=\"desc waiting\">" + escape_html(run.waiting(0).line()) + "</div>";
+    if (run.state() == v1::RUN_STATE_PAUSED)
+        out += "<div class=\"desc warn\">" + escape_html(run.result()) + "</div>";
     // A test of two stages on one line: the first run's result, then its follow-up.
     if (run.follow_up_run_id() > 0)
         out += " → <a href=\"/runs/" + std::to_string(run.follow_up_run_id()) + "\">run " +

@@ -424,6 +424,10 @@ def main():
                                 r'<table class="grid" id="faulty-games-list">(.*?)</table>',
                                 dom, re.S)
             assert section, dom[:3000]
+            # The state says it short; the banner gives the pause's sentence and the fix.
+            assert '<span data-field="state">paused for faults</span>' in dom, dom[:3000]
+            assert re.search(r'<p class="warning" id="pause"><strong>Paused for faults:</strong> '
+                             r"version 'crash-after-2'", dom), dom[:3000]
             counts = re.findall(r"<tr><td>([^<]*)</td><td>([^<]*)</td><td[^>]*>(\d+)</td>"
                                 r"<td[^>]*>(\d+)</td></tr>", section.group(1))
             assert counts and counts[0][0] == "crash-after-2" and counts[0][1] == "crash", counts
