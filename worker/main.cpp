@@ -16,6 +16,7 @@
 #include "match/runner.h"
 #include "match/sandbox.h"
 #include "worker/capabilities.h"
+#include "worker/cpu_identity.h"
 #include "worker/worker.h"
 
 namespace {
@@ -27,6 +28,7 @@ struct Flags {
     std::string coordinator;
     CLI::Option* coordinator_option = nullptr;
     std::optional<std::string> token, token_file, tls_ca, name, uci_engines, cache_dir;
+    std::optional<std::string> isa_levels;
     std::optional<int64_t> memory_mb;
     int64_t concurrency = 0, report_seconds = 0, cache_mb = 0, bench_timeout_seconds = 0;
     int64_t engine_memory_headroom_mb = 0, engine_cpu_seconds = 0, max_lease_kb = 0;
@@ -115,6 +117,10 @@ Flags::Flags(CLI::App& app) {
     add_flag(app, "speed-movetime-ms", speed_movetime_ms, "N",
              "scaled clocks: search time of each of the speed measurement's 4 positions", "250", 10,
              60'000);
+    add_list(app, "isa-levels", isa_levels, "LEVEL,...",
+             "claim only these instruction-set levels (x86-64, x86-64-v2, x86-64-v3, x86-64-v4; "
+             "armv8-a, armv8.2-a): the highest named and the CPU's levels below it (default: "
+             "every level the CPU runs)");
     sparring::every_flag_from_environment(app);
 }
 
@@ -210,6 +216,30 @@ void set_up_pinning(const Flags& args, sparring::worker::Worker::Options& o) {
                                std::to_string(cores.size()) + " cores this worker may use"}});
 }
 
+// Detects the machine's identity, its levels narrowed to --isa-levels, and logs it.
+void set_up_identity(const Flags& args, sparring::worker::Worker::Options& o) {
+    o.identity = sparring::worker::detect_identity();
+    const std::vector<std::string> supported(o.identity.isa_levels().begin(),
+                                             o.identity.isa_levels().end());
+    if (args.isa_levels) {
+        o.identity.clear_isa_levels();
+        for (std::string& level : sparring::worker::claimed_isa_levels(supported, *args.isa_levels))
+            o.identity.add_isa_levels(std::move(level));
+    }
+    std::string levels;
+    for (const std::string& level : o.identity.isa_levels())
+        levels += (levels.empty() ? "" : ",") + level;
+    sparring::log_event(sparring::LogLevel::Info, "machine",
+                        {{"cpu", o.identity.cpu_model()},
+                         {"isa_levels", levels},
+                         {"cpu_class", sparring::worker::cpu_class_of(o.identity)},
+                         {"cores", std::to_string(o.identity.physical_cores())},
+                         {"threads", std::to_string(o.identity.hardware_threads())},
+                         {"os", o.identity.os()},
+                         {"kernel", o.identity.kernel()},
+                         {"machine_id", o.identity.machine_id()}});
+}
+
 // Returns whether argv gives --token itself (not through SPARRING_TOKEN or --token-file).
 bool token_on_command_line(int argc, char** argv) {
     for (int i = 1; i < argc; ++i)
@@ -272,6 +302,7 @@ sparring::worker::Worker::Options options_of(const Flags& args) {
     o.speed_every = std::chrono::seconds(args.speed_every_seconds);
     o.speed_movetime_ms = int(args.speed_movetime_ms);
     o.endpoint.max_receive_bytes = int(args.max_lease_kb * 1024);
+    set_up_identity(args, o);
     return o;
 }
 

@@ -91,6 +91,7 @@ bool Worker::register_worker() {
         request.add_uci_engines(valid_utf8(engine));
     request.set_build("sparring-worker " SPARRING_VERSION);
     request.set_accept_uploaded_engines(options_.accept_uploaded_engines);
+    *request.mutable_identity() = options_.identity;
     v1::RegisterResponse response;
     const grpc::Status status = with_retry([&](CallOutcome* outcome) {
         return coordinator_.call(&v1::WorkerService::Stub::Register, request, &response, outcome);

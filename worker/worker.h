@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "client/connection.h"
+#include "sparring/v1/worker.pb.h"
 #include "worker/clock.h"
 #include "worker/engine_cache.h"
 #include "worker/grpc_coordinator.h"
@@ -47,6 +48,9 @@ class Worker {
         // measured again, and each position's search time in a measurement.
         std::chrono::seconds speed_every{3600};
         int speed_movetime_ms = 250;
+        // The machine as registration reports it (worker/cpu_identity.h): its isa_levels are
+        // the levels this worker claims (--isa-levels), lowest first.
+        v1::WorkerIdentity identity;
     };
 
     // Throws std::runtime_error if the endpoint is unusable (unreadable CA file).
