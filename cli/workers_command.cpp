@@ -6,6 +6,7 @@
 #include "cli/commands.h"
 #include "cli/run_display.h"
 #include "common/dates.h"
+#include "proto/worker_controls_text.h"
 
 namespace sparring::cli {
 
@@ -53,6 +54,15 @@ int workers(const WorkersFlags& args) {
     if (speeds.size() > 1) {
         std::cout << "\nspeeds (scaled clocks):\n";
         print_table(speeds);
+    }
+    // The fleet controls each worker was started with (issue 52).
+    std::vector<std::vector<std::string>> controls = {{"WORKER", "CONTROLS"}};
+    for (const v1::WorkerStatus& w : response.workers())
+        if (const std::string text = worker_controls_text(w.controls()); !text.empty())
+            controls.push_back({w.name() + " (" + std::to_string(w.id()) + ")", text});
+    if (controls.size() > 1) {
+        std::cout << "\nfleet controls:\n";
+        print_table(controls);
     }
     // The active runs each connected worker cannot play, and why.
     std::vector<std::vector<std::string>> declined = {{"WORKER", "DECLINES", "WHY"}};

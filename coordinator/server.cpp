@@ -225,7 +225,7 @@ std::string Server::render_metrics() {
             snapshot.workers_connected = core_.count_active_workers(storage);
             snapshot.active_runs = core_.list_runs(storage, {RunState::Active}, 0);
             // Every reason at 0 first, so that an alert's series exists before a run waits.
-            for (int r = 0; r <= int(WaitReason::NoWorkers); ++r)
+            for (int r = 0; r <= int(kLastWaitReason); ++r)
                 snapshot.runs_waiting[wait_reason_name(WaitReason(r))] = 0;
             const WaitingBoard board = core_.waiting_board(storage, &snapshot.active_runs);
             for (const Run& run : snapshot.active_runs)

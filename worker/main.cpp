@@ -1,7 +1,10 @@
 // sparring-worker: plays the coordinator's games on this machine until SIGTERM or SIGINT.
+#include <sched.h>
 #include <sys/prctl.h>
 
 #include <CLI/CLI.hpp>
+#include <cctype>
+#include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
@@ -16,6 +19,7 @@
 #include "match/runner.h"
 #include "match/sandbox.h"
 #include "worker/capabilities.h"
+#include "worker/cpu_affinity.h"
 #include "worker/cpu_identity.h"
 #include "worker/worker.h"
 
@@ -30,6 +34,10 @@ struct Flags {
     std::optional<std::string> token, token_file, tls_ca, name, uci_engines, cache_dir;
     std::optional<std::string> isa_levels;
     std::optional<int64_t> memory_mb;
+    // Fleet controls (issue 52, part D).
+    std::optional<std::string> cpu_affinity, prefer_owner;
+    bool only_fixed_nodes = false;
+    int64_t min_threads = 0, max_threads = 0, exit_when_idle = 0;
     int64_t concurrency = 0, report_seconds = 0, cache_mb = 0, bench_timeout_seconds = 0;
     int64_t engine_memory_headroom_mb = 0, engine_cpu_seconds = 0, max_lease_kb = 0;
     int64_t engine_max_processes = 0, engine_max_file_mb = 0, engine_scratch_mb = 0;
@@ -40,6 +48,8 @@ struct Flags {
 
     // Declares the flags on app.
     explicit Flags(CLI::App& app);
+    // Declares the fleet controls' flags.
+    void add_fleet_flags(CLI::App& app);
 };
 
 Flags::Flags(CLI::App& app) {
@@ -121,7 +131,25 @@ Flags::Flags(CLI::App& app) {
              "claim only these instruction-set levels (x86-64, x86-64-v2, x86-64-v3, x86-64-v4; "
              "armv8-a, armv8.2-a): the highest named and the CPU's levels below it (default: "
              "every level the CPU runs)");
+    add_fleet_flags(app);
     sparring::every_flag_from_environment(app);
+}
+
+void Flags::add_fleet_flags(CLI::App& app) {
+    using sparring::add_flag;
+    add_flag(app, "cpu-affinity", cpu_affinity, "LIST",
+             "run the worker and pin each game at once on these cores: CPU numbers (0-7,16-23) "
+             "or a core type of a hybrid CPU (performance, efficiency)");
+    sparring::add_switch(app, "only-fixed-nodes", only_fixed_nodes,
+                         "take only node- and depth-limited runs (a noisy machine)");
+    add_flag(app, "prefer-owner", prefer_owner, "USER",
+             "play this user's runs first, before others' of any priority");
+    add_flag(app, "min-threads", min_threads, "N",
+             "take only runs of at least N threads a game (0: any)", "0", 0, 1024);
+    add_flag(app, "max-threads", max_threads, "N",
+             "take only runs of at most N threads a game (0: any)", "0", 0, 1024);
+    add_flag(app, "exit-when-idle", exit_when_idle, "SECONDS",
+             "exit (status 0) after SECONDS without a lease (0: never)", "0", 0, 30 * 86400);
 }
 
 // Sets up the engines' sandbox as --engine-sandbox asks: found and tried here, or said why
@@ -193,26 +221,74 @@ void set_up_engine_groups(const Flags& args, sparring::worker::Worker::Options& 
                           "its process tree as a whole"}});
 }
 
+// Confines the worker (and so its games' threads and engines) to the cores --cpu-affinity
+// names, which set_up_pinning then splits among its games at once; says which. Throws
+// UsageError when they cannot be had, or hold fewer than --concurrency.
+void set_up_affinity(const Flags& args, sparring::worker::Worker::Options& o) {
+    if (!args.cpu_affinity) return;
+    if (args.pin_games == "off")
+        throw UsageError("--cpu-affinity pins games: it cannot be given with --pin-games off");
+    std::vector<sparring::v1::CoreType> types;
+    if (args.cpu_affinity->empty() ||
+        !std::isdigit(static_cast<unsigned char>((*args.cpu_affinity)[0])))
+        for (const sparring::v1::CoreType& type : sparring::worker::detect_identity().core_types())
+            types.push_back(type);
+    const std::vector<int> cores = sparring::worker::affinity_cores(
+        *args.cpu_affinity, sparring::match::allowed_cores(), types);
+    if (cores.size() < size_t(o.concurrency))
+        throw UsageError("--concurrency " + std::to_string(o.concurrency) + " is over the " +
+                         std::to_string(cores.size()) + " cores of --cpu-affinity " +
+                         *args.cpu_affinity + " (" + sparring::worker::cpu_list_text(cores) + ")");
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    for (const int core : cores) CPU_SET(core, &set);
+    if (sched_setaffinity(0, sizeof set, &set) != 0)
+        throw UsageError("--cpu-affinity " + *args.cpu_affinity + ": " + std::strerror(errno));
+    o.controls.set_cpu_affinity(*args.cpu_affinity);
+    sparring::log_event(sparring::LogLevel::Info, "cpu_affinity",
+                        {{"value", *args.cpu_affinity},
+                         {"cores", sparring::worker::cpu_list_text(cores)},
+                         {"message", "the worker and its engines run on these cores only"}});
+}
+
+// Fills the fleet controls the worker registers with (the runs it takes, whose first) and its
+// exit when idle.
+void set_up_controls(const Flags& args, sparring::worker::Worker::Options& o) {
+    if (args.min_threads > 0 && args.max_threads > 0 && args.min_threads > args.max_threads)
+        throw UsageError("--min-threads " + std::to_string(args.min_threads) +
+                         " is over --max-threads " + std::to_string(args.max_threads));
+    if (args.prefer_owner && args.prefer_owner->empty())
+        throw UsageError("--prefer-owner needs a user's name");
+    o.controls.set_only_fixed_nodes(args.only_fixed_nodes);
+    o.controls.set_prefer_owner(args.prefer_owner.value_or(""));
+    o.controls.set_min_threads(uint32_t(args.min_threads));
+    o.controls.set_max_threads(uint32_t(args.max_threads));
+    o.controls.set_exit_when_idle_seconds(uint32_t(args.exit_when_idle));
+    o.exit_when_idle = std::chrono::seconds(args.exit_when_idle);
+}
+
 // Gives games the cores to be pinned to as --pin-games asks, and says which.
 void set_up_pinning(const Flags& args, sparring::worker::Worker::Options& o) {
     const std::vector<int> cores = sparring::match::allowed_cores();
     const size_t wanted = size_t(o.concurrency);
-    const bool pin = args.pin_games == "on"     ? cores.size() >= wanted
-                     : args.pin_games == "auto" ? cores.size() == wanted
-                                                : false;
+    // --cpu-affinity pins games on the cores it confined the worker to (set_up_affinity).
+    const std::string mode = args.cpu_affinity ? "on" : args.pin_games;
+    const bool pin = mode == "on"     ? cores.size() >= wanted
+                     : mode == "auto" ? cores.size() == wanted
+                                      : false;
     std::string listed;
     for (const int core : cores) listed += (listed.empty() ? "" : ",") + std::to_string(core);
     if (pin) o.engine_limits.cores = cores;
     sparring::log_event(
         sparring::LogLevel::Info, "game_pinning",
-        {{"mode", args.pin_games},
+        {{"mode", mode},
          {"pinned", pin ? "yes" : "no"},
          {"cores", listed},
          {"message", pin ? "each game at once runs on the cores its run's threads count"
-                     : args.pin_games == "off"
+                     : mode == "off"
                          ? "games are not pinned"
                          : "games are not pinned: --concurrency " + std::to_string(wanted) +
-                               (args.pin_games == "on" ? " is over the " : " is not the ") +
+                               (mode == "on" ? " is over the " : " is not the ") +
                                std::to_string(cores.size()) + " cores this worker may use"}});
 }
 
@@ -295,7 +371,9 @@ sparring::worker::Worker::Options options_of(const Flags& args) {
     o.engine_limits.cpu_seconds = args.engine_cpu_seconds;
     o.engine_limits.max_processes = args.engine_max_processes;
     o.engine_limits.max_file_mb = args.engine_max_file_mb;
+    set_up_controls(args, o);
     set_up_sandbox(args, o);
+    set_up_affinity(args, o);
     set_up_pinning(args, o);
     set_up_engine_groups(args, o);
     o.bench.limits = o.engine_limits;

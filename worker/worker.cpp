@@ -91,6 +91,7 @@ bool Worker::register_worker() {
         request.add_uci_engines(valid_utf8(engine));
     request.set_build("sparring-worker " SPARRING_VERSION);
     request.set_accept_uploaded_engines(options_.accept_uploaded_engines);
+    *request.mutable_controls() = options_.controls;
     *request.mutable_identity() = options_.identity;
     v1::RegisterResponse response;
     const grpc::Status status = with_retry([&](CallOutcome* outcome) {
@@ -126,6 +127,7 @@ void Worker::refuse_unreadable_lease(const grpc::Status& status) {
 int Worker::run() {
     if (!register_worker()) return stopping_ ? 0 : 1;
     std::thread heartbeats([this] { heartbeat_loop(); });
+    Clock::TimePoint idle_since = clock_.now();  // since the last lease ended (--exit-when-idle)
     while (!stopping_) {
         v1::RequestWorkRequest request;
         request.set_worker_id(worker_id_);
@@ -157,7 +159,9 @@ int Worker::run() {
             continue;
         }
         if (!response.has_lease()) {
-            sleep_for(milliseconds(std::max<uint32_t>(100, response.retry_after_ms())));
+            milliseconds wait(std::max<uint32_t>(100, response.retry_after_ms()));
+            if (idle_too_long(idle_since, &wait)) break;
+            sleep_for(wait);
             continue;
         }
         unreadable_backoff_.reset();
@@ -177,7 +181,9 @@ int Worker::run() {
             sleep_for(std::chrono::duration_cast<milliseconds>(*until - clock_.now()));
             continue;
         }
-        if (serve_lease(lease)) {
+        const bool served = serve_lease(lease);
+        idle_since = clock_.now();
+        if (served) {
             run_backoff_.succeeded(lease.run_id());
         } else if (!stopping_) {
             const milliseconds delay = run_backoff_.failed(lease.run_id(), clock_.now());
@@ -396,6 +402,22 @@ bool Worker::serve_lease(const v1::Lease& lease) {
     std::lock_guard lock(mutex_);
     session_ = nullptr;
     return end != LeaseSession::End::Failed && end != LeaseSession::End::Refused;
+}
+
+bool Worker::idle_too_long(Clock::TimePoint idle_since, milliseconds* wait) const {
+    if (options_.exit_when_idle.count() <= 0) return false;
+    const auto idle = std::chrono::duration_cast<milliseconds>(clock_.now() - idle_since);
+    if (idle < options_.exit_when_idle) {
+        *wait = std::max(milliseconds(1), std::min(*wait, options_.exit_when_idle - idle));
+        return false;
+    }
+    log_event(LogLevel::Info, "idle_exit",
+              {{"name", options_.name},
+               {"worker", std::to_string(worker_id_.load())},
+               {"idle_seconds", std::to_string(idle.count() / 1000)},
+               {"message", "no lease for " + std::to_string(options_.exit_when_idle.count()) +
+                               " s (--exit-when-idle): exiting"}});
+    return true;
 }
 
 void Worker::heartbeat_loop() {

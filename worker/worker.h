@@ -48,6 +48,11 @@ class Worker {
         // measured again, and each position's search time in a measurement.
         std::chrono::seconds speed_every{3600};
         int speed_movetime_ms = 250;
+        // The fleet controls registration reports (issue 52): the runs it takes, whose first,
+        // its pinning and its exit when idle.
+        v1::WorkerControls controls;
+        // Exits (status 0) after this long without a lease (0: never): spot fleets.
+        std::chrono::seconds exit_when_idle{0};
         // The machine as registration reports it (worker/cpu_identity.h): its isa_levels are
         // the levels this worker claims (--isa-levels), lowest first.
         v1::WorkerIdentity identity;
@@ -98,6 +103,9 @@ class Worker {
     // tags and the session's reports saying so; hands the lease back (too slow, or the engine
     // failed its measurement) and returns false when it cannot be played here.
     bool scale_clock(const v1::Lease& lease, LeaseSession& session, match::MatchConfig& config);
+    // Returns whether the worker has been without a lease for --exit-when-idle, logging so
+    // when it has; *wait is cut to the time left until then.
+    bool idle_too_long(Clock::TimePoint idle_since, std::chrono::milliseconds* wait) const;
     // Sends heartbeats while no lease session does, until run() ends.
     void heartbeat_loop();
     // Sleeps up to duration; returns early (false) when stopping.

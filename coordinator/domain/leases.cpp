@@ -161,6 +161,7 @@ WorkerProfile Core::profile_of(Storage& storage, const Worker& worker) const {
     profile.refused_versions = storage.refused_versions(worker.id);
     profile.barred_runs = storage.purged_runs(worker.id);
     profile.failed_runs = storage.failed_runs(worker.id, options_.lease_failures_per_worker);
+    profile.controls = worker.controls;
     return profile;
 }
 
@@ -171,6 +172,9 @@ RunCandidate Core::candidate_of(Storage& storage, const Run& run) const {
     c.throughput = run.spec.throughput;
     c.active_cores = run.active_cores;
     c.threads = run.spec.threads;
+    c.fixed_nodes = run.spec.time_control.kind == TimeControl::Kind::Nodes ||
+                    run.spec.time_control.kind == TimeControl::Kind::Depth;
+    c.owner = run.spec.owner;
     for (int64_t id : {run.test_id, run.base_id}) {
         const Version v = *storage.find_version(id);
         c.version_ids.push_back(id);
@@ -207,7 +211,7 @@ std::optional<Run> Core::choose_for(Storage& storage, int64_t worker_id,
     for (;;) {
         std::optional<Run> chosen;
         int64_t stale = 0;
-        candidates_->first([&](const RunCandidate& c) {
+        const auto consider = [&](const RunCandidate& c) {
             if (!incapability(c, profile).empty()) return false;
             if (std::find(avoid_runs.begin(), avoid_runs.end(), c.run_id) != avoid_runs.end())
                 return false;
@@ -239,7 +243,14 @@ std::optional<Run> Core::choose_for(Storage& storage, int64_t worker_id,
                     return false;
             chosen = std::move(run);
             return true;
-        });
+        };
+        // The preferred owner's runs first (--prefer-owner), in serving order, then the rest.
+        if (!profile.controls.prefer_owner.empty())
+            candidates_->first(
+                [&](const RunCandidate& c) { return preferred_run(c, profile) && consider(c); });
+        if (!chosen && !stale)
+            candidates_->first(
+                [&](const RunCandidate& c) { return !preferred_run(c, profile) && consider(c); });
         if (!stale) return chosen;
         refresh_candidate(storage, stale);
     }

@@ -34,6 +34,10 @@ const char* wait_reason_name(WaitReason reason) {
             return "busy";
         case WaitReason::NoWorkers:
             return "no_workers";
+        case WaitReason::NodesOnly:
+            return "nodes_only";
+        case WaitReason::Threads:
+            return "threads";
     }
     return "unknown";
 }
@@ -42,6 +46,7 @@ std::optional<Decline> decline(const RunCandidate& run, const WorkerProfile& wor
     const auto has = [](const auto& list, const auto& item) {
         return std::find(list.begin(), list.end(), item) != list.end();
     };
+    if (std::optional<Decline> d = controls_decline(run, worker.controls)) return d;
     if (has(worker.barred_runs, run.run_id))
         return Decline{WaitReason::Barred,
                        "barred from the run (its results were implausible, or purged)",
@@ -97,9 +102,14 @@ bool served_before(const RunCandidate& a, const RunCandidate& b) {
 }
 
 std::optional<int64_t> choose_run(std::span<const RunCandidate> runs, const WorkerProfile& worker) {
+    // The preferred owner's runs first (--prefer-owner), then the usual order.
+    const auto first = [&worker](const RunCandidate& a, const RunCandidate& b) {
+        const bool preferred = preferred_run(a, worker);
+        return preferred != preferred_run(b, worker) ? preferred : served_before(a, b);
+    };
     const RunCandidate* best = nullptr;
     for (const RunCandidate& run : runs)
-        if (incapability(run, worker).empty() && (!best || served_before(run, *best))) best = &run;
+        if (incapability(run, worker).empty() && (!best || first(run, *best))) best = &run;
     if (!best) return std::nullopt;
     return best->run_id;
 }

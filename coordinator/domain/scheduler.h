@@ -13,6 +13,8 @@
 #include <unordered_set>
 #include <vector>
 
+#include "coordinator/domain/worker_controls.h"
+
 namespace sparring::coordinator {
 
 // What the scheduler knows of an active run that has pairs left to lease.
@@ -26,6 +28,8 @@ struct RunCandidate {
     bool uploaded_engines = false;          // a version runs an uploaded engine file
     int64_t memory_mb_per_game = 0;         // both engines' hash tables
     int threads = 1;                        // cores one game holds (the run's threads)
+    bool fixed_nodes = false;               // node- or depth-limited: no clock (issue 52)
+    std::string owner;                      // the user who submitted it
 };
 
 // What the scheduler knows of the worker asking for work.
@@ -37,6 +41,7 @@ struct WorkerProfile {
     std::vector<int64_t> refused_versions;  // bench signature mismatches
     std::vector<int64_t> barred_runs;       // purged from, or quarantined in
     std::vector<int64_t> failed_runs;       // runs it failed too often to be given again
+    WorkerControls controls;                // the runs it takes, whose first (issue 52)
 };
 
 // Returns the games a worker plays at once for a run: its cores (concurrency) over the cores
@@ -60,7 +65,11 @@ enum class WaitReason {
     Outranked,
     Busy,
     NoWorkers,
+    NodesOnly,  // it takes only node- and depth-limited runs (--only-fixed-nodes)
+    Threads,    // the run's threads are out of its --min-threads/--max-threads
 };
+// The last reason: every reason is from Barred to it (the metrics serve each at 0 first).
+constexpr WaitReason kLastWaitReason = WaitReason::Threads;
 
 // Returns a reason's name in metrics and the API: "no_engine", "cores", ...
 const char* wait_reason_name(WaitReason reason);
@@ -84,7 +93,15 @@ std::string incapability(const RunCandidate& run, const WorkerProfile& worker);
 // cores per unit of throughput, then the older.
 bool served_before(const RunCandidate& a, const RunCandidate& b);
 
-// Returns the run the worker should play: among the runs it can play, the first served.
+// Returns why the worker's fleet controls keep it from the run (only node- and depth-limited
+// runs, threads out of its range), or nullopt when they do not (worker_controls.cpp).
+std::optional<Decline> controls_decline(const RunCandidate& run, const WorkerControls& controls);
+
+// Returns whether a worker preferring an owner's runs (--prefer-owner) plays the run first.
+bool preferred_run(const RunCandidate& run, const WorkerProfile& worker);
+
+// Returns the run the worker should play: among the runs it can play, the first served (the
+// preferred owner's runs first, worker_controls.cpp).
 std::optional<int64_t> choose_run(std::span<const RunCandidate> runs, const WorkerProfile& worker);
 
 // The active runs with pairs left to lease, kept in memory in the order they are served, so that

@@ -15,6 +15,7 @@
 #include "common/opening.h"
 #include "common/outcome.h"
 #include "common/time_control.h"
+#include "coordinator/domain/worker_controls.h"
 #include "match/adjudication.h"
 #include "match/engine_options.h"
 #include "match/output_checks.h"
@@ -541,8 +542,9 @@ struct Worker {
     bool accept_uploaded_engines = false;
     int64_t registered_ms = 0;
     int64_t last_seen_ms = 0;
-    int64_t lease_id = 0;  // the lease it holds, 0 when none
-    int64_t games = 0;     // games it has reported
+    int64_t lease_id = 0;     // the lease it holds, 0 when none
+    int64_t games = 0;        // games it has reported
+    WorkerControls controls;  // its fleet controls (issue 52)
 };
 
 enum class LeaseState { Leased, Done, Expired, Released, Stopped };

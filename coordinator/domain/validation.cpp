@@ -10,6 +10,7 @@
 #include "coordinator/domain/limits.h"
 #include "coordinator/domain/run_kind.h"
 #include "coordinator/domain/text.h"
+#include "coordinator/domain/worker_controls.h"
 #include "engine/board.h"
 #include "engine/notation.h"
 #include "engine/params.h"
@@ -369,6 +370,7 @@ absl::Status check_worker(const Worker& w) {
                 "character");
     if (w.build.size() > 256) return invalid("worker build string is over 256 bytes");
     if (has_control(w.build)) return invalid("worker build string holds a control character");
+    if (absl::Status controls = check_worker_controls(w.controls); !controls.ok()) return controls;
     return absl::OkStatus();
 }
 

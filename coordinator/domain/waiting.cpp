@@ -77,6 +77,14 @@ std::string waiting_fix(const WaitingRun& run, WaitReason reason, const std::str
             return "wait, or raise the run's priority (`sparring modify --priority`)";
         case WaitReason::Busy:
             return "wait, or raise the run's throughput (`sparring modify --throughput`)";
+        case WaitReason::NodesOnly:
+            return "start a worker without `--only-fixed-nodes`, or submit the run at `--tc "
+                   "nodes=N` or `depth=N`";
+        case WaitReason::Threads:
+            return "start a worker whose `--min-threads`/`--max-threads` take " +
+                   std::to_string(run.candidate.threads) +
+                   " threads, or submit the run with other "
+                   "`--engine-threads`";
     }
     return {};
 }

@@ -9,6 +9,7 @@
 #include "coordinator/domain/run_kind.h"
 #include "coordinator/domain/text.h"
 #include "coordinator/rpc/convert.h"
+#include "coordinator/rpc/convert_controls.h"
 #include "coordinator/rpc/convert_evidence.h"
 #include "coordinator/rpc/convert_warnings.h"
 #include "coordinator/storage/compression.h"
@@ -113,6 +114,7 @@ Worker worker_from_proto(const v1::RegisterRequest& in) {
     for (const std::string& engine : in.uci_engines()) w.uci_engines.push_back(valid_utf8(engine));
     w.build = valid_utf8(in.build());
     w.accept_uploaded_engines = in.accept_uploaded_engines();
+    w.controls = worker_controls_from_proto(in.controls());
     return w;
 }
 
@@ -126,6 +128,7 @@ void worker_to_proto(const WorkerSummary& in, bool active, v1::WorkerStatus* out
     for (const std::string& e : w.uci_engines) out->add_uci_engines(e);
     out->set_build(w.build);
     out->set_accept_uploaded_engines(w.accept_uploaded_engines);
+    worker_controls_to_proto(w.controls, out->mutable_controls());
     out->set_registered_unix_ms(w.registered_ms);
     out->set_last_seen_unix_ms(w.last_seen_ms);
     out->set_active(active);

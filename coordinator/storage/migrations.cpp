@@ -407,8 +407,11 @@ void add_worker_identity(Database& db) {
 // Builds per instruction set (issue 52, part C).
 void add_version_builds(Database&) {}
 
-// Fleet controls of the worker (issue 52, part D).
-void add_fleet_controls(Database&) {}
+// Fleet controls of the worker (issue 52, part D): the runs it takes, whose first, its pinning
+// and its exit when idle, as JSON (storage/worker_controls_column.h).
+void add_fleet_controls(Database& db) {
+    add_column(db, "workers", "controls", "TEXT NOT NULL DEFAULT '{}'");
+}
 
 // Fair share between users (issue 52, part E).
 void add_fair_share(Database&) {}

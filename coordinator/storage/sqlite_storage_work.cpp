@@ -5,6 +5,7 @@
 #include "coordinator/storage/compression.h"
 #include "coordinator/storage/json_column.h"
 #include "coordinator/storage/sqlite_storage.h"
+#include "coordinator/storage/worker_controls_column.h"
 
 namespace sparring::coordinator {
 
@@ -12,7 +13,7 @@ namespace {
 
 constexpr std::string_view kWorkerSelect =
     "SELECT id, token_id, name, cores, memory_mb, concurrency, uci_engines, build, "
-    "registered_ms, last_seen_ms, lease_id, games, accept_uploaded FROM workers ";
+    "registered_ms, last_seen_ms, lease_id, games, accept_uploaded, controls FROM workers ";
 
 #define LEASE_SELECT                                                                     \
     "SELECT id, run_id, worker_id, first_pair, pairs, state, pairs_reported, reported, " \
@@ -33,6 +34,7 @@ Worker read_worker_row(const Statement& s) {
     w.lease_id = s.int64(10);
     w.games = s.int64(11);
     w.accept_uploaded_engines = s.int64(12) != 0;
+    w.controls = read_worker_controls(s.text(13));
     return w;
 }
 
@@ -41,10 +43,11 @@ Worker read_worker_row(const Statement& s) {
 int64_t SqliteStorage::insert_worker(const Worker& w) {
     db_.prepare(
            "INSERT INTO workers (token_id, name, cores, memory_mb, concurrency, uci_engines, "
-           "build, registered_ms, last_seen_ms, accept_uploaded) VALUES (?, ?, ?, ?, ?, ?, ?, ?, "
-           "?, ?)")
+           "build, registered_ms, last_seen_ms, accept_uploaded, controls) "
+           "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
         .bind(w.token_id, w.name, w.cores, w.memory_mb, w.concurrency, json_column(w.uci_engines),
-              w.build, w.registered_ms, w.last_seen_ms, w.accept_uploaded_engines ? 1 : 0)
+              w.build, w.registered_ms, w.last_seen_ms, w.accept_uploaded_engines ? 1 : 0,
+              worker_controls_column(w.controls))
         .run();
     return db_.last_insert_rowid();
 }
@@ -80,6 +83,7 @@ std::vector<WorkerSummary> SqliteStorage::list_workers(int64_t seen_since_ms) {
     Statement& s = db_.prepare(
         "SELECT w.id, w.token_id, w.name, w.cores, w.memory_mb, w.concurrency, w.uci_engines, "
         "w.build, w.registered_ms, w.last_seen_ms, w.lease_id, w.games, w.accept_uploaded, "
+        "w.controls, "
         "(SELECT run_id FROM batches WHERE id = w.lease_id AND state = 'leased') "
         "FROM workers w WHERE w.last_seen_ms >= ? ORDER BY w.id");
     s.bind(seen_since_ms);
@@ -89,7 +93,7 @@ std::vector<WorkerSummary> SqliteStorage::list_workers(int64_t seen_since_ms) {
         WorkerSummary summary;
         summary.worker = read_worker_row(s);
         engines.push_back(s.text(6));
-        summary.run_id = s.int64(13);
+        summary.run_id = s.int64(14);
         workers.push_back(std::move(summary));
     }
     for (size_t i = 0; i < workers.size(); ++i)

@@ -15,6 +15,7 @@
 #include "coordinator/web/page_parts.h"
 #include "coordinator/web/run_waiting.h"
 #include "match/adjudication.h"
+#include "proto/worker_controls_text.h"
 
 namespace sparring::coordinator::web {
 
@@ -61,6 +62,16 @@ std::string login_page(std::string_view note, std::string_view user, std::string
     return layout("Log in", body, false);
 }
 
+namespace {
+
+// A worker's fleet controls under its name (issue 52), "" for none.
+std::string controls_html(const v1::WorkerStatus& w) {
+    const std::string text = worker_controls_text(w.controls());
+    return text.empty() ? "" : "<div class=\"desc controls\">" + escape_html(text) + "</div>";
+}
+
+}  // namespace
+
 std::string workers_page(const v1::ListWorkersResponse& workers) {
     std::vector<const v1::WorkerStatus*> sorted;
     for (const v1::WorkerStatus& w : workers.workers()) sorted.push_back(&w);
@@ -83,11 +94,12 @@ std::string workers_page(const v1::ListWorkersResponse& workers) {
                     std::to_string(id) + "\">" + std::to_string(id) + "</a>";
         body += std::string("<tr class=\"") + (w->active() ? "active" : "neutral") + "\"><td>" +
                 std::to_string(w->id()) + "</td><td>" + escape_html(w->name()) +
-                "<div class=\"desc\">" + escape_html(w->build()) + "</div></td><td class=\"num\">" +
-                std::to_string(w->cores()) + "</td><td class=\"num\">" + grouped(w->memory_mb()) +
-                " MB</td><td class=\"num\">" + std::to_string(w->concurrency()) + "</td><td>" +
-                engines + "</td><td><span class=\"badge " + (w->active() ? "active" : "neutral") +
-                "\">" + (w->active() ? "active" : "inactive") + "</span></td><td>" +
+                "<div class=\"desc\">" + escape_html(w->build()) + "</div>" + controls_html(*w) +
+                "</td><td class=\"num\">" + std::to_string(w->cores()) + "</td><td class=\"num\">" +
+                grouped(w->memory_mb()) + " MB</td><td class=\"num\">" +
+                std::to_string(w->concurrency()) + "</td><td>" + engines +
+                "</td><td><span class=\"badge " + (w->active() ? "active" : "neutral") + "\">" +
+                (w->active() ? "active" : "inactive") + "</span></td><td>" +
                 (runs.empty() ? "idle" : runs) + declined_html(*w) + "</td><td class=\"num\">" +
                 grouped(w->games()) + "</td><td>" +
                 (w->has_fit() ? fit_cell(w->fit()) + " (<a href=\"/runs/" +
