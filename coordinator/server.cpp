@@ -224,6 +224,8 @@ std::string Server::render_metrics() {
         [this, &snapshot](Storage& storage) {
             snapshot.workers_connected = core_.count_active_workers(storage);
             snapshot.active_runs = core_.list_runs(storage, {RunState::Active}, 0);
+            snapshot.sizing = {core_.options().pairs_per_thread,
+                               core_.options().max_pairs_per_lease};
             // Every reason at 0 first, so that an alert's series exists before a run waits.
             for (int r = 0; r <= int(kLastWaitReason); ++r)
                 snapshot.runs_waiting[wait_reason_name(WaitReason(r))] = 0;

@@ -3,6 +3,8 @@
 #include <prometheus/gauge.h>
 #include <prometheus/text_serializer.h>
 
+#include <algorithm>
+
 #include "coordinator/domain/run_kind.h"
 #include "coordinator/domain/text.h"
 
@@ -35,6 +37,14 @@ prometheus::Family<prometheus::Gauge>& gauge(prometheus::Registry& registry,
     return prometheus::BuildGauge().Name(name).Help(help).Register(registry);
 }
 
+// Returns the labels of an active run's gauges.
+prometheus::Labels run_labels(const Run& run) {
+    return {{"run", std::to_string(run.id)},
+            {"kind", std::string(run_kind_name(run.spec.kind))},
+            {"test", run.spec.test_version},
+            {"base", run.spec.base_version}};
+}
+
 // Returns the gauges of one scrape, from what the database said.
 std::vector<prometheus::MetricFamily> database_gauges(const MetricsSnapshot& snapshot) {
     prometheus::Registry registry;
@@ -60,6 +70,32 @@ std::vector<prometheus::MetricFamily> database_gauges(const MetricsSnapshot& sna
     for (const auto& [reason, runs] : snapshot.runs_waiting)
         waiting.Add({{"reason", reason}}).Set(double(runs));
 
+    // The work waiting, for autoscalers: read from the runs' rows above, no scan of games.
+    auto& pairs_free =
+        gauge(registry, "sparring_run_pairs_free", "Game pairs of an active run left to lease.");
+    auto& cores =
+        gauge(registry, "sparring_run_cores_wanted",
+              "Cores it takes to play an active run's pairs now: its leases' plus a game's for "
+              "each lease share of its free pairs.");
+    uint64_t pairs_free_total = 0;
+    int64_t cores_total = 0;
+    for (const Run& run : snapshot.active_runs) {
+        const prometheus::Labels labels = run_labels(run);
+        const int64_t wanted = cores_wanted(run, snapshot.sizing);
+        pairs_free.Add(labels).Set(double(run.pairs_available()));
+        cores.Add(labels).Set(double(wanted));
+        pairs_free_total += run.pairs_available();
+        cores_total += wanted;
+    }
+    gauge(registry, "sparring_pairs_free", "Game pairs of all active runs left to lease.")
+        .Add({})
+        .Set(double(pairs_free_total));
+    gauge(registry, "sparring_cores_wanted",
+          "Cores it takes to play the active runs' pairs now (the sum of "
+          "sparring_run_cores_wanted): what a worker autoscaler scales on.")
+        .Add({})
+        .Set(double(cores_total));
+
     auto& games = gauge(registry, "sparring_run_games", "Games counted in an active run.");
     auto& games_max =
         gauge(registry, "sparring_run_games_max", "Games an active run plays at most.");
@@ -71,10 +107,7 @@ std::vector<prometheus::MetricFamily> database_gauges(const MetricsSnapshot& sna
     auto& llr = gauge(registry, "sparring_run_llr",
                       "SPRT log-likelihood ratio of an active regression run.");
     for (const Run& run : snapshot.active_runs) {
-        const prometheus::Labels labels = {{"run", std::to_string(run.id)},
-                                           {"kind", std::string(run_kind_name(run.spec.kind))},
-                                           {"test", run.spec.test_version},
-                                           {"base", run.spec.base_version}};
+        const prometheus::Labels labels = run_labels(run);
         games.Add(labels).Set(double(run.counts.wins + run.counts.draws + run.counts.losses));
         games_max.Add(labels).Set(double(run.spec.games));
         pairs_leased.Add(labels).Set(double(run.pairs_leased));
@@ -86,6 +119,20 @@ std::vector<prometheus::MetricFamily> database_gauges(const MetricsSnapshot& sna
 }
 
 }  // namespace
+
+int64_t cores_wanted(const Run& run, const LeaseSizing& sizing) {
+    const uint64_t unleased = run.pairs_available();
+    const int64_t held = std::max(run.active_cores, 0);
+    if (unleased == 0) return held;
+    const int per_thread =
+        run.spec.pairs_per_thread > 0 ? run.spec.pairs_per_thread : sizing.pairs_per_thread;
+    const uint64_t share = std::max<uint64_t>(
+        1, std::min<uint64_t>(
+               uint64_t(std::max(per_thread, 1)),
+               run_kind(run.spec.kind).max_pairs_per_lease(sizing.max_pairs_per_lease)));
+    const uint64_t games = (unleased + share - 1) / share;
+    return held + int64_t(games) * std::max(run.spec.threads, 1);
+}
 
 Metrics::Metrics()
     : registry_(std::make_shared<prometheus::Registry>()),

@@ -19,6 +19,19 @@
 
 namespace sparring::coordinator {
 
+// How the core sizes leases (Core::Options), for the cores a run wants.
+struct LeaseSizing {
+    int pairs_per_thread = 4;  // a run's own pairs_per_thread overrides it
+    uint32_t max_pairs_per_lease = 1024;
+};
+
+// Returns the cores it takes to play an active run's pairs now, the number an autoscaler
+// scales workers on (sparring_cores_wanted): the cores its leases hold (active_cores) plus a
+// game's cores (spec.threads) for each lease share of its free pairs (pairs_available: a
+// game slot's pairs_per_thread, within the kind's pairs per lease). 0 once it has no pairs
+// left to lease and no lease out.
+int64_t cores_wanted(const Run& run, const LeaseSizing& sizing);
+
 // What the database says at the time of a scrape.
 struct MetricsSnapshot {
     int64_t workers_connected = 0;
@@ -27,6 +40,7 @@ struct MetricsSnapshot {
     // Active runs without a lease out that wait, by reason (wait_reason_name; a run waiting
     // for several reasons counts under each).
     std::map<std::string, int64_t> runs_waiting;
+    LeaseSizing sizing;  // for the cores each active run wants
 };
 
 class Metrics {
