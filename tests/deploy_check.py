@@ -4,7 +4,8 @@
     deploy_check.py kubernetes|compose|systemd --source DIR --coordinator BIN --worker BIN
 
 kubernetes  renders the base and every overlay with `kubectl kustomize` and checks that the
-            objects fit together (selectors, ports, probes, volumes, Secrets, the HPA).
+            objects fit together (selectors, ports, probes, volumes, Secrets, the HPA, KEDA's
+            ScaledObject and ScaledJob on sparring_cores_wanted).
 compose     parses docker-compose.yml (and runs `docker-compose config` when installed).
 systemd     runs `systemd-analyze verify` on the units, their ExecStart pointed at BIN.
 image       checks that the Dockerfile's runtime packages (with their dependencies) hold every
@@ -231,35 +232,21 @@ def check_kubernetes_objects(objects, variant, uid, binaries):
         require(sts["spec"]["template"]["metadata"]["labels"].get(key) == value,
                 f"{variant}: the Service selects no coordinator pod")
 
-    # The workers: the coordinator's Service, a token Secret, concurrency from the CPU request.
-    program, argv, env, c, mounts, declared = pod_checks(
-        "worker", deployment["spec"]["template"], deployment["spec"]["selector"], uid, binaries)
-    require(program == "sparring-worker", f"{variant}: the Deployment must run the worker")
-    address = setting(argv, {k: v.get("value") for k, v in env.items()}, "coordinator")
-    require(address == f"{service['metadata']['name']}:{service['spec']['ports'][0]['port']}",
-            f"{variant}: workers do not address the coordinator's Service ({address})")
-    token = env.get("SPARRING_TOKEN", {}).get("valueFrom", {}).get("secretKeyRef")
-    require(token, f"{variant}: the worker token must come from a Secret")
-    concurrency = flag_value(argv, "--concurrency")
-    requests = c["resources"]["requests"]
-    if concurrency is None:
-        ref = env.get("SPARRING_CONCURRENCY", {}).get("valueFrom", {}).get("resourceFieldRef", {})
-        require(ref.get("resource") == "requests.cpu" and str(ref.get("divisor")) == "1",
-                f"{variant}: the worker's concurrency must follow its whole-CPU request")
-    else:
-        require(concurrency and float(concurrency) == quantity(requests["cpu"]),
-                f"{variant}: --concurrency {concurrency} does not match cpu request")
-    require(quantity(requests["cpu"]).is_integer(),
-            f"{variant}: a worker's CPU request must be whole cores (one game each)")
-    require(deployment["spec"]["template"]["spec"].get("terminationGracePeriodSeconds", 30) >= 60,
-            f"{variant}: workers need time to hand back their batch on SIGTERM")
-    if tls:
-        ca = setting(argv, {k: v.get("value") for k, v in env.items()}, "tls-ca")
-        require(ca, f"{variant}: with TLS the workers need --tls-ca")
-        require(any(ca.startswith(path.rstrip("/") + "/") for path in mounts.values()),
-                f"{variant}: --tls-ca {ca} is not on a mounted volume")
-        for name in mounts:
-            require(name in declared, f"{variant}: volume {name} is not declared")
+    # The workers: the Deployment's, and the Jobs of a KEDA ScaledJob (spot workers).
+    worker_cpu = check_worker_pod(variant, "worker", deployment["spec"]["template"],
+                                  deployment["spec"]["selector"], service, tls, uid, binaries)
+    for job in by_kind.get("ScaledJob", []):
+        name = job["metadata"]["name"]
+        template = job["spec"]["jobTargetRef"]["template"]
+        cpu = check_worker_pod(variant, name, template,
+                               {"matchLabels": template["metadata"]["labels"]}, service, tls, uid,
+                               binaries, exits_when_idle=True)
+        require(template["spec"].get("restartPolicy") in ("Never", "OnFailure"),
+                f"{variant}: {name}: a Job's pods restart Never or OnFailure")
+        require(job["spec"].get("scalingStrategy", {}).get("strategy", "default") == "default",
+                f"{variant}: {name}: sparring_cores_wanted counts the running Jobs' cores too: "
+                "only the default scaling strategy subtracts the running Jobs from it")
+        check_keda_scaling(variant, name, job["spec"], cpu, minimum=0)
 
     for hpa in by_kind.get("HorizontalPodAutoscaler", []):
         target = hpa["spec"]["scaleTargetRef"]
@@ -268,7 +255,79 @@ def check_kubernetes_objects(objects, variant, uid, binaries):
                 f"{variant}: the HPA does not scale the worker Deployment")
         require(1 <= hpa["spec"]["minReplicas"] <= hpa["spec"]["maxReplicas"],
                 f"{variant}: the HPA's replica bounds are inverted")
+    for scaled in by_kind.get("ScaledObject", []):
+        target = scaled["spec"]["scaleTargetRef"]
+        require(target.get("kind", "Deployment") == "Deployment" and
+                target["name"] == deployment["metadata"]["name"],
+                f"{variant}: the ScaledObject does not scale the worker Deployment")
+        require(not by_kind.get("HorizontalPodAutoscaler"),
+                f"{variant}: KEDA makes the Deployment's HPA itself; a second HPA would fight it")
+        require("replicas" not in deployment["spec"],
+                f"{variant}: with KEDA the Deployment must not set replicas (each apply would "
+                "reset the pods KEDA chose)")
+        check_keda_scaling(variant, scaled["metadata"]["name"], scaled["spec"], worker_cpu,
+                           minimum=scaled["spec"].get("minReplicaCount", 0))
     return sorted(by_kind)
+
+
+def check_worker_pod(variant, name, template, selector, service, tls, uid, binaries,
+                     exits_when_idle=False):
+    """Checks a worker pod template: the coordinator's Service, a token Secret, concurrency from
+    the whole-CPU request, time to hand back a batch, TLS; with exits_when_idle, a worker that
+    ends itself once idle (a Job's). Returns the cores one such pod requests."""
+    program, argv, env, c, mounts, declared = pod_checks(name, template, selector, uid, binaries)
+    require(program == "sparring-worker", f"{variant}: {name} must run the worker")
+    values = {k: v.get("value") for k, v in env.items()}
+    address = setting(argv, values, "coordinator")
+    require(address == f"{service['metadata']['name']}:{service['spec']['ports'][0]['port']}",
+            f"{variant}: {name} does not address the coordinator's Service ({address})")
+    token = env.get("SPARRING_TOKEN", {}).get("valueFrom", {}).get("secretKeyRef")
+    require(token, f"{variant}: {name}: the worker token must come from a Secret")
+    concurrency = flag_value(argv, "--concurrency")
+    requests = c["resources"]["requests"]
+    if concurrency is None:
+        ref = env.get("SPARRING_CONCURRENCY", {}).get("valueFrom", {}).get("resourceFieldRef", {})
+        require(ref.get("resource") == "requests.cpu" and str(ref.get("divisor")) == "1",
+                f"{variant}: {name}: the worker's concurrency must follow its whole-CPU request")
+    else:
+        require(concurrency and float(concurrency) == quantity(requests["cpu"]),
+                f"{variant}: {name}: --concurrency {concurrency} does not match cpu request")
+    require(quantity(requests["cpu"]).is_integer(),
+            f"{variant}: {name}: a worker's CPU request must be whole cores (one game each)")
+    require(template["spec"].get("terminationGracePeriodSeconds", 30) >= 60,
+            f"{variant}: {name}: workers need time to hand back their batch on SIGTERM")
+    if exits_when_idle:
+        idle = setting(argv, values, "exit-when-idle")
+        require(idle and int(idle) > 0,
+                f"{variant}: {name}: a Job's worker needs --exit-when-idle, or it never ends")
+    if tls:
+        ca = setting(argv, values, "tls-ca")
+        require(ca, f"{variant}: {name}: with TLS the workers need --tls-ca")
+        require(any(ca.startswith(path.rstrip("/") + "/") for path in mounts.values()),
+                f"{variant}: {name}: --tls-ca {ca} is not on a mounted volume")
+        for volume in mounts:
+            require(volume in declared, f"{variant}: {name}: volume {volume} is not declared")
+    return int(quantity(requests["cpu"]))
+
+
+def check_keda_scaling(variant, name, spec, pod_cpu, minimum):
+    """Checks a KEDA ScaledObject's or ScaledJob's bounds and triggers: Prometheus queries of
+    the coordinator's sparring_cores_wanted, one pod's worth of cores each (its CPU request)."""
+    require(0 <= minimum <= spec.get("maxReplicaCount", 100),
+            f"{variant}: {name}: the replica bounds are inverted")
+    triggers = spec.get("triggers", [])
+    require(triggers, f"{variant}: {name} has no trigger")
+    for trigger in triggers:
+        require(trigger["type"] == "prometheus", f"{variant}: {name}: a non-Prometheus trigger")
+        metadata = trigger["metadata"]
+        require(metadata.get("serverAddress", "").startswith("http"),
+                f"{variant}: {name}: the trigger names no Prometheus server")
+        require("sparring_cores_wanted" in metadata.get("query", ""),
+                f"{variant}: {name}: the trigger's query does not read sparring_cores_wanted")
+        require(float(metadata.get("threshold", 0)) == pod_cpu,
+                f"{variant}: {name}: threshold {metadata.get('threshold')} is not the "
+                f"{pod_cpu} cores a worker pod requests (desired pods = cores wanted / "
+                "threshold)")
 
 
 def kubectl_versions(kubectl):
@@ -321,6 +380,8 @@ def check_kubernetes(args, binaries):
         kinds = check_kubernetes_objects(objects, variant, uid, binaries)
         print(f"ok: {variant}: {', '.join(kinds)}")
     require("overlays/autoscale" in variants, "the HPA example overlay is missing")
+    require("overlays/keda" in variants and "overlays/keda-spot" in variants,
+            "the KEDA overlays (scaling on the work waiting) are missing")
 
 
 def check_compose(args, binaries):

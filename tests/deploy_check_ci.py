@@ -7,7 +7,7 @@ otherwise, and it refuses Kubernetes recipes that Debian 12's kubectl (1.20) can
 Runs the systemd part with a PATH that holds no systemd-analyze, the compose part with one that
 holds no docker-compose (whose own validation it notes as not run, or fails under CI=true), and
 the kustomize 2.0 form check on overlays written in the newer form only current kubectl
-versions render.
+versions render, and the KEDA check on triggers that would scale the workers wrongly.
 """
 import argparse
 import os
@@ -53,6 +53,7 @@ def main():
         sys.exit(f"without CI a missing docker-compose must be noted; got {code}: {out}")
     print("ok: a missing docker-compose fails under CI=true and is noted otherwise")
     check_newer_form_refused()
+    check_keda_triggers_refused()
 
 
 def check_newer_form_refused():
@@ -76,6 +77,28 @@ def check_newer_form_refused():
                 print(f"ok: refused: {e}")
                 continue
             sys.exit(f"the kustomize 2.0 form check accepted the newer form ({name})")
+
+
+
+def check_keda_triggers_refused():
+    """Requires the KEDA check to refuse a trigger whose threshold is not one worker pod's
+    cores (the pods would be too many or too few) or whose query is not the cores wanted."""
+    good = {"type": "prometheus", "metadata": {"serverAddress": "http://prometheus:9090",
+                                               "query": "sum(sparring_cores_wanted)",
+                                               "threshold": "2"}}
+    deploy_check.check_keda_scaling("ok", "w", {"maxReplicaCount": 4, "triggers": [good]}, 2, 0)
+    bad = {
+        "threshold": dict(good, metadata=dict(good["metadata"], threshold="3")),
+        "query": dict(good, metadata=dict(good["metadata"], query="sum(sparring_pairs_free)")),
+    }
+    for name, trigger in bad.items():
+        try:
+            deploy_check.check_keda_scaling(name, "w", {"maxReplicaCount": 4,
+                                                        "triggers": [trigger]}, 2, 0)
+        except deploy_check.CheckError as e:
+            print(f"ok: refused: {e}")
+            continue
+        sys.exit(f"the KEDA check accepted a bad trigger ({name})")
 
 
 if __name__ == "__main__":
