@@ -2,7 +2,8 @@
 // active runs, on the core and a SQLite file as the coordinator's writer runs them: one
 // transaction a call, of which the core's work is timed (not the commit's disk write, the same
 // for any number of runs). Each lease is handed back (untimed) before the next request, so every
-// request chooses among the same runs. Reports each size's p50 and p99 (BENCHMARKS.md, issue 49).
+// request chooses among the same runs. Reports each size's p50 and p99 (BENCHMARKS.md, issue 49),
+// and with 10,000 runs of 100 users (issue 52, fair share).
 //
 //   build/bench/sparring-bench-request-work --benchmark_repetitions=1
 #include <benchmark/benchmark.h>
@@ -27,7 +28,8 @@ namespace {
 // two built-in versions and one registered worker; removed with the object.
 class Setup {
   public:
-    explicit Setup(int runs) {
+    // The runs belong to `owners` users in turn (fair share groups them per user).
+    explicit Setup(int runs, int owners = 1) {
         std::random_device random;
         dir_ = std::filesystem::temp_directory_path() /
                ("sparring-bench-" + std::to_string(random()) + std::to_string(random()));
@@ -45,7 +47,7 @@ class Setup {
                 v.bench = 123456;
                 check(core_->add_version(s, v).status());
             }
-            for (int i = 0; i < runs; ++i) check(core_->submit_run(s, spec(i)).status());
+            for (int i = 0; i < runs; ++i) check(core_->submit_run(s, spec(i, owners)).status());
             const std::string secret = core_->create_token(s, Role::Worker, "bench");
             absl::StatusOr<Caller> caller = core_->authenticate(s, secret, Role::Worker);
             check(caller.status());
@@ -106,8 +108,9 @@ class Setup {
         if (!status.ok()) throw std::runtime_error(std::string(status.message()));
     }
 
-    // Returns a regression run's spec of 10,000 games at 500 nodes, priorities spread over 0..4.
-    static RunSpec spec(int i) {
+    // Returns a regression run's spec of 10,000 games at 500 nodes, priorities spread over 0..4,
+    // of one of `owners` users.
+    static RunSpec spec(int i, int owners) {
         RunSpec s;
         s.kind = RunKind::Regression;
         s.test_version = "test";
@@ -124,7 +127,7 @@ class Setup {
         s.sprt.alpha = 0.05;
         s.sprt.beta = 0.05;
         s.sprt.model = stats::Model::Logistic;
-        s.owner = "bench";
+        s.owner = owners == 1 ? "bench" : "user" + std::to_string(i % owners);
         return s;
     }
 
@@ -135,9 +138,10 @@ class Setup {
     int64_t worker_id_ = 0;
 };
 
-// Times RequestWork with state.range(0) active runs; p50 and p99 in microseconds as counters.
+// Times RequestWork with state.range(0) active runs of state.range(1) users; p50 and p99 in
+// microseconds as counters.
 void BM_RequestWork(benchmark::State& state) {
-    Setup setup(int(state.range(0)));
+    Setup setup(int(state.range(0)), int(state.range(1)));
     setup.release(setup.request());  // the first request reads every active run once
     std::vector<double> micros;
     for (auto _ : state) {
@@ -154,8 +158,9 @@ void BM_RequestWork(benchmark::State& state) {
 }
 
 BENCHMARK(BM_RequestWork)
-    ->Arg(10)
-    ->Arg(10'000)
+    ->Args({10, 1})
+    ->Args({10'000, 1})
+    ->Args({10'000, 100})  // fair share: the runs of 100 users
     ->Iterations(5000)
     ->UseManualTime()
     ->Unit(benchmark::kMicrosecond);

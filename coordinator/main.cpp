@@ -51,6 +51,8 @@ struct ServeFlags {
     int64_t max_active_runs_per_user = 0;
     int64_t max_submits_per_minute = 0;
     int64_t max_modifications_per_minute = 0;
+    int64_t user_priority_min = 0;
+    int64_t user_priority_max = 0;
     int64_t max_lease_silence_seconds = 0;
     int64_t lease_failures_per_worker = 0;
     int64_t lease_failure_workers = 0;
@@ -127,6 +129,11 @@ ServeFlags::ServeFlags(CLI::App& app) {
              "runs one user may submit in any minute (admins: any)", "60");
     add_flag(app, "max-modifications-per-minute", max_modifications_per_minute, "N",
              "run changes (sparring modify) one user may make in any minute (admins: any)", "60");
+    add_flag(app, "user-priority-min", user_priority_min, "N",
+             "the lowest priority a user may give a run (admins: down to -1000)", "-1000", -1000,
+             1000);
+    add_flag(app, "user-priority-max", user_priority_max, "N",
+             "the highest priority a user may give a run (admins: up to 1000)", "100", -1000, 1000);
     add_flag(app, "max-lease-silence-seconds", max_lease_silence_seconds, "N",
              "a lease without a report for N seconds expires, heartbeats or not", "3600");
     add_flag(app, "lease-failures-per-worker", lease_failures_per_worker, "N",
@@ -355,6 +362,9 @@ int serve(const ServeFlags& args) {
         int(positive("max-submits-per-minute", args.max_submits_per_minute));
     options.core.max_modifications_per_minute =
         int(positive("max-modifications-per-minute", args.max_modifications_per_minute));
+    if (args.user_priority_min > args.user_priority_max)
+        throw UsageError("need --user-priority-min <= --user-priority-max");
+    options.core.user_priorities = {int(args.user_priority_min), int(args.user_priority_max)};
     options.core.max_lease_silence_ms =
         positive("max-lease-silence-seconds", args.max_lease_silence_seconds) * 1000;
     options.core.lease_failures_per_worker =

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "common/run_limits.h"
 #include "coordinator/domain/book_cache.h"
 #include "coordinator/domain/rate_limit.h"
 #include "coordinator/domain/scheduler.h"
@@ -128,6 +129,9 @@ class Core {
         int max_active_runs_per_user = 100;
         int max_submits_per_minute = 60;
         int max_modifications_per_minute = 60;
+        // The priorities a user (not an admin) may give a run at submission and by modify
+        // (--user-priority-min/--user-priority-max); an admin any in the bound of every run.
+        PriorityRange user_priorities;
         // A lease without a report for this long expires, however many heartbeats it gets.
         int64_t max_lease_silence_ms = 3'600'000;
         int lease_failures_per_worker = 3;  // a worker that failed a run this often backs off

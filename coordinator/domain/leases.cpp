@@ -175,6 +175,7 @@ RunCandidate Core::candidate_of(Storage& storage, const Run& run) const {
     c.fixed_nodes = run.spec.time_control.kind == TimeControl::Kind::Nodes ||
                     run.spec.time_control.kind == TimeControl::Kind::Depth;
     c.owner = run.spec.owner;
+    c.served_pairs = run.next_pair - run.free_pairs;
     for (int64_t id : {run.test_id, run.base_id}) {
         const Version v = *storage.find_version(id);
         c.version_ids.push_back(id);
@@ -185,12 +186,18 @@ RunCandidate Core::candidate_of(Storage& storage, const Run& run) const {
     return c;
 }
 
+// A run with all its pairs out but cores at work stays in the pool, not leasable, so that its
+// cores count to its owner's share.
 void Core::refresh_candidate(Storage& storage, int64_t run_id) {
     const std::optional<Run> run = storage.find_run(run_id);
-    if (run && run->state == RunState::Active && run->pairs_available() > 0)
-        candidates_->put(candidate_of(storage, *run));
-    else
+    if (run && run->state == RunState::Active &&
+        (run->pairs_available() > 0 || run->active_cores > 0)) {
+        RunCandidate c = candidate_of(storage, *run);
+        c.leasable = run->pairs_available() > 0;
+        candidates_->put(std::move(c));
+    } else {
         candidates_->remove(run_id);
+    }
 }
 
 void Core::sync_candidates(Storage& storage) {
@@ -198,7 +205,11 @@ void Core::sync_candidates(Storage& storage) {
     const std::vector<int64_t> touched = candidates_->take_touched(&all);
     if (all) {
         for (const Run& run : storage.list_runs({RunState::Active}, 1'000'000))
-            if (run.pairs_available() > 0) candidates_->put(candidate_of(storage, run));
+            if (run.pairs_available() > 0 || run.active_cores > 0) {
+                RunCandidate c = candidate_of(storage, run);
+                c.leasable = run.pairs_available() > 0;
+                candidates_->put(std::move(c));
+            }
         return;
     }
     for (int64_t id : touched) refresh_candidate(storage, id);

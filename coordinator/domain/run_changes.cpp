@@ -38,10 +38,12 @@ std::string why_fixed(const Run& run, const std::string& field) {
 // Returns why a value a modification gives is refused (a priority out of the caller's range,
 // games a run cannot end at, ...), or OK.
 absl::Status check_new_values(const Run& run, const RunKindModule& kind,
-                              const RunModification& change, Role role) {
+                              const RunModification& change, Role role,
+                              const PriorityRange& user_priorities) {
     const std::string name = "run " + std::to_string(run.id);
     if (change.priority)
-        if (absl::Status status = check_priority(*change.priority, role); !status.ok())
+        if (absl::Status status = check_priority(*change.priority, role, user_priorities);
+            !status.ok())
             return status;
     if (change.throughput)
         if (absl::Status status = check_throughput(*change.throughput); !status.ok()) return status;
@@ -170,7 +172,9 @@ absl::StatusOr<Run> Core::modify_run(Storage& storage, const Caller& caller,
             std::to_string(options_.max_modifications_per_minute) +
             " times in the last minute, the most the coordinator allows "
             "(--max-modifications-per-minute): try again in a minute");
-    if (absl::Status status = check_new_values(run, kind, change, caller.role); !status.ok())
+    if (absl::Status status =
+            check_new_values(run, kind, change, caller.role, options_.user_priorities);
+        !status.ok())
         return status;
     std::vector<RunChange> changes = change_settings(run, change, caller.user, now_ms_());
     if (change.fault_bound) {

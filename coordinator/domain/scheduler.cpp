@@ -92,8 +92,7 @@ std::string incapability(const RunCandidate& run, const WorkerProfile& worker) {
     return d ? std::move(d->text) : std::string();
 }
 
-bool served_before(const RunCandidate& a, const RunCandidate& b) {
-    if (a.priority != b.priority) return a.priority > b.priority;
+bool served_before_within_owner(const RunCandidate& a, const RunCandidate& b) {
     // Cores per throughput, cross-multiplied: exact, so the order is total.
     const int64_t load_a = int64_t(a.active_cores) * std::max(b.throughput, 1);
     const int64_t load_b = int64_t(b.active_cores) * std::max(a.throughput, 1);
@@ -101,15 +100,46 @@ bool served_before(const RunCandidate& a, const RunCandidate& b) {
     return a.run_id < b.run_id;
 }
 
+OwnerShares owner_shares(std::span<const RunCandidate> runs) {
+    OwnerShares shares;
+    for (const RunCandidate& run : runs) {
+        OwnerShare& share = shares[{run.priority, run.owner}];
+        share.cores += run.active_cores;
+        share.pairs += run.served_pairs;
+    }
+    return shares;
+}
+
+bool owner_served_before(const OwnerShare& a, const std::string& owner_a, const OwnerShare& b,
+                         const std::string& owner_b) {
+    if (a.cores != b.cores) return a.cores < b.cores;
+    if (a.pairs != b.pairs) return a.pairs < b.pairs;
+    return owner_a < owner_b;
+}
+
+bool served_before(const RunCandidate& a, const RunCandidate& b, const OwnerShares& shares) {
+    if (a.priority != b.priority) return a.priority > b.priority;
+    if (a.owner != b.owner) {
+        const auto of = [&shares](const RunCandidate& run) {
+            const auto found = shares.find({run.priority, run.owner});
+            return found == shares.end() ? OwnerShare{} : found->second;
+        };
+        return owner_served_before(of(a), a.owner, of(b), b.owner);
+    }
+    return served_before_within_owner(a, b);
+}
+
 std::optional<int64_t> choose_run(std::span<const RunCandidate> runs, const WorkerProfile& worker) {
+    const OwnerShares shares = owner_shares(runs);
     // The preferred owner's runs first (--prefer-owner), then the usual order.
-    const auto first = [&worker](const RunCandidate& a, const RunCandidate& b) {
+    const auto first = [&worker, &shares](const RunCandidate& a, const RunCandidate& b) {
         const bool preferred = preferred_run(a, worker);
-        return preferred != preferred_run(b, worker) ? preferred : served_before(a, b);
+        return preferred != preferred_run(b, worker) ? preferred : served_before(a, b, shares);
     };
     const RunCandidate* best = nullptr;
     for (const RunCandidate& run : runs)
-        if (incapability(run, worker).empty() && (!best || first(run, *best))) best = &run;
+        if (run.leasable && incapability(run, worker).empty() && (!best || first(run, *best)))
+            best = &run;
     if (!best) return std::nullopt;
     return best->run_id;
 }
@@ -126,6 +156,8 @@ std::vector<int64_t> CandidatePool::take_touched(bool* all) {
         std::lock_guard order_lock(mutex_);
         order_.clear();
         entries_.clear();
+        groups_.clear();
+        leasable_ = 0;
         loaded_ = true;
     }
     std::vector<int64_t> touched(touched_.begin(), touched_.end());
@@ -133,35 +165,78 @@ std::vector<int64_t> CandidatePool::take_touched(bool* all) {
     return touched;
 }
 
+bool CandidatePool::GroupOrder::operator()(const Group* a, const Group* b) const {
+    if (a->priority != b->priority) return a->priority > b->priority;
+    return owner_served_before(a->share, a->owner, b->share, b->owner);
+}
+
+void CandidatePool::remove_locked(int64_t run_id) {
+    const auto found = entries_.find(run_id);
+    if (found == entries_.end()) return;
+    Group* group = found->second.group;
+    // Out of the order before its key (its cores, its runs) changes.
+    if (!group->runs.empty()) order_.erase(group);
+    if (found->second.run) {
+        group->runs.erase(*found->second.run);
+        --leasable_;
+    }
+    group->share.cores -= found->second.share.cores;
+    group->share.pairs -= found->second.share.pairs;
+    entries_.erase(found);
+    if (--group->members == 0)
+        groups_.erase({group->priority, group->owner});
+    else if (!group->runs.empty())
+        order_.insert(group);
+}
+
 void CandidatePool::put(RunCandidate run) {
     std::lock_guard lock(mutex_);
-    if (const auto found = entries_.find(run.run_id); found != entries_.end()) {
-        order_.erase(found->second);
-        entries_.erase(found);
+    remove_locked(run.run_id);
+    auto [place, added] = groups_.try_emplace({run.priority, run.owner});
+    Group* group = &place->second;
+    if (added) {
+        group->priority = run.priority;
+        group->owner = run.owner;
     }
+    if (!group->runs.empty()) order_.erase(group);
+    Entry entry;
+    entry.group = group;
+    entry.share = {run.active_cores, run.served_pairs};
+    group->share.cores += entry.share.cores;
+    group->share.pairs += entry.share.pairs;
+    ++group->members;
     const int64_t id = run.run_id;
-    entries_.emplace(id, order_.insert(std::move(run)).first);
+    if (run.leasable) {
+        entry.run = group->runs.insert(std::move(run)).first;
+        ++leasable_;
+    }
+    if (!group->runs.empty()) order_.insert(group);
+    entries_.emplace(id, entry);
 }
 
 void CandidatePool::remove(int64_t run_id) {
     std::lock_guard lock(mutex_);
-    if (const auto found = entries_.find(run_id); found != entries_.end()) {
-        order_.erase(found->second);
-        entries_.erase(found);
-    }
+    remove_locked(run_id);
 }
 
 std::optional<int64_t> CandidatePool::first(
     const std::function<bool(const RunCandidate&)>& accept) const {
     std::lock_guard lock(mutex_);
-    for (const RunCandidate& run : order_)
-        if (accept(run)) return run.run_id;
+    for (const Group* group : order_)
+        for (const RunCandidate& run : group->runs)
+            if (accept(run)) return run.run_id;
     return std::nullopt;
 }
 
 size_t CandidatePool::size() const {
     std::lock_guard lock(mutex_);
-    return order_.size();
+    return leasable_;
+}
+
+OwnerShare CandidatePool::share_of(int priority, const std::string& owner) const {
+    std::lock_guard lock(mutex_);
+    const auto found = groups_.find({priority, owner});
+    return found == groups_.end() ? OwnerShare{} : found->second.share;
 }
 
 }  // namespace sparring::coordinator

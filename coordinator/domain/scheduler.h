@@ -1,9 +1,11 @@
-// Sharing workers among active runs: strict priority, then each run's throughput share of
-// the cores at work, and never a run the worker cannot play.
+// Sharing workers among active runs: strict priority, then among runs of equal priority an equal
+// share of the cores at work for each user (owner), then each run's throughput share of its
+// owner's cores, and never a run the worker cannot play.
 #pragma once
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <set>
@@ -11,6 +13,7 @@
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
+#include <utility>
 #include <vector>
 
 #include "coordinator/domain/worker_controls.h"
@@ -30,6 +33,12 @@ struct RunCandidate {
     int threads = 1;                        // cores one game holds (the run's threads)
     bool fixed_nodes = false;               // node- or depth-limited: no clock (issue 52)
     std::string owner;                      // the user who submitted it
+    // It has pairs left to lease (issue 52, fair share). A run without (all its pairs out) is
+    // never chosen, but its active cores still count to its owner's share.
+    bool leasable = true;
+    // Pairs leased and not handed back (played, or out now): between two users of equal cores
+    // at work, the one served fewer pairs so far goes first, so none waits for ever.
+    uint64_t served_pairs = 0;
 };
 
 // What the scheduler knows of the worker asking for work.
@@ -89,9 +98,33 @@ std::optional<Decline> decline(const RunCandidate& run, const WorkerProfile& wor
 // Returns why the worker cannot play the run, or an empty string when it can.
 std::string incapability(const RunCandidate& run, const WorkerProfile& worker);
 
-// Returns whether run a is served before run b: the higher priority, then the fewer active
+// Returns whether run a is served before run b of the same owner and priority: the fewer active
 // cores per unit of throughput, then the older.
-bool served_before(const RunCandidate& a, const RunCandidate& b);
+bool served_before_within_owner(const RunCandidate& a, const RunCandidate& b);
+
+// What an owner's runs of one priority hold: the cores at work on them and the pairs served.
+struct OwnerShare {
+    int64_t cores = 0;
+    uint64_t pairs = 0;
+    bool operator==(const OwnerShare&) const = default;
+};
+// The shares of each owner at each priority, by (priority, owner).
+using OwnerShares = std::map<std::pair<int, std::string>, OwnerShare>;
+
+// Returns each owner's share at each priority over the runs, leasable or not.
+OwnerShares owner_shares(std::span<const RunCandidate> runs);
+
+// Returns whether one owner's runs of a priority are served before another's of the same
+// priority: the fewer cores at work, then the fewer pairs served, then the name.
+bool owner_served_before(const OwnerShare& a, const std::string& owner_a, const OwnerShare& b,
+                         const std::string& owner_b);
+
+// Returns whether run a is served before run b (issue 52, fair share): the higher priority, then
+// the owner served first at that priority (owner_served_before), then
+// served_before_within_owner. So among equal priorities each user with runs to lease gets an
+// equal share of the cores however many runs the user has, and a user's runs share the user's
+// cores by throughput.
+bool served_before(const RunCandidate& a, const RunCandidate& b, const OwnerShares& shares);
 
 // Returns why the worker's fleet controls keep it from the run (only node- and depth-limited
 // runs, threads out of its range), or nullopt when they do not (worker_controls.cpp).
@@ -100,12 +133,18 @@ std::optional<Decline> controls_decline(const RunCandidate& run, const WorkerCon
 // Returns whether a worker preferring an owner's runs (--prefer-owner) plays the run first.
 bool preferred_run(const RunCandidate& run, const WorkerProfile& worker);
 
-// Returns the run the worker should play: among the runs it can play, the first served (the
-// preferred owner's runs first, worker_controls.cpp).
+// Returns the run the worker should play: among the leasable runs it can play, the first served
+// (the preferred owner's runs first, worker_controls.cpp; the cores of every run listed,
+// leasable or not, count to its owner).
 std::optional<int64_t> choose_run(std::span<const RunCandidate> runs, const WorkerProfile& worker);
 
 // The active runs with pairs left to lease, kept in memory in the order they are served, so that
-// a lease looks at the runs served before the one it gets instead of reading every active run.
+// a lease looks at the runs served before the one it gets instead of reading every active run;
+// and the active runs with all their pairs out but cores at work, which count to their owner's
+// share. Two levels: the groups of one owner's runs of one priority, in serving order (priority,
+// then owner_served_before of their shares), and each group's leasable runs in the order
+// served_before_within_owner gives; so a lease on one run moves that run within its group and
+// its group among the groups, not every run of its owner.
 // The core fills it once from storage, touches a run whenever it publishes an event that changes
 // what the scheduler knows of it (a run submitted, modified or ended; a lease granted or ended; a
 // purge), and reads the touched runs again before the next choice. Thread-safe.
@@ -116,26 +155,48 @@ class CandidatePool {
     // Returns the runs touched since the last call, forgetting them; sets *all (and empties
     // the pool) when every active run is to be read: the first time.
     std::vector<int64_t> take_touched(bool* all);
-    // Inserts a run, or replaces it.
+    // Inserts a run, or replaces it (a run that is not leasable only counts its cores).
     void put(RunCandidate run);
     void remove(int64_t run_id);
-    // Returns the first run in serving order that accept takes (accept may not change the
-    // pool), or nullopt.
+    // Returns the first leasable run in serving order that accept takes (accept may not change
+    // the pool), or nullopt.
     std::optional<int64_t> first(const std::function<bool(const RunCandidate&)>& accept) const;
+    // Returns the leasable runs held.
     size_t size() const;
+    // Returns an owner's share at a priority, as the pool counts it.
+    OwnerShare share_of(int priority, const std::string& owner) const;
 
   private:
-    struct ServedBefore {
+    struct WithinOwner {
         bool operator()(const RunCandidate& a, const RunCandidate& b) const {
-            return served_before(a, b);
+            return served_before_within_owner(a, b);
         }
     };
-    using Order = std::set<RunCandidate, ServedBefore>;
+    using Runs = std::set<RunCandidate, WithinOwner>;
+    // One owner's runs of one priority.
+    struct Group {
+        int priority = 0;
+        std::string owner;
+        OwnerShare share;    // of all its runs, leasable or not
+        size_t members = 0;  // its runs, leasable or not
+        Runs runs;           // its leasable runs, in serving order
+    };
+    struct GroupOrder {
+        bool operator()(const Group* a, const Group* b) const;
+    };
+    struct Entry {
+        Group* group = nullptr;
+        OwnerShare share;                   // the run's part of its group's
+        std::optional<Runs::iterator> run;  // when leasable
+    };
+    void remove_locked(int64_t run_id);
 
-    mutable std::mutex mutex_;  // guards order_ and entries_
-    Order order_;
-    std::unordered_map<int64_t, Order::iterator> entries_;  // by run id
-    std::mutex touched_mutex_;                              // guards what follows
+    mutable std::mutex mutex_;  // guards what follows up to touched_mutex_
+    std::map<std::pair<int, std::string>, Group> groups_;  // by (priority, owner)
+    std::set<Group*, GroupOrder> order_;          // the groups with leasable runs, in serving order
+    std::unordered_map<int64_t, Entry> entries_;  // by run id
+    size_t leasable_ = 0;
+    std::mutex touched_mutex_;  // guards what follows
     bool loaded_ = false;
     std::unordered_set<int64_t> touched_;
 };

@@ -67,7 +67,9 @@ absl::StatusOr<Run> Core::submit_run(Storage& storage, RunSpec spec) const {
 absl::StatusOr<Run> Core::submit_run(Storage& storage, const Caller& caller, RunSpec spec) const {
     spec.owner = caller.user;
     if (caller.role != Role::Admin) {
-        if (absl::Status status = check_priority(spec.priority, caller.role); !status.ok())
+        if (absl::Status status =
+                check_priority(spec.priority, caller.role, options_.user_priorities);
+            !status.ok())
             return status;
         const std::string user = "user '" + excerpt(caller.user) + "'";
         if (storage.count_active_runs_of_owner(caller.user) >= options_.max_active_runs_per_user)

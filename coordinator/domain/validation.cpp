@@ -172,13 +172,24 @@ absl::Status check_throughput(int64_t throughput) {
     return absl::OkStatus();
 }
 
-absl::Status check_priority(int64_t priority, Role role) {
-    const int max = role == Role::Admin ? kMaxPriority : kMaxUserPriority;
-    if (priority >= kMinPriority && priority <= max) return absl::OkStatus();
-    std::string message = "priority must be in " + std::to_string(kMinPriority) + ".." +
+absl::Status check_priority(int64_t priority, Role role, const PriorityRange& users) {
+    const bool admin = role == Role::Admin;
+    const int min = admin ? kMinPriority : users.min;
+    const int max = admin ? kMaxPriority : users.max;
+    if (priority >= min && priority <= max) return absl::OkStatus();
+    std::string message = "priority must be in " + std::to_string(min) + ".." +
                           std::to_string(max) + ", not " + std::to_string(priority);
-    if (role != Role::Admin && priority > max && priority <= kMaxPriority)
-        message += " (above " + std::to_string(max) + ": an admin's token)";
+    if (!admin) {
+        // Whether the range is the default or the operator's, and what is beyond it.
+        message += " (the users' range";
+        if (users.min != PriorityRange{}.min || users.max != PriorityRange{}.max)
+            message += ", set by the coordinator's --user-priority-min/--user-priority-max";
+        if (priority > max && priority <= kMaxPriority)
+            message += "; above " + std::to_string(max) + ": an admin's token";
+        else if (priority < min && priority >= kMinPriority)
+            message += "; below " + std::to_string(min) + ": an admin's token";
+        message += ")";
+    }
     return invalid(message);
 }
 

@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "absl/status/status.h"
+#include "common/run_limits.h"
 #include "coordinator/domain/types.h"
 
 namespace sparring::coordinator {
@@ -52,9 +53,10 @@ absl::Status check_time_control(const TimeControl& tc);
 // Checks an opening as the engine reads it: a FEN within the size limit that parses, and
 // moves legal in turn; number names it in the message (1-based).
 absl::Status check_opening(const Opening& opening, size_t number);
-// Checks a run's priority as set by a caller of the role: kMinPriority..kMaxUserPriority for a
-// user, up to kMaxPriority for an admin (the bound every stored run holds to).
-absl::Status check_priority(int64_t priority, Role role);
+// Checks a run's priority as set by a caller of the role: within users (the operator's range,
+// by default kMinPriority..kMaxUserPriority) for a user, kMinPriority..kMaxPriority for an
+// admin (the bound every stored run holds to).
+absl::Status check_priority(int64_t priority, Role role, const PriorityRange& users = {});
 // Checks a run's description: size, and no control characters but line breaks and tabs.
 absl::Status check_description(const std::string& description);
 // Checks a name a user or a worker is known by (a token's, a worker's): 1 to max_bytes bytes of

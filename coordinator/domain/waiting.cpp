@@ -39,7 +39,7 @@ std::optional<Decline> worker_declines(const WaitingRun& run, const ConnectedWor
                                std::to_string(worker.run_priority),
                            "busy with runs of higher priority"};
         return Decline{WaitReason::Busy, "plays run " + std::to_string(worker.run_id),
-                       "busy with other runs (shared by throughput)"};
+                       "busy with other runs (shared per user, then by throughput)"};
     }
     return std::nullopt;
 }

@@ -413,7 +413,9 @@ void add_fleet_controls(Database& db) {
     add_column(db, "workers", "controls", "TEXT NOT NULL DEFAULT '{}'");
 }
 
-// Fair share between users (issue 52, part E).
+// Fair share between users (issue 52, part E): nothing to store. The scheduler derives each
+// user's cores at work from runs.owner and runs.active_cores, and the users' priority range is
+// the coordinator's --user-priority-min/--user-priority-max.
 void add_fair_share(Database&) {}
 
 void add_fleet_identity(Database& db) {
