@@ -11,6 +11,8 @@
 #include "cli/commands.h"
 #include "cli/engine_options.h"
 #include "cli/run_display.h"
+#include "cli/version_builds.h"
+#include "common/engine_builds.h"
 #include "common/printable.h"
 #include "engine/bench.h"
 #include "engine/params.h"
@@ -24,8 +26,8 @@ namespace {
 struct VersionsFlags : CommonFlags {
     std::string preset;
     CLI::Option* preset_option = nullptr;
-    std::optional<std::string> set, uci, option, engine_file, engine_archive, entry, from_run,
-        description;
+    std::optional<std::string> set, uci, option, entry, from_run, description;
+    std::vector<std::string> engine_file, engine_archive;  // PATH[:LEVEL], one a build
     std::optional<int64_t> hash, bench, reference_nps;
     bool no_options = false;
     std::vector<std::string> arg;
@@ -43,10 +45,12 @@ VersionsFlags::VersionsFlags(CLI::App& app) {
     add_flag(app, "uci", uci, "COMMAND", "add: an external UCI engine instead of the built-in one");
     add_list(app, "option", option, "NAME=V,...",
              "add: UCI options of the external or uploaded engine");
-    add_flag(app, "engine-file", engine_file, "PATH",
-             "add: upload this executable UCI engine to the coordinator");
-    add_flag(app, "engine-archive", engine_archive, "FILE",
-             "add: upload this .tar.gz of an engine and its files");
+    add_flag(app, "engine-file", engine_file, "PATH[:LEVEL]",
+             "add: upload this executable UCI engine to the coordinator; repeat with :LEVEL "
+             "(x86-64-v4, x86-64-v3, x86-64-v2, x86-64) for a build of each instruction-set "
+             "level, none for a portable one");
+    add_flag(app, "engine-archive", engine_archive, "FILE[:LEVEL]",
+             "add: upload this .tar.gz of an engine and its files (repeatable as --engine-file)");
     add_switch(app, "no-options", no_options,
                "add: do not start the --uci, --engine-file or --engine-archive engine here to "
                "read its options (they are then not recorded and cannot tune)");
@@ -117,6 +121,11 @@ std::string engine_text(const v1::Version& v) {
         const v1::UploadedEngine& u = v.uploaded();
         std::string text = "uploaded " + u.sha256().substr(0, 12);
         if (u.archive()) text += " " + u.entry();
+        if (u.builds_size() > 0 || !u.level().empty()) {
+            text += " [" + build_level_name(u.level());
+            for (const v1::EngineBuild& b : u.builds()) text += ", " + build_level_name(b.level());
+            text += "]";
+        }
         for (const std::string& arg : u.args()) text += " " + arg;
         for (const auto& [name, value] : u.options()) text += " " + name + "=" + value;
         return text;
@@ -133,34 +142,59 @@ std::string engine_text(const v1::Version& v) {
     return text;
 }
 
-// Uploads the engine file of `versions add --engine-file/--engine-archive` and describes it
-// in the version.
+// Uploads the engine files of `versions add --engine-file/--engine-archive` (one build each,
+// the first the version's file, the others its builds for other levels) and describes them in
+// the version. Several builds, or one with a level, are each verified here by the same bench
+// signature where this machine runs them.
 void add_uploaded_engine(const VersionsFlags& args, RemoteClient& client, v1::Version& v) {
-    if (args.engine_file.has_value() == args.engine_archive.has_value())
-        throw UsageError("give one of --engine-file and --engine-archive");
     if (args.uci || given(args.preset_option) || args.set || args.hash || args.from_run)
         throw UsageError(
             "an uploaded engine excludes --uci, --preset, --set, --hash and --from-run");
-    const bool archive = args.engine_archive.has_value();
+    std::vector<BuildArg> builds;
+    for (const std::string& text : args.engine_file) builds.push_back(parse_build_arg(text, false));
+    for (const std::string& text : args.engine_archive)
+        builds.push_back(parse_build_arg(text, true));
+    const bool archive = !args.engine_archive.empty();
     if (archive != args.entry.has_value())
         throw UsageError(archive ? "--engine-archive needs --entry: the executable inside it"
                                  : "--entry needs --engine-archive");
-    const std::string path = archive ? *args.engine_archive : *args.engine_file;
-    if (archive && !args.no_options)
-        record_archive_options(v, path, *args.entry, args.arg);
+    for (size_t i = 0; i < builds.size(); ++i)
+        for (size_t j = 0; j < i; ++j)
+            if (builds[i].level == builds[j].level)
+                throw UsageError("two builds for " + build_level_name(builds[i].level) + " (" +
+                                 builds[j].path + ", " + builds[i].path +
+                                 "): give each level one build");
+    // The options from the build this machine most likely runs: the lowest level's.
+    const BuildArg& first = *lowest_level_first(builds).front();
+    if (first.archive && !args.no_options)
+        record_archive_options(v, first.path, *args.entry, args.arg);
     else if (!args.no_options)
-        record_engine_options(v, path, args.arg);
-    std::cerr << "uploading " << path << "...\n";
-    const v1::UploadEngineResponse uploaded = client.upload_engine(path, archive);
-    std::cerr << (uploaded.duplicate() ? "already stored" : "stored") << " as sha256 "
-              << uploaded.sha256() << " (" << uploaded.size() << " bytes)\n";
+        record_engine_options(v, first.path, args.arg);
+    std::optional<uint64_t> bench;
+    if (args.bench) bench = uint64_t(*args.bench);
+    if (builds.size() > 1 || !builds.front().level.empty())
+        bench = verify_build_benches(builds, args.entry.value_or(""), args.arg, bench);
     v1::UploadedEngine& u = *v.mutable_uploaded();
-    u.set_sha256(uploaded.sha256());
-    if (archive) u.set_entry(*args.entry);
+    for (const BuildArg& build : builds) {
+        std::cerr << "uploading " << build.path << "...\n";
+        const v1::UploadEngineResponse uploaded = client.upload_engine(build.path, build.archive);
+        std::cerr << (uploaded.duplicate() ? "already stored" : "stored") << " as sha256 "
+                  << uploaded.sha256() << " (" << uploaded.size() << " bytes)\n";
+        if (&build == &builds.front()) {
+            u.set_sha256(uploaded.sha256());
+            u.set_level(build.level);
+            if (build.archive) u.set_entry(*args.entry);
+            continue;
+        }
+        v1::EngineBuild* b = u.add_builds();
+        b->set_level(build.level);
+        b->set_sha256(uploaded.sha256());
+        if (build.archive) b->set_entry(*args.entry);
+    }
     for (const std::string& arg : args.arg) u.add_args(arg);
     for (const auto& [name, value] : parse_options(args.option.value_or("")))
         (*u.mutable_options())[name] = value;
-    v.set_bench(uint64_t(args.bench.value_or(0)));
+    v.set_bench(bench.value_or(0));
 }
 
 int add_version(const VersionsFlags& args, RemoteClient& client,
@@ -174,9 +208,10 @@ int versions_add(const VersionsFlags& args, RemoteClient& client) {
     v.set_name(valid_utf8(args.arguments[1]));
     v.set_description(valid_utf8(args.description.value_or("")));
     if (args.reference_nps) v.set_reference_nps(uint64_t(*args.reference_nps));
-    if (!args.engine_file && !args.engine_archive && (args.entry || !args.arg.empty()))
+    const bool uploaded = !args.engine_file.empty() || !args.engine_archive.empty();
+    if (!uploaded && (args.entry || !args.arg.empty()))
         throw UsageError("--entry and --arg need --engine-file or --engine-archive");
-    if (args.engine_file || args.engine_archive) {
+    if (uploaded) {
         add_uploaded_engine(args, client, v);
     } else if (args.from_run) {
         if (args.uci || given(args.preset_option) || args.set || args.bench || args.option)
@@ -262,10 +297,25 @@ int versions(const VersionsFlags& args) {
                                                       {"engine:", engine_text(v)},
                                                       {"bench:", std::to_string(v.bench())},
                                                       {"created:", utc(v.created_unix_ms())}};
-        if (v.has_uploaded()) {
+        if (v.has_uploaded() && v.uploaded().builds_size() == 0 && v.uploaded().level().empty()) {
             rows.push_back({"sha256:", v.uploaded().sha256()});
             rows.push_back({"size:", std::to_string(v.uploaded().size()) + " bytes" +
                                          (v.uploaded().archive() ? " (.tar.gz archive)" : "")});
+        } else if (v.has_uploaded()) {
+            // One line a build: its level, file and size.
+            bool first = true;
+            const auto build_row = [&rows, &first](const std::string& level,
+                                                   const std::string& sha256, uint64_t size,
+                                                   bool archive) {
+                rows.push_back({std::exchange(first, false) ? "builds:" : "",
+                                build_level_name(level) + "  " + sha256 + "  " +
+                                    std::to_string(size) + " bytes" +
+                                    (archive ? " (.tar.gz archive)" : "")});
+            };
+            const v1::UploadedEngine& u = v.uploaded();
+            build_row(u.level(), u.sha256(), u.size(), u.archive());
+            for (const v1::EngineBuild& b : u.builds())
+                build_row(b.level(), b.sha256(), b.size(), b.archive());
         }
         if (!v.description().empty()) rows.push_back({"description:", v.description()});
         if (v.reference_nps())

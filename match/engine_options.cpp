@@ -104,7 +104,9 @@ std::optional<std::vector<EngineOption>> read_engine_options(const UciSpec& engi
         const ChildProcess::ReadStatus status = process.read_line(&line, deadline);
         if (status == ChildProcess::ReadStatus::Timeout)
             return fail("no 'uciok' within " + std::to_string(timeout_ms / 1000) + " s");
-        if (status != ChildProcess::ReadStatus::Line) return fail("exited before 'uciok'");
+        if (status != ChildProcess::ReadStatus::Line)
+            return fail("exited before 'uciok' (" + process.stop(std::chrono::milliseconds(100)) +
+                        ")");
         if (line.rfind("uciok", 0) == 0) break;
         if (std::optional<EngineOption> option = parse_option_line(line)) {
             if (declared.size() == kMaxDeclaredOptions)

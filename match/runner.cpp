@@ -103,6 +103,12 @@ std::optional<GameResult> play_job_game(const MatchConfig& config, const PgnCont
     if (game && config.pgn.record) {
         PgnContext context = pgn_context;
         context.round = std::to_string(2 * job.index + uint64_t(game_index) + 1);
+        const PlayerSpec& white_spec = game_index == 0 ? config.first : config.second;
+        const PlayerSpec& black_spec = game_index == 0 ? config.second : config.first;
+        if (!white_spec.build.empty())
+            context.extra_tags.emplace_back("WhiteBuild", white_spec.build);
+        if (!black_spec.build.empty())
+            context.extra_tags.emplace_back("BlackBuild", black_spec.build);
         game->pgn = write_pgn(*game, context);
     }
     return game;

@@ -4,6 +4,7 @@
 #include <iterator>
 #include <vector>
 
+#include "worker/engine_builds.h"
 #include "worker/generate_play.h"
 #include "worker/match_setup.h"
 #include "worker/tune_play.h"
@@ -25,6 +26,12 @@ auto reporter(const v1::Lease& lease, const PairSink& keep) {
     return [&lease, &keep](const match::PairResult& pair) {
         v1::GamePair entry;
         pair_to_proto(pair, lease.first_pair(), &entry);
+        // Never reported as the engine's crash: its build needs a CPU this worker lacks.
+        throw_if_sigill(lease, entry);
+        if (lease.test().has_uploaded() || lease.base().has_uploaded()) {
+            *entry.mutable_first()->mutable_builds() = game_builds(lease);
+            *entry.mutable_second()->mutable_builds() = game_builds(lease);
+        }
         keep(std::move(entry));
     };
 }

@@ -13,7 +13,7 @@ using std::chrono::milliseconds;
 v1::ReleaseLeaseRequest release_request(int64_t worker_id, int64_t lease_id,
                                         v1::ReleaseReason reason, const std::string& message,
                                         int64_t version_id, uint64_t computed_bench,
-                                        uint64_t measured_nps) {
+                                        uint64_t measured_nps, const std::string& build_level) {
     v1::ReleaseLeaseRequest request;
     request.set_worker_id(worker_id);
     request.set_lease_id(lease_id);
@@ -22,6 +22,7 @@ v1::ReleaseLeaseRequest release_request(int64_t worker_id, int64_t lease_id,
     request.set_computed_bench(computed_bench);
     request.set_message(valid_utf8(message));
     request.set_measured_nps(measured_nps);
+    request.set_build_level(valid_utf8(build_level));
     return request;
 }
 
@@ -75,10 +76,11 @@ bool LeaseSession::send_heartbeat() {
 }
 
 void LeaseSession::hand_back(v1::ReleaseReason reason, int64_t version_id, uint64_t computed_bench,
-                             const std::string& message, uint64_t measured_nps) {
+                             const std::string& message, uint64_t measured_nps,
+                             const std::string& build_level) {
     const v1::ReleaseLeaseRequest request =
         release_request(options_.worker_id, lease_.lease_id(), reason, message, version_id,
-                        computed_bench, measured_nps);
+                        computed_bench, measured_nps, build_level);
     const Clock::TimePoint give_up = clock_.now() + options_.shutdown_grace;
     Backoff backoff(options_.first_backoff, options_.max_backoff, options_.seed);
     v1::ReleaseLeaseResponse response;
@@ -183,6 +185,12 @@ Clock::TimePoint LeaseSession::next_wake() const {
 
 LeaseSession::End LeaseSession::finish(const std::string& play_error, bool shutting_down) {
     const std::string name = "lease " + std::to_string(lease_.lease_id());
+    if (unsupported_ && !end_) {
+        log_(name + ": " + play_error + "; handing it back");
+        hand_back(v1::RELEASE_REASON_CPU_UNSUPPORTED, unsupported_->version_id, 0, play_error, 0,
+                  unsupported_->level);
+        return End::Unsupported;
+    }
     if (!play_error.empty() && !end_) {
         log_(name + " failed: " + play_error);
         hand_back(v1::RELEASE_REASON_ENGINE_FAILURE, 0, 0, play_error);
@@ -218,6 +226,9 @@ LeaseSession::End LeaseSession::play(const PlayPairs& play_pairs) {
         };
         try {
             play_pairs(keep, cancel_);
+        } catch (const BuildUnsupported& e) {
+            play_error = e.what();
+            unsupported_ = e;
         } catch (const std::exception& e) {
             play_error = e.what();
         }

@@ -15,6 +15,7 @@
 
 #include "sparring/v1/worker.pb.h"
 #include "worker/clock.h"
+#include "worker/engine_builds.h"
 #include "worker/retry.h"
 
 namespace sparring::worker {
@@ -37,7 +38,8 @@ class LeaseCoordinator {
 v1::ReleaseLeaseRequest release_request(int64_t worker_id, int64_t lease_id,
                                         v1::ReleaseReason reason, const std::string& message,
                                         int64_t version_id = 0, uint64_t computed_bench = 0,
-                                        uint64_t measured_nps = 0);
+                                        uint64_t measured_nps = 0,
+                                        const std::string& build_level = {});
 
 // Receives each finished pair as its report entry.
 using PairSink = std::function<void(v1::GamePair&&)>;
@@ -70,6 +72,9 @@ class LeaseSession {
         Failed,     // an engine failed; the lease was handed back
         ShutDown,   // finished pairs reported, the rest handed back
         GraceOver,  // shutting down, the grace ran out with results unacknowledged
+        // A build of an uploaded engine died of SIGILL (unsupported()); the lease was handed
+        // back as needing a CPU this worker lacks, its game not reported.
+        Unsupported,
     };
 
     using Log = std::function<void(const std::string& line)>;
@@ -81,7 +86,10 @@ class LeaseSession {
     End play(const PlayPairs& play_pairs);
     // Hands the lease back, retrying transient failures until the shutdown grace runs out.
     void hand_back(v1::ReleaseReason reason, int64_t version_id, uint64_t computed_bench,
-                   const std::string& message, uint64_t measured_nps = 0);
+                   const std::string& message, uint64_t measured_nps = 0,
+                   const std::string& build_level = {});
+    // The build that died of SIGILL when play() ended Unsupported.
+    const std::optional<BuildUnsupported>& unsupported() const { return unsupported_; }
     // Scaled clocks: every report says the games were played with this factor, from this
     // speed. Call before play().
     void set_clock(double factor, uint64_t nps) {
@@ -129,6 +137,7 @@ class LeaseSession {
     Backoff backoff_;
     std::optional<End> end_;  // set when the lease is abandoned: nothing more is reported
     std::string refusal_;     // why a report was refused, for the hand-back
+    std::optional<BuildUnsupported> unsupported_;  // a build that died of SIGILL in play
     // Past the lease's time the games stop, but finished pairs are still reported: a
     // coordinator that was down rather than cut off resumes its leases when it restarts.
     bool expired_ = false;

@@ -10,6 +10,7 @@
 #include "match/uci_options.h"
 #include "proto/opening.h"
 #include "proto/time_control.h"
+#include "worker/engine_builds.h"
 #include "worker/fault_evidence.h"
 
 namespace sparring::worker {
@@ -45,6 +46,7 @@ std::optional<match::PlayerSpec> player_spec(const v1::Version& version, const E
             return std::nullopt;
         }
         spec.engine = std::move(uci);
+        spec.build = build_of(version);
         return spec;
     }
     std::string why;

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "match/bench_run.h"
 #include "sparring/v1/common.pb.h"
 #include "worker/match_setup.h"
 
@@ -30,6 +31,8 @@ struct Signature {
     uint64_t nodes = 0;
     bool cached = false;  // a built-in version's count read from the bench cache
     std::string error;    // why, unless computed
+    // The engine died of SIGILL: its build needs a CPU this machine lacks (issue 52).
+    bool illegal_instruction = false;
 };
 
 // Returns the bench signature of a version on this machine: the built-in engine's bench
@@ -53,6 +56,6 @@ std::optional<std::string> engine_options_difference(const v1::Version& version,
 std::optional<uint64_t> compute_signature(const v1::Version& version, std::string* error);
 
 // Returns the node count of a bench's output (the last "Nodes searched" line), if any.
-std::optional<uint64_t> parse_bench_output(const std::string& output);
+using match::parse_bench_output;
 
 }  // namespace sparring::worker

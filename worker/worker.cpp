@@ -8,6 +8,8 @@
 #include "common/log.h"
 #include "common/numbers.h"
 #include "common/printable.h"
+#include "match/bench_run.h"
+#include "match/engine_options.h"
 #include "match/speed.h"
 #include "worker/lease_kinds.h"
 #include "worker/match_setup.h"
@@ -225,6 +227,52 @@ bool Worker::prepare_engines(const v1::Lease& lease, LeaseSession& session, Engi
     return true;
 }
 
+void Worker::remember_refusal(const BuildUnsupported& build) {
+    log(std::string(build.what()) + "; this worker plays that build no more");
+    refused_builds_[build.version_id].push_back(build.level);
+    // What was learnt of the version here came from that build.
+    signatures_.erase(build.version_id);
+    bench_errors_.erase(build.version_id);
+    option_differences_.erase(build.version_id);
+}
+
+void Worker::refuse_build(const v1::Version& version, const std::string& error,
+                          LeaseSession& session) {
+    const BuildUnsupported build(version.id(), build_of(version),
+                                 "the " + build_of(version) + " build of version '" +
+                                     version.name() + "' needs a CPU " + options_.name +
+                                     " lacks: " + error);
+    remember_refusal(build);
+    session.hand_back(v1::RELEASE_REASON_CPU_UNSUPPORTED, build.version_id, 0, build.what(), 0,
+                      build.level);
+    declined_ = true;  // not a failure of the run: the coordinator leases that build no more
+}
+
+bool Worker::probe_builds(const v1::Lease& lease, LeaseSession& session,
+                          const EnginePaths& engines) {
+    for (const v1::Version* version : {&lease.test(), &lease.base()}) {
+        if (!version->has_uploaded() || probed_builds_.count(version->uploaded().sha256()))
+            continue;
+        // Its first start here: a build for a CPU this one is not dies of SIGILL at once, or in
+        // the bench that follows.
+        std::string error;
+        std::optional<match::UciSpec> engine =
+            confined_engine(*version, options_.engine_limits, engines, &error);
+        if (engine && match::read_engine_options(*engine, 10'000, &error)) {
+            probed_builds_.insert(version->uploaded().sha256());
+            continue;
+        }
+        if (match::died_of_sigill(error)) {
+            refuse_build(*version, error, session);
+            return false;
+        }
+        log("cannot start version '" + version->name() + "': " + error);
+        session.hand_back(v1::RELEASE_REASON_ENGINE_FAILURE, 0, 0, error);
+        return false;
+    }
+    return true;
+}
+
 bool Worker::verify_options(const v1::Version& version, LeaseSession& session,
                             const EnginePaths& engines) {
     auto known = option_differences_.find(version.id());
@@ -264,6 +312,10 @@ bool Worker::verify_versions(const v1::Lease& lease, LeaseSession& session,
         if (version->bench() == 0) continue;
         if (!signatures_.count(version->id())) {
             const Signature signature = signature_of(*version, options_.bench, engines);
+            if (signature.illegal_instruction) {
+                refuse_build(*version, signature.error, session);
+                return false;
+            }
             if (signature.status == Signature::Status::Error) {
                 session.hand_back(v1::RELEASE_REASON_ENGINE_FAILURE, 0, 0, signature.error);
                 return false;
@@ -362,7 +414,12 @@ bool Worker::scale_clock(const v1::Lease& lease, LeaseSession& session,
     return true;
 }
 
-bool Worker::serve_lease(const v1::Lease& lease) {
+bool Worker::serve_lease(const v1::Lease& leased) {
+    // Each uploaded version as the build this CPU plays (issue 52).
+    v1::Lease lease = leased;
+    const std::vector<std::string> cpu_levels(options_.identity.isa_levels().begin(),
+                                              options_.identity.isa_levels().end());
+    const std::string no_build = choose_builds(lease, cpu_levels, refused_builds_);
     const LeaseKind& kind = lease_kind(lease);
     log("lease " + std::to_string(lease.lease_id()) + ": run " + std::to_string(lease.run_id()) +
         ", " + std::to_string(kind.pairs(lease)) + " pairs, " + kind.plays(lease));
@@ -387,10 +444,17 @@ bool Worker::serve_lease(const v1::Lease& lease) {
                           "refused on " + options_.name + ": " + why);
         return false;
     }
+    if (!no_build.empty()) {
+        log("lease " + std::to_string(lease.lease_id()) + ": " + no_build + "; refusing it");
+        session.hand_back(v1::RELEASE_REASON_ENGINE_FAILURE, 0, 0,
+                          "refused on " + options_.name + ": " + no_build);
+        return false;
+    }
     // A broken download is retried after the run's backoff (the next lease of the run).
     EnginePaths engines;
     if (!prepare_engines(lease, session, &engines)) return false;
-    if (!verify_versions(lease, session, engines)) return false;
+    if (!probe_builds(lease, session, engines)) return std::exchange(declined_, false);
+    if (!verify_versions(lease, session, engines)) return std::exchange(declined_, false);
     const std::optional<PlayPairs> play = player_of(lease, session, engines);
     if (!play) return std::exchange(declined_, false);
     {
@@ -399,6 +463,7 @@ bool Worker::serve_lease(const v1::Lease& lease) {
         if (stopping_) session.shut_down();
     }
     const LeaseSession::End end = session.play(*play);
+    if (end == LeaseSession::End::Unsupported) remember_refusal(*session.unsupported());
     std::lock_guard lock(mutex_);
     session_ = nullptr;
     return end != LeaseSession::End::Failed && end != LeaseSession::End::Refused;

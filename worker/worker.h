@@ -10,6 +10,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -17,6 +18,7 @@
 #include "client/connection.h"
 #include "sparring/v1/worker.pb.h"
 #include "worker/clock.h"
+#include "worker/engine_builds.h"
 #include "worker/engine_cache.h"
 #include "worker/grpc_coordinator.h"
 #include "worker/lease_session.h"
@@ -94,6 +96,15 @@ class Worker {
     // Checks both versions' bench signatures and recorded engine options; on a mismatch hands
     // the lease back and returns false.
     bool verify_versions(const v1::Lease& lease, LeaseSession& session, const EnginePaths& engines);
+    // Starts each uploaded build of the lease once, the first time this worker plays it (a
+    // build needing a CPU this one is not dies of SIGILL); hands the lease back and returns
+    // false when one does not start.
+    bool probe_builds(const v1::Lease& lease, LeaseSession& session, const EnginePaths& engines);
+    // Hands the lease back as needing a CPU this worker lacks (a build of version died of
+    // SIGILL here: error) and plays that build no more.
+    void refuse_build(const v1::Version& version, const std::string& error, LeaseSession& session);
+    // Remembers a build that died of SIGILL here; the next lease takes another build.
+    void remember_refusal(const BuildUnsupported& build);
     // Checks that a version's engine declares here the spin options its record holds; hands
     // the lease back (as a bench mismatch) and returns false when it does not.
     bool verify_options(const v1::Version& version, LeaseSession& session,
@@ -128,7 +139,9 @@ class Worker {
     std::map<int64_t, std::string> bench_errors_;  // version id -> why it gave no signature
     // version id -> how its engine's spin options differ here from its record ("": not)
     std::map<int64_t, std::string> option_differences_;
-    std::unique_ptr<EngineCache> cache_;  // with accept_uploaded_engines
+    std::unique_ptr<EngineCache> cache_;   // with accept_uploaded_engines
+    RefusedBuilds refused_builds_;         // builds that died of SIGILL here, by version id
+    std::set<std::string> probed_builds_;  // SHA-256 of the uploaded builds started here
     struct MeasuredSpeed {
         uint64_t nps = 0;
         Clock::TimePoint at;

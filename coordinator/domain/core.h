@@ -56,7 +56,7 @@ struct HeartbeatAck {
 
 // A worker handing a lease back.
 struct Release {
-    enum class Reason { Shutdown, BenchMismatch, EngineFailure, TooSlow };
+    enum class Reason { Shutdown, BenchMismatch, EngineFailure, TooSlow, CpuUnsupported };
 
     int64_t worker_id = 0;
     int64_t lease_id = 0;
@@ -65,6 +65,7 @@ struct Release {
     uint64_t computed_bench = 0;  // BenchMismatch: what the worker computed
     std::string message;
     uint64_t measured_nps = 0;  // TooSlow: the worker's speed with the test version
+    std::string build_level;    // CpuUnsupported: build_level_name of version_id's build
 };
 
 struct GamesPage {
@@ -320,6 +321,9 @@ class Core {
     void record_failure(Storage& storage, Run& run, const Lease& lease,
                         const Release& release) const;
     // Builds the grant of a new lease.
+    // Records that a build of a run's version died of SIGILL on the releasing worker
+    // (version_builds.cpp): it is leased that build no more.
+    absl::Status refuse_build(Storage& storage, const Run& run, const Release& release) const;
     LeaseGrant grant(Storage& storage, Lease lease, Run run);
     // Returns what the scheduler knows of a worker: its registration, and the versions it
     // refused, the runs it is barred from and the runs it failed.

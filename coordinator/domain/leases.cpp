@@ -164,6 +164,7 @@ WorkerProfile Core::profile_of(Storage& storage, const Worker& worker) const {
     profile.controls = worker.controls;
     return profile;
 }
+    profile.refused_builds = storage.refused_builds(worker.id);
 
 RunCandidate Core::candidate_of(Storage& storage, const Run& run) const {
     RunCandidate c;
@@ -180,7 +181,10 @@ RunCandidate Core::candidate_of(Storage& storage, const Run& run) const {
         const Version v = *storage.find_version(id);
         c.version_ids.push_back(id);
         if (v.kind == Version::Kind::Uci) c.uci_commands.push_back(v.uci_command);
-        if (v.kind == Version::Kind::Uploaded) c.uploaded_engines = true;
+        if (v.kind == Version::Kind::Uploaded) {
+            c.uploaded_engines = true;
+            c.builds.push_back({v.id, v.name, v.build_levels()});
+        }
         c.memory_mb_per_game += hash_of(v);
     }
     return c;
@@ -395,6 +399,10 @@ absl::StatusOr<uint32_t> Core::release_lease(Storage& storage, const Caller& cal
         if (run.spec.reference_nps == 0 || release.measured_nps == 0)
             return absl::InvalidArgumentError(
                 "a worker is too slow only for a run with scaled clocks, with the speed it "
+    if (release.reason == Release::Reason::CpuUnsupported) {
+        if (absl::Status refused = refuse_build(storage, run, release); !refused.ok())
+            return refused;
+    }
                 "measured");
         if (release.measured_nps > kMaxReferenceNps)
             return absl::InvalidArgumentError(

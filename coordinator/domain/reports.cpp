@@ -176,6 +176,8 @@ absl::StatusOr<ReportAck> Core::report_results(Storage& storage, const Caller& c
                                                  now));
     const ReportRecord record = store_pairs(storage, kind, run, *lease, report, now);
     storage.insert_report(record);
+    if (report.sequence == 1 && (!report.test_build.empty() || !report.base_build.empty()))
+        storage.set_lease_builds(lease->id, report.test_build, report.base_build);
     storage.add_worker_games(report.worker_id, 2 * record.counts.pairs);
     apply(storage, kind.count_report(storage, run, *lease, report, now));
 

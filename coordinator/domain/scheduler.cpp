@@ -2,7 +2,28 @@
 
 #include <algorithm>
 
+#include "common/engine_builds.h"
+
 namespace sparring::coordinator {
+
+namespace {
+
+// Returns why the worker runs no build of one of the run's uploaded versions, if it does not.
+std::optional<Decline> builds_decline(const RunCandidate& run, const WorkerProfile& worker) {
+    for (const CandidateBuilds& version : run.builds) {
+        std::vector<std::string> refused;
+        for (const RefusedBuild& r : worker.refused_builds)
+            if (r.version_id == version.version_id) refused.push_back(r.level);
+        if (best_build(version.levels, worker.isa_levels, refused)) continue;
+        return Decline{WaitReason::NoBuild,
+                       "no build of version " + version.version + " runs on its CPU (" +
+                           no_build_text(version.levels, worker.isa_levels, refused) + ")",
+                       "no build of " + version.version + " for its CPU"};
+    }
+    return std::nullopt;
+}
+
+}  // namespace
 
 int games_at_once(int concurrency, int threads) {
     return concurrency / std::max(threads, 1);
@@ -34,6 +55,8 @@ const char* wait_reason_name(WaitReason reason) {
             return "busy";
         case WaitReason::NoWorkers:
             return "no_workers";
+        case WaitReason::NoBuild:
+            return "no_build";
         case WaitReason::NodesOnly:
             return "nodes_only";
         case WaitReason::Threads:
@@ -66,6 +89,7 @@ std::optional<Decline> decline(const RunCandidate& run, const WorkerProfile& wor
             return Decline{WaitReason::RefusedVersion,
                            "refused version " + std::to_string(version) + " (bench mismatch)",
                            "refused version " + std::to_string(version) + " (bench mismatch)"};
+    if (std::optional<Decline> d = builds_decline(run, worker)) return d;
     const int games = games_at_once(worker.concurrency, run.threads);
     if (games == 0)
         return Decline{WaitReason::FewCores,

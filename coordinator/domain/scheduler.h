@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "coordinator/domain/version_builds.h"
 #include "coordinator/domain/worker_controls.h"
 
 namespace sparring::coordinator {
@@ -29,6 +30,7 @@ struct RunCandidate {
     std::vector<int64_t> version_ids;       // both versions
     std::vector<std::string> uci_commands;  // external engines a worker must have
     bool uploaded_engines = false;          // a version runs an uploaded engine file
+    std::vector<CandidateBuilds> builds;    // of each uploaded version (issue 52)
     int64_t memory_mb_per_game = 0;         // both engines' hash tables
     int threads = 1;                        // cores one game holds (the run's threads)
     bool fixed_nodes = false;               // node- or depth-limited: no clock (issue 52)
@@ -47,10 +49,12 @@ struct WorkerProfile {
     int64_t memory_mb = 0;
     std::vector<std::string> uci_engines;
     bool accepts_uploaded_engines = false;
-    std::vector<int64_t> refused_versions;  // bench signature mismatches
-    std::vector<int64_t> barred_runs;       // purged from, or quarantined in
-    std::vector<int64_t> failed_runs;       // runs it failed too often to be given again
-    WorkerControls controls;                // the runs it takes, whose first (issue 52)
+    std::vector<int64_t> refused_versions;     // bench signature mismatches
+    std::vector<int64_t> barred_runs;          // purged from, or quarantined in
+    std::vector<int64_t> failed_runs;          // runs it failed too often to be given again
+    std::vector<std::string> isa_levels;       // its CPU's instruction-set levels (issue 52)
+    std::vector<RefusedBuild> refused_builds;  // builds that died of SIGILL on it
+    WorkerControls controls;                   // the runs it takes, whose first (issue 52)
 };
 
 // Returns the games a worker plays at once for a run: its cores (concurrency) over the cores
@@ -74,6 +78,7 @@ enum class WaitReason {
     Outranked,
     Busy,
     NoWorkers,
+    NoBuild,    // no build of an uploaded version runs on its CPU (issue 52)
     NodesOnly,  // it takes only node- and depth-limited runs (--only-fixed-nodes)
     Threads,    // the run's threads are out of its --min-threads/--max-threads
 };

@@ -50,6 +50,16 @@ struct Token {
 };
 
 struct Version {
+// A further build of an uploaded version's engine, for an instruction-set level (issue 52;
+// common/engine_builds.h): its own file, the version's arguments and options.
+struct EngineBuild {
+    std::string level;  // "x86-64-v3", ...; "" portable
+    std::string sha256;
+    uint64_t size = 0;
+    bool archive = false;
+    std::string entry;  // archive: the executable
+};
+
     enum class Kind { Builtin, Uci, Uploaded };
 
     int64_t id = 0;
@@ -73,6 +83,15 @@ struct Version {
     uint64_t reference_nps = 0;  // the speed its clocks are defined for (0: none)
     std::vector<match::EngineOption> options;  // uci and uploaded: what its engine declares
 };
+    std::string engine_level;                  // uploaded: the level its file needs ("": any)
+    std::vector<EngineBuild> engine_builds;    // uploaded: its builds for other levels
+
+    // Uploaded: the levels of its file and of each further build, in that order.
+    std::vector<std::string> build_levels() const {
+        std::vector<std::string> levels{engine_level};
+        for (const EngineBuild& b : engine_builds) levels.push_back(b.level);
+        return levels;
+    }
 
 // An uploaded engine file, stored once by its SHA-256 beside the database.
 struct EngineFile {
@@ -642,6 +661,10 @@ struct StoredGame {
     std::string stored_pgn;  // pgn's stored form if already made (GameRecord::stored_pgn)
     GameEnding ending = GameEnding::Unknown;
 };
+    // The builds of uploaded engines the lease plays (GameBuilds of its first game: a level,
+    // "portable", or "" for an engine not uploaded).
+    std::string test_build;
+    std::string base_build;
 
 // The stored labelled positions of one game of a generation run.
 struct StoredPositions {

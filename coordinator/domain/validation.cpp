@@ -10,6 +10,7 @@
 #include "coordinator/domain/limits.h"
 #include "coordinator/domain/run_kind.h"
 #include "coordinator/domain/text.h"
+#include "coordinator/domain/version_builds.h"
 #include "coordinator/domain/worker_controls.h"
 #include "engine/board.h"
 #include "engine/notation.h"
@@ -234,6 +235,7 @@ absl::Status check_uploaded_engine(const Version& v) {
             return invalid("--entry '" + v.engine_entry + "': " + why);
     }
     if (v.engine_args.size() > 64) return invalid("an engine takes at most 64 arguments");
+    if (absl::Status builds = check_engine_builds(v); !builds.ok()) return builds;
     for (const std::string& arg : v.engine_args) {
         if (arg.size() > 1024) return invalid("an engine argument is over 1024 bytes");
         if (has_control(arg)) return invalid("an engine argument holds a control character");

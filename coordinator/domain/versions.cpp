@@ -8,23 +8,40 @@
 
 namespace sparring::coordinator {
 
+namespace {
+
+// Finds the stored file of an uploaded engine's build and fills in its size and kind.
+absl::Status find_build_file(Storage& storage, const std::string& sha256, const std::string& entry,
+                             uint64_t* size, bool* archive) {
+    const std::optional<EngineFile> file = storage.find_engine(sha256);
+    if (!file)
+        return absl::FailedPreconditionError("no engine file " + sha256 +
+                                             " on the coordinator: upload it first");
+    if (file->archive && entry.empty())
+        return absl::InvalidArgumentError(
+            "an engine archive needs --entry: the executable's path inside it");
+    if (!file->archive && !entry.empty())
+        return absl::InvalidArgumentError("--entry applies to an archive, not a single file");
+    *size = file->size;
+    *archive = file->archive;
+    return absl::OkStatus();
+}
+
+}  // namespace
+
 absl::StatusOr<Version> Core::add_version(Storage& storage, Version version) const {
     if (absl::Status status = check_version(version); !status.ok()) return status;
     if (storage.find_version(version.name))
         return absl::AlreadyExistsError("version '" + version.name +
                                         "' already exists; versions never change, pick a new name");
     if (version.kind == Version::Kind::Uploaded) {
-        const std::optional<EngineFile> file = storage.find_engine(version.engine_sha256);
-        if (!file)
-            return absl::FailedPreconditionError("no engine file " + version.engine_sha256 +
-                                                 " on the coordinator: upload it first");
-        if (file->archive && version.engine_entry.empty())
-            return absl::InvalidArgumentError(
-                "an engine archive needs --entry: the executable's path inside it");
-        if (!file->archive && !version.engine_entry.empty())
-            return absl::InvalidArgumentError("--entry applies to an archive, not a single file");
-        version.engine_size = file->size;
-        version.engine_archive = file->archive;
+        absl::Status file = find_build_file(storage, version.engine_sha256, version.engine_entry,
+                                            &version.engine_size, &version.engine_archive);
+        for (EngineBuild& build : version.engine_builds)
+            if (file.ok())
+                file = find_build_file(storage, build.sha256, build.entry, &build.size,
+                                       &build.archive);
+        if (!file.ok()) return file;
     }
     version.created_ms = now_ms_();
     version.id = storage.insert_version(version);

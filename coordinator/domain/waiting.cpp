@@ -77,6 +77,10 @@ std::string waiting_fix(const WaitingRun& run, WaitReason reason, const std::str
             return "wait, or raise the run's priority (`sparring modify --priority`)";
         case WaitReason::Busy:
             return "wait, or raise the run's throughput (`sparring modify --throughput`)";
+        case WaitReason::NoBuild:
+            return "add the engine as a version with a build their CPUs run (`sparring versions "
+                   "add NAME --engine-file FILE:LEVEL`, no level for a portable one), or start "
+                   "workers whose CPUs run a build";
         case WaitReason::NodesOnly:
             return "start a worker without `--only-fixed-nodes`, or submit the run at `--tc "
                    "nodes=N` or `depth=N`";

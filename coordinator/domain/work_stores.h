@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "coordinator/domain/types.h"
+#include "coordinator/domain/version_builds.h"
 
 namespace sparring::coordinator {
 
@@ -41,6 +42,11 @@ class WorkerStore {
     virtual std::vector<BenchMismatch> bench_mismatches_of_run(int64_t run_id) = 0;
     // Returns the versions a worker refused because of their bench signature.
     virtual std::vector<int64_t> refused_versions(int64_t worker_id) = 0;
+    // Builds per instruction set (issue 52): records once that a version's build died of
+    // SIGILL on a worker (its CPU cannot run it), and returns the builds a worker so refused.
+    virtual void insert_build_refusal(int64_t worker_id, const RefusedBuild& build,
+                                      const std::string& message, int64_t created_ms) = 0;
+    virtual std::vector<RefusedBuild> refused_builds(int64_t worker_id) = 0;
 };
 
 // Leases: the pairs a worker holds, and the leases that failed.
@@ -58,6 +64,9 @@ class LeaseStore {
     // Returns how many leases the workers of a token hold, or at_most if they hold more.
     virtual int64_t count_leases_of_token(int64_t token_id, int64_t at_most) = 0;
 
+    // Records the builds a lease's games were played with (their levels, GameBuilds).
+    virtual void set_lease_builds(int64_t lease_id, const std::string& test,
+                                  const std::string& base) = 0;
     virtual void insert_lease_failure(const LeaseFailure& failure) = 0;
     // Returns a run's failed leases, per worker: the count and the latest message and time.
     virtual std::vector<LeaseFailure> lease_failures_of_run(int64_t run_id) = 0;

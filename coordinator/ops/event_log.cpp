@@ -25,6 +25,8 @@ std::string reason_name(Release::Reason reason) {
             return "engine_failure";
         case Release::Reason::TooSlow:
             return "too_slow";
+        case Release::Reason::CpuUnsupported:
+            return "cpu_unsupported";
     }
     return "unspecified";
 }

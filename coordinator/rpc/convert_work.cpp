@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "common/engine_builds.h"
 #include "common/printable.h"
 #include "coordinator/domain/limits.h"
 #include "coordinator/domain/positions.h"
@@ -211,6 +212,14 @@ absl::StatusOr<Report> report_from_proto(const v1::ReportResultsRequest& in) {
 }
 
 absl::StatusOr<Release> release_from_proto(const v1::ReleaseLeaseRequest& in) {
+    if (!in.pairs().empty()) {
+        const v1::GameBuilds& builds = in.pairs(0).first().builds();
+        for (const std::string* level : {&builds.test(), &builds.base()})
+            if (!level->empty() && *level != "portable" && !build_level_error(*level).empty())
+                return absl::InvalidArgumentError("a game's build: " + build_level_error(*level));
+        report.test_build = builds.test();
+        report.base_build = builds.base();
+    }
     Release r;
     r.worker_id = in.worker_id();
     r.lease_id = in.lease_id();
@@ -233,8 +242,12 @@ absl::StatusOr<Release> release_from_proto(const v1::ReleaseLeaseRequest& in) {
     r.version_id = in.version_id();
     r.computed_bench = in.computed_bench();
     r.measured_nps = in.measured_nps();
+        case v1::RELEASE_REASON_CPU_UNSUPPORTED:
+            r.reason = Release::Reason::CpuUnsupported;
+            break;
     r.message = utf8_prefix(valid_utf8(in.message()), kMaxStatusBytes);
     return r;
 }
 
 }  // namespace sparring::coordinator
+    r.build_level = utf8_prefix(valid_utf8(in.build_level()), 64);

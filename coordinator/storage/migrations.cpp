@@ -404,8 +404,32 @@ void add_worker_identity(Database& db) {
     add_column(db, "batches", "cpu_class", "TEXT NOT NULL DEFAULT ''");
 }
 
-// Builds per instruction set (issue 52, part C).
-void add_version_builds(Database&) {}
+// Builds per instruction set (issue 52, part C): the level an uploaded version's file needs
+// ('' none stated: portable), its further builds for other levels, the level of the build each
+// lease played, and the builds a worker found its CPU cannot run (they died of SIGILL there).
+void add_version_builds(Database& db) {
+    add_column(db, "versions", "engine_level", "TEXT NOT NULL DEFAULT ''");
+    add_column(db, "batches", "test_build", "TEXT NOT NULL DEFAULT ''");
+    add_column(db, "batches", "base_build", "TEXT NOT NULL DEFAULT ''");
+    db.exec(R"(
+CREATE TABLE IF NOT EXISTS version_builds (
+  version_id INTEGER NOT NULL REFERENCES versions(id),
+  level      TEXT NOT NULL,                              -- x86-64-v4, ...; '' portable
+  sha256     TEXT NOT NULL REFERENCES engines(sha256),
+  entry      TEXT NOT NULL DEFAULT '',                   -- archive: the executable inside it
+  PRIMARY KEY (version_id, level)
+);
+CREATE INDEX IF NOT EXISTS version_builds_by_engine ON version_builds(sha256);
+CREATE TABLE IF NOT EXISTS build_refusals (
+  worker_id  INTEGER NOT NULL REFERENCES workers(id),
+  version_id INTEGER NOT NULL REFERENCES versions(id),
+  level      TEXT NOT NULL,                              -- 'portable' for the build with none
+  message    TEXT NOT NULL DEFAULT '',
+  created_ms INTEGER NOT NULL,
+  PRIMARY KEY (worker_id, version_id, level)
+);
+)");
+}
 
 // Fleet controls of the worker (issue 52, part D): the runs it takes, whose first, its pinning
 // and its exit when idle, as JSON (storage/worker_controls_column.h).

@@ -88,6 +88,9 @@ class SqliteStorage final : public Storage {
     void insert_bench_mismatch(const BenchMismatch& mismatch) override;
     std::vector<BenchMismatch> bench_mismatches_of_run(int64_t run_id) override;
     std::vector<int64_t> refused_versions(int64_t worker_id) override;
+    void insert_build_refusal(int64_t worker_id, const RefusedBuild& build,
+                              const std::string& message, int64_t created_ms) override;
+    std::vector<RefusedBuild> refused_builds(int64_t worker_id) override;
 
     // LeaseStore (domain/work_stores.h)
     int64_t insert_lease(const Lease& lease) override;
@@ -97,6 +100,8 @@ class SqliteStorage final : public Storage {
     std::vector<Lease> leases_of_run(int64_t run_id) override;
     void extend_leases(int64_t time_ms) override;
     int64_t count_leases_of_token(int64_t token_id, int64_t at_most) override;
+    void set_lease_builds(int64_t lease_id, const std::string& test,
+                          const std::string& base) override;
     void insert_lease_failure(const LeaseFailure& failure) override;
     std::vector<LeaseFailure> lease_failures_of_run(int64_t run_id) override;
     std::vector<int64_t> failed_runs(int64_t worker_id, int min_failures) override;

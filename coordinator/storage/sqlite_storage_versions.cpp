@@ -29,12 +29,27 @@ std::vector<match::EngineOption> read_options_column(const std::string& text) {
     return options;
 }
 
+// An uploaded version's further builds as JSON: [[level, sha256, entry, size, archive], ...]
+// in the order they were added ("" for none).
+std::vector<EngineBuild> read_builds_column(const std::string& text) {
+    using Row = std::tuple<std::string, std::string, std::string, int64_t, int64_t>;
+    std::vector<EngineBuild> builds;
+    for (auto& [level, sha256, entry, size, archive] :
+         read_json_column<std::vector<Row>>(text, "version_builds"))
+        builds.push_back(
+            {std::move(level), std::move(sha256), uint64_t(size), archive != 0, std::move(entry)});
+    return builds;
+}
+
 constexpr std::string_view kVersionColumns =
     "id, name, description, kind, preset, overrides, params, hash_mb, uci_command, "
     "uci_options, bench, created_ms, engine_sha256, engine_entry, engine_args, "
     "(SELECT size FROM engines e WHERE e.sha256 = engine_sha256), "
     "(SELECT archive FROM engines e WHERE e.sha256 = engine_sha256), owner, reference_nps, "
-    "engine_options";
+    "engine_options, engine_level, "
+    "(SELECT json_group_array(json_array(b.level, b.sha256, b.entry, e.size, e.archive)) "
+    "FROM (SELECT * FROM version_builds WHERE version_id = versions.id ORDER BY rowid) b "
+    "JOIN engines e ON e.sha256 = b.sha256)";
 
 }  // namespace
 
@@ -45,8 +60,8 @@ int64_t SqliteStorage::insert_version(const Version& v) {
     db_.prepare(
            "INSERT INTO versions (name, description, kind, preset, overrides, params, hash_mb, "
            "uci_command, uci_options, bench, created_ms, engine_sha256, engine_entry, "
-           "engine_args, owner, reference_nps, engine_options) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, "
-           "?, ?, ?, ?, ?, ?, ?, ?)")
+           "engine_args, owner, reference_nps, engine_options, engine_level) VALUES (?, ?, ?, ?, "
+           "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
         .bind(v.name, v.description, builtin ? "builtin" : "uci",
               builtin ? Text(v.preset) : std::nullopt,
               builtin ? Text(json_column(v.overrides)) : std::nullopt,
@@ -56,9 +71,18 @@ int64_t SqliteStorage::insert_version(const Version& v) {
               uploaded ? Text(v.engine_sha256) : std::nullopt,
               uploaded ? Text(v.engine_entry) : std::nullopt,
               uploaded ? Text(json_column(v.engine_args)) : std::nullopt, v.owner, v.reference_nps,
-              options_column(v.options))
+              options_column(v.options), uploaded ? v.engine_level : std::string())
         .run();
-    return db_.last_insert_rowid();
+    const int64_t id = db_.last_insert_rowid();
+    if (uploaded) {
+        for (const EngineBuild& b : v.engine_builds)
+            db_.prepare(
+                   "INSERT INTO version_builds (version_id, level, sha256, entry) "
+                   "VALUES (?, ?, ?, ?)")
+                .bind(id, b.level, b.sha256, b.entry)
+                .run();
+    }
+    return id;
 }
 
 Version SqliteStorage::read_version(const Statement& s) {
@@ -90,6 +114,8 @@ Version SqliteStorage::read_version(const Statement& s) {
             read_json_column<std::vector<std::string>>(s.text(14), "versions.engine_args");
         v.engine_size = uint64_t(s.int64(15));
         v.engine_archive = s.int64(16) != 0;
+        v.engine_level = s.text(20);
+        if (!s.is_null(21)) v.engine_builds = read_builds_column(s.text(21));
     }
     return v;
 }
@@ -135,6 +161,7 @@ std::vector<EngineFile> SqliteStorage::unreferenced_engines(int64_t recorded_bef
     Statement& s = db_.prepare(
         "SELECT sha256, size, archive, created_ms, uploader FROM engines e WHERE created_ms < ? "
         "AND NOT EXISTS (SELECT 1 FROM versions v WHERE v.engine_sha256 = e.sha256) "
+        "AND NOT EXISTS (SELECT 1 FROM version_builds b WHERE b.sha256 = e.sha256) "
         "ORDER BY sha256");
     s.bind(recorded_before_ms);
     std::vector<EngineFile> engines;
@@ -145,7 +172,8 @@ std::vector<EngineFile> SqliteStorage::unreferenced_engines(int64_t recorded_bef
 void SqliteStorage::delete_engine(std::string_view sha256) {
     db_.prepare(
            "DELETE FROM engines WHERE sha256 = ? AND "
-           "NOT EXISTS (SELECT 1 FROM versions v WHERE v.engine_sha256 = engines.sha256)")
+           "NOT EXISTS (SELECT 1 FROM versions v WHERE v.engine_sha256 = engines.sha256) AND "
+           "NOT EXISTS (SELECT 1 FROM version_builds b WHERE b.sha256 = engines.sha256)")
         .bind(sha256)
         .run();
 }
@@ -176,6 +204,34 @@ std::vector<Version> SqliteStorage::list_versions() {
     std::vector<Version> versions;
     while (s.step()) versions.push_back(read_version(s));
     return versions;
+}
+
+}  // namespace sparring::coordinator
+
+namespace sparring::coordinator {
+
+void SqliteStorage::insert_build_refusal(int64_t worker_id, const RefusedBuild& build,
+                                         const std::string& message, int64_t created_ms) {
+    db_.prepare(
+           "INSERT OR IGNORE INTO build_refusals (worker_id, version_id, level, message, "
+           "created_ms) VALUES (?, ?, ?, ?, ?)")
+        .bind(worker_id, build.version_id, build.level, message, created_ms)
+        .run();
+}
+
+std::vector<RefusedBuild> SqliteStorage::refused_builds(int64_t worker_id) {
+    Statement& s = db_.prepare("SELECT version_id, level FROM build_refusals WHERE worker_id = ?");
+    s.bind(worker_id);
+    std::vector<RefusedBuild> builds;
+    while (s.step()) builds.push_back({s.int64(0), s.text(1)});
+    return builds;
+}
+
+void SqliteStorage::set_lease_builds(int64_t lease_id, const std::string& test,
+                                     const std::string& base) {
+    db_.prepare("UPDATE batches SET test_build = ?, base_build = ? WHERE id = ?")
+        .bind(test, base, lease_id)
+        .run();
 }
 
 }  // namespace sparring::coordinator
