@@ -351,6 +351,7 @@ sparring::worker::Worker::Options options_of(const Flags& args) {
     o.endpoint.tls_ca_file = args.tls_ca.value_or("");
     o.concurrency = int(args.concurrency);
     o.name = args.name ? *args.name : sparring::worker::host_name();
+    set_up_identity(args, o);  // --isa-levels refused before anything else is set up
     o.memory_mb = args.memory_mb ? *args.memory_mb : sparring::worker::available_memory_mb();
     if (o.memory_mb < 1) throw UsageError("--memory-mb must be positive");
     std::istringstream engines(args.uci_engines.value_or(""));
@@ -380,7 +381,6 @@ sparring::worker::Worker::Options options_of(const Flags& args) {
     o.speed_every = std::chrono::seconds(args.speed_every_seconds);
     o.speed_movetime_ms = int(args.speed_movetime_ms);
     o.endpoint.max_receive_bytes = int(args.max_lease_kb * 1024);
-    set_up_identity(args, o);
     return o;
 }
 

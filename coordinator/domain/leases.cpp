@@ -14,6 +14,7 @@
 #include "coordinator/domain/scheduler.h"
 #include "coordinator/domain/text.h"
 #include "coordinator/domain/validation.h"
+#include "coordinator/domain/worker_identity.h"
 #include "match/uci_options.h"
 
 namespace sparring::coordinator {
@@ -67,6 +68,8 @@ absl::StatusOr<Worker> Core::register_worker(Storage& storage, const Caller& cal
             "this token already has " + std::to_string(options_.max_workers_per_token) +
             " active workers (the coordinator's --max-workers-per-token)");
     worker.token_id = caller.token_id;
+    worker.identity = kept_identity(std::move(worker.identity));
+    worker.cpu_class = cpu_class_of(worker.identity);
     worker.registered_ms = worker.last_seen_ms = now_ms_();
     worker.id = storage.insert_worker(worker);
     publish(storage, WorkerRegistered{worker, caller.peer});

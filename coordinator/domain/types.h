@@ -16,6 +16,7 @@
 #include "common/outcome.h"
 #include "common/time_control.h"
 #include "coordinator/domain/worker_controls.h"
+#include "coordinator/domain/worker_identity.h"
 #include "match/adjudication.h"
 #include "match/engine_options.h"
 #include "match/output_checks.h"
@@ -564,6 +565,8 @@ struct Worker {
     int64_t lease_id = 0;     // the lease it holds, 0 when none
     int64_t games = 0;        // games it has reported
     WorkerControls controls;  // its fleet controls (issue 52)
+    WorkerIdentity identity;  // its machine as it registered it (issue 52)
+    std::string cpu_class;    // derived from identity ("": none reported)
 };
 
 enum class LeaseState { Leased, Done, Expired, Released, Stopped };

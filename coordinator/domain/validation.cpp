@@ -12,6 +12,7 @@
 #include "coordinator/domain/text.h"
 #include "coordinator/domain/version_builds.h"
 #include "coordinator/domain/worker_controls.h"
+#include "coordinator/domain/worker_identity.h"
 #include "engine/board.h"
 #include "engine/notation.h"
 #include "engine/params.h"
@@ -384,6 +385,7 @@ absl::Status check_worker(const Worker& w) {
     if (w.build.size() > 256) return invalid("worker build string is over 256 bytes");
     if (has_control(w.build)) return invalid("worker build string holds a control character");
     if (absl::Status controls = check_worker_controls(w.controls); !controls.ok()) return controls;
+    if (absl::Status identity = check_worker_identity(w.identity); !identity.ok()) return identity;
     return absl::OkStatus();
 }
 

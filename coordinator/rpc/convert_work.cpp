@@ -11,6 +11,7 @@
 #include "coordinator/domain/text.h"
 #include "coordinator/rpc/convert.h"
 #include "coordinator/rpc/convert_controls.h"
+#include "coordinator/rpc/convert_identity.h"
 #include "coordinator/rpc/convert_evidence.h"
 #include "coordinator/rpc/convert_warnings.h"
 #include "coordinator/storage/compression.h"
@@ -116,6 +117,7 @@ Worker worker_from_proto(const v1::RegisterRequest& in) {
     w.build = valid_utf8(in.build());
     w.accept_uploaded_engines = in.accept_uploaded_engines();
     w.controls = worker_controls_from_proto(in.controls());
+    w.identity = worker_identity_from_proto(in.identity());
     return w;
 }
 
@@ -130,6 +132,8 @@ void worker_to_proto(const WorkerSummary& in, bool active, v1::WorkerStatus* out
     out->set_build(w.build);
     out->set_accept_uploaded_engines(w.accept_uploaded_engines);
     worker_controls_to_proto(w.controls, out->mutable_controls());
+    if (!w.identity.empty()) worker_identity_to_proto(w.identity, out->mutable_identity());
+    out->set_cpu_class(w.cpu_class);
     out->set_registered_unix_ms(w.registered_ms);
     out->set_last_seen_unix_ms(w.last_seen_ms);
     out->set_active(active);

@@ -6,6 +6,7 @@
 #include "coordinator/storage/json_column.h"
 #include "coordinator/storage/sqlite_storage.h"
 #include "coordinator/storage/worker_controls_column.h"
+#include "coordinator/storage/worker_identity_column.h"
 
 namespace sparring::coordinator {
 
@@ -13,7 +14,8 @@ namespace {
 
 constexpr std::string_view kWorkerSelect =
     "SELECT id, token_id, name, cores, memory_mb, concurrency, uci_engines, build, "
-    "registered_ms, last_seen_ms, lease_id, games, accept_uploaded, controls FROM workers ";
+    "registered_ms, last_seen_ms, lease_id, games, accept_uploaded, controls, identity, "
+    "cpu_class FROM workers ";
 
 #define LEASE_SELECT                                                                     \
     "SELECT id, run_id, worker_id, first_pair, pairs, state, pairs_reported, reported, " \
@@ -35,6 +37,8 @@ Worker read_worker_row(const Statement& s) {
     w.games = s.int64(11);
     w.accept_uploaded_engines = s.int64(12) != 0;
     w.controls = read_worker_controls(s.text(13));
+    w.identity = read_worker_identity(s.text(14));
+    w.cpu_class = s.text(15);
     return w;
 }
 
@@ -43,11 +47,11 @@ Worker read_worker_row(const Statement& s) {
 int64_t SqliteStorage::insert_worker(const Worker& w) {
     db_.prepare(
            "INSERT INTO workers (token_id, name, cores, memory_mb, concurrency, uci_engines, "
-           "build, registered_ms, last_seen_ms, accept_uploaded, controls) "
-           "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+           "build, registered_ms, last_seen_ms, accept_uploaded, controls, identity, cpu_class) "
+           "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
         .bind(w.token_id, w.name, w.cores, w.memory_mb, w.concurrency, json_column(w.uci_engines),
               w.build, w.registered_ms, w.last_seen_ms, w.accept_uploaded_engines ? 1 : 0,
-              worker_controls_column(w.controls))
+              worker_controls_column(w.controls), worker_identity_column(w.identity), w.cpu_class)
         .run();
     return db_.last_insert_rowid();
 }
@@ -83,7 +87,7 @@ std::vector<WorkerSummary> SqliteStorage::list_workers(int64_t seen_since_ms) {
     Statement& s = db_.prepare(
         "SELECT w.id, w.token_id, w.name, w.cores, w.memory_mb, w.concurrency, w.uci_engines, "
         "w.build, w.registered_ms, w.last_seen_ms, w.lease_id, w.games, w.accept_uploaded, "
-        "w.controls, "
+        "w.controls, w.identity, w.cpu_class, "
         "(SELECT run_id FROM batches WHERE id = w.lease_id AND state = 'leased') "
         "FROM workers w WHERE w.last_seen_ms >= ? ORDER BY w.id");
     s.bind(seen_since_ms);
@@ -93,7 +97,7 @@ std::vector<WorkerSummary> SqliteStorage::list_workers(int64_t seen_since_ms) {
         WorkerSummary summary;
         summary.worker = read_worker_row(s);
         engines.push_back(s.text(6));
-        summary.run_id = s.int64(14);
+        summary.run_id = s.int64(16);
         workers.push_back(std::move(summary));
     }
     for (size_t i = 0; i < workers.size(); ++i)
@@ -180,14 +184,15 @@ std::vector<WorkerClock> SqliteStorage::worker_clocks_of_run(int64_t run_id) {
 int64_t SqliteStorage::insert_lease(const Lease& b) {
     db_.prepare(
            "INSERT INTO batches (run_id, worker_id, first_pair, pairs, cores, state, "
-           "pairs_reported, reported, last_sequence, created_ms, expires_ms, ended_ms, token_id) "
-           "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-           "coalesce((SELECT token_id FROM workers WHERE id = ?), 0))")
+           "pairs_reported, reported, last_sequence, created_ms, expires_ms, ended_ms, token_id, "
+           "cpu_class) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+           "coalesce((SELECT token_id FROM workers WHERE id = ?), 0), "
+           "coalesce((SELECT cpu_class FROM workers WHERE id = ?), ''))")
         .bind(b.run_id, b.worker_id, b.first_pair, b.pairs, b.cores, lease_state_name(b.state),
               b.pairs_reported,
               Blob{std::string_view(reinterpret_cast<const char*>(b.reported.data()),
                                     b.reported.size())},
-              b.last_sequence, b.created_ms, b.expires_ms, b.ended_ms, b.worker_id)
+              b.last_sequence, b.created_ms, b.expires_ms, b.ended_ms, b.worker_id, b.worker_id)
         .run();
     return db_.last_insert_rowid();
 }

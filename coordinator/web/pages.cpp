@@ -14,6 +14,7 @@
 #include "coordinator/web/html.h"
 #include "coordinator/web/page_parts.h"
 #include "coordinator/web/run_waiting.h"
+#include "coordinator/web/worker_machines.h"
 #include "match/adjudication.h"
 #include "proto/worker_controls_text.h"
 
@@ -81,7 +82,7 @@ std::string workers_page(const v1::ListWorkersResponse& workers) {
                          return a->id() < b->id();
                      });
     std::string body =
-        "<h1>Workers</h1><table class=\"grid\"><thead><tr><th>id</th><th>name</th>"
+        "<h1>Workers</h1><table class=\"grid\"><thead><tr><th>id</th><th>name</th><th>class</th>"
         "<th>cores</th><th>memory</th><th>concurrency</th><th>engines offered</th>"
         "<th>state</th><th>current run</th><th>games</th><th>fit (run)</th><th>last seen</th></tr>"
         "</thead><tbody>";
@@ -95,11 +96,11 @@ std::string workers_page(const v1::ListWorkersResponse& workers) {
         body += std::string("<tr class=\"") + (w->active() ? "active" : "neutral") + "\"><td>" +
                 std::to_string(w->id()) + "</td><td>" + escape_html(w->name()) +
                 "<div class=\"desc\">" + escape_html(w->build()) + "</div>" + controls_html(*w) +
-                "</td><td class=\"num\">" + std::to_string(w->cores()) + "</td><td class=\"num\">" +
-                grouped(w->memory_mb()) + " MB</td><td class=\"num\">" +
-                std::to_string(w->concurrency()) + "</td><td>" + engines +
-                "</td><td><span class=\"badge " + (w->active() ? "active" : "neutral") + "\">" +
-                (w->active() ? "active" : "inactive") + "</span></td><td>" +
+                "</td><td>" + worker_class_cell(*w) + "</td><td class=\"num\">" +
+                std::to_string(w->cores()) + "</td><td class=\"num\">" + grouped(w->memory_mb()) +
+                " MB</td><td class=\"num\">" + std::to_string(w->concurrency()) + "</td><td>" +
+                engines + "</td><td><span class=\"badge " + (w->active() ? "active" : "neutral") +
+                "\">" + (w->active() ? "active" : "inactive") + "</span></td><td>" +
                 (runs.empty() ? "idle" : runs) + declined_html(*w) + "</td><td class=\"num\">" +
                 grouped(w->games()) + "</td><td>" +
                 (w->has_fit() ? fit_cell(w->fit()) + " (<a href=\"/runs/" +
@@ -108,7 +109,7 @@ std::string workers_page(const v1::ListWorkersResponse& workers) {
                               : "-") +
                 "</td><td>" + escape_html(utc_time(w->last_seen_unix_ms())) + "</td></tr>";
     }
-    if (sorted.empty()) body += "<tr><td colspan=\"11\">No workers seen lately.</td></tr>";
+    if (sorted.empty()) body += "<tr><td colspan=\"12\">No workers seen lately.</td></tr>";
     body +=
         "</tbody></table><p class=\"paging\"><a href=\"/workers?all=true\">include workers "
         "not seen lately</a></p>";
@@ -128,6 +129,7 @@ std::string workers_page(const v1::ListWorkersResponse& workers) {
             "<th>worker</th><th>version</th><th>nodes per second</th><th>games at once</th>"
             "<th>measured</th></tr></thead><tbody>" +
             speeds + "</tbody></table>";
+    body += machines_html(sorted);
     return layout("Workers", body, false);
 }
 
