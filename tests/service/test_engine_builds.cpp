@@ -130,11 +130,12 @@ TEST_F(EngineBuildsTest, EachWorkerPlaysTheBestBuildItsCpuRuns) {
     avx2.signal(SIGTERM);
     ASSERT_TRUE(avx2.wait_exit(15s).has_value());
 
-    // A worker with the whole CPU plays the x86-64-v4 build: the waiting run, then another.
+    // A worker with the whole CPU plays the x86-64-v4 build: the waiting run, and another of
+    // the version with two builds.
     start_worker("full");
+    const int64_t second = submit("eng", "base");
     ASSERT_EQ(cluster->wait_for_run(waiting, 60s).state(), v1::RUN_STATE_FINISHED);
     EXPECT_GT(leases_with_build(waiting, "x86-64-v4"), 0);
-    const int64_t second = submit("eng", "base");
     ASSERT_EQ(cluster->wait_for_run(second, 60s).state(), v1::RUN_STATE_FINISHED);
     EXPECT_GT(leases_with_build(second, "x86-64-v4"), 0);
     EXPECT_EQ(leases_with_build(second, "portable"), 0);
