@@ -320,10 +320,10 @@ class Core {
     // Records an engine failure of a lease; stops the run once enough workers failed it.
     void record_failure(Storage& storage, Run& run, const Lease& lease,
                         const Release& release) const;
-    // Builds the grant of a new lease.
     // Records that a build of a run's version died of SIGILL on the releasing worker
     // (version_builds.cpp): it is leased that build no more.
     absl::Status refuse_build(Storage& storage, const Run& run, const Release& release) const;
+    // Builds the grant of a new lease.
     LeaseGrant grant(Storage& storage, Lease lease, Run run);
     // Returns what the scheduler knows of a worker: its registration, and the versions it
     // refused, the runs it is barred from and the runs it failed.

@@ -164,10 +164,11 @@ WorkerProfile Core::profile_of(Storage& storage, const Worker& worker) const {
     profile.refused_versions = storage.refused_versions(worker.id);
     profile.barred_runs = storage.purged_runs(worker.id);
     profile.failed_runs = storage.failed_runs(worker.id, options_.lease_failures_per_worker);
+    profile.refused_builds = storage.refused_builds(worker.id);
+    profile.isa_levels = worker.identity.isa_levels;
     profile.controls = worker.controls;
     return profile;
 }
-    profile.refused_builds = storage.refused_builds(worker.id);
 
 RunCandidate Core::candidate_of(Storage& storage, const Run& run) const {
     RunCandidate c;
@@ -398,14 +399,14 @@ absl::StatusOr<uint32_t> Core::release_lease(Storage& storage, const Caller& cal
         m.created_ms = now_ms_();
         storage.insert_bench_mismatch(m);
     }
-    if (release.reason == Release::Reason::TooSlow) {
-        if (run.spec.reference_nps == 0 || release.measured_nps == 0)
-            return absl::InvalidArgumentError(
-                "a worker is too slow only for a run with scaled clocks, with the speed it "
     if (release.reason == Release::Reason::CpuUnsupported) {
         if (absl::Status refused = refuse_build(storage, run, release); !refused.ok())
             return refused;
     }
+    if (release.reason == Release::Reason::TooSlow) {
+        if (run.spec.reference_nps == 0 || release.measured_nps == 0)
+            return absl::InvalidArgumentError(
+                "a worker is too slow only for a run with scaled clocks, with the speed it "
                 "measured");
         if (release.measured_nps > kMaxReferenceNps)
             return absl::InvalidArgumentError(

@@ -50,7 +50,6 @@ struct Token {
     bool revoked = false;
 };
 
-struct Version {
 // A further build of an uploaded version's engine, for an instruction-set level (issue 52;
 // common/engine_builds.h): its own file, the version's arguments and options.
 struct EngineBuild {
@@ -61,6 +60,7 @@ struct EngineBuild {
     std::string entry;  // archive: the executable
 };
 
+struct Version {
     enum class Kind { Builtin, Uci, Uploaded };
 
     int64_t id = 0;
@@ -83,7 +83,6 @@ struct EngineBuild {
     std::string owner;           // the user who added it; empty before owners were recorded
     uint64_t reference_nps = 0;  // the speed its clocks are defined for (0: none)
     std::vector<match::EngineOption> options;  // uci and uploaded: what its engine declares
-};
     std::string engine_level;                  // uploaded: the level its file needs ("": any)
     std::vector<EngineBuild> engine_builds;    // uploaded: its builds for other levels
 
@@ -93,6 +92,7 @@ struct EngineBuild {
         for (const EngineBuild& b : engine_builds) levels.push_back(b.level);
         return levels;
     }
+};
 
 // An uploaded engine file, stored once by its SHA-256 beside the database.
 struct EngineFile {
@@ -636,6 +636,10 @@ struct Report {
     std::vector<PairRecord> pairs;
     double clock_factor = 0;  // scaled clocks: the factor played with (0: the clock as it is)
     uint64_t nps = 0;         // scaled clocks: the worker's speed it came from
+    // The builds of uploaded engines the lease plays (GameBuilds of its first game: a level,
+    // "portable", or "" for an engine not uploaded).
+    std::string test_build;
+    std::string base_build;
 };
 
 // A report as stored: what it counted and a digest of its content for duplicate checks.
@@ -664,10 +668,6 @@ struct StoredGame {
     std::string stored_pgn;  // pgn's stored form if already made (GameRecord::stored_pgn)
     GameEnding ending = GameEnding::Unknown;
 };
-    // The builds of uploaded engines the lease plays (GameBuilds of its first game: a level,
-    // "portable", or "" for an engine not uploaded).
-    std::string test_build;
-    std::string base_build;
 
 // The stored labelled positions of one game of a generation run.
 struct StoredPositions {

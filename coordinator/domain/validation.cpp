@@ -235,8 +235,8 @@ absl::Status check_uploaded_engine(const Version& v) {
         if (const std::string why = unsafe_relative_path(v.engine_entry); !why.empty())
             return invalid("--entry '" + v.engine_entry + "': " + why);
     }
-    if (v.engine_args.size() > 64) return invalid("an engine takes at most 64 arguments");
     if (absl::Status builds = check_engine_builds(v); !builds.ok()) return builds;
+    if (v.engine_args.size() > 64) return invalid("an engine takes at most 64 arguments");
     for (const std::string& arg : v.engine_args) {
         if (arg.size() > 1024) return invalid("an engine argument is over 1024 bytes");
         if (has_control(arg)) return invalid("an engine argument holds a control character");

@@ -66,13 +66,13 @@ absl::StatusOr<Version> version_from_proto(const v1::Version& in) {
             v.engine_entry = in.uploaded().entry();
             v.engine_args.assign(in.uploaded().args().begin(), in.uploaded().args().end());
             v.uci_options.insert(in.uploaded().options().begin(), in.uploaded().options().end());
-            break;
             v.engine_level = in.uploaded().level();
             if (size_t(in.uploaded().builds_size()) >= kMaxEngineBuilds)
                 return absl::InvalidArgumentError("a version holds at most " +
                                                   std::to_string(kMaxEngineBuilds) + " builds");
             for (const v1::EngineBuild& b : in.uploaded().builds())
                 v.engine_builds.push_back({b.level(), b.sha256(), 0, false, b.entry()});
+            break;
         case v1::Version::ENGINE_NOT_SET:
             return absl::InvalidArgumentError(
                 "a version needs an engine: the built-in one (preset, overrides), a UCI "
@@ -112,7 +112,6 @@ void version_to_proto(const Version& in, v1::Version* out) {
         u->set_entry(in.engine_entry);
         for (const std::string& arg : in.engine_args) u->add_args(arg);
         u->mutable_options()->insert(in.uci_options.begin(), in.uci_options.end());
-    } else {
         u->set_level(in.engine_level);
         for (const EngineBuild& b : in.engine_builds) {
             v1::EngineBuild* build = u->add_builds();
@@ -122,6 +121,7 @@ void version_to_proto(const Version& in, v1::Version* out) {
             build->set_archive(b.archive);
             build->set_entry(b.entry);
         }
+    } else {
         v1::UciEngine* u = out->mutable_uci();
         u->set_command(in.uci_command);
         u->mutable_options()->insert(in.uci_options.begin(), in.uci_options.end());

@@ -11,8 +11,8 @@
 #include "coordinator/domain/text.h"
 #include "coordinator/rpc/convert.h"
 #include "coordinator/rpc/convert_controls.h"
-#include "coordinator/rpc/convert_identity.h"
 #include "coordinator/rpc/convert_evidence.h"
+#include "coordinator/rpc/convert_identity.h"
 #include "coordinator/rpc/convert_warnings.h"
 #include "coordinator/storage/compression.h"
 #include "match/pgn.h"
@@ -210,12 +210,6 @@ absl::StatusOr<Report> report_from_proto(const v1::ReportResultsRequest& in) {
         pair.games[1] = std::move(*second);
         report.pairs.push_back(std::move(pair));
     }
-    // Positions are checked here, on the calling thread, not on the writer.
-    if (absl::Status positions = check_report_positions(report); !positions.ok()) return positions;
-    return report;
-}
-
-absl::StatusOr<Release> release_from_proto(const v1::ReleaseLeaseRequest& in) {
     if (!in.pairs().empty()) {
         const v1::GameBuilds& builds = in.pairs(0).first().builds();
         for (const std::string* level : {&builds.test(), &builds.base()})
@@ -224,6 +218,12 @@ absl::StatusOr<Release> release_from_proto(const v1::ReleaseLeaseRequest& in) {
         report.test_build = builds.test();
         report.base_build = builds.base();
     }
+    // Positions are checked here, on the calling thread, not on the writer.
+    if (absl::Status positions = check_report_positions(report); !positions.ok()) return positions;
+    return report;
+}
+
+absl::StatusOr<Release> release_from_proto(const v1::ReleaseLeaseRequest& in) {
     Release r;
     r.worker_id = in.worker_id();
     r.lease_id = in.lease_id();
@@ -240,18 +240,18 @@ absl::StatusOr<Release> release_from_proto(const v1::ReleaseLeaseRequest& in) {
         case v1::RELEASE_REASON_TOO_SLOW:
             r.reason = Release::Reason::TooSlow;
             break;
+        case v1::RELEASE_REASON_CPU_UNSUPPORTED:
+            r.reason = Release::Reason::CpuUnsupported;
+            break;
         default:
             return absl::InvalidArgumentError("a release needs a reason");
     }
     r.version_id = in.version_id();
     r.computed_bench = in.computed_bench();
     r.measured_nps = in.measured_nps();
-        case v1::RELEASE_REASON_CPU_UNSUPPORTED:
-            r.reason = Release::Reason::CpuUnsupported;
-            break;
+    r.build_level = utf8_prefix(valid_utf8(in.build_level()), 64);
     r.message = utf8_prefix(valid_utf8(in.message()), kMaxStatusBytes);
     return r;
 }
 
 }  // namespace sparring::coordinator
-    r.build_level = utf8_prefix(valid_utf8(in.build_level()), 64);
