@@ -56,10 +56,12 @@ std::vector<std::string> cpuinfo_words(std::string_view text) {
 // Reads at most a MiB of a file; "" when it cannot be read.
 std::string read_small_file(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
-    if (!in) return {};
-    std::string text(1 << 20, '\0');
-    in.read(text.data(), std::streamsize(text.size()));
-    text.resize(size_t(in.gcount()));
+    std::string text;
+    char chunk[4096];
+    while (in && text.size() < (1 << 20)) {
+        in.read(chunk, sizeof chunk);
+        text.append(chunk, size_t(in.gcount()));
+    }
     return text;
 }
 
