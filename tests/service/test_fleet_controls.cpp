@@ -5,6 +5,7 @@
 // --cpu-affinity runs there itself, and so do its games and a real UCI engine (Stockfish).
 #include <grpcpp/grpcpp.h>
 #include <gtest/gtest.h>
+#include <httplib.h>
 #include <sched.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -61,8 +62,15 @@ class FleetControlsTest : public ::testing::Test {
 };
 
 TEST_F(FleetControlsTest, AWorkerTakesTheRunsItsControlsAllowItsOwnersFirstAndExitsWhenIdle) {
+    const std::string port_file =
+        ::testing::TempDir() + "sparring-fleet-" + std::to_string(getpid()) + ".port";
+    std::filesystem::remove(port_file);
     cluster = std::make_unique<Cluster>(
-        std::vector<std::string>{"--heartbeat-seconds", "1", "--pairs-per-thread", "1"});
+        std::vector<std::string>{"--heartbeat-seconds", "1", "--pairs-per-thread", "1",
+                                 "--http-listen", "127.0.0.1:0", "--http-port-file", port_file});
+    const int port = wait_for_port_file(port_file);
+    std::filesystem::remove(port_file);
+    ASSERT_GT(port, 0);
     cluster->add_version("a");
     cluster->add_version("b");
     ASSERT_EQ(cluster->cli({"versions", "add", "sf", "--uci", kStockfish, "--no-options"}).status,
@@ -81,7 +89,7 @@ TEST_F(FleetControlsTest, AWorkerTakesTheRunsItsControlsAllowItsOwnersFirstAndEx
     Process& worker =
         cluster->start_worker("picky", 2,
                               {"--uci-engines", kStockfish, "--only-fixed-nodes", "--max-threads",
-                               "1", "--prefer-owner", "bob", "--exit-when-idle", "5"});
+                               "1", "--prefer-owner", "bob", "--exit-when-idle", "8"});
     EXPECT_EQ(cluster->wait_for_run(bobs, 60s).state(), v1::RUN_STATE_FINISHED);
     EXPECT_EQ(cluster->wait_for_run(users, 60s).state(), v1::RUN_STATE_FINISHED);
     // bob's run was leased whole before the older run of the other user was leased at all.
@@ -107,12 +115,27 @@ TEST_F(FleetControlsTest, AWorkerTakesTheRunsItsControlsAllowItsOwnersFirstAndEx
     const CommandResult workers = cluster->cli({"workers"});
     std::cout << workers.out;
     EXPECT_NE(workers.out.find("only node- and depth-limited runs; bob's runs first; at most 1 "
-                               "thread; exits after 5 s idle"),
+                               "thread; exits after 8 s idle"),
               std::string::npos)
         << workers.out;
     EXPECT_NE(workers.out.find("takes runs of at most 1 thread a game, the run has 2"),
               std::string::npos)
         << workers.out;
+    // REST carries the controls, and the metrics count the runs by the new reasons.
+    httplib::Client http("127.0.0.1", port);
+    http.set_read_timeout(20s);
+    const httplib::Result rest =
+        http.Get("/api/v1/workers", {{"Authorization", "Bearer " + cluster->user_token}});
+    ASSERT_TRUE(rest && rest->status == 200);
+    EXPECT_NE(rest->body.find("\"bob\""), std::string::npos) << rest->body;
+    EXPECT_NE(rest->body.find("only"), std::string::npos) << rest->body;
+    const httplib::Result metrics = http.Get("/metrics");
+    ASSERT_TRUE(metrics && metrics->status == 200);
+    for (const char* reason : {"nodes_only", "threads"})
+        EXPECT_NE(
+            metrics->body.find("sparring_runs_waiting{reason=\"" + std::string(reason) + "\"} 1"),
+            std::string::npos)
+            << reason;
     EXPECT_EQ(cluster->query("SELECT count(*) FROM games WHERE run_id IN (" +
                              std::to_string(clock) + ", " + std::to_string(smp) + ")"),
               0);
@@ -121,7 +144,7 @@ TEST_F(FleetControlsTest, AWorkerTakesTheRunsItsControlsAllowItsOwnersFirstAndEx
     const std::optional<int> status = worker.wait_exit(30s);
     ASSERT_TRUE(status);
     EXPECT_EQ(*status, 0);
-    EXPECT_GE(std::chrono::steady_clock::now() - started, 5s);
+    EXPECT_GE(std::chrono::steady_clock::now() - started, 8s);
     EXPECT_EQ(count_in(worker.log_path(), "event=idle_exit"), 1u);
     EXPECT_EQ(count_in(worker.log_path(), "(--exit-when-idle): exiting"), 1u);
 }
