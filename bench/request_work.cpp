@@ -3,7 +3,7 @@
 // transaction a call, of which the core's work is timed (not the commit's disk write, the same
 // for any number of runs). Each lease is handed back (untimed) before the next request, so every
 // request chooses among the same runs. Reports each size's p50 and p99 (BENCHMARKS.md, issue 49),
-// and with 10,000 runs of 100 users (issue 52, fair share).
+// and with 10,000 runs of 100 users (issue 52, fair share); and the scheduler's pool alone.
 //
 //   build/bench/sparring-bench-request-work --benchmark_repetitions=1
 #include <benchmark/benchmark.h>
@@ -12,12 +12,14 @@
 #include <chrono>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <random>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "coordinator/domain/core.h"
+#include "coordinator/domain/scheduler.h"
 #include "coordinator/kinds/registry.h"
 #include "coordinator/storage/sqlite_storage.h"
 
@@ -156,6 +158,41 @@ void BM_RequestWork(benchmark::State& state) {
     state.counters["p50_us"] = at(0.50);
     state.counters["p99_us"] = at(0.99);
 }
+
+// Times the scheduler's own work for one lease, without storage: the pool's first choice among
+// state.range(0) runs of state.range(1) users, the chosen run put back with 2 more cores (the
+// lease) and again with 2 fewer (its end), as the core's events make it (issue 52, fair share).
+void BM_CandidatePool(benchmark::State& state) {
+    CandidatePool pool;
+    bool all = false;
+    pool.take_touched(&all);
+    std::vector<RunCandidate> runs;
+    for (int i = 0; i < state.range(0); ++i) {
+        RunCandidate c;
+        c.run_id = i + 1;
+        c.priority = i % 5;
+        c.version_ids = {1, 2};
+        c.memory_mb_per_game = 32;
+        c.owner = "user" + std::to_string(i % state.range(1));
+        runs.push_back(c);
+        pool.put(c);
+    }
+    WorkerProfile worker;
+    worker.concurrency = 2;
+    worker.memory_mb = 4096;
+    for (auto _ : state) {
+        const std::optional<int64_t> chosen =
+            pool.first([&](const RunCandidate& c) { return incapability(c, worker).empty(); });
+        RunCandidate& c = runs[size_t(*chosen - 1)];
+        c.active_cores += 2;
+        pool.put(c);
+        c.active_cores -= 2;
+        c.served_pairs += 4;
+        pool.put(c);
+    }
+}
+
+BENCHMARK(BM_CandidatePool)->Args({10, 1})->Args({10'000, 1})->Args({10'000, 100});
 
 BENCHMARK(BM_RequestWork)
     ->Args({10, 1})
