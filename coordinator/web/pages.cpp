@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "common/dates.h"
+#include "common/engine_builds.h"
 #include "common/json_text.h"
 #include "coordinator/web/html.h"
 #include "coordinator/web/page_parts.h"
@@ -187,6 +188,20 @@ std::string version_page(const v1::Version& version) {
                                      ? ", archive, entry <code>" +
                                            escape_html(version.uploaded().entry()) + "</code>"
                                      : ""));
+        const v1::UploadedEngine& u = version.uploaded();
+        if (u.builds_size() > 0 || !u.level().empty()) {
+            // One line a build per instruction-set level (docs/engines.md).
+            const auto build_line = [](const std::string& level, const std::string& sha256,
+                                       uint64_t size) {
+                return escape_html(build_level_name(level)) + ": <code title=\"" +
+                       escape_html(sha256) + "\">" + escape_html(sha256.substr(0, 12)) +
+                       "</code>, " + std::to_string(size) + " bytes";
+            };
+            std::string builds = build_line(u.level(), u.sha256(), u.size());
+            for (const v1::EngineBuild& b : u.builds())
+                builds += "<br>" + build_line(b.level(), b.sha256(), b.size());
+            body += row("builds", builds);
+        }
     }
     body += row("description", escape_html(version.description()));
     body += row("created", escape_html(utc_time(version.created_unix_ms())));

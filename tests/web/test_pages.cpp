@@ -178,6 +178,28 @@ TEST(Pages, AVersionPageListsTheOptionsItsEngineDeclares) {
     EXPECT_EQ(version_page(v).find("Engine options"), std::string::npos);
 }
 
+TEST(Pages, AVersionPageListsItsBuildsPerInstructionSet) {
+    v1::Version v;
+    v.set_name("sf");
+    v1::UploadedEngine& u = *v.mutable_uploaded();
+    u.set_sha256(std::string(64, 'a'));
+    u.set_size(1000);
+    u.set_level("x86-64-v4");
+    v1::EngineBuild* portable = u.add_builds();
+    portable->set_sha256(std::string(64, 'b'));
+    portable->set_size(900);
+    const std::string page = version_page(v);
+    EXPECT_NE(page.find("<tr><th>builds</th><td>x86-64-v4: <code title=\"" + std::string(64, 'a') +
+                        "\">aaaaaaaaaaaa</code>, 1000 bytes<br>portable: <code title=\"" +
+                        std::string(64, 'b') + "\">bbbbbbbbbbbb</code>, 900 bytes</td></tr>"),
+              std::string::npos)
+        << page;
+    // A version of one file with no level states none: no builds row.
+    u.clear_builds();
+    u.clear_level();
+    EXPECT_EQ(version_page(v).find("<th>builds</th>"), std::string::npos);
+}
+
 TEST(Pages, CompareListsTheDifferencesFirstWithTheirChange) {
     v1::Version a;
     a.set_name("a");
