@@ -6,6 +6,7 @@
 #include <ctime>
 #include <iostream>
 
+#include "cli/class_display.h"
 #include "cli/fault_display.h"
 #include "cli/waiting_display.h"
 #include "common/printable.h"
@@ -23,16 +24,17 @@ std::string with_interval(double value, double low, double high) {
 
 // Prints each worker's fit in the run and the purges, below the run's table.
 void print_workers(const v1::RunStatus& run) {
+    print_classes(run);
     if (run.workers_size() > 0) {
-        std::cout << "\nworkers (each against the rest of the run; chi-squared test of the "
+        std::cout << "\nworkers (each against the rest of its CPU class; chi-squared test of the "
                      "pentanomial counts):\n";
-        std::vector<std::vector<std::string>> rows = {{"WORKER", "NAME", "GAMES", "PENTANOMIAL",
-                                                       "CHI2", "DF", "FIT", "TIME LOSSES",
-                                                       "FAULTS"}};
+        std::vector<std::vector<std::string>> rows = {{"WORKER", "NAME", "CLASS", "GAMES",
+                                                       "PENTANOMIAL", "CHI2", "DF", "FIT",
+                                                       "TIME LOSSES", "FAULTS"}};
         for (const v1::WorkerFit& w : run.workers()) {
             const auto& p = w.pentanomial();
             rows.push_back(
-                {std::to_string(w.worker_id()), w.name(), std::to_string(w.games()),
+                {std::to_string(w.worker_id()), w.name(), w.cpu_class(), std::to_string(w.games()),
                  std::to_string(p.ll()) + "," + std::to_string(p.ld()) + "," +
                      std::to_string(p.dd_wl()) + "," + std::to_string(p.wd()) + "," +
                      std::to_string(p.ww()),
@@ -102,10 +104,14 @@ void print_run_changes(const v1::RunStatus& run, uint32_t changes_offset) {
 }
 
 std::string fit_text(const v1::WorkerFit& fit) {
-    std::string text = fit.df() == 0
-                           ? "too few pairs"
-                           : "p " + p_value_text(fit.p_value()) + ", residual " +
-                                 (fit.residual() >= 0 ? "+" : "") + fixed(fit.residual(), 1);
+    std::string text;
+    if (fit.df() > 0)
+        text = "p " + p_value_text(fit.p_value()) + ", residual " +
+               (fit.residual() >= 0 ? "+" : "") + fixed(fit.residual(), 1);
+    else if (!fit.cpu_class().empty() && fit.class_rest_games() == 0)
+        text = "alone in its class";  // nothing of its kind to test it against
+    else
+        text = "too few pairs";
     if (fit.quarantined()) text += " QUARANTINED";
     return text;
 }
@@ -279,6 +285,7 @@ void print_game_run(const v1::RunStatus& run, const GameRunLayout& layout) {
                                               " (expected " + std::to_string(m.expected()) + ")" +
                                               (m.message().empty() ? "" : ": " + m.message())});
     for (const std::string& warning : run.warnings()) rows.push_back({"warning", warning});
+    add_class_finding_rows(run, rows);
     for (auto& row : rows) row[0] += ":";
     print_table(rows);
     print_workers(run);

@@ -37,6 +37,7 @@ struct GameRunLayout {
 // Prints every field of a run of game pairs for a person.
 void print_game_run(const v1::RunStatus& run, const GameRunLayout& layout);
 // Returns a worker's fit in its run in one cell: "p 0.421, residual +1.2", "too few pairs",
+// "alone in its class" (no other worker of its CPU class to test it against),
 // with " QUARANTINED" when the coordinator leases it no more of the run.
 std::string fit_text(const v1::WorkerFit& fit);
 // Prints what was changed of a run after its submission, with who and when (one line each):

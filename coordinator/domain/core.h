@@ -266,7 +266,8 @@ class Core {
     // no longer holds for) so that other workers play them again.
     absl::StatusOr<Run> purge_worker(Storage& storage, const Caller& caller, int64_t run_id,
                                      int64_t worker_id) const;
-    // Returns each worker's fit in a run, against the rest of the run's counted pairs.
+    // Returns each worker's fit in a run, against the rest of its CPU class's counted pairs
+    // (class_stats.h), read in one query.
     std::vector<WorkerFit> worker_fits(Storage& storage, const Run& run) const;
     // Returns the fit of one worker's pairs in a run; nullopt when it has none counted.
     std::optional<WorkerFit> worker_fit(Storage& storage, const Run& run, int64_t worker_id) const;

@@ -1,8 +1,9 @@
-// Core: each worker's fit in a run (the test of its pairs against the rest of the run's) and
-// purging a worker's games from a run.
+// Core: each worker's fit in a run (the test of its pairs against the rest of its CPU class's,
+// class_stats.h) and purging a worker's games from a run.
 #include <algorithm>
 #include <map>
 
+#include "coordinator/domain/class_stats.h"
 #include "coordinator/domain/core.h"
 #include "coordinator/domain/events.h"
 #include "coordinator/domain/run_kind.h"
@@ -17,20 +18,6 @@ stats::Pentanomial rest_of(const Counts& run, const Counts& worker) {
     for (size_t i = 0; i < rest.counts.size(); ++i)
         rest.counts[i] = std::max<int64_t>(0, run.penta.counts[i] - worker.penta.counts[i]);
     return rest;
-}
-
-// Returns whether a worker is quarantined in a run: its fit below the threshold (0: off), and
-// its pairs fewer than half the run's. The test is symmetric, so with two workers both look
-// implausible: the one that disagrees with the majority of the run's pairs is the suspect.
-// Its time losses and all its faults count the same way: far more of them than the rest of
-// the run's rate gives (an overloaded machine, a broken installation) make its games suspect.
-// A faulty engine faults on every worker alike (the run's fault bound pauses the run); a
-// faulty machine faults where the others do not.
-bool quarantined(const WorkerFit& worker, const Run& run, double threshold) {
-    return threshold > 0 &&
-           (worker.fit.p_value < threshold || worker.time_loss_p < threshold ||
-            worker.fault_p < threshold) &&
-           2 * worker.counts.pairs < run.counts.pairs;
 }
 
 }  // namespace
@@ -49,30 +36,25 @@ void Counts::subtract(const Counts& other) {
 
 std::vector<WorkerFit> Core::worker_fits(Storage& storage, const Run& run) const {
     std::vector<WorkerFit> fits = storage.worker_counts(run.id);
-    int64_t time_losses = 0;
     std::map<int64_t, int64_t> time_losses_of;  // by worker
-    int64_t faults = 0;
-    std::map<int64_t, int64_t> faults_of;  // by worker
+    std::map<int64_t, int64_t> faults_of;       // by worker
     for (const FaultCount& f : storage.fault_counts(run.id)) {
-        faults += f.games;
         faults_of[f.worker_id] += f.games;
-        if (f.fault == GameEnding::TimeLoss) {
-            time_losses += f.games;
-            time_losses_of[f.worker_id] += f.games;
-        }
+        if (f.fault == GameEnding::TimeLoss) time_losses_of[f.worker_id] += f.games;
     }
     for (WorkerFit& w : fits) {
         w.run_id = run.id;
-        w.fit = worker_homogeneity(w.counts, run.counts);
+        w.cpu_class = class_name(w.cpu_class);
         w.time_losses = time_losses_of[w.worker_id];
-        w.time_loss_p =
-            stats::excess_loss_p(w.time_losses, 2 * w.counts.pairs, time_losses - w.time_losses,
-                                 2 * (run.counts.pairs - w.counts.pairs));
         w.faults = faults_of[w.worker_id];
-        w.fault_p = stats::excess_loss_p(w.faults, 2 * w.counts.pairs, faults - w.faults,
-                                         2 * (run.counts.pairs - w.counts.pairs));
-        w.quarantined = quarantined(w, run, options_.quarantine_p);
     }
+    // Each worker against the rest of its own CPU class (class_stats.h): the test is symmetric,
+    // so with two workers both look implausible and the one that disagrees with the majority of
+    // its class's pairs is the suspect. Its time losses and faults count the same way: far more
+    // of them than the rest of its class's rate (an overloaded machine, a broken installation)
+    // make its games suspect; a faulty engine faults on every worker alike (the run's fault
+    // bound pauses the run).
+    fit_within_classes(fits, options_.quarantine_p);
     return fits;
 }
 

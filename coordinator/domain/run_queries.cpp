@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "common/printable.h"
+#include "coordinator/domain/class_stats.h"
 #include "coordinator/domain/core.h"
 #include "coordinator/domain/limits.h"
 #include "coordinator/domain/run_kind.h"
@@ -43,6 +44,8 @@ RunDetails Core::run_details(Storage& storage, const Run& run, uint32_t changes_
         if (link.reason == RunLinkReason::ChainStep) details.chain_run_id = link.parent;
     }
     details.workers = worker_fits(storage, run);
+    details.classes = class_results(details.workers);
+    details.class_findings = class_findings(details.classes);
     details.purges = storage.list_purges(run.id);
     details.faults = storage.fault_counts(run.id);
     details.output_warnings = storage.output_warnings(run.id);

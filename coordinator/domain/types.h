@@ -430,18 +430,41 @@ struct OutputWarningCount {
     std::string go;             // the go command that line answered
 };
 
-// One worker's counted pairs in a run, tested against the rest of the run's.
+// One worker's counted pairs in a run, tested against the rest of its CPU class's in the run
+// (class_stats.h).
 struct WorkerFit {
     int64_t run_id = 0;
     int64_t worker_id = 0;
     std::string name;
     Counts counts;
     stats::Homogeneity fit;
-    bool quarantined = false;  // p below the coordinator's quarantine threshold
-    int64_t time_losses = 0;   // its games lost on time, by either version
-    double time_loss_p = 1;    // stats::excess_loss_p against the rest of the run
-    int64_t faults = 0;        // its faulty games (time losses, crashes, stalls, illegal moves)
-    double fault_p = 1;        // stats::excess_loss_p of faults against the rest of the run
+    bool quarantined = false;      // p below the coordinator's quarantine threshold
+    int64_t time_losses = 0;       // its games lost on time, by either version
+    double time_loss_p = 1;        // stats::excess_loss_p against the rest of its class
+    int64_t faults = 0;            // its faulty games (time losses, crashes, stalls, illegal moves)
+    double fault_p = 1;            // stats::excess_loss_p of faults against the rest of its class
+    std::string cpu_class;         // its worker's CPU class; "unknown" for a worker without one
+    int64_t class_rest_pairs = 0;  // the pairs of the rest of its class it was tested against
+};
+
+// A run's counted pairs played by one CPU class of workers (class_stats.h).
+struct ClassResult {
+    std::string cpu_class;  // "unknown": workers that reported no identity
+    int64_t workers = 0;    // its workers with counted pairs
+    Counts counts;
+    stats::EloEstimate elo;
+    int64_t time_losses = 0;  // its games lost on time, by either version
+    int64_t faults = 0;       // its faulty games
+};
+
+// A CPU class whose result differs from the rest of the run's beyond chance: shown to the
+// run's owner to judge, never purged (class_stats.h).
+struct ClassFinding {
+    ClassResult group;       // the class
+    ClassResult rest;        // the rest of the run (cpu_class empty)
+    double elo_p = 1;        // stats::score_difference of the class against the rest
+    double time_loss_p = 1;  // stats::excess_loss_p of its time losses against the rest's
+    std::string text;        // "zen5-avx512: +12.0 ± 4.1 Elo, the rest +2.0 ± 3.0 (p 2e-05)"
 };
 
 // A worker's games removed from a run's totals: by whom, when, and what they counted.
@@ -548,6 +571,8 @@ struct RunDetails {
     int64_t change_count = 0;                  // the changes in all
     // Engine-output warnings, per version and check, most games first.
     std::vector<OutputWarningCount> output_warnings;
+    std::vector<ClassResult> classes;          // its result per CPU class, most games first
+    std::vector<ClassFinding> class_findings;  // classes whose result differs from the rest's
 };
 
 struct Worker {

@@ -100,7 +100,8 @@ class ReportStore {
     // Returns a run's latest counted (unpurged) reports, newest first, at most `limit`, with
     // their counts and times (a run's throughput; no digests).
     virtual std::vector<ReportRecord> recent_reports(int64_t run_id, int limit) = 0;
-    // Returns each worker's counted (unpurged) pairs in a run, by worker id, with its name.
+    // Returns each worker's counted (unpurged) pairs in a run, by worker id, with its name and
+    // CPU class (workers.cpu_class, empty for none).
     virtual std::vector<WorkerFit> worker_counts(int64_t run_id) = 0;
     // Returns one worker's counted (unpurged) pairs in a run.
     virtual Counts worker_counts(int64_t run_id, int64_t worker_id) = 0;

@@ -10,6 +10,7 @@
 #include "coordinator/domain/run_kind.h"
 #include "coordinator/domain/text.h"
 #include "coordinator/domain/version_builds.h"
+#include "coordinator/rpc/convert_classes.h"
 #include "coordinator/rpc/convert_warnings.h"
 #include "coordinator/storage/compression.h"
 #include "match/pgn.h"
@@ -366,6 +367,7 @@ void run_details_to_proto(const Run& run, const RunDetails& in, v1::RunStatus* o
         failure->set_unix_ms(f.created_ms);
     }
     for (const WorkerFit& w : in.workers) worker_fit_to_proto(w, out->add_workers());
+    classes_to_proto(in, out);
     for (const FaultCount& f : in.faults) {
         v1::FaultCount* fault = out->add_faults();
         fault->set_worker_id(f.worker_id);

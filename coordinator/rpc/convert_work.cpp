@@ -106,6 +106,8 @@ void worker_fit_to_proto(const WorkerFit& in, v1::WorkerFit* out) {
     out->set_time_loss_p(in.time_loss_p);
     out->set_faults(uint64_t(in.faults));
     out->set_fault_p(in.fault_p);
+    out->set_cpu_class(in.cpu_class);
+    out->set_class_rest_games(uint64_t(2 * in.class_rest_pairs));
 }
 Worker worker_from_proto(const v1::RegisterRequest& in) {
     Worker w;

@@ -24,7 +24,7 @@ std::vector<WorkerFit> SqliteStorage::worker_counts(int64_t run_id) {
     // whose reports were all purged has a row of zeros.
     Statement& s = db_.prepare(
         "SELECT r.worker_id, w.name, r.pairs, r.wins, r.draws, r.losses, r.ll, r.ld, r.dd_wl, "
-        "r.wd, r.ww FROM run_workers r JOIN workers w ON w.id = r.worker_id "
+        "r.wd, r.ww, w.cpu_class FROM run_workers r JOIN workers w ON w.id = r.worker_id "
         "WHERE r.run_id = ? AND r.pairs > 0 ORDER BY r.worker_id");
     s.bind(run_id);
     std::vector<WorkerFit> workers;
@@ -33,6 +33,7 @@ std::vector<WorkerFit> SqliteStorage::worker_counts(int64_t run_id) {
         w.worker_id = s.int64(0);
         w.name = s.text(1);
         w.counts = read_counts(s, 2);
+        w.cpu_class = s.text(11);
     }
     return workers;
 }

@@ -63,11 +63,15 @@ std::string fault_text(v1::GameEnding fault) {
 }
 
 // Returns a worker's fit in its run as `sparring show` and `workers` print it ("p 0.421,
-// residual +1.2", "too few pairs"), quarantine marked.
+// residual +1.2", "too few pairs", "alone in its class"), quarantine marked.
 std::string fit_cell(const v1::WorkerFit& fit) {
-    std::string out = fit.df() == 0 ? "too few pairs"
-                                    : "p " + p_value_text(fit.p_value()) + ", residual " +
-                                          signed_fixed(fit.residual(), 1);
+    std::string out;
+    if (fit.df() > 0)
+        out = "p " + p_value_text(fit.p_value()) + ", residual " + signed_fixed(fit.residual(), 1);
+    else if (!fit.cpu_class().empty() && fit.class_rest_games() == 0)
+        out = "alone in its class";
+    else
+        out = "too few pairs";
     if (fit.quarantined()) out += " <span class=\"badge h0\">quarantined</span>";
     return out;
 }

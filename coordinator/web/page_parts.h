@@ -26,7 +26,7 @@ std::string live_text(const std::string& name, const std::string& text);
 std::string fault_text(v1::GameEnding fault);
 
 // Returns a worker's fit in its run as `sparring show` and `workers` print it ("p 0.421,
-// residual +1.2", "too few pairs"), quarantine marked.
+// residual +1.2", "too few pairs", "alone in its class"), quarantine marked.
 std::string fit_cell(const v1::WorkerFit& fit);
 
 // Returns the CSS class of a run's state and SPRT outcome: active, h1, h0 or neutral.

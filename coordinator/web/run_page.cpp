@@ -13,6 +13,7 @@
 #include "coordinator/web/html.h"
 #include "coordinator/web/page_parts.h"
 #include "coordinator/web/pages.h"
+#include "coordinator/web/run_classes.h"
 #include "coordinator/web/run_faults.h"
 #include "coordinator/web/run_kinds.h"
 #include "coordinator/web/run_pause.h"
@@ -275,30 +276,30 @@ std::string llr_svg(const v1::LlrHistory& history) {
 std::string workers_table(const v1::RunStatus& run) {
     if (run.workers().empty() && run.purges().empty()) return "";
     std::string out =
-        "<h2>Workers</h2><table class=\"grid\"><thead><tr><th>worker</th><th>games</th>"
-        "<th>LL / LD / DD+WL / WD / WW</th><th>χ² (df)</th><th>fit</th><th>time losses</th>"
-        "</tr></thead><tbody>";
+        "<h2>Workers</h2><table class=\"grid\"><thead><tr><th>worker</th><th>class</th>"
+        "<th>games</th><th>LL / LD / DD+WL / WD / WW</th><th>χ² (df)</th><th>fit</th>"
+        "<th>time losses</th></tr></thead><tbody>";
     for (const v1::WorkerFit& w : run.workers()) {
         const v1::Pentanomial& p = w.pentanomial();
         out += std::string("<tr") + (w.quarantined() ? " class=\"outlier\"" : "") + "><td>" +
-               std::to_string(w.worker_id()) + " " + escape_html(w.name()) +
-               "</td><td class=\"num\">" + grouped(w.games()) + "</td><td class=\"num\">" +
-               grouped(p.ll()) + " / " + grouped(p.ld()) + " / " + grouped(p.dd_wl()) + " / " +
-               grouped(p.wd()) + " / " + grouped(p.ww()) + "</td><td class=\"num\">" +
-               fixed(w.chi2(), 1) + " (" + std::to_string(w.df()) + ")</td><td>" + fit_cell(w) +
-               "</td><td class=\"num\">" + grouped(w.time_losses()) +
+               std::to_string(w.worker_id()) + " " + escape_html(w.name()) + "</td><td>" +
+               escape_html(w.cpu_class()) + "</td><td class=\"num\">" + grouped(w.games()) +
+               "</td><td class=\"num\">" + grouped(p.ll()) + " / " + grouped(p.ld()) + " / " +
+               grouped(p.dd_wl()) + " / " + grouped(p.wd()) + " / " + grouped(p.ww()) +
+               "</td><td class=\"num\">" + fixed(w.chi2(), 1) + " (" + std::to_string(w.df()) +
+               ")</td><td>" + fit_cell(w) + "</td><td class=\"num\">" + grouped(w.time_losses()) +
                (w.time_losses() > 0 ? " (p " + p_value_text(w.time_loss_p()) + ")" : "") +
                "</td></tr>";
     }
     if (run.workers().empty())
-        out += "<tr><td colspan=\"6\">No counted games left: every worker was purged.</td></tr>";
+        out += "<tr><td colspan=\"7\">No counted games left: every worker was purged.</td></tr>";
     out +=
-        "</tbody></table><p class=\"note\">Each worker's pairs against the rest of the run's "
-        "(chi-squared test of homogeneity of the pentanomial counts, as <code>sparring "
+        "</tbody></table><p class=\"note\">Each worker's pairs against the rest of its CPU "
+        "class's (chi-squared test of homogeneity of the pentanomial counts, as <code>sparring "
         "show</code> prints it). p: the chance that a worker like the others gives results "
         "this far off; residual: the largest adjusted standardized residual of its row "
         "(positive: more of that result class than the rest would give it); time losses: its "
-        "games lost on time, and the chance of that many at the rest of the run's rate; "
+        "games lost on time, and the chance of that many at the rest of its class's rate; "
         "quarantined: either p below the coordinator's <code>--quarantine-p</code>, so it is "
         "leased no more of the run.</p>";
     if (!run.clocks().empty()) {
@@ -440,7 +441,8 @@ std::string run_page(const v1::RunStatus& run, const RunExtras& extras) {
     if (const auto section = web_run_kind(run.spec().kind()).section) body += section(run, extras);
     // Live updates replace the workers' and the leases' tables whole: they change with every
     // report.
-    body += "<div id=\"workers\">" + workers_table(run) + "</div>";
+    // The CPU classes come with a whole read of the run, not with the live updates.
+    body += classes_html(run) + "<div id=\"workers\">" + workers_table(run) + "</div>";
     body += "<div id=\"leases\">" + leases_table(history) + "</div>";
     body += faulty_games_section(run.id(), extras.faults);
     body += "<h2>Specification</h2>" + spec_table(run);

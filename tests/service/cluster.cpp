@@ -308,12 +308,14 @@ void Cluster::add_version(const std::string& name, const std::string& overrides)
 
 namespace sparring::testing {
 
-int64_t register_worker(v1::WorkerService::Stub& stub, const std::string& token) {
+int64_t register_worker(v1::WorkerService::Stub& stub, const std::string& token,
+                        const std::string& name, const v1::WorkerIdentity& identity) {
     v1::RegisterRequest request;
-    request.set_name("forger");
+    request.set_name(name);
     request.set_cores(1);
     request.set_memory_mb(1024);
     request.set_concurrency(1);
+    if (identity.ByteSizeLong() > 0) *request.mutable_identity() = identity;
     v1::RegisterResponse response;
     if (!stub.Register(Cluster::context(token).get(), request, &response).ok()) return 0;
     return response.worker_id();

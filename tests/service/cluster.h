@@ -113,8 +113,11 @@ class Cluster {
     std::vector<std::unique_ptr<Process>> workers_;
 };
 
-// Registers a worker (concurrency 1) over gRPC with a token; returns its id, or 0 if refused.
-int64_t register_worker(v1::WorkerService::Stub& stub, const std::string& token);
+// Registers a worker (concurrency 1) over gRPC with a token, and a machine identity when given;
+// returns its id, or 0 if refused.
+int64_t register_worker(v1::WorkerService::Stub& stub, const std::string& token,
+                        const std::string& name = "forger",
+                        const v1::WorkerIdentity& identity = v1::WorkerIdentity());
 // Asks for work as that worker with a token; the answer (a lease or a retry time) is in *work.
 grpc::Status request_work(v1::WorkerService::Stub& stub, const std::string& token, int64_t worker,
                           v1::RequestWorkResponse* work);

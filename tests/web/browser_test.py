@@ -255,8 +255,10 @@ def main():
                  "--description", "<script>alert(1)</script> knights up")
         run = submit("knight-330", "base", "--games", "30000", "--tc", "nodes=300", "--elo0", "0",
                      "--elo1", "5", "--description", "browser test: a live SPRT run")
-        for i in (1, 2):
-            start_worker("browser-worker-%d" % i)
+        # The second worker claims only the baseline instruction set: the run is played by two
+        # CPU classes (issue 52), which its page breaks its result down by.
+        start_worker("browser-worker-1")
+        start_worker("browser-worker-2", "--isa-levels", "x86-64")
         base = "http://127.0.0.1:" + http_port
 
         def run_field(run_id, key):
@@ -314,7 +316,7 @@ def main():
             assert grew, "the games count did not grow without a reload"
             # The workers' table follows too: its games add up to the run's, read at once.
             counted = page.evaluate(
-                "[%s, [...document.querySelectorAll('#workers tbody tr td:nth-child(2)')]"
+                "[%s, [...document.querySelectorAll('#workers tbody tr td:nth-child(3)')]"
                 ".reduce((sum, cell) => sum + Number(cell.textContent.replace(/\\D/g, '')), 0)]"
                 % games)
             assert counted[0] == counted[1], "the workers' table shows %d games of %d" % (
@@ -347,6 +349,27 @@ def main():
                 print("screenshot:", args.screenshot)
         finally:
             page.close()
+
+        # CPU classes (issue 52, item 2): the run's result per class of its workers, each
+        # worker's row naming its class.
+        if not wait_until(lambda: len(run_field(run, "classes")) == 2, 60, 0.5):
+            raise AssertionError("not two CPU classes: %s" % run_field(run, "classes"))
+        classes = sorted(c["cpu_class"] for c in run_field(run, "classes"))
+        dom = browse(browser, os.path.join(work, "profile-classes"), base + "/runs/" + run,
+                     "--dump-dom", wait_ms=2000)
+        table = re.search(r'<h2 id="classes">CPU classes</h2><table class="grid" '
+                          r'id="class-table">.*?<tbody>(.*?)</tbody>', dom, re.S)
+        assert table, dom[:3000]
+        rows = re.findall(r'<tr><td>([^<]*)</td><td class="num">(\d+)</td><td class="num">'
+                          r'([^<]*)</td><td class="num">[^<]*</td><td class="num">([^<]*)</td>',
+                          table.group(1))
+        assert sorted(r[0] for r in rows) == classes, (rows, classes)
+        assert any(r[0].endswith("-sse2") for r in rows), rows
+        assert all(r[1] == "1" and "\u00b1" in r[3] for r in rows), rows
+        workers = re.search(r"<h2>Workers</h2>(.*?)</table>", dom, re.S).group(1)
+        for name in classes:
+            assert "</td><td>%s</td>" % name in workers, workers[:2000]
+        print("CPU classes on the run page: %s" % rows)
 
         # A run of an engine no worker offers waits, and its page says why, counted over the
         # workers, with the fix; the runs list calls it waiting (issue 51, item 1).
