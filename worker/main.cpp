@@ -231,8 +231,9 @@ void set_up_affinity(const Flags& args, sparring::worker::Worker::Options& o) {
     std::vector<sparring::v1::CoreType> types;
     if (args.cpu_affinity->empty() ||
         !std::isdigit(static_cast<unsigned char>((*args.cpu_affinity)[0])))
-        for (const sparring::v1::CoreType& type : sparring::worker::detect_identity().core_types())
-            types.push_back(type);
+        // Those of the identity set_up_identity detected (not a range over a temporary's
+        // member, which dies before the loop).
+        types.assign(o.identity.core_types().begin(), o.identity.core_types().end());
     const std::vector<int> cores = sparring::worker::affinity_cores(
         *args.cpu_affinity, sparring::match::allowed_cores(), types);
     if (cores.size() < size_t(o.concurrency))
