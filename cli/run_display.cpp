@@ -124,17 +124,23 @@ void print_table(const std::vector<std::vector<std::string>>& raw_rows) {
         std::vector<std::string>& row = rows.emplace_back();
         for (const std::string& cell : raw) row.push_back(printable(cell));
     }
+    // A cell's width on the terminal: its UTF-8 characters ("±" is one), not its bytes.
+    const auto width = [](const std::string& cell) {
+        return size_t(std::count_if(cell.begin(), cell.end(), [](char c) {
+            return (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+        }));
+    };
     std::vector<size_t> widths;
     for (const auto& row : rows)
         for (size_t i = 0; i < row.size(); ++i) {
             if (widths.size() <= i) widths.push_back(0);
-            widths[i] = std::max(widths[i], row[i].size());
+            widths[i] = std::max(widths[i], width(row[i]));
         }
     for (const auto& row : rows) {
         std::string line;
         for (size_t i = 0; i < row.size(); ++i)
             line += row[i] +
-                    (i + 1 < row.size() ? std::string(widths[i] - row[i].size() + 2, ' ') : "");
+                    (i + 1 < row.size() ? std::string(widths[i] - width(row[i]) + 2, ' ') : "");
         std::cout << line << "\n";
     }
 }

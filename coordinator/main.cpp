@@ -113,7 +113,8 @@ ServeFlags::ServeFlags(CLI::App& app) {
         "(0: no bound)",
         "64", 0, 1'000'000);
     add_flag(app, "quarantine-p", quarantine_p, "P",
-             "lease no more of a run to a worker whose results fit the rest at p < P (0: off)",
+             "lease no more of a run to a worker whose results fit the rest of its CPU class at "
+             "p < P (0: off)",
              "0");
     add_flag(app, "fault-bound", fault_bound, "BOUND",
              "pause a run submitted without a bound of its own once more than PERCENT% of its "
