@@ -343,7 +343,7 @@ Command versions_command() {
     return {"versions",
             "add, list or show engine versions and their engines' options on the coordinator",
             "add NAME [--preset P] [--set N=V,...] | add NAME --from-run RUN | "
-            "add NAME --engine-file PATH [--arg A]... | list | show NAME | options NAME",
+            "add NAME --engine-file PATH[:LEVEL]... [--arg A]... | list | show NAME | options NAME",
             declare_flags<VersionsFlags, versions>};
 }
 
