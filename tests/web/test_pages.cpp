@@ -427,6 +427,64 @@ size_t page_weight(const std::string& page) {
     return total;
 }
 
+TEST(RunPage, ItsResultPerCpuClassAndTheClassFindingsAreShownEscaped) {
+    v1::RunStatus run = hostile_run(4);
+    // Only workers that reported no machine: no section (the whole run is the one class).
+    run.add_classes()->set_cpu_class("unknown");
+    EXPECT_EQ(run_page(run, {}).find("id=\"classes\""), std::string::npos);
+    run.clear_classes();
+    v1::ClassResult* zen5 = run.add_classes();
+    zen5->set_cpu_class("zen5-avx512");
+    zen5->set_workers(3);
+    zen5->set_games(1200);
+    zen5->set_wins(300);
+    zen5->set_draws(620);
+    zen5->set_losses(280);
+    zen5->set_elo(2);
+    zen5->set_elo_low(-1);
+    zen5->set_elo_high(5);
+    zen5->set_time_losses(4);
+    v1::ClassResult* other = run.add_classes();
+    other->set_cpu_class(kScript);  // a class is [a-z0-9-]; escaped all the same
+    other->set_workers(1);
+    other->set_games(400);
+    other->set_elo(12);
+    other->set_elo_low(4);
+    other->set_elo_high(20);
+    v1::ClassFinding* finding = run.add_class_findings();
+    *finding->mutable_group() = *other;
+    finding->set_text(std::string(kScript) + ": +12.0 \u00b1 8.0 Elo, the rest +2.0 \u00b1 3.0");
+    run.clear_workers();
+    v1::WorkerFit* worker = run.add_workers();
+    worker->set_worker_id(5);
+    worker->set_cpu_class("zen5-avx512");
+    worker->set_games(400);
+    v1::WorkerFit* alone = run.add_workers();
+    alone->set_worker_id(6);
+    alone->set_cpu_class(kScript);
+    alone->set_games(400);
+    const std::string page = run_page(run, {});
+    const size_t banner = page.find(
+        "<p class=\"warning class-finding\"><strong>Class finding:"
+        "</strong> &lt;script&gt;alert(1)&lt;/script&gt;: +12.0 "
+        "\u00b1 8.0 Elo, the rest +2.0 \u00b1 3.0 ");
+    const size_t section = page.find("<h2 id=\"classes\">CPU classes</h2>");
+    ASSERT_NE(banner, std::string::npos) << page;
+    ASSERT_NE(section, std::string::npos) << page;
+    EXPECT_LT(banner, section);
+    EXPECT_LT(section, page.find("<div id=\"workers\">"));
+    EXPECT_NE(page.find("<tr><td>zen5-avx512</td><td class=\"num\">3</td><td class=\"num\">"
+                        "1\u2009200</td><td class=\"num\">300 / 620 / 280</td><td class=\"num\">"
+                        "+2.0 \u00b1 3.0</td><td class=\"num\">4</td></tr>"),
+              std::string::npos)
+        << page;
+    EXPECT_NE(page.find("<tr><td>&lt;script&gt;alert(1)&lt;/script&gt;</td>"), std::string::npos);
+    // Each worker's row names its class; one alone in its class says so.
+    EXPECT_NE(page.find("<td>5 </td><td>zen5-avx512</td>"), std::string::npos) << page;
+    EXPECT_NE(page.find("alone in its class"), std::string::npos);
+    EXPECT_EQ(page.find(kScript), std::string::npos);
+}
+
 TEST(RunPage, WeighsUnder300KilobytesWithEverythingItLoads) {
     // A long SPRT run at the series' limit, with many workers and leases, and a tuning run
     // of twenty parameters with a point per report of a long run.
