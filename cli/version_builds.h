@@ -28,9 +28,10 @@ std::vector<const BuildArg*> lowest_level_first(const std::vector<BuildArg>& bui
 
 // Runs each build's `bench` (after args; an archive unpacked to a scratch directory, its entry
 // run) on this machine and returns the signature they share: expected when given, else the
-// first computed; 0 when none ran here. A build that dies of SIGILL needs a CPU this machine
-// lacks: skipped with a note on stderr. Throws std::runtime_error (nothing is added) when a
-// build computes another signature or gives none.
+// first computed; 0 when none gave one here. A build that dies of SIGILL needs a CPU this
+// machine lacks: skipped with a note on stderr. Throws std::runtime_error (nothing is added)
+// when a build computes another signature, or gives none where another build or --bench does
+// (an engine without a bench gives none from any build: its builds are not compared).
 uint64_t verify_build_benches(const std::vector<BuildArg>& builds, const std::string& entry,
                               const std::vector<std::string>& args,
                               std::optional<uint64_t> expected);
