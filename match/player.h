@@ -42,7 +42,7 @@ struct PlayerSpec {
     int time_margin_ms = 0;  // how far past its clock (or movetime) it may run before losing
     // The instruction-set level of the build it runs, for the PGN's WhiteBuild/BlackBuild tags
     // ("x86-64-v3", "portable"; "": not an uploaded build).
-    std::string build;
+    std::string build = {};
 };
 
 // What a player sees when asked for a move: the game's start and every move since.

@@ -7,8 +7,8 @@
 #include <map>
 #include <span>
 #include <stdexcept>
-#include <utility>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "sparring/v1/worker.pb.h"

@@ -43,15 +43,25 @@ std::string class_name(std::string_view cpu_class) {
 }
 
 void fit_within_classes(std::vector<WorkerFit>& fits, double threshold) {
-    std::map<std::string, ClassTotals> totals;
+    // A worker that reported no machine has no class to be kept with: it is tested against the
+    // whole run, as before classes (a forger that says nothing of its machine is not alone).
+    const auto group = [](const WorkerFit& w) {
+        return w.cpu_class.empty() || w.cpu_class == kUnknownClass ? std::string() : w.cpu_class;
+    };
+    std::map<std::string, ClassTotals> totals;  // by class; "": the whole run
     for (const WorkerFit& w : fits) {
-        ClassTotals& t = totals[class_name(w.cpu_class)];
+        ClassTotals& run = totals[std::string()];
+        run.counts.add(w.counts);
+        run.time_losses += w.time_losses;
+        run.faults += w.faults;
+        if (group(w).empty()) continue;
+        ClassTotals& t = totals[group(w)];
         t.counts.add(w.counts);
         t.time_losses += w.time_losses;
         t.faults += w.faults;
     }
     for (WorkerFit& w : fits) {
-        const ClassTotals& t = totals[class_name(w.cpu_class)];
+        const ClassTotals& t = totals[group(w)];
         Counts rest = t.counts;
         rest.subtract(w.counts);
         w.class_rest_pairs = rest.pairs;
@@ -79,11 +89,12 @@ void fit_within_classes(std::vector<WorkerFit>& fits, double threshold) {
         return std::make_tuple(smallest_p(*a), a->worker_id) <
                std::make_tuple(smallest_p(*b), b->worker_id);
     });
-    std::map<std::string, int64_t> quarantined_pairs;  // per class
+    std::map<std::string, int64_t> quarantined_pairs;  // per class; "": the classless
     for (WorkerFit* w : suspects) {
-        const std::string name = class_name(w->cpu_class);
+        const std::string name = group(*w);
         int64_t& taken = quarantined_pairs[name];
-        if (2 * (taken + w->counts.pairs) >= totals[name].counts.pairs) continue;
+        // (The classless are each tested against the whole run, with no class to keep whole.)
+        if (!name.empty() && 2 * (taken + w->counts.pairs) >= totals[name].counts.pairs) continue;
         taken += w->counts.pairs;
         w->quarantined = true;
     }

@@ -229,6 +229,25 @@ TEST(ClassStatsTest, WorkersWithoutAClassAreOneClassUnknownAndOneClassHasNoFindi
     EXPECT_TRUE(class_findings({}).empty());
 }
 
+// A worker that reports no machine is tested against the whole run, as before classes: a
+// forger that leaves out its identity is not alone in a class of its own, out of the test.
+TEST(ClassStatsTest, AWorkerWithoutAClassIsTestedAgainstTheWholeRun) {
+    std::mt19937_64 rng(5);
+    std::vector<WorkerFit> fits = {worker(1, "zen5-avx512", draw_pairs(rng, 600, kEven)),
+                                   worker(2, "", draw_pairs(rng, 200, kBroken))};
+    fit_within_classes(fits, kQuarantineP);
+    EXPECT_EQ(fits[1].class_rest_pairs, 600);
+    EXPECT_TRUE(fits[1].quarantined) << fits[1].fit.p_value;
+    // The honest worker alone in its class is not tested (it holds most of the run anyway).
+    EXPECT_EQ(fits[0].class_rest_pairs, 0);
+    EXPECT_FALSE(fits[0].quarantined);
+    // With a class, the same worker is alone in it and kept: a finding for the owner instead.
+    fits[1].cpu_class = "skylake-avx2";
+    fit_within_classes(fits, kQuarantineP);
+    EXPECT_FALSE(fits[1].quarantined);
+    EXPECT_EQ(class_findings(class_results(fits)).size(), 1u);
+}
+
 TEST(ClassStatsTest, AlikeClassesAreRarelyAFinding) {
     // Two classes of the same Elo, 200 simulated runs of 2 x 3 workers: a finding at p 0.001
     // per class and test comes up in about 1 run of 250 (a few runs at most).
