@@ -76,7 +76,8 @@ std::string waiting_fix(const WaitingRun& run, WaitReason reason, const std::str
         case WaitReason::Outranked:
             return "wait, or raise the run's priority (`sparring modify --priority`)";
         case WaitReason::Busy:
-            return "wait, or raise the run's throughput (`sparring modify --throughput`)";
+            return "wait, start more workers, or raise its priority (`sparring modify "
+                   "--priority`); its throughput shares cores among its owner's own runs";
         case WaitReason::NoBuild:
             return "add the engine as a version with a build their CPUs run (`sparring versions "
                    "add NAME --engine-file FILE:LEVEL`, no level for a portable one), or start "
