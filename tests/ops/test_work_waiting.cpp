@@ -147,7 +147,7 @@ TEST_F(WorkWaiting, TheGaugesRiseOnSubmitFallAsAWorkerPlaysAndAreZeroWhenTheRunE
 
     // A worker of one core plays it, two pairs a lease: the free pairs fall to 0, the cores
     // wanted with them to the one core still playing, and both to 0 at the end.
-    cluster->start_worker("w1", 1, build_worker_flags());
+    cluster->start_worker("w1", 1);
     std::vector<double> free_seen = {12}, cores_seen = {6};
     const auto deadline = std::chrono::steady_clock::now() + 20s;
     bool ended = false;

@@ -271,10 +271,12 @@ TEST_F(DashboardTest, LiveUpdatesCarryTheReportsCountsAsTheyComeAndTheRunsLast) 
                   games)
             << update;
         if (games > 0 && update.contains("workers")) {
-            // The workers' table adds up to the run's games (its games column, the second).
+            // The workers' table adds up to the run's games (its games column, the third: after
+            // the worker and its CPU class).
             uint64_t shown = 0;
             const std::string table = update["workers"];
-            const std::regex row("<tr[^>]*><td>[^<]*</td><td class=\"num\">([0-9,]+)</td>");
+            const std::regex row(
+                "<tr[^>]*><td>[^<]*</td><td>[^<]*</td><td class=\"num\">([0-9,]+)</td>");
             for (std::sregex_iterator it(table.begin(), table.end(), row), end; it != end; ++it)
                 shown += number(nlohmann::json((*it)[1].str()));
             EXPECT_EQ(shown, games) << table;
