@@ -153,5 +153,9 @@ size_t count_in_text(const std::string& s, const std::string& text);
 // Returns the port a coordinator wrote to port_file (--http-port-file), waiting up to 5 s for
 // the file; 0 when it is not there.
 int wait_for_port_file(const std::string& port_file);
+// Writes a book of twelve quiet openings (one white move each) to dir/quiet-openings.epd and
+// returns its path. From them no mate comes within a few moves, as it can from the default
+// book's wild positions: tests that count something every game must see happen use it.
+std::string write_quiet_book(const std::string& dir);
 
 }  // namespace sparring::testing

@@ -48,19 +48,7 @@ TEST_F(FaultEvidenceTest, CrashesAreListedWithEvidenceAndReproReplaysThemHere) {
     // before the crashing engine's fourth move (CI saw it once), and the game has no fault.
     // Quiet openings (one white move each), not the default book: from one of its wild
     // positions Stockfish mated on its third move, before the crash (CI saw that too).
-    const std::string book = cluster->dir + "/quiet-openings.epd";
-    std::ofstream(book) << "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1\n"
-                           "rnbqkbnr/pppppppp/8/8/3P4/8/PPP1PPPP/RNBQKBNR b KQkq - 0 1\n"
-                           "rnbqkbnr/pppppppp/8/8/2P5/8/PP1PPPPP/RNBQKBNR b KQkq - 0 1\n"
-                           "rnbqkbnr/pppppppp/8/8/8/5N2/PPPPPPPP/RNBQKB1R b KQkq - 1 1\n"
-                           "rnbqkbnr/pppppppp/8/8/8/6P1/PPPPPP1P/RNBQKBNR b KQkq - 0 1\n"
-                           "rnbqkbnr/pppppppp/8/8/8/1P6/P1PPPPPP/RNBQKBNR b KQkq - 0 1\n"
-                           "rnbqkbnr/pppppppp/8/8/8/4P3/PPPP1PPP/RNBQKBNR b KQkq - 0 1\n"
-                           "rnbqkbnr/pppppppp/8/8/8/3P4/PPP1PPPP/RNBQKBNR b KQkq - 0 1\n"
-                           "rnbqkbnr/pppppppp/8/8/8/2P5/PP1PPPPP/RNBQKBNR b KQkq - 0 1\n"
-                           "rnbqkbnr/pppppppp/8/8/8/2N5/PPPPPPPP/R1BQKBNR b KQkq - 1 1\n"
-                           "rnbqkbnr/pppppppp/8/8/8/P7/1PPPPPPP/RNBQKBNR b KQkq - 0 1\n"
-                           "rnbqkbnr/pppppppp/8/8/8/7P/PPPPPPP1/RNBQKBNR b KQkq - 0 1\n";
+    const std::string book = write_quiet_book(cluster->dir);
     r = cluster->cli({"submit", "crashy", "a", "--kind", "fixed", "--games", "24", "--tc",
                       "nodes=2000", "--fault-bound", "off", "--resign", "off", "--draw", "off",
                       "--book", book});
