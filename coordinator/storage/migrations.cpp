@@ -449,13 +449,21 @@ void add_fleet_identity(Database& db) {
     add_fair_share(db);
 }
 
+// Issue 53, part 1 (50,000 workers): indexes that keep the per-call path of the worker RPCs
+// off table scans. Filled in by the scale work.
+void add_scale_indexes(Database&) {}
+
+// Issue 53, part 3 (a game in 400 bytes): games stored compactly, existing games converted.
+// Filled in by the compact-storage work.
+void compact_game_storage(Database&) {}
+
 // A migration: SQL, or a step in C++ where SQL alone cannot do it.
 struct Migration {
     std::string_view sql;
     void (*step)(Database& db) = nullptr;
 };
 
-constexpr std::array<Migration, 26> kMigrations = {{{kSchema1},
+constexpr std::array<Migration, 28> kMigrations = {{{kSchema1},
                                                     {kSchema2},
                                                     {kSchema3},
                                                     {kSchema4},
@@ -480,7 +488,9 @@ constexpr std::array<Migration, 26> kMigrations = {{{kSchema1},
                                                     {{}, add_engine_uploaders},
                                                     {{}, move_run_links},
                                                     {{}, add_diagnostics},
-                                                    {{}, add_fleet_identity}}};
+                                                    {{}, add_fleet_identity},
+                                                    {{}, add_scale_indexes},
+                                                    {{}, compact_game_storage}}};
 
 }  // namespace
 
