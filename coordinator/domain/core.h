@@ -15,6 +15,7 @@
 
 #include "absl/status/statusor.h"
 #include "common/run_limits.h"
+#include "coordinator/domain/active_workers.h"
 #include "coordinator/domain/book_cache.h"
 #include "coordinator/domain/rate_limit.h"
 #include "coordinator/domain/scheduler.h"
@@ -304,6 +305,8 @@ class Core {
     void start_fault_count(Storage& storage, const Run& run) const;
     // Returns the worker if it exists and was registered with the caller's token.
     absl::StatusOr<Worker> holder(Storage& storage, const Caller& caller, int64_t worker_id) const;
+    // Fills active_ from storage once: the workers seen within the active window.
+    void seed_active_workers(Storage& storage) const;
     // Returns a lease if it exists and the worker holds it.
     absl::StatusOr<Lease> held_lease(Storage& storage, int64_t worker_id, int64_t lease_id) const;
     // Ends an active lease in a final state, returning unreported pairs to an active run.
@@ -348,6 +351,9 @@ class Core {
     BookCache books_;  // at most max_cached_books runs and 256 MiB
     // The active runs a lease may come from, in serving order (scheduler.h).
     std::unique_ptr<CandidatePool> candidates_ = std::make_unique<CandidatePool>();
+    // The workers each token has seen lately (the cap on a token's active workers), filled
+    // from storage at the first worker call.
+    std::unique_ptr<ActiveWorkers> active_ = std::make_unique<ActiveWorkers>();
     // Each user's submissions and modifications of the last minute (admins' are not counted).
     mutable RateLimit submits_;        // per user, over a minute
     mutable RateLimit modifications_;  // per user, over a minute

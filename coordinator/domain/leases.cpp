@@ -62,8 +62,8 @@ absl::StatusOr<Worker> Core::register_worker(Storage& storage, const Caller& cal
                                              Worker worker) const {
     if (absl::Status status = check_worker(worker); !status.ok()) return status;
     const int64_t active_since = now_ms_() - 3 * options_.heartbeat_interval_ms;
-    if (storage.count_workers_of_token(caller.token_id, active_since) >=
-        options_.max_workers_per_token)
+    seed_active_workers(storage);
+    if (active_->count(caller.token_id, active_since) >= options_.max_workers_per_token)
         return absl::ResourceExhaustedError(
             "this token already has " + std::to_string(options_.max_workers_per_token) +
             " active workers (the coordinator's --max-workers-per-token)");
@@ -72,6 +72,7 @@ absl::StatusOr<Worker> Core::register_worker(Storage& storage, const Caller& cal
     worker.cpu_class = cpu_class_of(worker.identity);
     worker.registered_ms = worker.last_seen_ms = now_ms_();
     worker.id = storage.insert_worker(worker);
+    active_->seen(worker.id, worker.token_id, worker.last_seen_ms);
     publish(storage, WorkerRegistered{worker, caller.peer});
     return worker;
 }
@@ -85,9 +86,23 @@ absl::StatusOr<Worker> Core::holder(Storage& storage, const Caller& caller,
         return absl::PermissionDeniedError("worker " + std::to_string(worker_id) +
                                            " was registered with another token");
     const int64_t now = now_ms_();
-    storage.touch_worker(worker_id, now);
+    // The stored time lags at most a tenth of the active window (3 heartbeat intervals):
+    // a worker's calls in quick succession (a report, then its next request) write it once.
+    // The cap on a token's active workers counts the exact times, kept in memory.
+    if (now - worker->last_seen_ms >= 3 * options_.heartbeat_interval_ms / 10)
+        storage.touch_worker(worker_id, now);
+    seed_active_workers(storage);
+    active_->seen(worker_id, worker->token_id, now);
     publish(storage, WorkerSeen{worker_id, now});
     return *worker;
+}
+
+void Core::seed_active_workers(Storage& storage) const {
+    if (active_->seeded()) return;
+    for (const WorkerSummary& w :
+         storage.list_workers(now_ms_() - 3 * options_.heartbeat_interval_ms))
+        active_->seen(w.worker.id, w.worker.token_id, w.worker.last_seen_ms);
+    active_->mark_seeded();
 }
 
 absl::StatusOr<Lease> Core::held_lease(Storage& storage, int64_t worker_id,

@@ -451,7 +451,13 @@ void add_fleet_identity(Database& db) {
 
 // Issue 53, part 1 (50,000 workers): indexes that keep the per-call path of the worker RPCs
 // off table scans. Filled in by the scale work.
-void add_scale_indexes(Database&) {}
+void add_scale_indexes(Database& db) {
+    // A worker's runs failed often enough to back it off (failed_runs, read for every lease
+    // request) were a scan of every failure: lease_failures_by_run leads with the run.
+    db.exec(
+        "CREATE INDEX IF NOT EXISTS lease_failures_by_worker ON lease_failures(worker_id, "
+        "run_id)");
+}
 
 // Issue 53, part 3 (a game in 400 bytes): games stored compactly, existing games converted.
 // Filled in by the compact-storage work.

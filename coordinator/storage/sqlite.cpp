@@ -186,6 +186,7 @@ void Database::exec(std::string_view sql) {
 }
 
 Statement& Database::prepare(std::string_view sql) {
+    if (observer_) observer_(sql);
     if (auto it = statements_.find(sql); it != statements_.end()) return it->second.second;
     sqlite3_stmt* stmt = nullptr;
     if (sqlite3_prepare_v3(db_, sql.data(), int(sql.size()), SQLITE_PREPARE_PERSISTENT, &stmt,

@@ -3,12 +3,14 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "coordinator/domain/storage_error.h"
 
@@ -95,6 +97,11 @@ class Database {
     void exec(std::string_view sql);
     // Returns the cached prepared statement for a query, preparing it on first use.
     Statement& prepare(std::string_view sql);
+    // Calls observer with the SQL of every statement prepare() hands out, cached or not (a
+    // test collects the queries a path runs and checks their plans); empty: no observer.
+    void observe_prepares(std::function<void(std::string_view)> observer) {
+        observer_ = std::move(observer);
+    }
     int64_t last_insert_rowid() const;
     // Returns the number of rows the last statement changed.
     int changes() const;
@@ -115,6 +122,7 @@ class Database {
         void operator()(sqlite3_stmt* stmt) const;
     };
     sqlite3* db_ = nullptr;
+    std::function<void(std::string_view)> observer_;
     std::map<std::string, std::pair<std::unique_ptr<sqlite3_stmt, Finalizer>, Statement>,
              std::less<>>
         statements_;

@@ -24,6 +24,8 @@ class SqliteStorage final : public Storage {
     // an existing file of this build's schema version (a backup, say) and never writes it;
     // a write throws StorageError.
     explicit SqliteStorage(const std::string& path, Access access = Access::ReadWrite);
+    // The connection itself: a test observes the statements a path prepares.
+    Database& database() { return db_; }
 
     // TransactionPort (domain/transaction_port.h)
     void begin(bool write) override;
