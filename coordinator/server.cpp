@@ -15,6 +15,7 @@
 #include "common/dates.h"
 #include "common/log.h"
 #include "coordinator/domain/waiting.h"
+#include "coordinator/engine_files.h"
 #include "coordinator/kinds/registry.h"
 #include "coordinator/kinds/training_run.h"
 #include "coordinator/ops/engine_gc.h"
@@ -112,6 +113,9 @@ Server::Server(Options options)
     engine_store_ = std::make_unique<EngineStore>(options_.db_path);
     engine_transfers_ = std::make_unique<EngineTransfers>(options_.engines, core_, *writer_,
                                                           *reader_, *engine_store_);
+    options_.engines.served = [this](std::string_view transport, uint64_t bytes) {
+        metrics_.count_engine_fetch(transport, bytes);
+    };
     worker_service_ =
         std::make_unique<WorkerServiceImpl>(core_, *writer_, *gate_, *engine_transfers_);
     user_api_ = std::make_unique<UserApi>(core_, *writer_, *reader_, history_);
@@ -134,6 +138,12 @@ Server::Server(Options options)
         watched_ = dashboard_->follow(events_);
     }
 }
+        // Engines fetched by URL: /engines/<sha256> beside the dashboard, behind the worker token.
+        serve_engine_files(dashboard_->http_server(),
+                           {core_, *web_reader_, *engine_store_,
+                            [this](std::string_view sha256, uint64_t first, uint64_t bytes) {
+                                engine_transfers_->note_served("http", sha256, first, bytes);
+                            }});
 
 Server::~Server() {
     shutdown();
@@ -178,7 +188,13 @@ int Server::start() {
         });
         http_server_->start();
     }
-    if (dashboard_) http_port_ = dashboard_->start();
+    if (dashboard_) {
+        http_port_ = dashboard_->start();
+        std::string public_base = options_.notifier.public_url;
+        while (!public_base.empty() && public_base.back() == '/') public_base.pop_back();
+        engine_transfers_->set_own_http({uint32_t(http_port_), !options_.http.tls_cert_file.empty(),
+                                         public_base.empty() ? "" : public_base + "/engines"});
+    }
     maintenance_thread_ = std::thread([this] { maintenance_loop(); });
     trainer_->start();
     if (notifier_) {

@@ -78,8 +78,9 @@ void touch(const std::string& path) {
 
 }  // namespace
 
-EngineCache::EngineCache(Options options, Fetch fetch, Log log)
-    : options_(std::move(options)), fetch_(std::move(fetch)), log_(std::move(log)) {
+EngineCache::EngineCache(Options options, std::vector<Source> sources, Log log)
+    : options_(std::move(options)), sources_(std::move(sources)), log_(std::move(log)) {
+    if (sources_.empty()) throw std::invalid_argument("an engine cache needs a source");
     std::error_code error;
     fs::create_directories(options_.dir + "/partial", error);
     if (error) throw std::runtime_error("cannot create the engine cache " + options_.dir);
@@ -131,7 +132,22 @@ std::optional<std::string> EngineCache::executable(const v1::UploadedEngine& eng
 bool EngineCache::download(const v1::UploadedEngine& engine, const std::string& partial,
                            std::string* error) {
     const std::string name = engine.sha256().substr(0, 12);
-    for (int attempt = 1; attempt <= options_.attempts; ++attempt) {
+    size_t source = 0;  // the source in use
+    int tries = 0;      // its attempts so far
+    // Moves on to the next source, saying why; false when this is the last.
+    const auto hand_over = [&](const std::string& why) {
+        if (source + 1 >= sources_.size()) return false;
+        ++source;
+        tries = 0;
+        log_("fetching engine " + name + " over " + sources_[source].name + " instead: " + why);
+        return true;
+    };
+    while (tries < options_.attempts ||
+           hand_over("no verified copy over " + sources_[source].name + " after " +
+                     std::to_string(tries) + " attempts")) {
+        ++tries;
+        const Source& from = sources_[source];
+        const std::string over = sources_.size() > 1 ? " over " + from.name : "";
         // Only a regular file is resumed; anything else planted there (a link to a file of
         // the worker's, a directory) is removed, never written through.
         struct stat info {};
@@ -145,19 +161,25 @@ bool EngineCache::download(const v1::UploadedEngine& engine, const std::string& 
             offset = 0;
         }
         if (offset < engine.size()) {
-            log_(offset ? "resuming the download of engine " + name + " at byte " +
-                              std::to_string(offset)
-                        : "downloading engine " + name + " (" + std::to_string(engine.size()) +
-                              " bytes)");
             const int fd =
                 open(partial.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0600);
             if (fd < 0) {
                 *error = "cannot write " + partial;
                 return false;
             }
+            bool told = false;  // the download's first line is written once the source answers
+            const auto tell = [&] {
+                if (told) return;
+                told = true;
+                log_(offset ? "resuming the download of engine " + name + " at byte " +
+                                  std::to_string(offset) + over
+                            : "downloading engine " + name + " (" + std::to_string(engine.size()) +
+                                  " bytes)" + over);
+            };
             uint64_t written = offset;
             const FetchResult fetched =
-                fetch_(engine.sha256(), offset, [&](std::string_view bytes) {
+                from.fetch(engine.sha256(), offset, [&](std::string_view bytes) {
+                    tell();
                     // More bytes than the version announces are wrong already: stop there.
                     if (written + bytes.size() > engine.size() + 1) return false;
                     if (write(fd, bytes.data(), bytes.size()) != ssize_t(bytes.size()))
@@ -166,24 +188,34 @@ bool EngineCache::download(const v1::UploadedEngine& engine, const std::string& 
                     return true;
                 });
             close(fd);
-            if (!fetched.ok && !fetched.transient) {
-                *error = "cannot fetch engine " + name + ": " + fetched.error;
-                return false;
+            if (fetched.unavailable && source + 1 < sources_.size()) {
+                ++source;  // no URL: the next source, as if there were only it
+                tries = 0;
+                continue;
             }
             if (!fetched.ok) {
+                tell();
+                // A download that made progress is resumed from the same source.
+                const bool resume = fetched.transient && written > offset;
+                if (!resume && hand_over(from.name + " failed (" + fetched.error + ")")) continue;
+                if (!fetched.transient) {
+                    *error = "cannot fetch engine " + name + ": " + fetched.error;
+                    return false;
+                }
                 log_("download of engine " + name + " broke off at byte " +
                      std::to_string(written) + " (" + fetched.error + "); resuming");
-                std::this_thread::sleep_for(std::chrono::milliseconds(200 * attempt));
+                std::this_thread::sleep_for(std::chrono::milliseconds(200 * tries));
                 continue;
             }
         }
         const uint64_t size = file_bytes(partial);
         const std::optional<std::string> computed = sha256_of_file(partial);
         if (size == engine.size() && computed == engine.sha256()) return true;
-        log_("refused the download of engine " + name + ": " + std::to_string(size) +
+        log_("refused the download of engine " + name + over + ": " + std::to_string(size) +
              " bytes with SHA-256 " + computed.value_or("?") + ", expected " +
              std::to_string(engine.size()) + " bytes with " + engine.sha256() + "; discarding it");
         fs::remove(partial);
+        hand_over(from.name + " gave other bytes than the SHA-256 names");
     }
     *error = "no verified copy of engine " + name + " after " + std::to_string(options_.attempts) +
              " downloads (SHA-256 mismatch or broken off)";

@@ -1,7 +1,8 @@
-// The worker's cache of uploaded engine files: fetched from the coordinator the first time a
-// lease needs one (resuming a broken download from where it stopped), kept only once its
-// SHA-256 matches, unpacked safely when it is an archive, and evicted least recently used
-// first when the cache would exceed its size.
+// The worker's cache of uploaded engine files: fetched the first time a lease needs one
+// (resuming a broken download from where it stopped) from its sources in order — by URL, then
+// the coordinator's gRPC when the URL fails or gives other bytes — kept only once its SHA-256
+// matches, unpacked safely when it is an archive, and evicted least recently used first when
+// the cache would exceed its size.
 #pragma once
 
 #include <cstdint>
@@ -10,6 +11,8 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "sparring/v1/common.pb.h"
 
@@ -27,14 +30,25 @@ class EngineCache {
         bool ok = false;
         bool transient = false;
         std::string error;
+        bool unavailable = false;  // the source has nothing to offer now (no URL): skipped
     };
     // Streams a file's bytes from offset to write (which returns false to stop early).
     using Fetch = std::function<FetchResult(const std::string& sha256, uint64_t offset,
                                             const std::function<bool(std::string_view)>& write)>;
     using Log = std::function<void(const std::string&)>;
+    // Where files come from, tried in order: a download is resumed from the same source while
+    // it makes progress; a source that fails otherwise, or whose bytes do not match the
+    // SHA-256, hands over to the next one (the last gets every attempt of its own).
+    struct Source {
+        std::string name;  // for the log: "HTTP", "gRPC"
+        Fetch fetch;
+    };
 
     // Creates the cache directory; throws std::runtime_error when it cannot.
-    EngineCache(Options options, Fetch fetch, Log log);
+    EngineCache(Options options, std::vector<Source> sources, Log log);
+    // One source, the coordinator.
+    EngineCache(Options options, Fetch fetch, Log log)
+        : EngineCache(std::move(options), {Source{"gRPC", std::move(fetch)}}, std::move(log)) {}
 
     // Returns the path of an uploaded engine's executable, fetching, verifying and unpacking
     // it first if it is not cached; nullopt with *error when it cannot (a file whose SHA-256
@@ -61,7 +75,7 @@ class EngineCache {
     bool unchanged(const v1::UploadedEngine& engine);
 
     Options options_;
-    Fetch fetch_;
+    std::vector<Source> sources_;
     Log log_;
     // The digest of each cached engine's files as installed or last checked, kept where no
     // engine can change it.

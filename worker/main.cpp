@@ -21,6 +21,7 @@
 #include "worker/capabilities.h"
 #include "worker/cpu_affinity.h"
 #include "worker/cpu_identity.h"
+#include "worker/engine_url.h"
 #include "worker/worker.h"
 
 namespace {
@@ -32,6 +33,7 @@ struct Flags {
     std::string coordinator;
     CLI::Option* coordinator_option = nullptr;
     std::optional<std::string> token, token_file, tls_ca, name, uci_engines, cache_dir;
+    std::optional<std::string> engine_url;
     std::optional<std::string> isa_levels;
     std::optional<int64_t> memory_mb;
     // Fleet controls (issue 52, part D).
@@ -76,6 +78,10 @@ Flags::Flags(CLI::App& app) {
     add_flag(app, "cache-dir", cache_dir, "DIR",
              "where fetched engine files are kept (default: engines/ in the worker's state "
              "directory)");
+    add_flag(app, "engine-url", engine_url, "URL",
+             "fetch uploaded engine files from URL/SHA256 (sent the token only when it is the "
+             "coordinator's own), or 'grpc' for gRPC only (default: where the coordinator says; "
+             "gRPC is the fallback)");
     cache_mb_option = add_flag(
         app, "cache-mb", cache_mb, "N",
         "most MiB the fetched engine files take; least recently used go first", "2048", 1, 1 << 24);
@@ -368,6 +374,12 @@ sparring::worker::Worker::Options options_of(const Flags& args) {
         throw UsageError("--cache-dir and --cache-mb need --accept-uploaded-engines");
     o.cache_dir = args.cache_dir ? *args.cache_dir : state_directory() + "/engines";
     o.cache_bytes = uint64_t(args.cache_mb) << 20;
+    if (args.engine_url && !o.accept_uploaded_engines)
+        throw UsageError("--engine-url needs --accept-uploaded-engines");
+    o.engine_url = args.engine_url.value_or("");
+    if (std::string origin, path; !o.engine_url.empty() && o.engine_url != "grpc" &&
+                                  !sparring::worker::split_url(o.engine_url, &origin, &path))
+        throw UsageError("--engine-url must be an http:// or https:// URL, or 'grpc'");
     o.bench.timeout = std::chrono::seconds(args.bench_timeout_seconds);
     o.engine_limits.memory_headroom_mb = args.engine_memory_headroom_mb;
     o.engine_limits.cpu_seconds = args.engine_cpu_seconds;

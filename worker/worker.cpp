@@ -28,16 +28,23 @@ constexpr milliseconds kFirstBackoff{250};
 Worker::Worker(Options options)
     : options_(std::move(options)),
       coordinator_(options_.endpoint, options_.rpc_timeout),
+      url_fetcher_(
+          {.token = options_.endpoint.token, .tls_ca_file = options_.endpoint.tls_ca_file}),
       run_backoff_(options_.first_run_backoff, options_.max_run_backoff, std::random_device{}()),
       unreadable_backoff_(options_.first_run_backoff, options_.max_run_backoff,
                           std::random_device{}()) {
     if (options_.accept_uploaded_engines)
         cache_ = std::make_unique<EngineCache>(
             EngineCache::Options{.dir = options_.cache_dir, .max_bytes = options_.cache_bytes},
-            [this](const std::string& sha256, uint64_t offset,
-                   const std::function<bool(std::string_view)>& write) {
-                return fetch_engine(sha256, offset, write);
-            },
+            std::vector<EngineCache::Source>{
+                {"HTTP",
+                 [this](const std::string& sha256, uint64_t offset,
+                        const std::function<bool(std::string_view)>& write) {
+                     return url_fetcher_.fetch(sha256, offset, write);
+                 }},
+                {"gRPC", [this](const std::string& sha256, uint64_t offset,
+                                const std::function<bool(std::string_view)>&
+                                    write) { return fetch_engine(sha256, offset, write); }}},
             [this](const std::string& line) { log(line); });
 }
 
@@ -106,6 +113,16 @@ bool Worker::register_worker() {
     worker_id_ = response.worker_id();
     heartbeat_ms_ = std::max<int64_t>(100, response.heartbeat_interval_ms());
     log("registered, concurrency " + std::to_string(options_.concurrency));
+    if (cache_) {
+        const std::optional<EngineBase> base =
+            engine_base(response, options_.endpoint.address, options_.engine_url);
+        url_fetcher_.set_base(base);
+        log(base ? "engine files by URL from " + base->url +
+                       (base->send_token ? " (the coordinator: with the worker token)"
+                                         : " (external: no token sent)") +
+                       ", gRPC as the fallback"
+                 : "engine files over gRPC");
+    }
     return true;
 }
 

@@ -20,6 +20,7 @@
 #include "worker/clock.h"
 #include "worker/engine_builds.h"
 #include "worker/engine_cache.h"
+#include "worker/engine_url.h"
 #include "worker/grpc_coordinator.h"
 #include "worker/lease_session.h"
 #include "worker/run_backoff.h"
@@ -38,6 +39,9 @@ class Worker {
         bool accept_uploaded_engines = false;  // fetch and run uploaded engine files
         std::string cache_dir;                 // where they are kept
         uint64_t cache_bytes = uint64_t(2048) << 20;
+        // Engines fetched by URL (worker/engine_url.h): empty, the base the coordinator names;
+        // "grpc", never by URL; else this base.
+        std::string engine_url;
         std::chrono::milliseconds rpc_timeout{10'000};
         std::chrono::milliseconds report_interval{2'000};
         std::chrono::milliseconds max_backoff{30'000};
@@ -139,6 +143,7 @@ class Worker {
     std::map<int64_t, std::string> bench_errors_;  // version id -> why it gave no signature
     // version id -> how its engine's spin options differ here from its record ("": not)
     std::map<int64_t, std::string> option_differences_;
+    EngineUrlFetcher url_fetcher_;         // engine files by URL, the cache's first source
     std::unique_ptr<EngineCache> cache_;   // with accept_uploaded_engines
     RefusedBuilds refused_builds_;         // builds that died of SIGILL here, by version id
     std::set<std::string> probed_builds_;  // SHA-256 of the uploaded builds started here

@@ -311,7 +311,8 @@ class Connection final : public ConnectionBase,
         if (closed_) return;
         const HttpResponse& r = response_;
         const bool head_only = request_->method == "HEAD";
-        const bool streaming = r.pull || r.push;
+        const bool sized = r.pull && r.pull_length;  // a file's bytes: Content-Length
+        const bool streaming = (r.pull || r.push) && !sized;
         if (server_.stopping_now()) keep_alive_ = false;
         if (streaming && head_only) keep_alive_ = false;
         std::string out = "HTTP/1.1 " + std::to_string(r.status) + " ";
@@ -325,10 +326,12 @@ class Connection final : public ConnectionBase,
         if (streaming)
             out += "Transfer-Encoding: chunked\r\n";
         else
-            out += "Content-Length: " + std::to_string(r.body.size()) + "\r\n";
+            out += "Content-Length: " + std::to_string(sized ? *r.pull_length : r.body.size()) +
+                   "\r\n";
         out += keep_alive_ ? "Connection: keep-alive\r\n\r\n" : "Connection: close\r\n\r\n";
-        if (!streaming && !head_only) out += r.body;
+        if (!streaming && !sized && !head_only) out += r.body;
         out_ = std::move(out);
+        sized_left_ = sized ? *r.pull_length : 0;
         if (head_only && r.push) {
             // Never opened: whoever joined for it is told at once.
             end_push();
@@ -385,11 +388,21 @@ class Connection final : public ConnectionBase,
             } catch (...) {
                 log_unexpected_exception("HTTP stream of " + printable(self->request_->path, 256));
             }
-            asio::post(self->executor(), [self, ok, chunk = std::move(chunk)] {
+            asio::post(self->executor(), [self, ok, chunk = std::move(chunk)]() mutable {
                 if (self->closed_) return;
                 if (!ok) return self->close();
                 const bool last = chunk.empty();
-                self->out_ = last ? std::string("0\r\n\r\n") : chunk_frame(chunk);
+                if (self->response_.pull_length) {
+                    // Unframed bytes of a known length: exactly that many, or the connection
+                    // ends unfinished.
+                    if (chunk.size() > self->sized_left_ || (last && self->sized_left_ > 0))
+                        return self->close();
+                    if (last) return self->finish();
+                    self->sized_left_ -= chunk.size();
+                    self->out_ = std::move(chunk);
+                } else {
+                    self->out_ = last ? std::string("0\r\n\r\n") : chunk_frame(chunk);
+                }
                 self->arm(self->server_.options.write_timeout);
                 asio::async_write(self->stream_, asio::buffer(self->out_),
                                   [self, last](beast::error_code ec, size_t) {
@@ -497,6 +510,7 @@ class Connection final : public ConnectionBase,
     const Route* route_ = nullptr;
     HttpResponse response_;
     std::string out_;
+    uint64_t sized_left_ = 0;  // of a pulled body of known length, still to write
     char scratch_[1024];
     std::shared_ptr<Push> push_;
     std::deque<std::shared_ptr<const std::string>> pieces_;  // being written, with:

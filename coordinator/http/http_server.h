@@ -14,10 +14,12 @@
 #include <atomic>
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <regex>
 #include <string>
 #include <string_view>
@@ -83,6 +85,10 @@ struct HttpResponse {
     // connection (the response stays unfinished); an empty chunk ends the response.
     using Pull = std::function<bool(std::string* chunk)>;
     Pull pull;
+    // A pulled body of known length (a file's bytes): sent with this Content-Length instead
+    // of chunked, its chunks unframed, and HEAD answered with the length alone. The pull must
+    // give exactly this many bytes; the connection is closed when it gives fewer.
+    std::optional<uint64_t> pull_length;
     // Push streaming: called once the response's head is sent, with the stream to write to; the
     // response is chunked and ends when the stream closes. on_closed runs once when it does.
     // Every heartbeat_interval without a write, heartbeat is sent (SSE comments keep proxies

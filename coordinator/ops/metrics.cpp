@@ -146,6 +146,11 @@ Metrics::Metrics()
       reports_duplicate_(reports_.Add({{"outcome", "duplicate"}})),
       notifications_(counter(*registry_, "sparring_notifications_total",
                              "Notifications of runs' ends, by what became of each attempt.")),
+      engine_fetches_(counter(*registry_, "sparring_engine_fetches_total",
+                              "Engine file fetches answered, by transport (grpc, http).")),
+      engine_fetch_bytes_(counter(*registry_, "sparring_engine_fetch_bytes_total",
+                                  "Bytes of engine files answered (ranges' lengths), by "
+                                  "transport.")),
       rpc_calls_(counter(*registry_, "sparring_rpc_requests_total",
                          "gRPC calls finished, by method and status.")),
       rpc_seconds_(histogram(*registry_, "sparring_rpc_duration_seconds",
@@ -163,6 +168,10 @@ Metrics::Metrics()
     // Served at 0 from the start, so that a rate is defined before the first notification.
     for (const char* outcome : {"delivered", "retried", "failed", "dropped"})
         notifications_.Add({{"outcome", outcome}});
+    for (const char* transport : {"grpc", "http"}) {
+        engine_fetches_.Add({{"transport", transport}});
+        engine_fetch_bytes_.Add({{"transport", transport}});
+    }
 }
 
 void Metrics::observe_rpc(std::string_view method, std::string_view code, double seconds) {
@@ -187,6 +196,11 @@ void Metrics::count_report(int64_t games, bool duplicate) {
 
 void Metrics::count_notification(std::string_view outcome) {
     notifications_.Add({{"outcome", std::string(outcome)}}).Increment();
+}
+
+void Metrics::count_engine_fetch(std::string_view transport, uint64_t bytes) {
+    engine_fetches_.Add({{"transport", std::string(transport)}}).Increment();
+    engine_fetch_bytes_.Add({{"transport", std::string(transport)}}).Increment(double(bytes));
 }
 
 std::string Metrics::render(const MetricsSnapshot& snapshot) const {

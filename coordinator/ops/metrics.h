@@ -57,6 +57,8 @@ class Metrics {
     // Records what became of a notification's attempt: "delivered", "retried" (it failed and
     // is tried again), "failed" (its last attempt failed) or "dropped".
     void count_notification(std::string_view outcome);
+    // Records an engine fetch answered over a transport ("grpc", "http") and its bytes.
+    void count_engine_fetch(std::string_view transport, uint64_t bytes);
 
     // Returns every metric in the Prometheus text exposition format (version 0.0.4).
     std::string render(const MetricsSnapshot& snapshot) const;
@@ -68,6 +70,8 @@ class Metrics {
     prometheus::Counter& reports_counted_;
     prometheus::Counter& reports_duplicate_;
     prometheus::Family<prometheus::Counter>& notifications_;
+    prometheus::Family<prometheus::Counter>& engine_fetches_;
+    prometheus::Family<prometheus::Counter>& engine_fetch_bytes_;
     prometheus::Family<prometheus::Counter>& rpc_calls_;
     prometheus::Family<prometheus::Histogram>& rpc_seconds_;
     prometheus::Histogram* transaction_seconds_[2];  // read, write

@@ -238,6 +238,7 @@ class FetchReactor final : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
                         to_grpc(absl::DataLossError("the engine file " + sha256_ +
                                                     " is missing from the coordinator's disk, or "
                                                     "is not a regular file there")));
+                transfers_.note_served("grpc", sha256_, offset_, size_ - offset_);
                 next();
             });
     }
@@ -383,6 +384,33 @@ int EngineTransfers::cancel_idle_uploads() {
                   {{"cancelled", std::to_string(cancelled)},
                    {"idle_seconds", std::to_string(options_.upload_idle.count())}});
     return cancelled;
+}
+
+void EngineTransfers::set_own_http(OwnHttp own) {
+    std::lock_guard lock(mutex_);
+    own_http_ = std::move(own);
+}
+
+void EngineTransfers::describe_urls(v1::RegisterResponse* response) const {
+    std::lock_guard lock(mutex_);
+    if (!options_.base_url.empty()) {
+        response->set_engine_base_url(options_.base_url);
+    } else if (!own_http_.public_base.empty()) {
+        response->set_engine_base_url(own_http_.public_base);
+        response->set_engine_base_is_coordinator(true);
+    }
+    response->set_engine_http_port(own_http_.port);
+    response->set_engine_http_tls(own_http_.tls);
+}
+
+void EngineTransfers::note_served(std::string_view transport, std::string_view sha256,
+                                  uint64_t offset, uint64_t bytes) const {
+    log_event(LogLevel::Info, "engine_fetch",
+              {{"transport", std::string(transport)},
+               {"sha256", std::string(sha256)},
+               {"offset", std::to_string(offset)},
+               {"bytes", std::to_string(bytes)}});
+    if (options_.served) options_.served(transport, bytes);
 }
 
 grpc::ServerReadReactor<v1::UploadEngineRequest>* EngineTransfers::upload(

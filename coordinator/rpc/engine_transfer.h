@@ -8,8 +8,11 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <mutex>
+#include <string>
+#include <string_view>
 
 #include "coordinator/domain/core.h"
 #include "coordinator/storage/engine_store.h"
@@ -28,6 +31,17 @@ class EngineTransfers {
         // The bytes of one user's uploaded files that no version uses yet (admins: any).
         uint64_t max_unreferenced_bytes = uint64_t(2048) << 20;
         std::chrono::seconds upload_idle{60};  // an upload sending nothing this long ends
+        // Engines fetched by URL: an external base (--engine-base-url) holding the same files
+        // at <base>/<sha256>; empty: none.
+        std::string base_url;
+        // Told of each fetch as its bytes start to go: "grpc" or "http", and how many.
+        std::function<void(std::string_view transport, uint64_t bytes)> served;
+    };
+    // Where the coordinator itself serves engine files over HTTP (coordinator/engine_files.h).
+    struct OwnHttp {
+        uint32_t port = 0;        // 0: it serves none
+        bool tls = false;         // HTTPS
+        std::string public_base;  // <--public-url>/engines when that is set; empty: unknown
     };
 
     EngineTransfers(Options options, Core& core, Executor& writer, Executor& reader,
@@ -46,6 +60,16 @@ class EngineTransfers {
     int cancel_idle_uploads();
     // Returns the uploads in progress.
     int uploads() const;
+    // Sets where the coordinator serves engine files itself, once its HTTP server is bound.
+    void set_own_http(OwnHttp own);
+    // Tells a registering worker where to fetch engine files by URL (RegisterResponse fields
+    // 3-6): the external base when there is one (no token sent there), else the coordinator's
+    // own public base (token sent), and its HTTP port for a worker to reach it by its host.
+    void describe_urls(v1::RegisterResponse* response) const;
+    // Notes a fetch's bytes starting to go over a transport ("grpc", "http"): logged and
+    // counted (Options::served).
+    void note_served(std::string_view transport, std::string_view sha256, uint64_t offset,
+                     uint64_t bytes) const;
 
     // Registers an upload by an authenticated caller, stamped as active now; RESOURCE_EXHAUSTED
     // when options().max_uploads are in progress already, or the caller's max_uploads_per_user.
@@ -83,6 +107,7 @@ class EngineTransfers {
     Options options_;
     mutable std::mutex mutex_;
     std::map<const void*, Upload> uploads_;  // by reactor
+    OwnHttp own_http_;                       // under mutex_
     Core& core_;
     Executor& writer_;
     Executor& reader_;

@@ -69,6 +69,7 @@ void WorkerServiceImpl::register_worker(grpc::CallbackServerContext* context,
         std::move(done));
 }
 
+            engines_.describe_urls(response);  // where to fetch engine files by URL
 void WorkerServiceImpl::request_work(grpc::CallbackServerContext* context,
                                      const v1::RequestWorkRequest& request,
                                      v1::RequestWorkResponse* response, Done done) {

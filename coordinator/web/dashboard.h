@@ -54,6 +54,9 @@ class Dashboard {
     // Subscribes the live pages to the events that change a run (progress, end, leases,
     // epochs); the pages of a run are updated from the events' data (LiveRuns).
     [[nodiscard]] EventBus::Subscription follow(EventBus& events);
+    // The server, for routes the composition root adds beside the dashboard's before start()
+    // (the engine files, coordinator/engine_files.h).
+    HttpServer& http_server() { return *server_; }
 
   private:
     // Registers every route on the server.
