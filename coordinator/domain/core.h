@@ -18,6 +18,7 @@
 #include "coordinator/domain/active_workers.h"
 #include "coordinator/domain/book_cache.h"
 #include "coordinator/domain/rate_limit.h"
+#include "coordinator/domain/run_versions.h"
 #include "coordinator/domain/scheduler.h"
 #include "coordinator/domain/storage.h"
 #include "coordinator/domain/waiting.h"
@@ -307,6 +308,8 @@ class Core {
     absl::StatusOr<Worker> holder(Storage& storage, const Caller& caller, int64_t worker_id) const;
     // Fills active_ from storage once: the workers seen within the active window.
     void seed_active_workers(Storage& storage) const;
+    // Returns a run's two versions, read from storage the first time only.
+    std::shared_ptr<const RunVersions::Pair> versions_of(Storage& storage, const Run& run) const;
     // Returns a lease if it exists and the worker holds it.
     absl::StatusOr<Lease> held_lease(Storage& storage, int64_t worker_id, int64_t lease_id) const;
     // Ends an active lease in a final state, returning unreported pairs to an active run.
@@ -354,6 +357,8 @@ class Core {
     // The workers each token has seen lately (the cap on a token's active workers), filled
     // from storage at the first worker call.
     std::unique_ptr<ActiveWorkers> active_ = std::make_unique<ActiveWorkers>();
+    // The versions of the runs leased lately (a lease request read them twice).
+    std::unique_ptr<RunVersions> run_versions_ = std::make_unique<RunVersions>();
     // Each user's submissions and modifications of the last minute (admins' are not counted).
     mutable RateLimit submits_;        // per user, over a minute
     mutable RateLimit modifications_;  // per user, over a minute

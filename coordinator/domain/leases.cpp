@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <iterator>
+#include <memory>
 
 #include "common/printable.h"
 #include "coordinator/domain/auth.h"
@@ -97,6 +98,17 @@ absl::StatusOr<Worker> Core::holder(Storage& storage, const Caller& caller,
     return *worker;
 }
 
+std::shared_ptr<const RunVersions::Pair> Core::versions_of(Storage& storage, const Run& run) const {
+    const RunVersions::Key key(run.id, run.created_ms);
+    if (std::shared_ptr<const RunVersions::Pair> kept = run_versions_->find(key);
+        kept && kept->test.id == run.test_id && kept->base.id == run.base_id)
+        return kept;
+    auto read = std::make_shared<const RunVersions::Pair>(
+        RunVersions::Pair{*storage.find_version(run.test_id), *storage.find_version(run.base_id)});
+    run_versions_->insert(key, read);
+    return read;
+}
+
 void Core::seed_active_workers(Storage& storage) const {
     if (active_->seeded()) return;
     for (const WorkerSummary& w :
@@ -157,8 +169,9 @@ std::shared_ptr<const std::vector<Opening>> Core::openings(Storage& storage, con
 
 LeaseGrant Core::grant(Storage& storage, Lease lease, Run run) {
     LeaseGrant g;
-    g.test = *storage.find_version(run.test_id);
-    g.base = *storage.find_version(run.base_id);
+    const std::shared_ptr<const RunVersions::Pair> versions = versions_of(storage, run);
+    g.test = versions->test;
+    g.base = versions->base;
     const auto book = openings(storage, run);
     g.lease = std::move(lease);
     g.run = std::move(run);
@@ -196,9 +209,10 @@ RunCandidate Core::candidate_of(Storage& storage, const Run& run) const {
                     run.spec.time_control.kind == TimeControl::Kind::Depth;
     c.owner = run.spec.owner;
     c.served_pairs = run.next_pair - run.free_pairs;
-    for (int64_t id : {run.test_id, run.base_id}) {
-        const Version v = *storage.find_version(id);
-        c.version_ids.push_back(id);
+    const std::shared_ptr<const RunVersions::Pair> versions = versions_of(storage, run);
+    for (const Version* version : {&versions->test, &versions->base}) {
+        const Version& v = *version;
+        c.version_ids.push_back(v.id);
         if (v.kind == Version::Kind::Uci) c.uci_commands.push_back(v.uci_command);
         if (v.kind == Version::Kind::Uploaded) {
             c.uploaded_engines = true;
