@@ -5,6 +5,8 @@
 // path later is caught here without a list of the queries to keep up.
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <cstdlib>
 #include <mutex>
 #include <set>
 #include <string>
@@ -84,8 +86,11 @@ std::string scans_of(Database& db, const std::string& sql) {
     Statement& plan = db.prepare("EXPLAIN QUERY PLAN " + sql);
     plan.bind();
     std::string scans;
+    const bool print = std::getenv("SPARRING_PRINT_PLANS") != nullptr;  // to look at them all
+    if (print) std::printf("%s\n", sql.c_str());
     while (plan.step()) {
         const std::string detail = plan.text(3);
+        if (print) std::printf("    %s\n", detail.c_str());
         if (detail.rfind("SCAN ", 0) != 0) continue;
         // "SCAN workers", "SCAN w" (an alias), "SCAN workers USING INDEX ..." (still all rows).
         std::string table = detail.substr(5, detail.find(' ', 5) - 5);
