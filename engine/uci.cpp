@@ -4,6 +4,8 @@
 #include <atomic>
 #include <cctype>
 #include <charconv>
+#include <condition_variable>
+#include <functional>
 #include <istream>
 #include <mutex>
 #include <new>
@@ -61,6 +63,64 @@ std::string format_info(const SearchInfo& info) {
     return line.str();
 }
 
+// One thread that runs the searches one after another, kept for the whole session: a new
+// thread per `go` cost a clone, and the kernel then handed it a stack whose pages it had
+// dropped when the last one ended, so each move faulted them in again (at 1,000 nodes a move
+// that was about as much CPU as the search itself).
+class SearchThread {
+  public:
+    SearchThread() = default;
+    SearchThread(const SearchThread&) = delete;
+    SearchThread& operator=(const SearchThread&) = delete;
+    // Finishes the search in progress, if any, and ends the thread.
+    ~SearchThread() {
+        {
+            std::lock_guard lock(mutex_);
+            quit_ = true;
+        }
+        wake_.notify_all();
+        if (thread_.joinable()) thread_.join();
+    }
+
+    // Runs job on the thread; the caller has waited for the last one.
+    void start(std::function<void()> job) {
+        std::lock_guard lock(mutex_);
+        if (!thread_.joinable()) thread_ = std::thread([this] { loop(); });
+        job_ = std::move(job);
+        busy_ = true;
+        wake_.notify_all();
+    }
+    // Waits until the last job started has returned.
+    void wait() {
+        std::unique_lock lock(mutex_);
+        done_.wait(lock, [this] { return !busy_; });
+    }
+
+  private:
+    void loop() {
+        std::unique_lock lock(mutex_);
+        while (true) {
+            wake_.wait(lock, [this] { return quit_ || job_; });
+            if (!job_) return;
+            std::function<void()> job = std::move(job_);
+            job_ = nullptr;
+            lock.unlock();
+            job();
+            lock.lock();
+            busy_ = false;
+            done_.notify_all();
+        }
+    }
+
+    std::mutex mutex_;  // guards job_, busy_ and quit_
+    std::condition_variable wake_;
+    std::condition_variable done_;
+    std::function<void()> job_;
+    bool busy_ = false;
+    bool quit_ = false;
+    std::thread thread_;
+};
+
 class UciSession {
   public:
     UciSession(std::istream& in, std::ostream& out, Engine& engine);
@@ -86,9 +146,9 @@ class UciSession {
     ParamSet params_;
     Board board_;
     int move_overhead_ms_ = OVERHEAD_DEFAULT_MS;
-    std::thread search_thread_;
     std::atomic<bool> stop_signal_{false};
     std::atomic<bool> searching_{false};
+    SearchThread search_thread_;  // last: it ends before the members its searches use
 };
 
 // Takes the engine back to the state of a new one, doing only what differs.
@@ -122,9 +182,9 @@ void UciSession::stop_search() {
     if (searching_.load()) stop_signal_.store(true);
 }
 
-// Waits for the search thread, if any, to end.
+// Waits for the search in progress, if any, to end.
 void UciSession::finish_search() {
-    if (search_thread_.joinable()) search_thread_.join();
+    search_thread_.wait();
 }
 
 // Dispatches one command line.
@@ -268,7 +328,7 @@ void UciSession::cmd_go(const std::vector<std::string>& words) {
     stop_signal_.store(false);
     searching_.store(true);
     engine_.set_position(board_);
-    search_thread_ = std::thread([this, limits] {
+    search_thread_.start([this, limits] {
         SearchResult result =
             engine_.search(limits, [this](const SearchInfo& info) { send(format_info(info)); });
         std::ostringstream line;
