@@ -184,6 +184,39 @@ TEST(Uci, SearchesAPositionWithMovesToADepth) {
     EXPECT_EQ(engine.wait_exit(), 0);
 }
 
+// The session keeps one search thread from go to go: forty searches of a game in a row, as a
+// match runner sends them, each answer the move the in-process engine finds on the same
+// position after the same searches (one table and history through the game, as both keep).
+TEST(Uci, ManySearchesInOneSessionPlayAsTheInProcessEngine) {
+    EngineProcess engine;
+    engine.send("uci");
+    ASSERT_TRUE(engine.read_until("uciok"));
+    engine.send("ucinewgame");
+    Engine inprocess;
+    inprocess.new_game();
+    Board board;
+    std::string moves;
+    SearchLimits limits;
+    limits.nodes = 1000;
+    for (int ply = 0; ply < 40; ++ply) {
+        engine.send("position startpos" + (moves.empty() ? "" : " moves" + moves));
+        engine.send("go nodes 1000");
+        auto lines = engine.read_until("bestmove");
+        ASSERT_TRUE(lines) << "ply " << ply;
+        inprocess.set_position(board);
+        const SearchResult result = inprocess.search(limits);
+        ASSERT_FALSE(result.best_move.is_none()) << "ply " << ply;
+        ASSERT_EQ(best_move_of(lines->back()), to_uci(result.best_move)) << "ply " << ply;
+        board.do_move(result.best_move);
+        moves += " " + to_uci(result.best_move);
+        if (MoveList<>(board).size() == 0) break;
+    }
+    engine.send("isready");
+    EXPECT_TRUE(engine.read_until("readyok"));
+    engine.send("quit");
+    EXPECT_EQ(engine.wait_exit(), 0);
+}
+
 TEST(Uci, FenPositionAndMateScore) {
     EngineProcess engine;
     engine.send("position fen 6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1");
