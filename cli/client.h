@@ -5,7 +5,10 @@
 
 #include <google/protobuf/message.h>
 
+#include <chrono>
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -58,6 +61,30 @@ class RemoteClient {
         grpc::ClientContext context;
         rpc::prepare(context, endpoint_.token, timeout_);
         check((stub_.get()->*method)(&context, request, response));
+    }
+
+    // Calls a server-streaming UserService method, passing each message to on_message in
+    // order, with no deadline (a bulk export may take hours); throws as call() does, and lets
+    // on_message's exceptions out after cancelling the call.
+    template <typename Request, typename Response>
+    void stream(std::unique_ptr<grpc::ClientReader<Response>> (v1::UserService::Stub::*method)(
+                    grpc::ClientContext*, const Request&),
+                const Request& request, const std::function<void(const Response&)>& on_message) {
+        grpc::ClientContext context;
+        rpc::prepare(context, endpoint_.token, std::chrono::hours(24 * 365));
+        std::unique_ptr<grpc::ClientReader<Response>> reader =
+            (stub_.get()->*method)(&context, request);
+        Response message;
+        try {
+            while (reader->Read(&message)) on_message(message);
+        } catch (...) {
+            context.TryCancel();
+            while (reader->Read(&message)) {
+            }
+            reader->Finish();
+            throw;
+        }
+        check(reader->Finish());
     }
 
     // Uploads a file with UploadEngine in 1 MiB chunks, its SHA-256 computed here first; the

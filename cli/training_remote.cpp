@@ -255,6 +255,7 @@ ExportFlags::ExportFlags(CLI::App& app) {
     format_option =
         add_flag(app, "format", format, "F",
                  "positions: fen ('FEN [1.0]'), epd ('c9 \"1-0\";') or fen-score", "epd");
+    selection.declare(app);
     remote.declare(app);
     add_arguments(app, arguments);
 }

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cli/client.h"
+#include "cli/export_selection.h"
 #include "cli/spec_flags.h"
 
 namespace sparring::cli {
@@ -22,6 +23,7 @@ struct ExportFlags {
     std::string format;
     CLI::Option* run_option = nullptr;
     CLI::Option* format_option = nullptr;
+    ExportSelection selection;  // games across runs (export_selection.h)
     RemoteFlags remote;
     std::vector<std::string> arguments;
 

@@ -31,4 +31,27 @@ std::optional<int64_t> utc_day_ms(std::string_view text) {
     return int64_t(timegm(&tm)) * 1000;
 }
 
+std::optional<int64_t> utc_time_ms(std::string_view text, bool* date_only) {
+    if (!text.empty() && (text.back() == 'Z' || text.back() == 'z')) text.remove_suffix(1);
+    const std::optional<int64_t> day = utc_day_ms(text.substr(0, 10));
+    if (!day) return std::nullopt;
+    if (date_only) *date_only = text.size() == 10;
+    if (text.size() == 10) return day;
+    // THH:MM or THH:MM:SS after the date.
+    if ((text.size() != 16 && text.size() != 19) ||
+        (text[10] != 'T' && text[10] != 't' && text[10] != ' ') || text[13] != ':' ||
+        (text.size() == 19 && text[16] != ':'))
+        return std::nullopt;
+    const auto number = [&text](size_t from) {
+        const char a = text[from], b = text[from + 1];
+        if (a < '0' || a > '9' || b < '0' || b > '9') return -1;
+        return 10 * (a - '0') + (b - '0');
+    };
+    const int hours = number(11), minutes = number(14),
+              seconds = text.size() == 19 ? number(17) : 0;
+    if (hours < 0 || hours > 23 || minutes < 0 || minutes > 59 || seconds < 0 || seconds > 59)
+        return std::nullopt;
+    return *day + (int64_t(hours) * 3600 + minutes * 60 + seconds) * 1000;
+}
+
 }  // namespace sparring

@@ -8,6 +8,7 @@
 
 #include "coordinator/domain/evidence.h"
 #include "coordinator/domain/fault_store.h"
+#include "coordinator/domain/game_export.h"
 #include "coordinator/domain/kind_stores.h"
 #include "coordinator/domain/outbox.h"
 #include "coordinator/domain/run_store.h"
@@ -34,7 +35,8 @@ class Storage : public TransactionPort,
                 public TuneStore,
                 public ChainStore,
                 public FaultStore,
-                public EvidenceStore {};
+                public EvidenceStore,
+                public GameExportStore {};
 
 // Opens a new connection to the storage: one per thread that uses it. The composition root
 // (coordinator/server.cpp, main.cpp) makes the one factory and hands it to whoever needs storage.

@@ -66,7 +66,8 @@ class WorkerServiceImpl final : public v1::WorkerService::CallbackService {
 class UserServiceImpl final : public v1::UserService::CallbackService {
   public:
     // Serves every unary method behind the gate, through the UserApi; UploadEngine streams and
-    // authenticates in its reactor before it reads a chunk.
+    // authenticates in its reactor before it reads a chunk; ExportGamesStream streams from raw
+    // bytes and authenticates before it parses the request (game_export.h).
     UserServiceImpl(UserApi& api, Gate& gate, EngineTransfers& engines);
 
     grpc::ServerReadReactor<v1::UploadEngineRequest>* UploadEngine(

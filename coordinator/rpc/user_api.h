@@ -6,6 +6,7 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -19,6 +20,8 @@ namespace sparring::coordinator {
 
 // Who calls: a bearer token, and whether queries may go without one (the dashboard's
 // public pages). Changes always need a valid user token.
+class GameExport;  // game_export.h
+
 struct Credential {
     std::string token;
     bool public_queries = false;
@@ -67,6 +70,10 @@ class UserApi {
                       v1::ListWorkersResponse* response, Done done);
     void export_games(const Credential& credential, const v1::ExportGamesRequest& request,
                       v1::ExportGamesResponse* response, Done done);
+    // Reads the next chunk of a bulk export on the reader (game_export.h, where it is
+    // defined), authenticating first as every query does; the first chunk may be shed as a
+    // query is, the later ones of an export under way are not.
+    void export_chunk(const Credential& credential, std::shared_ptr<GameExport> games, Done done);
     void get_tune_history(const Credential& credential, const v1::GetTuneHistoryRequest& request,
                           v1::TuneHistory* response, Done done);
     void export_positions(const Credential& credential, const v1::ExportPositionsRequest& request,

@@ -1,6 +1,10 @@
 // The UserService handlers: each hands its call to the UserApi (changes need a user token
 // and run on the writer; queries accept any valid token and run on the reader).
+#include <google/protobuf/descriptor.h>
+#include <grpcpp/impl/codegen/server_callback_handlers.h>
+
 #include "client/connection.h"
+#include "coordinator/rpc/game_export.h"
 #include "coordinator/rpc/services.h"
 
 namespace sparring::coordinator {
@@ -49,6 +53,18 @@ UserServiceImpl::UserServiceImpl(UserApi& api, Gate& gate, EngineTransfers& engi
                  [this](int index, grpc::internal::MethodHandler* handler) {
                      MarkMethodRawCallback(index, handler);
                  });
+    const google::protobuf::ServiceDescriptor* service =
+        google::protobuf::DescriptorPool::generated_pool()->FindServiceByName(
+            v1::UserService::service_full_name());
+    for (int index = 0; index < service->method_count(); ++index)
+        if (service->method(index)->name() == "ExportGamesStream")
+            MarkMethodRawCallback(
+                index,
+                new grpc::internal::CallbackServerStreamingHandler<grpc::ByteBuffer,
+                                                                   grpc::ByteBuffer>(
+                    [this](grpc::CallbackServerContext* context, const grpc::ByteBuffer* request) {
+                        return export_games_stream(api_, context, request);
+                    }));
 }
 
 }  // namespace sparring::coordinator

@@ -125,6 +125,12 @@ class SqliteStorage final : public Storage {
     std::vector<StoredGame> list_games(int64_t run_id, uint64_t start_game, int max_games,
                                        size_t max_bytes = SIZE_MAX) override;
 
+    // GameExportStore (domain/game_export.h; sqlite_storage_export.cpp)
+    std::vector<int64_t> export_runs(const ExportFilter& filter) override;
+    std::vector<ExportedGame> export_games(int64_t run_id, int64_t after_game,
+                                           const ExportFilter& filter, int max_games,
+                                           size_t max_bytes) override;
+
     // PurgeStore (domain/work_stores.h)
     int64_t insert_purge(const Purge& purge) override;
     std::vector<Purge> list_purges(int64_t run_id) override;

@@ -9,6 +9,7 @@
 #include "coordinator/domain/text.h"
 #include "coordinator/domain/validation.h"
 #include "coordinator/web/assets.h"
+#include "coordinator/web/games_export.h"
 #include "coordinator/web/handlers.h"
 #include "coordinator/web/json.h"
 #include "coordinator/web/pages.h"
@@ -196,6 +197,9 @@ void Dashboard::route() {
                  [this](const auto& request, auto& response) { runs_list(request, response); });
     server_->get(R"(/runs/(\d+))",
                  [this](const auto& request, auto& response) { run(request, response); });
+    server_->get(R"(/api/v1/games\.pgn\.gz)", [this](const auto& request, auto& response) {
+        serve_games_export(api_, credential(request), request, response);
+    });
     server_->get(R"(/runs/(\d+)/pgn)",
                  [this](const auto& request, auto& response) { run_pgn(request, response); });
     server_->get(R"(/runs/(\d+)/faults/(\d+))",
