@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Database growth per game (docs/operations.md, "Scale on paper"): a coordinator on a fresh SQLite file
 # on 127.0.0.1, one real worker, one fixed-games run of the built-in engine against itself;
-# then the file's size and each table's share, per game and per million games.
+# then the file's size and each table's share, per game and per million games. Then the same
+# games before and after (issue 53): a copy of the file with its games rewritten in the old
+# encoding (zlib of the text, sparring-bench-pgn-codec --to-zlib) against the file as stored
+# (compact), both vacuumed; and the CPU cost per game of encoding and decoding them.
 #   bench/db_size.sh [BUILD_DIR] [GAMES (default 400)] [TC (default nodes=1000)]
 set -euo pipefail
 build=${1:-$(cd "$(dirname "$0")/.." && pwd)/build}
@@ -40,3 +43,18 @@ awk -v s="$size" -v e="$empty" -v g="$played" 'BEGIN {
 echo "table (and index) shares of the pages:"
 sqlite3 "$db" "SELECT name, sum(pgsize) FROM dbstat GROUP BY name ORDER BY 2 DESC LIMIT 8" |
     awk -F'|' -v g="$played" '{ printf "  %-32s %10d bytes  %8.0f bytes/game\n", $1, $2, $2 / g }'
+
+# The same games in the old encoding and the compact one, each file vacuumed.
+codec="$build/bench/sparring-bench-pgn-codec"
+cp "$db" "$work/old.db"
+"$codec" "$work/old.db" --to-zlib
+cp "$db" "$work/new.db"
+games_pages="SELECT sum(pgsize) FROM dbstat WHERE name IN ('games', 'sqlite_autoindex_games_1', 'games_faults')"
+echo "the same $played games, each file vacuumed: before (zlib) -> after (compact)"
+for f in old new; do
+    sqlite3 "$work/$f.db" "VACUUM;" >/dev/null
+    printf '%s %s %s\n' "$f" "$(stat -c %s "$work/$f.db")" "$(sqlite3 "$work/$f.db" "$games_pages")"
+done | awk -v e="$empty" -v g="$played" '{ file[$1] = ($2 - e) / g; rows[$1] = $3 / g }
+    END { printf "  file growth per game:             %6.0f -> %4.0f bytes\n", file["old"], file["new"]
+          printf "  games table and its indexes:      %6.0f -> %4.0f bytes/game\n", rows["old"], rows["new"] }'
+"$codec" "$db"

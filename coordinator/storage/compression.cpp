@@ -45,7 +45,7 @@ std::string compress(std::string_view bytes) {
     return deflater.compress(bytes);
 }
 
-std::optional<std::string> decompress(std::string_view stream) {
+std::optional<std::string> decompress(std::string_view stream, std::size_t max_bytes) {
     z_stream z{};
     if (inflateInit(&z) != Z_OK) return std::nullopt;
     z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(stream.data()));
@@ -58,10 +58,11 @@ std::optional<std::string> decompress(std::string_view stream) {
         z.avail_out = sizeof buffer;
         rc = inflate(&z, Z_NO_FLUSH);
         out.append(buffer, sizeof buffer - z.avail_out);
+        if (out.size() > max_bytes) break;
         if (rc == Z_BUF_ERROR && z.avail_in == 0) break;
     }
     inflateEnd(&z);
-    if (rc != Z_STREAM_END) return std::nullopt;
+    if (rc != Z_STREAM_END || out.size() > max_bytes) return std::nullopt;
     return out;
 }
 

@@ -1,6 +1,7 @@
 #include "coordinator/storage/migrations.h"
 
 #include <array>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -11,6 +12,7 @@
 #include "coordinator/storage/books.h"
 #include "coordinator/storage/compression.h"
 #include "coordinator/storage/migration_sql.h"
+#include "coordinator/storage/pgn_codec.h"
 
 namespace sparring::coordinator {
 
@@ -459,9 +461,39 @@ void add_scale_indexes(Database& db) {
         "run_id)");
 }
 
-// Issue 53, part 3 (a game in 400 bytes): games stored compactly, existing games converted.
-// Filled in by the compact-storage work.
-void compact_game_storage(Database&) {}
+// Converts the zlib-stored PGN of one table's games to their compact form (encode_pgn), a
+// chunk of rows at a time so that a big database never holds its games in memory. A row
+// already compact, damaged, or whose compact form would not give its text back is left as it
+// is (decode_pgn reads both forms).
+void compact_pgn_column(Database& db, const std::string& table) {
+    constexpr int64_t kChunk = 512;
+    Statement& read = db.prepare("SELECT id, pgn FROM " + identifier(table) +
+                                 " WHERE id > ? ORDER BY id LIMIT " + std::to_string(kChunk));
+    Statement& write = db.prepare("UPDATE " + identifier(table) + " SET pgn = ? WHERE id = ?");
+    int64_t after = 0;
+    while (true) {
+        std::vector<std::pair<int64_t, std::string>> rows;
+        read.bind(after);
+        while (read.step()) rows.emplace_back(read.int64(0), read.blob(1));
+        read.reset();
+        if (rows.empty()) return;
+        after = rows.back().first;
+        for (auto& [id, stored] : rows) {
+            if (!stored.empty() && uint8_t(stored[0]) == kCompactPgnFormat) continue;
+            const std::optional<std::string> pgn = decode_pgn(stored);
+            if (!pgn) continue;
+            const std::string compact = encode_pgn(*pgn);
+            if (compact.size() < stored.size()) write.bind(Blob{compact}, id).run();
+        }
+    }
+}
+
+// Issue 53, part 3 (a game in 400 bytes): each game's PGN in its compact form
+// (storage/pgn_codec.h), the games and the purged games stored before converted in place.
+void compact_game_storage(Database& db) {
+    compact_pgn_column(db, "games");
+    compact_pgn_column(db, "purged_games");
+}
 
 // A migration: SQL, or a step in C++ where SQL alone cannot do it.
 struct Migration {
