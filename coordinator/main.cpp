@@ -44,6 +44,7 @@ struct ServeFlags {
     int64_t heartbeat_seconds = 0;
     int64_t pairs_per_thread = 0;
     int64_t max_queued_calls = 0;
+    int64_t max_queue_wait_ms = 0;
     double quarantine_p = 0;
     std::string fault_bound;
     int64_t max_workers_per_token = 0;
@@ -113,6 +114,10 @@ ServeFlags::ServeFlags(CLI::App& app) {
         "calls waiting for the database at most; past it RESOURCE_EXHAUSTED with retry-after-ms "
         "(0: no bound)",
         "64", 0, 1'000'000);
+    add_flag(app, "max-queue-wait-ms", max_queue_wait_ms, "MS",
+             "also shed a call (RESOURCE_EXHAUSTED with retry-after-ms) whose write is expected "
+             "to commit later than this, once 64 calls wait (0: no such bound)",
+             "0", 0, 60'000);
     add_flag(app, "quarantine-p", quarantine_p, "P",
              "lease no more of a run to a worker whose results fit the rest of its CPU class at "
              "p < P (0: off)",
@@ -338,6 +343,7 @@ int serve(const ServeFlags& args) {
     options.core.heartbeat_interval_ms = int(heartbeat_s * 1000);
     options.core.pairs_per_thread = int(pairs);
     options.max_queued_calls = size_t(args.max_queued_calls);
+    options.max_queue_wait = std::chrono::milliseconds(args.max_queue_wait_ms);
     options.core.quarantine_p = args.quarantine_p;
     if (!(options.core.quarantine_p >= 0 && options.core.quarantine_p < 1))
         throw UsageError("--quarantine-p must be in [0, 1): 0 turns quarantine off");

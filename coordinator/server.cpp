@@ -16,6 +16,7 @@
 #include "common/log.h"
 #include "coordinator/domain/waiting.h"
 #include "coordinator/engine_files.h"
+#include "coordinator/expiry_hold.h"
 #include "coordinator/kinds/registry.h"
 #include "coordinator/kinds/training_run.h"
 #include "coordinator/ops/engine_gc.h"
@@ -86,7 +87,8 @@ Server::Server(Options options)
     writer_storage->commit();
     writer_ = std::make_unique<Executor>(
         std::move(writer_storage),
-        Executor::Options{true, options_.max_batch, options_.gather, options_.max_queued_calls});
+        Executor::Options{true, options_.max_batch, options_.gather, options_.max_queued_calls,
+                          options_.max_queue_wait});
     checkpointer_ = std::make_unique<Database>(options_.db_path);
     std::vector<std::unique_ptr<Storage>> readers;
     for (size_t i = 0; i < std::max<size_t>(1, options_.read_threads); ++i)
@@ -271,6 +273,8 @@ void Server::serve_metrics(HttpResponse& response) {
 void Server::maintenance_loop() {
     std::unique_lock lock(mutex_);
     auto next_gc = std::chrono::steady_clock::now() + options_.engine_gc_interval;
+    ExpiryHold expiry_hold(2 * Executor::kMaxRetryAfter,
+                           std::chrono::milliseconds(options_.core.lease_ms));
     while (!stop_.wait_for(lock, std::chrono::milliseconds(options_.maintenance_interval_ms),
                            [this] { return stopping_; })) {
         lock.unlock();
@@ -300,10 +304,18 @@ void Server::maintenance_loop() {
         } catch (const StorageError& e) {
             log_event(LogLevel::Error, "checkpoint_failed", {{"error", e.what()}});
         }
+        const bool was_holding = expiry_hold.holding();
+        const ExpiryHold::Step step =
+            expiry_hold.next(std::chrono::steady_clock::now(), writer_->last_shed());
+        if (step == ExpiryHold::Step::hold && !was_holding)
+            log_event(LogLevel::Warn, "lease_expiry_held",
+                      {{"reason", "the coordinator is shedding calls"}});
+        if (step == ExpiryHold::Step::renew) log_event(LogLevel::Info, "leases_renewed");
         std::promise<void> done;
         writer_->submit(
-            [this](Storage& storage) {
-                core_.expire_leases(storage);
+            [this, step](Storage& storage) {
+                if (step == ExpiryHold::Step::renew) core_.resume_leases(storage);
+                if (step != ExpiryHold::Step::hold) core_.expire_leases(storage);
                 return absl::OkStatus();
             },
             [&done](const absl::Status&) { done.set_value(); });

@@ -7,7 +7,10 @@ namespace sparring::worker {
 using std::chrono::milliseconds;
 
 milliseconds wait_after(const CallOutcome& failure, Backoff& backoff) {
-    return std::max(backoff.next(), failure.retry_after);
+    // A hint shorter than this is taken as this: a coordinator cannot make a worker spin.
+    constexpr milliseconds kShortestHint{10};
+    if (failure.retry_after.count() > 0) return std::max(failure.retry_after, kShortestHint);
+    return backoff.next();
 }
 
 CallOutcome retry_transient(const std::function<CallOutcome()>& call, Backoff& backoff,

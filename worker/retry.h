@@ -27,8 +27,10 @@ struct CallOutcome {
     bool ok() const { return kind == Kind::Ok; }
 };
 
-// Returns the wait before retrying a transient failure: the backoff's next delay, but never
-// less than the coordinator asked for.
+// Returns the wait before retrying a transient failure: the wait a busy coordinator asked for
+// when it gave one (it knows its queue, and spreads the waits it gives so that the refused do
+// not all come back at once; the backoff is not advanced, so a hint neither shortens nor
+// stretches a later unhinted wait), otherwise the backoff's next delay.
 std::chrono::milliseconds wait_after(const CallOutcome& failure, Backoff& backoff);
 
 // Waits a delay after a transient failure; returns false to give up instead (stopping, or the

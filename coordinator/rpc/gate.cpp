@@ -32,6 +32,15 @@ void finish_call(grpc::CallbackServerContext* context, grpc::ServerUnaryReactor*
     reactor->Finish(to_grpc(status));
 }
 
+Executor::Deadline call_deadline(const grpc::CallbackServerContext& context) {
+    const auto deadline = context.deadline();
+    const auto now = std::chrono::system_clock::now();
+    // No deadline (gRPC's infinite one is the time point's maximum), or one past a day.
+    if (deadline - now > std::chrono::hours(24)) return Executor::kNoDeadline;
+    return std::chrono::steady_clock::now() +
+           std::chrono::duration_cast<std::chrono::steady_clock::duration>(deadline - now);
+}
+
 std::optional<Role> PassedTokens::role(const std::string& token) const {
     const std::string key = sha256_hex(token);
     std::lock_guard lock(mutex_);
@@ -79,7 +88,8 @@ grpc::internal::MethodHandler* Gate::handler(GatedMethod method) {
             if (const std::optional<Role> role = token.empty() ? std::nullopt : passed_.role(token);
                 role && (!method.role || role_allows(*role, *method.role))) {
                 if (method.admitted_by)
-                    if (absl::Status shed = method.admitted_by->admit(); !shed.ok()) {
+                    if (absl::Status shed = method.admitted_by->admit(method.admission);
+                        !shed.ok()) {
                         finish_call(context, reactor, shed);
                         return reactor;
                     }
@@ -102,7 +112,8 @@ grpc::internal::MethodHandler* Gate::handler(GatedMethod method) {
                     if (!caller.ok()) return caller.status();
                     passed_.remember(token, caller->role);
                     if (method.admitted_by)
-                        if (absl::Status shed = method.admitted_by->admit(); !shed.ok())
+                        if (absl::Status shed = method.admitted_by->admit(method.admission);
+                            !shed.ok())
                             return shed;
                     served->store(true);
                     method.serve(context, *request, response,

@@ -38,9 +38,17 @@ struct GatedMethod {
     std::optional<Role> role;
     Serve serve;
     // The executor the method offers its job to, if any: when that executor would shed it, the
-    // call is shed once its caller is known, before its request is read.
+    // call is shed once its caller is known, before its request is read (a refusal costs no
+    // parsing and no job); once admitted here, the method submits its job without a second
+    // bound, so no call is refused after the work of reading it.
     Executor* admitted_by = nullptr;
+    // Whether a full queue refuses the call first (Admission::start: it only starts new work).
+    Admission admission = Admission::keep;
 };
+
+// Returns a call's deadline on the steady clock (Executor::kNoDeadline for none): a job still
+// queued past it is not run.
+Executor::Deadline call_deadline(const grpc::CallbackServerContext& context);
 
 // Returns a Serve that parses the bytes as a Request (INVALID_ARGUMENT when they are not
 // one), runs fn(context, request, &response, done) and writes the response when it succeeds.

@@ -21,14 +21,15 @@ namespace sparring::coordinator {
 
 using Done = std::function<void(absl::Status)>;
 
-// Queues fn(storage, caller) on the executor (shed with a retry-after when its queue is full)
-// after authenticating the call again inside the transaction (with the given role, if any; the
-// caller carries the call's peer), and passes the status to done once fn's transaction has
-// committed.
+// Queues fn(storage, caller) on the executor after authenticating the call again inside the
+// transaction (with the given role, if any; the caller carries the call's peer), and passes the
+// status to done once fn's transaction has committed. The gate admitted the call before its
+// request was read (GatedMethod::admitted_by), so it is not shed here; if the call's deadline
+// passes while it waits in the queue, fn is not run (DEADLINE_EXCEEDED).
 template <typename Fn>
 void run_authenticated(grpc::CallbackServerContext* context, Core& core, Executor& executor,
                        std::optional<Role> role, Fn fn, Done done) {
-    executor.offer(
+    executor.submit(
         [&core, token = bearer_token(*context), peer = context->peer(), role,
          fn = std::move(fn)](Storage& storage) {
             absl::StatusOr<Caller> caller = core.authenticate(storage, token, role);
@@ -36,7 +37,7 @@ void run_authenticated(grpc::CallbackServerContext* context, Core& core, Executo
             caller->peer = peer;
             return fn(storage, *caller);
         },
-        std::move(done));
+        std::move(done), call_deadline(*context));
 }
 
 class WorkerServiceImpl final : public v1::WorkerService::CallbackService {

@@ -13,14 +13,15 @@ namespace {
 template <typename Request, typename Response, typename Service>
 GatedMethod as_worker(Service* service, Executor& writer,
                       void (Service::*fn)(grpc::CallbackServerContext*, const Request&, Response*,
-                                          Done)) {
+                                          Done),
+                      Admission admission = Admission::keep) {
     return {Role::Worker,
             typed<Request, Response>([service, fn](grpc::CallbackServerContext* context,
                                                    const Request& request, Response* response,
                                                    Done done) {
                 (service->*fn)(context, request, response, std::move(done));
             }),
-            &writer};
+            &writer, admission};
 }
 
 }  // namespace
@@ -29,8 +30,12 @@ WorkerServiceImpl::WorkerServiceImpl(Core& core, Executor& writer, Gate& gate,
                                      EngineTransfers& engines)
     : core_(core), writer_(writer), engines_(engines) {
     const std::map<std::string, GatedMethod> methods = {
-        {"Register", as_worker(this, writer_, &WorkerServiceImpl::register_worker)},
-        {"RequestWork", as_worker(this, writer_, &WorkerServiceImpl::request_work)},
+        // Under overload a new lease is refused before a report: a report carries games
+        // already played, a lease only adds load.
+        {"Register",
+         as_worker(this, writer_, &WorkerServiceImpl::register_worker, Admission::start)},
+        {"RequestWork",
+         as_worker(this, writer_, &WorkerServiceImpl::request_work, Admission::start)},
         {"ReportResults", as_worker(this, writer_, &WorkerServiceImpl::report_results)},
         {"Heartbeat", as_worker(this, writer_, &WorkerServiceImpl::heartbeat)},
         {"ReleaseLease", as_worker(this, writer_, &WorkerServiceImpl::release_lease)},

@@ -62,15 +62,15 @@ Executor::~Executor() {
     shutdown();
 }
 
-void Executor::submit(Job job, Done done) {
-    enqueue(std::move(job), std::move(done), false);
+void Executor::submit(Job job, Done done, Deadline deadline) {
+    enqueue(std::move(job), std::move(done), false, deadline);
 }
 
 void Executor::offer(Job job, Done done) {
-    enqueue(std::move(job), std::move(done), true);
+    enqueue(std::move(job), std::move(done), true, kNoDeadline);
 }
 
-void Executor::enqueue(Job job, Done done, bool bounded) {
+void Executor::enqueue(Job job, Done done, bool bounded, Deadline deadline) {
     absl::Status refused = absl::UnavailableError("the coordinator is shutting down");
     {
         std::lock_guard lock(mutex_);
@@ -78,7 +78,7 @@ void Executor::enqueue(Job job, Done done, bool bounded) {
             queue_.size() >= options_.max_queued) {
             refused = busy();
         } else if (!stopping_) {
-            queue_.push_back({std::move(job), std::move(done)});
+            queue_.push_back({std::move(job), std::move(done), deadline});
             queued_.notify_one();
             return;
         }
@@ -86,11 +86,64 @@ void Executor::enqueue(Job job, Done done, bool bounded) {
     done(std::move(refused));
 }
 
-absl::Status Executor::admit() {
+absl::Status Executor::admit(Admission kind) {
     std::lock_guard lock(mutex_);
-    if (stopping_ || options_.max_queued == 0 || queue_.size() < options_.max_queued)
-        return absl::OkStatus();
+    if (stopping_) return absl::OkStatus();
+    // Three quarters of the bounds for calls that start work (at least one place).
+    const bool start = kind == Admission::start;
+    const bool full = options_.max_queued > 0 &&
+                      queue_.size() >= (start ? std::max<size_t>(1, options_.max_queued * 3 / 4)
+                                              : options_.max_queued);
+    // The wait bound sheds only past a floor of queued calls: on a machine whose commits take
+    // nearly the bound by themselves, batches would otherwise shrink to a few jobs, each
+    // paying a whole commit, and the writer would take far fewer calls.
+    const bool slow =
+        options_.max_wait.count() > 0 &&
+        queue_.size() >= (start ? kWaitFloor * 3 / 4 : kWaitFloor) &&
+        expected_wait(queue_.size()) > (start ? options_.max_wait * 3 / 4 : options_.max_wait);
+    if (!full && !slow) return absl::OkStatus();
     return busy();
+}
+
+std::chrono::microseconds Executor::expected_wait(size_t queued) const {
+    double fixed_us = 0, job_us = 0;
+    {
+        std::lock_guard lock(fit_mutex_);
+        const CostFit& f = fit_;
+        if (f.n <= 0 || f.b <= 0) return std::chrono::microseconds(0);
+        const double spread = f.n * f.bb - f.b * f.b;
+        // Batches of different sizes: the line through them; otherwise (or when the line says
+        // something impossible) all of a batch's time counts per job, which only errs long.
+        if (spread > 1e-6 * f.n * f.bb) {
+            job_us = (f.n * f.bt - f.b * f.t) / spread;
+            fixed_us = (f.t - job_us * f.b) / f.n;
+        }
+        if (!(job_us > 0) || !(fixed_us >= 0)) {
+            job_us = f.t / f.b;
+            fixed_us = 0;
+        }
+    }
+    return std::chrono::microseconds(int64_t(fixed_us + job_us * double(queued + 1)));
+}
+
+void Executor::learn(size_t jobs, std::chrono::nanoseconds elapsed) {
+    // About the last hundred batches count.
+    constexpr double kKeep = 0.99;
+    const double b = double(jobs);
+    const double t = double(elapsed.count()) / 1000.0;
+    std::lock_guard lock(fit_mutex_);
+    CostFit& f = fit_;
+    f.n = kKeep * f.n + 1;
+    f.b = kKeep * f.b + b;
+    f.t = kKeep * f.t + t;
+    f.bb = kKeep * f.bb + b * b;
+    f.bt = kKeep * f.bt + b * t;
+}
+
+std::optional<Executor::Deadline> Executor::last_shed() const {
+    const int64_t ns = last_shed_ns_.load();
+    if (ns == 0) return std::nullopt;
+    return Deadline(std::chrono::nanoseconds(ns));
 }
 
 absl::Status Executor::busy() {
@@ -112,12 +165,21 @@ absl::Status Executor::busy() {
         shed_second_ = second;
     }
     ++shed_now_;
-    const int64_t drain_ms = int64_t(queue_.size()) * job_ns_.load() / 1'000'000;
+    last_shed_ns_.store(
+        std::max<int64_t>(1, std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                 std::chrono::steady_clock::now().time_since_epoch())
+                                 .count()));
+    const int64_t drain_ms =
+        options_.max_wait.count() > 0
+            ? std::chrono::duration_cast<std::chrono::milliseconds>(expected_wait(queue_.size()))
+                  .count()
+            : int64_t(queue_.size()) * job_ns_.load() / 1'000'000;
     const double crowd =
         1.0 + kShedStretch * double(shed_now_ + shed_before_) / double(queue_.size() + 1);
     const double spread = 0.5 + double((shed_now_ * 0x9E3779B97F4A7C15ull) >> 54) / 1024.0;
-    const int64_t wait_ms = std::clamp<int64_t>(
-        int64_t(double(std::max<int64_t>(drain_ms, 20)) * crowd * spread), 20, 5'000);
+    const int64_t wait_ms =
+        std::clamp<int64_t>(int64_t(double(std::max<int64_t>(drain_ms, 20)) * crowd * spread), 20,
+                            kMaxRetryAfter.count());
     absl::Status status =
         absl::ResourceExhaustedError("the coordinator is busy (" + std::to_string(queue_.size()) +
                                      " calls queued); retry in " + std::to_string(wait_ms) + " ms");
@@ -202,6 +264,13 @@ Executor::Completion Executor::run_batch(Storage& storage, std::deque<Entry>& ba
     // Each job runs inside a savepoint, so a failing job leaves no trace and the rest commit.
     for (Entry& entry : batch) {
         absl::Status status;
+        if (entry.deadline != kNoDeadline && std::chrono::steady_clock::now() >= entry.deadline) {
+            // Its caller gave up waiting: running it would only delay the callers still waiting.
+            ++expired_;
+            completion.statuses.push_back(absl::DeadlineExceededError(
+                "the call waited past its deadline for the database and was not run; retry"));
+            continue;
+        }
         try {
             storage.savepoint();
             status = entry.job(storage);
@@ -241,6 +310,7 @@ Executor::Completion Executor::run_batch(Storage& storage, std::deque<Entry>& ba
     const int64_t per_job =
         int64_t(std::chrono::nanoseconds(elapsed).count()) / int64_t(batch.size());
     job_ns_.store((7 * job_ns_.load() + per_job) / 8);
+    learn(batch.size(), std::chrono::duration_cast<std::chrono::nanoseconds>(elapsed));
     if (observer_) observer_(batch.size(), elapsed);
     completion.committed = storage.take_committed();
     return completion;

@@ -1,9 +1,11 @@
 // The storage executor on temporary SQLite files: its own threads, order, group commit, failed
-// commits, the read pool and shutdown.
+// commits, the read pool and shutdown; admission under overload (reports before leases, callers
+// that gave up) and the lease sweep's hold while calls are shed.
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <future>
@@ -12,6 +14,7 @@
 #include <thread>
 #include <vector>
 
+#include "coordinator/expiry_hold.h"
 #include "coordinator/storage/executor.h"
 #include "coordinator/storage/sqlite.h"
 #include "fixture.h"
@@ -433,6 +436,121 @@ TEST_F(ExecutorTest, WriteExecutorTakesExactlyOneConnection) {
     for (int i = 0; i < 2; ++i) connections.push_back(std::make_unique<SqliteStorage>(db.path()));
     EXPECT_THROW(Executor(std::move(connections), Executor::Options{true, 512, 0us}),
                  std::invalid_argument);
+}
+
+// Holds an executor's thread with a job of its own until release() (or the end of its life), so
+// that the jobs submitted meanwhile wait in the queue; the job's status goes to completions.
+class Hold {
+  public:
+    Hold(Executor& executor, Completions& completions) {
+        std::promise<void> started;
+        executor.submit(
+            [&started, released = released_](Storage&) {
+                started.set_value();
+                released.wait();
+                return absl::OkStatus();
+            },
+            completions.done());
+        started.get_future().wait();
+    }
+    ~Hold() { release(); }
+    void release() {
+        if (!released_once_) release_.set_value();
+        released_once_ = true;
+    }
+
+  private:
+    std::promise<void> release_;
+    std::shared_future<void> released_ = release_.get_future().share();
+    bool released_once_ = false;
+};
+
+// Under overload a call that only starts work (a registration, a request for a lease) is
+// refused from three quarters of the bound on, while one that finishes work (a report) still gets
+// in; a refused call makes no job: the writer commits exactly the jobs admitted.
+TEST_F(ExecutorTest, UnderASaturatedQueueAReportIsAdmittedBeforeARequestForWork) {
+    auto executor = std::make_unique<Executor>(std::make_unique<SqliteStorage>(db.path()),
+                                               Executor::Options{true, 512, 0us, 4});
+    std::atomic<size_t> committed_jobs = 0;
+    executor->observe([&](size_t jobs, std::chrono::nanoseconds) { committed_jobs += jobs; });
+    EXPECT_FALSE(executor->last_shed().has_value());
+    Completions completions;
+    Hold hold(*executor, completions);
+    // Each admitted call is then submitted, as the gate does.
+    const auto admit_and_submit = [&](Admission kind, const std::string& name) {
+        absl::Status admitted = executor->admit(kind);
+        if (admitted.ok()) executor->submit(insert(name), completions.done());
+        return admitted;
+    };
+    EXPECT_TRUE(admit_and_submit(Admission::start, "lease 1").ok());
+    EXPECT_TRUE(admit_and_submit(Admission::keep, "report 1").ok());
+    EXPECT_TRUE(admit_and_submit(Admission::keep, "report 2").ok());
+    // Three of four places taken. A request for work is refused, with a wait.
+    const absl::Status refused = admit_and_submit(Admission::start, "lease 2");
+    EXPECT_EQ(refused.code(), absl::StatusCode::kResourceExhausted) << refused;
+    ASSERT_TRUE(Executor::retry_after(refused).has_value());
+    EXPECT_GE(Executor::retry_after(refused)->count(), 20);
+    EXPECT_LE(Executor::retry_after(refused)->count(), Executor::kMaxRetryAfter.count());
+    EXPECT_TRUE(executor->last_shed().has_value());
+    // Reports still get in up to the bound, and only then are refused too.
+    EXPECT_TRUE(admit_and_submit(Admission::keep, "report 3").ok());
+    EXPECT_EQ(admit_and_submit(Admission::keep, "report 4").code(),
+              absl::StatusCode::kResourceExhausted);
+    EXPECT_EQ(admit_and_submit(Admission::start, "lease 3").code(),
+              absl::StatusCode::kResourceExhausted);
+    hold.release();
+    for (const absl::Status& status : completions.wait(5)) EXPECT_TRUE(status.ok()) << status;
+    executor->shutdown();
+    EXPECT_EQ(committed_jobs.load(), 5u) << "the held job and the four admitted, nothing else";
+    EXPECT_EQ(committed_versions(db.path()),
+              (std::vector<std::string>{"lease 1", "report 1", "report 2", "report 3"}));
+}
+
+// A job whose caller's deadline passed while it waited is not run: the writer's time goes to
+// callers still waiting.
+TEST_F(ExecutorTest, AJobWhoseCallerGaveUpIsNotRun) {
+    auto executor = writer();
+    Completions completions;
+    Hold hold(*executor, completions);
+    std::optional<absl::Status> gave_up;
+    std::promise<void> gave_up_done;
+    executor->submit(
+        insert("given up"),
+        [&](absl::Status status) {
+            gave_up = std::move(status);
+            gave_up_done.set_value();
+        },
+        std::chrono::steady_clock::now());
+    executor->submit(insert("waiting"), completions.done(), std::chrono::steady_clock::now() + 1h);
+    hold.release();
+    gave_up_done.get_future().wait();
+    for (const absl::Status& status : completions.wait(2)) EXPECT_TRUE(status.ok()) << status;
+    ASSERT_TRUE(gave_up.has_value());
+    EXPECT_EQ(gave_up->code(), absl::StatusCode::kDeadlineExceeded) << *gave_up;
+    EXPECT_EQ(executor->expired_jobs(), 1u);
+    executor->shutdown();
+    EXPECT_EQ(committed_versions(db.path()), (std::vector<std::string>{"waiting"}));
+}
+
+// The lease sweep waits while the writer sheds calls, gives every lease a full life once the
+// shedding has stopped, and runs anyway after a whole hold.
+TEST(ExpiryHoldTest, HoldsWhileSheddingRenewsAfterAndNeverForLongerThanAHold) {
+    using Step = ExpiryHold::Step;
+    ExpiryHold hold(10s, 60s);
+    const ExpiryHold::Time t0{};
+    EXPECT_EQ(hold.next(t0 + 1s, std::nullopt), Step::expire);
+    EXPECT_EQ(hold.next(t0 + 2s, t0 - 30s), Step::expire) << "shed long ago";
+    EXPECT_EQ(hold.next(t0 + 3s, t0 + 3s), Step::hold);
+    EXPECT_TRUE(hold.holding());
+    EXPECT_EQ(hold.next(t0 + 12s, t0 + 3s), Step::hold) << "within the quiet time";
+    EXPECT_EQ(hold.next(t0 + 14s, t0 + 3s), Step::renew) << "10 s without a shed call";
+    EXPECT_FALSE(hold.holding());
+    EXPECT_EQ(hold.next(t0 + 15s, t0 + 3s), Step::expire);
+    // Shedding without end: the sweep runs once per hold.
+    EXPECT_EQ(hold.next(t0 + 100s, t0 + 100s), Step::hold);
+    EXPECT_EQ(hold.next(t0 + 159s, t0 + 159s), Step::hold);
+    EXPECT_EQ(hold.next(t0 + 160s, t0 + 160s), Step::expire);
+    EXPECT_EQ(hold.next(t0 + 161s, t0 + 161s), Step::hold);
 }
 
 }  // namespace

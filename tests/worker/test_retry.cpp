@@ -93,11 +93,17 @@ TEST(WorkerRetry, ABusyCoordinatorsRetryAfterIsHonoured) {
     CallOutcome busy{Kind::Transient, "resource exhausted: busy"};
     busy.retry_after = 1500ms;
     EXPECT_EQ(wait_after(busy, backoff), 1500ms);
-    // Without a hint, or with a shorter one, the backoff decides.
+    // A hint shorter than the backoff decides too (the coordinator knows its queue and spreads
+    // its hints), down to 10 ms; it does not advance the backoff.
+    busy.retry_after = 30ms;
+    EXPECT_EQ(wait_after(busy, backoff), 30ms);
     busy.retry_after = 1ms;
+    EXPECT_EQ(wait_after(busy, backoff), 10ms);
+    // Without a hint the backoff decides, from its first delay.
+    busy.retry_after = 0ms;
     const milliseconds wait = wait_after(busy, backoff);
-    EXPECT_GE(wait, 100ms);
-    EXPECT_LE(wait, 200ms);
+    EXPECT_GE(wait, 50ms);
+    EXPECT_LE(wait, 100ms);
     int attempts = 0;
     std::vector<milliseconds> pauses;
     const CallOutcome outcome = retry_transient(
