@@ -11,8 +11,9 @@
 #   - and, if SPARRING_OVERLOAD_PEER names another build directory, that build's coordinator
 #     with its own defaults (a before/after in the same run).
 # Each on a fresh SQLite file on 127.0.0.1. It prints, for each, the offered rate, the goodput
-# (acknowledged reports/s and its share of the ceiling), the accepted calls' p99 and the share
-# shed; the load generator checks every database (nothing lost, nothing counted twice).
+# (acknowledged reports/s, its share of the ceiling and of no bound at the same rate), the
+# accepted calls' p99 and the share shed; the load generator checks every database (nothing
+# lost, nothing counted twice).
 #   bench/overload.sh [BUILD_DIR] [extra sparring-loadgen flags]
 #   SPARRING_OVERLOAD_WORKERS (1000), SPARRING_OVERLOAD_PEER (none)
 set -euo pipefail
@@ -58,23 +59,30 @@ ceiling=$(reports)
 echo "ceiling: $ceiling reports/s"
 [ "${ceiling:-0}" -gt 0 ] || { echo "overload.sh: no ceiling could be read" >&2; exit 1; }
 offered=$((2 * ceiling))
-summary=()
-# Runs one load at twice the ceiling and adds its line to the summary.
+names=()
+lines=()
+goodputs=()
+# Runs one load at twice the ceiling and keeps its figures for the summary.
 twice() {
     local name=$1 binary=$2
     shift 2
     echo "== twice the ceiling: $offered reports/s offered, $name"
     load "$binary" "$offered" "$@"
-    local got
-    got=$(reports)
-    summary+=("$(printf '%-44s offered %5d/s  goodput %5d/s = %3d%% of the ceiling  accepted p99: reports %s ms, leases %s ms  shed %s%%' \
-        "$name" "$offered" "$got" $((100 * got / ceiling)) "$(p99 report)" "$(p99 lease)" "$(shed)")")
+    names+=("$name")
+    goodputs+=("$(reports)")
+    lines+=("accepted p99: reports $(p99 report) ms, leases $(p99 lease) ms; shed $(shed)%")
 }
 twice "default admission" "$tool"
 twice "wait bound (512 queued, 40 ms)" "$tool" --max-queued-calls 512 --max-queue-wait-ms 40
 twice "no bound" "$tool" --max-queued-calls 0 --max-queue-wait-ms 0
+unbounded=${goodputs[2]}
 if [ -n "$peer" ]; then
     twice "peer build $peer, its defaults" "$peer/coordinator/sparring-coordinator"
 fi
-echo "== summary: ceiling $ceiling reports/s ($workers workers, no bound, 20000/s offered)"
-printf '%s\n' "${summary[@]}"
+echo "== summary: ceiling $ceiling reports/s ($workers workers, no bound, 20000/s offered);" \
+    "$offered reports/s offered to each"
+for i in "${!names[@]}"; do
+    printf '%-46s goodput %5d/s = %3d%% of the ceiling, %3d%% of no bound at this rate; %s\n' \
+        "${names[$i]}" "${goodputs[$i]}" $((100 * goodputs[i] / ceiling)) \
+        $((100 * goodputs[i] / (unbounded > 0 ? unbounded : 1))) "${lines[$i]}"
+done
