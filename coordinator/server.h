@@ -40,7 +40,7 @@ class Server {
         size_t max_batch = 512;                  // jobs per group commit, at most
         std::chrono::microseconds gather{1000};  // writer: wait for jobs to share a commit
         size_t read_threads = 2;                 // reader: threads, each with a connection
-        size_t max_queued_calls = 0;       // per executor; past it calls are shed (0: no bound)
+        size_t max_queued_calls = 0;  // per executor; past it calls are shed (0: no bound)
         // Writer: a call whose batch is expected to commit later than this is shed (0: none).
         std::chrono::milliseconds max_queue_wait{0};
         EngineTransfers::Options engines;  // uploaded engine files
