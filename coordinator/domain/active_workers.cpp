@@ -1,5 +1,7 @@
 #include "coordinator/domain/active_workers.h"
 
+#include <algorithm>
+
 namespace sparring::coordinator {
 
 bool ActiveWorkers::seeded() const {
@@ -21,8 +23,25 @@ void ActiveWorkers::forget(const Seen& last) {
     --token.live;
 }
 
+size_t ActiveWorkers::size() const {
+    std::lock_guard lock(mutex_);
+    return workers_.size();
+}
+
+void ActiveWorkers::sweep() {
+    for (auto it = workers_.begin(); it != workers_.end();) {
+        const auto token = tokens_.find(it->second.token_id);
+        if (token != tokens_.end() && it->second.ms < token->second.forgotten_before)
+            it = workers_.erase(it);
+        else
+            ++it;
+    }
+    sweep_at_ = std::max<size_t>(1024, 2 * workers_.size());
+}
+
 void ActiveWorkers::seen(int64_t worker_id, int64_t token_id, int64_t ms) {
     std::lock_guard lock(mutex_);
+    if (workers_.size() >= sweep_at_) sweep();
     const auto [it, added] = workers_.try_emplace(worker_id, Seen{token_id, ms});
     if (!added) {
         if (it->second.ms >= ms && it->second.token_id == token_id) return;

@@ -11,6 +11,7 @@
 #include <set>
 #include <string>
 
+#include "coordinator/domain/active_workers.h"
 #include "coordinator/storage/sqlite.h"
 #include "fixture.h"
 
@@ -195,6 +196,28 @@ TEST_F(QueryPlanTest, TheWorkerCallsSearchEveryTableThatGrowsWithTheFleet) {
     }
     EXPECT_EQ(found, "") << "full scans on the worker calls' path (of " << seen.size()
                          << " statements)";
+}
+
+// Register's count of a token's active workers, kept in memory.
+TEST(ActiveWorkersTest, CountsEachTokensWorkersSeenSinceATimeAndForgetsTheOlder) {
+    ActiveWorkers active;
+    active.seen(1, 7, 1000);
+    active.seen(2, 7, 2000);
+    active.seen(3, 8, 2000);
+    EXPECT_EQ(active.count(7, 0), 2);
+    EXPECT_EQ(active.count(8, 0), 1);
+    active.seen(1, 7, 3000);  // seen again: counted once, at its latest time
+    EXPECT_EQ(active.count(7, 1500), 2);
+    EXPECT_EQ(active.count(7, 2001), 1);
+    active.seen(2, 7, 4000);  // back after it was forgotten
+    EXPECT_EQ(active.count(7, 2001), 2);
+    EXPECT_EQ(active.count(9, 0), 0);
+    // Workers no longer counted are dropped once the table has grown past its sweep mark.
+    for (int64_t id = 100; id < 3000; ++id) active.seen(id, 9, 5000);
+    EXPECT_EQ(active.count(9, 6000), 0);
+    for (int64_t id = 3000; id < 4200; ++id) active.seen(id, 9, 7000);
+    EXPECT_EQ(active.count(9, 6000), 1200);
+    EXPECT_LT(active.size(), 2000u);
 }
 
 }  // namespace
