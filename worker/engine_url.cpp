@@ -101,15 +101,15 @@ EngineCache::FetchResult EngineUrlFetcher::fetch(
     }
     const std::string url = from->url + "/" + sha256;
     httplib::Client client(origin);
-    client.set_connection_timeout(options_.connect_timeout);
-    client.set_read_timeout(options_.read_timeout);
+    client.set_connection_timeout(kConnectTimeout);
+    client.set_read_timeout(kReadTimeout);
     // A redirect could lead to another host: followed only where no token is sent.
     client.set_follow_location(!from->send_token);
-    if (from->send_token && !options_.tls_ca_file.empty() && origin.rfind("https://", 0) == 0)
-        client.set_ca_cert_path(options_.tls_ca_file);
+    if (from->send_token && !tls_ca_file_.empty() && origin.rfind("https://", 0) == 0)
+        client.set_ca_cert_path(tls_ca_file_);
     httplib::Headers headers = {{"User-Agent", "sparring-worker"}};
     if (offset > 0) headers.emplace("Range", "bytes=" + std::to_string(offset) + "-");
-    if (from->send_token) headers.emplace("Authorization", "Bearer " + options_.token);
+    if (from->send_token) headers.emplace("Authorization", "Bearer " + token_);
 
     int status = 0;
     std::string refusal;  // why the answer's head was refused

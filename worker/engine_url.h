@@ -42,13 +42,10 @@ bool split_url(std::string_view url, std::string* origin, std::string* path);
 // Fetches engine files from a base by URL; the base is set once the coordinator has said it.
 class EngineUrlFetcher {
   public:
-    struct Options {
-        std::string token;        // the worker token, sent only to a base with send_token
-        std::string tls_ca_file;  // for the coordinator's own HTTPS (its --tls-ca); else system CAs
-        std::chrono::seconds connect_timeout{5};
-        std::chrono::seconds read_timeout{60};  // a stalled download is cut and resumed
-    };
-    explicit EngineUrlFetcher(Options options) : options_(std::move(options)) {}
+    // token: the worker token, sent only to a base with send_token; tls_ca_file: the CAs of the
+    // coordinator's own HTTPS (its --tls-ca; empty: the system's, as for an external base).
+    EngineUrlFetcher(std::string token, std::string tls_ca_file)
+        : token_(std::move(token)), tls_ca_file_(std::move(tls_ca_file)) {}
 
     // Sets (or clears) the base; thread-safe.
     void set_base(std::optional<EngineBase> base);
@@ -62,7 +59,10 @@ class EngineUrlFetcher {
                                    const std::function<bool(std::string_view)>& write) const;
 
   private:
-    Options options_;
+    static constexpr std::chrono::seconds kConnectTimeout{5};
+    static constexpr std::chrono::seconds kReadTimeout{60};  // a stalled download is cut, resumed
+    std::string token_;
+    std::string tls_ca_file_;
     mutable std::mutex mutex_;
     std::optional<EngineBase> base_;
 };

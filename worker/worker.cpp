@@ -28,8 +28,7 @@ constexpr milliseconds kFirstBackoff{250};
 Worker::Worker(Options options)
     : options_(std::move(options)),
       coordinator_(options_.endpoint, options_.rpc_timeout),
-      url_fetcher_(
-          {.token = options_.endpoint.token, .tls_ca_file = options_.endpoint.tls_ca_file}),
+      url_fetcher_(options_.endpoint.token, options_.endpoint.tls_ca_file),
       run_backoff_(options_.first_run_backoff, options_.max_run_backoff, std::random_device{}()),
       unreadable_backoff_(options_.first_run_backoff, options_.max_run_backoff,
                           std::random_device{}()) {
