@@ -499,6 +499,48 @@ struct Game {
     std::string result;
 };
 
+// Returns the legal move m in SAN as engine/notation.cpp's to_san writes it, with the position's
+// legal moves already generated (to_san generates them again: half the decoding's time).
+std::string san(const Board& board, const MoveList<>& legal, Move m) {
+    constexpr std::string_view kSanPieces = "  NBRQK";  // by PieceType
+    const Square from = m.from(), to = m.to();
+    const PieceType piece = type_of(board.piece_on(from));
+    std::string text;
+    if (m.kind() == Move::CASTLING) {
+        text = to > from ? "O-O" : "O-O-O";
+    } else {
+        if (piece == PAWN) {
+            if (board.is_capture(m)) text += char('a' + file_of(from));
+        } else {
+            text += kSanPieces[piece];
+            bool rivals = false, same_file = false, same_rank = false;
+            for (Move other : legal) {
+                if (other.to() != to || other.from() == from ||
+                    type_of(board.piece_on(other.from())) != piece)
+                    continue;
+                rivals = true;
+                same_file |= file_of(other.from()) == file_of(from);
+                same_rank |= rank_of(other.from()) == rank_of(from);
+            }
+            if (rivals && (!same_file || same_rank)) text += char('a' + file_of(from));
+            if (rivals && same_file) text += char('1' + rank_of(from));
+        }
+        if (board.is_capture(m)) text += 'x';
+        text += char('a' + file_of(to));
+        text += char('1' + rank_of(to));
+        if (m.kind() == Move::PROMOTION) {
+            text += '=';
+            text += kSanPieces[m.promotion()];
+        }
+    }
+    if (board.gives_check(m)) {
+        Board after = board;
+        after.do_move(m);
+        text += MoveList<>(after).size() == 0 ? '#' : '+';
+    }
+    return text;
+}
+
 // Appends movetext tokens, breaking lines as match/pgn.cpp's MovetextWriter does.
 class Layout {
   public:
@@ -841,7 +883,7 @@ std::optional<std::string> render(const Game& game, std::size_t max_bytes) {
                 layout.token(std::to_string(board.fullmove_number()) + ".");
             else if (!after_move)
                 layout.token(std::to_string(board.fullmove_number()) + "...");
-            layout.token(to_san(board, m));
+            layout.token(san(board, legal, m));
             board.do_move(m);
             ++moves;
             after_move = true;
