@@ -236,7 +236,7 @@ class Writer {
 
 class Reader {
   public:
-    explicit Reader(std::string_view in) : rc_(in), left_(in.size()) {}
+    explicit Reader(std::string_view in) : rc_(in), text_budget_(8 * in.size() + 64) {}
     bool bit(uint16_t& p) { return rc_.bit(p); }
     template <int Bits>
     uint32_t tree(TreeModel<Bits>& m) {
@@ -255,10 +255,12 @@ class Reader {
         }
         return v;
     }
-    // A string of at most 8 bytes per byte of the input (a real one costs far more).
+    // A string; all of them together at most 8 bytes per byte of the input (real text costs
+    // far more), so that a forged blob cannot make the reader allocate more.
     std::string string(Models& m) {
         const uint64_t size = number(m.text_length);
-        if (size > 8 * left_ + 64) return fail(), std::string();
+        if (size > text_budget_) return fail(), std::string();
+        text_budget_ -= std::size_t(size);
         std::string s(std::size_t(size), '\0');
         for (char& c : s) c = char(tree(m.text_byte));
         return s;
@@ -268,7 +270,7 @@ class Reader {
 
   private:
     RangeDecoder rc_;
-    std::size_t left_;
+    std::size_t text_budget_;
     bool failed_ = false;
 };
 
