@@ -106,6 +106,9 @@ void serve(const EngineFileRoutes& routes, const HttpRequest& request, HttpRespo
     const uint64_t bytes =
         range.kind == ByteRange::Kind::Part ? range.last - range.first + 1 : size;
     response.pull_length = bytes;
+    response.file_fd = file->fd;  // sendfile(2) on a plaintext connection, the pull on HTTPS
+    response.file_offset = first;
+    response.file_owner = file;
     if (request.method != "HEAD" && routes.served) routes.served(sha256, first, bytes);
     response.set_pull(
         "application/octet-stream", [file, at = first, left = bytes](std::string* chunk) mutable {

@@ -1,6 +1,9 @@
 // One HTTP connection (plain or TLS) from accept to close: reads a request whole under the
 // server's bounds, runs its handler on the pool, writes the response, pulled or pushed.
+#include <sys/sendfile.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <charconv>
 #include <deque>
 #include <utility>
@@ -342,6 +345,9 @@ class Connection final : public ConnectionBase,
             stream_, asio::buffer(out_),
             [self = this->shared_from_this(), head_only](beast::error_code ec, size_t) {
                 if (ec || self->closed_) return self->close();
+                if (!head_only && self->response_.pull_length && self->response_.file_fd >= 0 &&
+                    std::is_same_v<Stream, tcp::socket>)
+                    return self->send_file();
                 if (!head_only && self->response_.pull) return self->next_pull();
                 if (!head_only && self->response_.push) return self->open_push();
                 self->finish();
@@ -376,6 +382,38 @@ class Connection final : public ConnectionBase,
             if (ec || self->closed_ || self->drained_ > self->drain_limit_) return self->close();
             self->drain();
         });
+    }
+
+    // A file's bytes on a plaintext connection: sendfile(2) from the file to the socket while
+    // it takes them, then a wait until it is writable again; the connection ends unfinished if
+    // the file comes up short or the socket fails.
+    void send_file() {
+        if constexpr (std::is_same_v<Stream, tcp::socket>) {
+            beast::error_code ec;
+            stream_.native_non_blocking(true, ec);
+            if (ec) return close();
+            while (sized_left_ > 0) {
+                off_t at = off_t(response_.file_offset + (*response_.pull_length - sized_left_));
+                const ssize_t n = ::sendfile(stream_.native_handle(), response_.file_fd, &at,
+                                             size_t(std::min<uint64_t>(sized_left_, 1 << 20)));
+                if (n > 0) {
+                    sized_left_ -= uint64_t(n);
+                    continue;
+                }
+                if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+                    arm(server_.options.write_timeout);
+                    stream_.async_wait(tcp::socket::wait_write,
+                                       [self = this->shared_from_this()](beast::error_code error) {
+                                           if (error || self->closed_) return self->close();
+                                           self->send_file();
+                                       });
+                    return;
+                }
+                if (n < 0 && errno == EINTR) continue;
+                return close();
+            }
+            finish();
+        }
     }
 
     // Pull streaming: the next chunk is made on the pool and written here.

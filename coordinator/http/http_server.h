@@ -89,6 +89,12 @@ struct HttpResponse {
     // of chunked, its chunks unframed, and HEAD answered with the length alone. The pull must
     // give exactly this many bytes; the connection is closed when it gives fewer.
     std::optional<uint64_t> pull_length;
+    // With pull_length: the same bytes as a file's, from file_offset; on a plaintext connection
+    // they are sent from it with sendfile(2), no copy through the process (the pull serves
+    // HTTPS). file_owner keeps the descriptor open until the answer is done.
+    int file_fd = -1;
+    uint64_t file_offset = 0;
+    std::shared_ptr<void> file_owner;
     // Push streaming: called once the response's head is sent, with the stream to write to; the
     // response is chunked and ends when the stream closes. on_closed runs once when it does.
     // Every heartbeat_interval without a write, heartbeat is sent (SSE comments keep proxies

@@ -2,7 +2,10 @@
 // coordinator names, its own port at the host the worker dials, the worker's override, and to
 // whom the token goes), the Range header the coordinator reads, and the engine cache's
 // fallback from one source to the next (failure, wrong bytes, a resumed break).
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <httplib.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -11,6 +14,7 @@
 
 #include "common/sha256.h"
 #include "coordinator/engine_files.h"
+#include "coordinator/http/http_server.h"
 #include "worker/engine_cache.h"
 #include "worker/engine_url.h"
 
@@ -52,6 +56,55 @@ TEST(ByteRanges, UnsatisfiableAndMalformedRangesAreTold) {
         EXPECT_EQ(range.kind, ByteRange::Kind::Malformed) << bad;
         EXPECT_FALSE(range.error.empty()) << bad;
     }
+}
+
+// A body of known length is sent with its Content-Length, whether pulled (HTTPS's way) or
+// sent from its file with sendfile(2) (plaintext's), from an offset, and HEAD gets the length.
+TEST(SizedBodies, PulledOrSentFromTheFileTheyAreTheSameBytes) {
+    const std::string path = ::testing::TempDir() + "sized-body-" + std::to_string(::getpid());
+    std::string bytes;
+    for (int i = 0; i < 300'000; ++i) bytes += char('a' + i % 26);
+    std::ofstream(path, std::ios::binary) << bytes;
+    auto fd = std::shared_ptr<int>(new int(open(path.c_str(), O_RDONLY | O_CLOEXEC)), [](int* f) {
+        close(*f);
+        delete f;
+    });
+    ASSERT_GE(*fd, 0);
+    coordinator::HttpServer::Options options;
+    options.listen = "127.0.0.1:0";
+    coordinator::HttpServer server(options);
+    for (const bool from_file : {false, true})
+        server.get(from_file ? "/file" : "/pull",
+                   [&bytes, fd, from_file](const coordinator::HttpRequest&,
+                                           coordinator::HttpResponse& response) {
+                       response.pull_length = bytes.size() - 1000;
+                       if (from_file) {
+                           response.file_fd = *fd;
+                           response.file_offset = 1000;
+                           response.file_owner = fd;
+                       }
+                       response.set_pull("application/octet-stream",
+                                         [&bytes, at = size_t(1000)](std::string* chunk) mutable {
+                                             *chunk = bytes.substr(at, 70'000);
+                                             at += chunk->size();
+                                             return true;
+                                         });
+                   });
+    const int port = server.start();
+    httplib::Client client("127.0.0.1", port);
+    for (const char* route : {"/pull", "/file"}) {
+        const auto answer = client.Get(route);
+        ASSERT_TRUE(answer) << route;
+        EXPECT_EQ(answer->get_header_value("Content-Length"), std::to_string(bytes.size() - 1000));
+        EXPECT_FALSE(answer->has_header("Transfer-Encoding"));
+        EXPECT_TRUE(answer->body == bytes.substr(1000)) << route;
+        const auto head = client.Head(route);
+        ASSERT_TRUE(head);
+        EXPECT_EQ(head->get_header_value("Content-Length"), std::to_string(bytes.size() - 1000));
+        EXPECT_TRUE(head->body.empty());
+    }
+    server.stop();
+    std::filesystem::remove(path);
 }
 
 TEST(EngineBase, TheCoordinatorsOwnPortIsReachedByTheHostTheWorkerDials) {
