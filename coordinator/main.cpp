@@ -70,8 +70,8 @@ struct ServeFlags {
     int64_t notify_timeout_seconds = 0;
     int64_t notify_attempts = 0;
     std::optional<std::string> public_url;
-    std::optional<std::string> http_port_file;
     std::optional<std::string> engine_base_url;
+    std::optional<std::string> http_port_file;
     CLI::Option* http_port_file_option = nullptr;
     bool http_require_token = false;
     bool metrics_public = false;
@@ -199,15 +199,15 @@ ServeFlags::ServeFlags(CLI::App& app) {
     add_switch(app, "metrics-public", metrics_public,
                "with --http-require-token, the dashboard's /metrics still answers without a token");
     add_flag(app, "log-level", log_level, "LEVEL", "debug, info, warn or error", "info");
+    add_flag(app, "engine-base-url", engine_base_url, "URL",
+             "an object store or CDN holding the uploaded engine files as URL/SHA256: workers "
+             "fetch there (sent no token), falling back to gRPC (default: this coordinator's "
+             "/engines/ over --http-listen)");
     add_flag(app, "max-engine-mb", max_engine_mb, "N",
              "largest uploaded engine file accepted, in MiB", "256", 1, 65536);
     add_flag(app, "max-uploads", max_uploads, "N",
              "engine uploads at once; more are refused until one ends", "4", 1, 1000);
     add_flag(app, "max-uploads-per-user", max_uploads_per_user, "N",
-    add_flag(app, "engine-base-url", engine_base_url, "URL",
-             "an object store or CDN holding the uploaded engine files as URL/SHA256: workers "
-             "fetch there (sent no token), falling back to gRPC (default: this coordinator's "
-             "/engines/ over --http-listen)");
              "engine uploads one user may have in progress at once (admins: any)", "2", 1, 1000);
     add_flag(app, "max-unreferenced-engine-mb", max_unreferenced_engine_mb, "N",
              "MiB of uploaded engine files that no version uses yet one user may keep (admins: "
@@ -357,18 +357,18 @@ int serve(const ServeFlags& args) {
     options.engines.max_uploads_per_user = int(args.max_uploads_per_user);
     options.engines.max_unreferenced_bytes = uint64_t(args.max_unreferenced_engine_mb) << 20;
     options.engines.upload_idle = std::chrono::seconds(args.upload_idle_seconds);
-    options.engine_gc_interval = std::chrono::seconds(args.engine_gc_interval_seconds);
-    options.engine_gc_min_age = std::chrono::seconds(args.engine_gc_min_age_seconds);
-    const auto positive = [](const char* flag, int64_t value) {
-        if (value < 1 || value > 1'000'000'000)
-            throw UsageError(std::string("--") + flag + " must be in 1..1000000000");
-        return value;
     options.engines.base_url = args.engine_base_url.value_or("");
     while (!options.engines.base_url.empty() && options.engines.base_url.back() == '/')
         options.engines.base_url.pop_back();
     if (args.engine_base_url && options.engines.base_url.rfind("http://", 0) != 0 &&
         options.engines.base_url.rfind("https://", 0) != 0)
         throw UsageError("--engine-base-url must be an http:// or https:// URL");
+    options.engine_gc_interval = std::chrono::seconds(args.engine_gc_interval_seconds);
+    options.engine_gc_min_age = std::chrono::seconds(args.engine_gc_min_age_seconds);
+    const auto positive = [](const char* flag, int64_t value) {
+        if (value < 1 || value > 1'000'000'000)
+            throw UsageError(std::string("--") + flag + " must be in 1..1000000000");
+        return value;
     };
     options.core.max_workers_per_token =
         int(positive("max-workers-per-token", args.max_workers_per_token));

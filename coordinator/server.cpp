@@ -113,11 +113,11 @@ Server::Server(Options options)
     }
     gate_ = std::make_unique<Gate>(core_, *reader_);
     engine_store_ = std::make_unique<EngineStore>(options_.db_path);
-    engine_transfers_ = std::make_unique<EngineTransfers>(options_.engines, core_, *writer_,
-                                                          *reader_, *engine_store_);
     options_.engines.served = [this](std::string_view transport, uint64_t bytes) {
         metrics_.count_engine_fetch(transport, bytes);
     };
+    engine_transfers_ = std::make_unique<EngineTransfers>(options_.engines, core_, *writer_,
+                                                          *reader_, *engine_store_);
     worker_service_ =
         std::make_unique<WorkerServiceImpl>(core_, *writer_, *gate_, *engine_transfers_);
     user_api_ = std::make_unique<UserApi>(core_, *writer_, *reader_, history_);
@@ -138,14 +138,14 @@ Server::Server(Options options)
         dashboard_ = std::make_unique<web::Dashboard>(options_.http, *web_api_,
                                                       [this] { return render_metrics(); });
         watched_ = dashboard_->follow(events_);
-    }
-}
         // Engines fetched by URL: /engines/<sha256> beside the dashboard, behind the worker token.
         serve_engine_files(dashboard_->http_server(),
                            {core_, *web_reader_, *engine_store_,
                             [this](std::string_view sha256, uint64_t first, uint64_t bytes) {
                                 engine_transfers_->note_served("http", sha256, first, bytes);
                             }});
+    }
+}
 
 Server::~Server() {
     shutdown();

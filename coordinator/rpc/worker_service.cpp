@@ -69,12 +69,12 @@ void WorkerServiceImpl::register_worker(grpc::CallbackServerContext* context,
             if (!registered.ok()) return registered.status();
             response->set_worker_id(registered->id);
             response->set_heartbeat_interval_ms(uint32_t(core_.options().heartbeat_interval_ms));
+            engines_.describe_urls(response);  // where to fetch engine files by URL
             return absl::OkStatus();
         },
         std::move(done));
 }
 
-            engines_.describe_urls(response);  // where to fetch engine files by URL
 void WorkerServiceImpl::request_work(grpc::CallbackServerContext* context,
                                      const v1::RequestWorkRequest& request,
                                      v1::RequestWorkResponse* response, Done done) {
