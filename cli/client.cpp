@@ -47,6 +47,9 @@ RemoteClient::RemoteClient(const RemoteFlags& flags) {
     endpoint_.token =
         flags.token_file ? rpc::read_token_file(*flags.token_file) : flags.token.value_or("");
     endpoint_.tls_ca_file = flags.tls_ca.value_or("");
+    // A run's status lists each of its workers: a run played by 100,000 workers answers ~7 MB,
+    // past gRPC's 4 MiB default (issue 53's load test at 100,000 workers).
+    endpoint_.max_receive_bytes = 256 << 20;
     if (flags.timeout < 1 || flags.timeout > 3600) throw UsageError("--timeout must be in 1..3600");
     timeout_ = std::chrono::seconds(flags.timeout);
     stub_ = v1::UserService::NewStub(rpc::make_channel(endpoint_));

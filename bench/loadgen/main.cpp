@@ -125,8 +125,10 @@ int run(const Flags& args) {
     options.channels = int(args.channels);
     options.threads = int(args.threads);
 
-    auto users =
-        v1::UserService::NewStub(sparring::rpc::make_channel({options.address, user_token, ""}));
+    // The run's status lists every worker: at 100,000 workers it passes gRPC's 4 MiB default.
+    sparring::rpc::Endpoint user_endpoint{options.address, user_token, ""};
+    user_endpoint.max_receive_bytes = 256 << 20;
+    auto users = v1::UserService::NewStub(sparring::rpc::make_channel(user_endpoint));
     const int64_t run_id = create_run(*users, user_token, pairs);
     std::cerr << "sparring-loadgen: run " << run_id << ", " << options.workers
               << " simulated workers, target " << options.rate << " reports/s\n";
