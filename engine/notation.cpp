@@ -54,6 +54,10 @@ Move parse_uci(const Board& board, std::string_view text) {
 std::string to_san(const Board& board, Move m) {
     const MoveList<GenType::All> legal(board);
     if (!legal.contains(m)) return {};
+    return to_san(board, legal, m);
+}
+
+std::string to_san(const Board& board, const MoveList<>& legal, Move m) {
     const Square from = m.from(), to = m.to();
     const PieceType piece = type_of(board.piece_on(from));
     std::string text;

@@ -6,14 +6,13 @@
 #include <cstdlib>
 #include <ctime>
 
+#include "common/pgn_movetext.h"
 #include "engine/board.h"
 #include "engine/notation.h"
 
 namespace sparring::match {
 
 namespace {
-
-constexpr std::size_t LineWidth = 80;
 
 // Returns whether c is an ASCII control character, which PGN text may not hold.
 bool is_control(char c) {
@@ -57,30 +56,6 @@ std::string move_comment(const PlayedMove& move) {
     return text;
 }
 
-// Appends movetext tokens to out, breaking lines before they pass LineWidth.
-class MovetextWriter {
-  public:
-    // Appends to out.
-    explicit MovetextWriter(std::string* out) : out_(out) {}
-
-    // Appends one token, after a space or at the start of a new line.
-    void token(const std::string& text) {
-        if (column_ > 0 && column_ + 1 + text.size() > LineWidth) {
-            *out_ += '\n';
-            column_ = 0;
-        } else if (column_ > 0) {
-            *out_ += ' ';
-            ++column_;
-        }
-        *out_ += text;
-        column_ += text.size();
-    }
-
-  private:
-    std::string* out_;
-    std::size_t column_ = 0;
-};
-
 // Returns whether a token is a game result.
 bool is_result(std::string_view token) {
     return token == "1-0" || token == "0-1" || token == "1/2-1/2" || token == "*";
@@ -123,7 +98,7 @@ std::string write_pgn(const GameResult& game, const PgnContext& context) {
 
     Board board;
     board.set_fen(game.start_fen);
-    MovetextWriter writer(&out);
+    MovetextLayout writer(&out);
     bool need_number = true;
     for (const PlayedMove& played : game.moves) {
         int number = board.fullmove_number();

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/pgn_movetext.h"
 #include "coordinator/storage/compression.h"
 #include "coordinator/storage/pgn_codec_samples.h"
 #include "engine/board.h"
@@ -70,7 +71,6 @@ enum ValueKind : uint8_t {
 };
 enum CommentKind : uint8_t { None, Book, Centipawns, Mate, TimeOnly, Text, CommentKinds };
 constexpr std::array<std::string_view, 4> kResults = {"1-0", "0-1", "1/2-1/2", "*"};
-constexpr std::size_t kLineWidth = 80;  // match/pgn.cpp's LineWidth
 constexpr std::string_view kPieces = " PNBRQKpnbrqk";
 
 // ---- The range coder ----
@@ -501,69 +501,6 @@ struct Game {
     std::string result;
 };
 
-// Returns the legal move m in SAN as engine/notation.cpp's to_san writes it, with the position's
-// legal moves already generated (to_san generates them again: half the decoding's time).
-std::string san(const Board& board, const MoveList<>& legal, Move m) {
-    constexpr std::string_view kSanPieces = "  NBRQK";  // by PieceType
-    const Square from = m.from(), to = m.to();
-    const PieceType piece = type_of(board.piece_on(from));
-    std::string text;
-    if (m.kind() == Move::CASTLING) {
-        text = to > from ? "O-O" : "O-O-O";
-    } else {
-        if (piece == PAWN) {
-            if (board.is_capture(m)) text += char('a' + file_of(from));
-        } else {
-            text += kSanPieces[piece];
-            bool rivals = false, same_file = false, same_rank = false;
-            for (Move other : legal) {
-                if (other.to() != to || other.from() == from ||
-                    type_of(board.piece_on(other.from())) != piece)
-                    continue;
-                rivals = true;
-                same_file |= file_of(other.from()) == file_of(from);
-                same_rank |= rank_of(other.from()) == rank_of(from);
-            }
-            if (rivals && (!same_file || same_rank)) text += char('a' + file_of(from));
-            if (rivals && same_file) text += char('1' + rank_of(from));
-        }
-        if (board.is_capture(m)) text += 'x';
-        text += char('a' + file_of(to));
-        text += char('1' + rank_of(to));
-        if (m.kind() == Move::PROMOTION) {
-            text += '=';
-            text += kSanPieces[m.promotion()];
-        }
-    }
-    if (board.gives_check(m)) {
-        Board after = board;
-        after.do_move(m);
-        text += MoveList<>(after).size() == 0 ? '#' : '+';
-    }
-    return text;
-}
-
-// Appends movetext tokens, breaking lines as match/pgn.cpp's MovetextWriter does.
-class Layout {
-  public:
-    explicit Layout(std::string* out) : out_(out) {}
-    void token(std::string_view text) {
-        if (column_ > 0 && column_ + 1 + text.size() > kLineWidth) {
-            *out_ += '\n';
-            column_ = 0;
-        } else if (column_ > 0) {
-            *out_ += ' ';
-            ++column_;
-        }
-        *out_ += text;
-        column_ += text.size();
-    }
-
-  private:
-    std::string* out_;
-    std::size_t column_ = 0;
-};
-
 // The first FEN tag's text ("" for none), which sets up the board of the movetext.
 std::string fen_of(const std::vector<Tag>& tags) {
     for (const Tag& tag : tags)
@@ -872,7 +809,7 @@ std::optional<std::string> render(const Game& game, std::size_t max_bytes) {
     Board board;
     if (!fen.empty() && !board.set_fen(fen)) return std::nullopt;
     std::string movetext;
-    Layout layout(&movetext);
+    MovetextLayout layout(&movetext);
     uint64_t moves = 0;
     bool after_move = false;
     for (const Element& e : game.elements) {
@@ -885,7 +822,7 @@ std::optional<std::string> render(const Game& game, std::size_t max_bytes) {
                 layout.token(std::to_string(board.fullmove_number()) + ".");
             else if (!after_move)
                 layout.token(std::to_string(board.fullmove_number()) + "...");
-            layout.token(san(board, legal, m));
+            layout.token(to_san(board, legal, m));
             board.do_move(m);
             ++moves;
             after_move = true;
