@@ -18,6 +18,7 @@
 #include "coordinator/domain/active_workers.h"
 #include "coordinator/domain/book_cache.h"
 #include "coordinator/domain/rate_limit.h"
+#include "coordinator/domain/run_fits.h"
 #include "coordinator/domain/run_versions.h"
 #include "coordinator/domain/scheduler.h"
 #include "coordinator/domain/storage.h"
@@ -359,6 +360,7 @@ class Core {
     std::unique_ptr<ActiveWorkers> active_ = std::make_unique<ActiveWorkers>();
     // The versions of the runs leased lately (a lease request read them twice).
     std::unique_ptr<RunVersions> run_versions_ = std::make_unique<RunVersions>();
+    std::unique_ptr<RunFits> run_fits_ = std::make_unique<RunFits>();  // worker_fit's
     // Each user's submissions and modifications of the last minute (admins' are not counted).
     mutable RateLimit submits_;        // per user, over a minute
     mutable RateLimit modifications_;  // per user, over a minute

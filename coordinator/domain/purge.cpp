@@ -2,6 +2,8 @@
 // class_stats.h) and purging a worker's games from a run.
 #include <algorithm>
 #include <map>
+#include <memory>
+#include <utility>
 
 #include "coordinator/domain/class_stats.h"
 #include "coordinator/domain/core.h"
@@ -60,9 +62,20 @@ std::vector<WorkerFit> Core::worker_fits(Storage& storage, const Run& run) const
 
 std::optional<WorkerFit> Core::worker_fit(Storage& storage, const Run& run,
                                           int64_t worker_id) const {
-    for (WorkerFit& w : worker_fits(storage, run))
-        if (w.worker_id == worker_id) return std::move(w);
-    return std::nullopt;
+    const RunFits::Key key(run.id, run.created_ms);
+    const int64_t now = now_ms_();
+    std::shared_ptr<const RunFits::Entry> kept = run_fits_->find(key, run.counts.pairs, now);
+    if (!kept) {
+        auto computed = std::make_shared<RunFits::Entry>();
+        computed->pairs = run.counts.pairs;
+        computed->computed_ms = now;
+        for (WorkerFit& w : worker_fits(storage, run)) computed->fits[w.worker_id] = std::move(w);
+        run_fits_->insert(key, computed);
+        kept = std::move(computed);
+    }
+    const auto it = kept->fits.find(worker_id);
+    if (it == kept->fits.end()) return std::nullopt;
+    return it->second;
 }
 
 absl::StatusOr<Run> Core::purge_worker(Storage& storage, const Caller& caller, int64_t run_id,

@@ -27,8 +27,6 @@ class WorkerStore {
     virtual void add_worker_games(int64_t id, int64_t games) = 0;
     // Returns workers seen since the given time, with the run each plays now.
     virtual std::vector<WorkerSummary> list_workers(int64_t seen_since_ms) = 0;
-    // Returns how many workers of a token were seen since the given time.
-    virtual int64_t count_workers_of_token(int64_t token_id, int64_t seen_since_ms) = 0;
     // Scaled clocks: keeps a worker's speed with a version's engine (one per pair, the last);
     // returns it; returns all of a worker's, newest first, with the versions' names; and
     // returns how each worker scaled a run's clock over its counted reports.

@@ -82,7 +82,6 @@ class SqliteStorage final : public Storage {
     void set_worker_lease(int64_t id, int64_t lease_id, int64_t held) override;
     void add_worker_games(int64_t id, int64_t games) override;
     std::vector<WorkerSummary> list_workers(int64_t seen_since_ms) override;
-    int64_t count_workers_of_token(int64_t token_id, int64_t seen_since_ms) override;
     void upsert_worker_speed(const WorkerSpeed& speed) override;
     std::optional<WorkerSpeed> find_worker_speed(int64_t worker_id, int64_t version_id) override;
     std::vector<WorkerSpeed> worker_speeds(int64_t worker_id) override;

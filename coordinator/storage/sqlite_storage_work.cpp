@@ -454,13 +454,6 @@ std::vector<int64_t> SqliteStorage::failed_runs(int64_t worker_id, int min_failu
     return runs;
 }
 
-int64_t SqliteStorage::count_workers_of_token(int64_t token_id, int64_t seen_since_ms) {
-    Statement& s =
-        db_.prepare("SELECT count(*) FROM workers WHERE token_id = ? AND last_seen_ms >= ?");
-    s.bind(token_id, seen_since_ms);
-    return s.step() ? s.int64(0) : 0;
-}
-
 int64_t SqliteStorage::count_leases_of_token(int64_t token_id, int64_t at_most) {
     Statement& s = db_.prepare("SELECT leased FROM token_leases WHERE token_id = ?");
     s.bind(token_id);

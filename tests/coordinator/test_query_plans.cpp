@@ -7,11 +7,13 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
 #include <mutex>
 #include <set>
 #include <string>
 
 #include "coordinator/domain/active_workers.h"
+#include "coordinator/domain/run_fits.h"
 #include "coordinator/storage/sqlite.h"
 #include "fixture.h"
 
@@ -218,6 +220,30 @@ TEST(ActiveWorkersTest, CountsEachTokensWorkersSeenSinceATimeAndForgetsTheOlder)
     for (int64_t id = 3000; id < 4200; ++id) active.seen(id, 9, 7000);
     EXPECT_EQ(active.count(9, 6000), 1200);
     EXPECT_LT(active.size(), 2000u);
+}
+
+// A run's worker fits serve lease requests until its counted pairs change; a run of many
+// workers' fits serve for RunFits::kMaxAgeMs even then, so that its rows are not read per call.
+TEST(RunFitsTest, ARunsFitsServeUntilItsPairsChangeOrForAWhileWithManyWorkers) {
+    RunFits kept;
+    const RunFits::Key small(1, 100), large(2, 100), reused(1, 999);
+    auto few = std::make_shared<RunFits::Entry>();
+    few->pairs = 10;
+    few->computed_ms = 1'000;
+    few->fits[7].worker_id = 7;
+    kept.insert(small, few);
+    EXPECT_EQ(kept.find(small, 10, 1'000'000), few);   // the same pairs: no matter how old
+    EXPECT_EQ(kept.find(small, 11, 1'001), nullptr);   // one more pair: computed again
+    EXPECT_EQ(kept.find(reused, 10, 1'001), nullptr);  // another run that took the same id
+    auto many = std::make_shared<RunFits::Entry>();
+    many->pairs = 10;
+    many->computed_ms = 1'000;
+    for (int64_t w = 1; w <= int64_t(RunFits::kManyWorkers); ++w) many->fits[w].worker_id = w;
+    kept.insert(large, many);
+    EXPECT_EQ(kept.find(large, 500, 1'000 + RunFits::kMaxAgeMs - 1), many);
+    EXPECT_EQ(kept.find(large, 500, 1'000 + RunFits::kMaxAgeMs), nullptr);
+    EXPECT_EQ(kept.find(large, 500, 999), nullptr);  // a clock that went back
+    EXPECT_EQ(kept.find(large, 10, 1'000'000), many);
 }
 
 }  // namespace
